@@ -1,0 +1,195 @@
+# Makefile - build, test, install and demonstrate profreport.
+#
+#   make            the library (static and shared), pkg-config file, examples
+#   make check      every test: warnings as errors, then again under SAN=address,undefined
+#                   and SAN=thread (installs missing Debian packages when run as root)
+#   make demo       build, run the examples several times into demo/runs, show the result
+#   make bench      speed figures against peers (bench/README.md)
+#   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall
+#   make format-check / make format
+#
+# Variables: SAN=address,undefined|thread (sanitizer build in build/san-*), WERROR=-Werror,
+# CFLAGS (default -O2 -g), PREFIX, DESTDIR.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' collector/profreport.h)
+SOMAJOR := 0
+
+CC ?= cc
+CXX ?= c++
+CFLAGS ?= -O2 -g
+CXXFLAGS ?= -O2 -g
+WERROR ?=
+SAN ?=
+PYTHON ?= /usr/bin/python3
+
+comma := ,
+ifeq ($(SAN),)
+BUILD ?= build
+SANFLAGS :=
+else
+BUILD ?= build/san-$(subst $(comma),-,$(SAN))
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wwrite-strings
+LIB_CFLAGS := -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
+	-pthread -Icollector
+APP_CFLAGS := -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Icollector
+APP_CXXFLAGS := -std=c++17 -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLAGS) -pthread \
+	-Icollector
+# Programs link the shared library found in the build tree.
+APP_LDFLAGS := $(SANFLAGS) -L$(BUILD) -Wl,-rpath,$(abspath $(BUILD)) -pthread
+APP_LIBS := -lprofreport
+
+LIB_SRC := $(wildcard collector/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+STATIC_LIB := $(BUILD)/libprofreport.a
+SHARED_LIB := $(BUILD)/libprofreport.so.$(VERSION)
+SHARED_LINKS := $(BUILD)/libprofreport.so.$(SOMAJOR) $(BUILD)/libprofreport.so
+
+EXAMPLES_C := $(wildcard examples/*.c)
+EXAMPLES_CXX := $(wildcard examples/*.cpp)
+EXAMPLE_BINS := $(EXAMPLES_C:examples/%.c=$(BUILD)/examples/%) \
+	$(EXAMPLES_CXX:examples/%.cpp=$(BUILD)/examples/%)
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+PROGRAM_SRC := $(wildcard tests/programs/*.c)
+PROGRAM_BINS := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
+	$(BUILD)/tests/programs/scope_cxx $(BUILD)/tests/programs/static_basic
+
+.PHONY: all lib examples check test unit functional demo bench install uninstall clean \
+	format format-check deps
+
+all: lib examples $(BUILD)/profreport.pc
+
+lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS)
+
+$(BUILD)/collector/%.o: collector/%.c collector/internal.h collector/profreport.h
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJ)
+	$(CC) -shared $(SANFLAGS) -pthread -Wl,-soname,libprofreport.so.$(SOMAJOR) -o $@ $^
+
+$(SHARED_LINKS): $(SHARED_LIB)
+	ln -sf $(notdir $(SHARED_LIB)) $@
+
+$(BUILD)/profreport.pc: profreport.pc.in collector/profreport.h
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+examples: $(EXAMPLE_BINS)
+
+$(BUILD)/examples/%: examples/%.c $(SHARED_LINKS) collector/profreport.h
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
+
+$(BUILD)/examples/%: examples/%.cpp $(SHARED_LINKS) collector/profreport.h
+	@mkdir -p $(@D)
+	$(CXX) $(APP_CXXFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
+
+# ---- tests ----
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) collector/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $< -o $@ $(SANFLAGS) $(STATIC_LIB) -lcmocka -pthread
+
+$(BUILD)/tests/programs/%: tests/programs/%.c $(SHARED_LINKS) collector/profreport.h
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
+
+# The same C++ scope test, and the basic program linked statically, to cover both link modes.
+$(BUILD)/tests/programs/scope_cxx: tests/programs/scope_cxx.cpp $(SHARED_LINKS)
+	@mkdir -p $(@D)
+	$(CXX) $(APP_CXXFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
+
+$(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $< -o $@ $(SANFLAGS) $(STATIC_LIB) -pthread
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "unit: $$t"; $$t; done
+
+functional: all $(PROGRAM_BINS)
+	PROF_BUILD=$(abspath $(BUILD)) PROF_SAN=$(SAN) $(PYTHON) -m pytest -q tests/functional
+
+test: all unit functional
+
+check: deps
+	$(MAKE) WERROR=-Werror test
+	$(MAKE) WERROR=-Werror SAN=address,undefined test
+	$(MAKE) WERROR=-Werror SAN=thread test
+	$(MAKE) format-check
+	@echo "make check: all tests passed"
+
+deps:
+	@sh scripts/deps.sh
+
+# ---- demo ----
+
+DEMO_RUNS ?= 5
+
+demo: deps all
+	rm -rf demo/runs
+	@mkdir -p demo/runs
+	@set -e; for i in $$(seq 1 $(DEMO_RUNS)); do \
+	    PROFILER_DIR=demo/runs $(BUILD)/examples/basic > /dev/null; \
+	    PROFILER_DIR=demo/runs $(BUILD)/examples/worker_pool > /dev/null; \
+	    PROFILER_DIR=demo/runs $(BUILD)/examples/cxx_app > /dev/null; \
+	done
+	@echo "demo: $$(ls demo/runs/*.csv | wc -l) run files in demo/runs/"
+	@ls -l demo/runs | head -20
+
+# ---- bench ----
+
+bench: lib
+	$(MAKE) -C bench BUILD=$(abspath $(BUILD))
+
+# ---- install ----
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
+	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so
+	install -m 644 collector/profreport.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(BUILD)/profreport.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
+	-[ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && ldconfig || true
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libprofreport.a $(DESTDIR)$(LIBDIR)/libprofreport.so* \
+	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
+	    $(DESTDIR)$(MANDIR)/man3/profreport.3
+
+clean:
+	rm -rf build demo
+	$(MAKE) -C bench clean
+
+# ---- formatting ----
+
+FORMAT_FILES := $(wildcard collector/*.[ch] examples/*.c examples/*.cpp tests/unit/*.c \
+	tests/programs/*.c tests/programs/*.cpp bench/*.c)
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: ok"

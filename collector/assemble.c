@@ -1,0 +1,502 @@
+/*
+ * assemble.c - merge a run's part files into its run file (docs/FORMAT.md): the path taken at
+ * exit by prof_finish and, for a killed run's leftovers, by prof_recover.
+ *
+ * Two passes over the parts: the first learns what the metadata section must say (threads,
+ * warnings, completeness), the second writes the rows. Memory stays O(ids + depth) per part.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNTERMINATED_NAMES 5
+
+/* Run-level metadata, from the first part's header. */
+struct meta {
+    char *frequency, *mode, *program, *command, *pid, *ppid, *host, *start, *clock, *format;
+};
+
+/* What pass one learns about one part. */
+struct part_info {
+    char *number, *tid, *name;
+    char *state; /* from the end chunk: "exited" or "running"; NULL when missing */
+    int damaged; /* truncated or malformed */
+    uint64_t stray, unterminated, clock;
+    char *unterminated_names[UNTERMINATED_NAMES];
+    size_t nnames;
+    struct prof_sbuf warnings; /* Warning records from PRFW chunks, already CSV */
+};
+
+/* A part's id table while it is being read. */
+struct ids {
+    char **s;
+    size_t *len;
+    uint32_t n, cap;
+};
+
+/* What the row writer needs. */
+struct writer {
+    FILE *out;
+    struct prof_sbuf buf;
+    const struct ids *ids;
+    const char *thread;
+    struct part_info *info; /* pass one: collects unterminated names */
+};
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static void ids_release(struct ids *ids)
+{
+    for (uint32_t i = 0; i < ids->n; i++)
+        free(ids->s[i]);
+    free(ids->s);
+    free(ids->len);
+    memset(ids, 0, sizeof *ids);
+}
+
+/* Add the definitions of a PRFI chunk; indexes must arrive in order. */
+static enum prof_error ids_add(struct ids *ids, const unsigned char *p, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        uint32_t hdr[2];
+        if (len - off < sizeof hdr)
+            return PROF_ERR_FORMAT;
+        memcpy(hdr, p + off, sizeof hdr);
+        off += sizeof hdr;
+        if (hdr[0] != ids->n || hdr[1] > len - off)
+            return PROF_ERR_FORMAT;
+        if (ids->n == ids->cap) {
+            uint32_t cap = ids->cap ? ids->cap * 2 : 64;
+            char **s = realloc(ids->s, cap * sizeof *s);
+            if (!s)
+                return PROF_ERR_NOMEM;
+            ids->s = s;
+            size_t *l = realloc(ids->len, cap * sizeof *l);
+            if (!l)
+                return PROF_ERR_NOMEM;
+            ids->len = l;
+            ids->cap = cap;
+        }
+        char *s = dup_n((const char *)p + off, hdr[1]);
+        if (!s)
+            return PROF_ERR_NOMEM;
+        ids->s[ids->n] = s;
+        ids->len[ids->n] = hdr[1];
+        ids->n++;
+        off += hdr[1];
+    }
+    return PROF_OK;
+}
+
+/*
+ * Walk the NUL-separated key/value pairs of a header or warning payload:
+ * returns the value of key, or NULL.
+ */
+static const char *kv_get(const unsigned char *p, size_t len, const char *key)
+{
+    size_t off = 0;
+    while (off < len) {
+        const char *k = (const char *)p + off;
+        size_t kl = strnlen(k, len - off);
+        if (off + kl + 1 >= len)
+            return NULL;
+        const char *v = k + kl + 1;
+        size_t vl = strnlen(v, len - off - kl - 1);
+        if (off + kl + 1 + vl >= len)
+            return NULL;
+        if (strcmp(k, key) == 0)
+            return v;
+        off += kl + vl + 2;
+    }
+    return NULL;
+}
+
+static char *kv_dup(const unsigned char *p, size_t len, const char *key)
+{
+    const char *v = kv_get(p, len, key);
+    return v ? dup_n(v, strlen(v)) : NULL;
+}
+
+static void meta_release(struct meta *m)
+{
+    char **f[] = {&m->frequency, &m->mode, &m->program, &m->command, &m->pid,
+                  &m->ppid,      &m->host, &m->start,   &m->clock,   &m->format};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        free(*f[i]);
+        *f[i] = NULL;
+    }
+}
+
+static void info_release(struct part_info *pi)
+{
+    free(pi->number);
+    free(pi->tid);
+    free(pi->name);
+    free(pi->state);
+    for (size_t i = 0; i < pi->nnames; i++)
+        free(pi->unterminated_names[i]);
+    prof_sbuf_release(&pi->warnings);
+    memset(pi, 0, sizeof *pi);
+}
+
+/* Append one CSV field from a NUL-terminated string (NULL writes an empty field). */
+static void field(struct prof_sbuf *b, const char *s)
+{
+    if (s)
+        prof_sbuf_field(b, s, strlen(s));
+}
+
+/* Row callback, pass two: one events-table record. */
+static void write_row(void *ctx, const struct prof_row *row)
+{
+    struct writer *w = ctx;
+    struct prof_sbuf *b = &w->buf;
+    prof_sbuf_field(b, w->ids->s[row->id], w->ids->len[row->id]);
+    prof_sbuf_char(b, ',');
+    if (row->stopped)
+        prof_sbuf_u64(b, row->ticks);
+    prof_sbuf_char(b, ',');
+    prof_sbuf_str(b, w->thread);
+    prof_sbuf_char(b, ',');
+    if (row->depth > 0)
+        prof_sbuf_field(b, w->ids->s[row->parent], w->ids->len[row->parent]);
+    prof_sbuf_char(b, ',');
+    prof_sbuf_u64(b, row->depth);
+    prof_sbuf_char(b, ',');
+    if (row->stopped)
+        prof_sbuf_u64(b, row->self);
+    prof_sbuf_char(b, ',');
+    prof_sbuf_u64(b, row->start);
+    prof_sbuf_str(b, row->nested ? ",1\n" : ",0\n");
+    if (b->len >= 1u << 16 && !b->failed) {
+        fwrite(b->data, 1, b->len, w->out);
+        b->len = 0;
+    }
+}
+
+/* Row callback, pass one: remember the names of regions that never stopped. */
+static void note_row(void *ctx, const struct prof_row *row)
+{
+    struct writer *w = ctx;
+    struct part_info *pi = w->info;
+    if (row->stopped || pi->nnames == UNTERMINATED_NAMES)
+        return;
+    char *s = dup_n(w->ids->s[row->id], w->ids->len[row->id]);
+    if (s)
+        pi->unterminated_names[pi->nnames++] = s;
+}
+
+/*
+ * Read one part. Pass one (m and pi set) fills the metadata and part info; pass two (w->out
+ * set) writes its rows. A damaged part is read up to the damage.
+ */
+static enum prof_error read_part(const char *path, struct meta *m, struct part_info *pi,
+                                 struct writer *w)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return PROF_ERR_IO;
+    struct prof_part_reader rd = {f, NULL, 0, 0};
+    struct ids ids = {0};
+    struct prof_replay rp;
+    enum prof_error err = PROF_OK;
+    w->ids = &ids;
+    prof_replay_init(&rp, pi ? note_row : write_row, w);
+
+    uint32_t type;
+    const unsigned char *p;
+    size_t len;
+    int first = 1, r;
+    char *thread = NULL;
+    while ((r = prof_part_next(&rd, &type, &p, &len)) == 1) {
+        if (first) {
+            first = 0;
+            const char *fmt = kv_get(p, len, "Format");
+            if (type != PROF_CHUNK_HEADER || !fmt || strcmp(fmt, "profreport-part,1") != 0) {
+                err = PROF_ERR_FORMAT;
+                break;
+            }
+            if (m && !m->format) {
+                m->format = kv_dup(p, len, "Format");
+                m->frequency = kv_dup(p, len, "Frequency");
+                m->mode = kv_dup(p, len, "Mode");
+                m->program = kv_dup(p, len, "Program");
+                m->command = kv_dup(p, len, "Command");
+                m->pid = kv_dup(p, len, "Pid");
+                m->ppid = kv_dup(p, len, "ParentPid");
+                m->host = kv_dup(p, len, "Host");
+                m->start = kv_dup(p, len, "Start");
+                m->clock = kv_dup(p, len, "Clock");
+            }
+            if (pi) {
+                pi->number = kv_dup(p, len, "Thread");
+                pi->tid = kv_dup(p, len, "Tid");
+                pi->name = kv_dup(p, len, "Name");
+                if (!pi->number) {
+                    err = PROF_ERR_FORMAT;
+                    break;
+                }
+            } else {
+                const char *n = kv_get(p, len, "Thread");
+                thread = dup_n(n ? n : "0", n ? strlen(n) : 1);
+                if (!thread) {
+                    err = PROF_ERR_NOMEM;
+                    break;
+                }
+                w->thread = thread;
+            }
+            continue;
+        }
+        if (type == PROF_CHUNK_IDS) {
+            err = ids_add(&ids, p, len);
+            rp.nids = ids.n;
+        } else if (type == PROF_CHUNK_EVENTS) {
+            if (len % 4 != 0)
+                err = PROF_ERR_FORMAT;
+            else
+                err = prof_replay_words(&rp, (const uint32_t *)(const void *)p, len / 4);
+        } else if (type == PROF_CHUNK_NAME && pi) {
+            free(pi->name);
+            pi->name = dup_n((const char *)p, strnlen((const char *)p, len));
+        } else if (type == PROF_CHUNK_WARNING && pi) {
+            const char *kind = kv_get(p, len, "kind"), *count = kv_get(p, len, "count");
+            const char *msg = kv_get(p, len, "message");
+            if (kind && count) {
+                prof_sbuf_str(&pi->warnings, "Warning,");
+                field(&pi->warnings, kind);
+                prof_sbuf_char(&pi->warnings, ',');
+                field(&pi->warnings, pi->number);
+                prof_sbuf_char(&pi->warnings, ',');
+                field(&pi->warnings, count);
+                prof_sbuf_char(&pi->warnings, ',');
+                field(&pi->warnings, msg);
+                prof_sbuf_char(&pi->warnings, '\n');
+            }
+        } else if (type == PROF_CHUNK_SUMMARY && !pi) {
+            prof_sbuf_add(&w->buf, (const char *)p, len);
+        } else if (type == PROF_CHUNK_END && pi) {
+            free(pi->state);
+            pi->state = dup_n((const char *)p, strnlen((const char *)p, len));
+        }
+        if (err != PROF_OK)
+            break;
+    }
+    if (first && err == PROF_OK)
+        err = PROF_ERR_FORMAT; /* empty file: not even a header */
+    if (r < 0)
+        err = PROF_ERR_IO;
+    if (pi && (rd.truncated || (err != PROF_OK && !first)))
+        pi->damaged = 1;
+    /* Damage after a valid header loses the rest of the part, not the run. */
+    if (!first && (err == PROF_ERR_FORMAT || err == PROF_ERR_IO))
+        err = PROF_OK;
+    if (err == PROF_OK) {
+        prof_replay_finish(&rp);
+        if (pi) {
+            pi->stray = rp.stray;
+            pi->unterminated = rp.unterminated;
+            pi->clock = rp.clock;
+        }
+    }
+    if (!pi && w->buf.len && !w->buf.failed) {
+        fwrite(w->buf.data, 1, w->buf.len, w->out);
+        w->buf.len = 0;
+    }
+    free(thread);
+    w->thread = NULL;
+    prof_replay_release(&rp);
+    ids_release(&ids);
+    prof_part_reader_release(&rd);
+    fclose(f);
+    return err;
+}
+
+/* One metadata record "Key,value" with value as a CSV field. */
+static void meta_line(struct prof_sbuf *b, const char *key, const char *value)
+{
+    if (!value)
+        return;
+    prof_sbuf_str(b, key);
+    prof_sbuf_char(b, ',');
+    field(b, value);
+    prof_sbuf_char(b, '\n');
+}
+
+/* The Warning records pass one found for part pi, after those the collector wrote. */
+static void part_warnings(struct prof_sbuf *b, const struct part_info *pi)
+{
+    prof_sbuf_add(b, pi->warnings.data, pi->warnings.len);
+    if (pi->unterminated) {
+        struct prof_sbuf msg = {0};
+        prof_sbuf_str(&msg,
+                      pi->unterminated == 1 ? "region never stopped: " : "regions never stopped: ");
+        for (size_t i = 0; i < pi->nnames; i++) {
+            if (i)
+                prof_sbuf_str(&msg, ", ");
+            prof_sbuf_str(&msg, pi->unterminated_names[i]);
+        }
+        if (pi->unterminated > pi->nnames)
+            prof_sbuf_str(&msg, ", ...");
+        prof_sbuf_char(&msg, 0);
+        prof_sbuf_str(b, "Warning,unterminated,");
+        field(b, pi->number);
+        prof_sbuf_char(b, ',');
+        prof_sbuf_u64(b, pi->unterminated);
+        prof_sbuf_char(b, ',');
+        if (!msg.failed)
+            field(b, msg.data);
+        prof_sbuf_char(b, '\n');
+        prof_sbuf_release(&msg);
+    }
+    if (pi->stray) {
+        prof_sbuf_str(b, "Warning,stray-stop,");
+        field(b, pi->number);
+        prof_sbuf_char(b, ',');
+        prof_sbuf_u64(b, pi->stray);
+        prof_sbuf_str(b, ",a stop with no region open\n");
+    }
+    if (!pi->state || pi->damaged) {
+        prof_sbuf_str(b, "Warning,incomplete,");
+        field(b, pi->number);
+        prof_sbuf_str(b,
+                      ",1,the thread's data ends early (the run was killed or a write failed)\n");
+    }
+}
+
+/* Merge the parts into a run file written to out. */
+enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
+                              const struct prof_run_override *ov)
+{
+    if ((!paths && count) || !out)
+        return PROF_ERR_ARGUMENT;
+    struct meta m = {0};
+    struct part_info *info = calloc(count ? count : 1, sizeof *info);
+    if (!info)
+        return PROF_ERR_NOMEM;
+    enum prof_error err = PROF_OK;
+    struct writer w = {0};
+    w.out = out;
+
+    /* Pass one. A part that cannot be read at all spoils a recovery only if it is the only one. */
+    size_t usable = 0;
+    for (size_t i = 0; i < count; i++) {
+        w.info = &info[i];
+        enum prof_error e = read_part(paths[i], &m, &info[i], &w);
+        if (e == PROF_ERR_NOMEM) {
+            err = e;
+            goto done;
+        }
+        if (e != PROF_OK) {
+            info_release(&info[i]);
+            info[i].damaged = -1; /* skipped */
+        } else {
+            usable++;
+        }
+    }
+    if (count > 0 && usable == 0) {
+        err = PROF_ERR_FORMAT;
+        goto done;
+    }
+
+    int complete = ov ? ov->complete : 1;
+    uint64_t duration = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (info[i].damaged < 0)
+            continue;
+        if (!info[i].state || info[i].damaged)
+            complete = 0;
+        if (info[i].clock > duration)
+            duration = info[i].clock;
+    }
+    if (ov && ov->duration > duration)
+        duration = ov->duration;
+
+    struct prof_sbuf *b = &w.buf;
+    prof_sbuf_str(b, "Frequency,");
+    if (ov && ov->frequency)
+        prof_sbuf_u64(b, ov->frequency);
+    else
+        prof_sbuf_str(b, m.frequency ? m.frequency : "1000000000");
+    prof_sbuf_str(b, "\nFormat,profreport-run,1\n");
+    int summary = m.mode && strcmp(m.mode, "summary") == 0;
+    prof_sbuf_str(b, summary ? "Mode,summary\n" : "Mode,events\n");
+    meta_line(b, "Program", m.program);
+    meta_line(b, "Command", m.command);
+    meta_line(b, "Pid", m.pid);
+    meta_line(b, "ParentPid", m.ppid);
+    meta_line(b, "Host", m.host);
+    meta_line(b, "Start", m.start);
+    meta_line(b, "Clock", m.clock);
+    prof_sbuf_str(b, "Duration,");
+    prof_sbuf_u64(b, duration);
+    prof_sbuf_str(b, complete ? "\nComplete,yes\n" : "\nComplete,no\n");
+    prof_sbuf_str(b, "Threads,");
+    prof_sbuf_u64(b, usable);
+    prof_sbuf_char(b, '\n');
+    for (size_t i = 0; i < count; i++) {
+        struct part_info *pi = &info[i];
+        if (pi->damaged < 0)
+            continue;
+        prof_sbuf_str(b, "Thread,");
+        field(b, pi->number);
+        prof_sbuf_char(b, ',');
+        field(b, pi->tid);
+        prof_sbuf_char(b, ',');
+        field(b, pi->name);
+        prof_sbuf_char(b, ',');
+        prof_sbuf_str(b, pi->damaged || !pi->state ? "incomplete" : pi->state);
+        prof_sbuf_char(b, '\n');
+    }
+    for (size_t i = 0; i < count; i++)
+        if (info[i].damaged >= 0)
+            part_warnings(b, &info[i]);
+    prof_sbuf_str(b, summary ? "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram\n"
+                             : "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n");
+    if (b->failed) {
+        err = PROF_ERR_NOMEM;
+        goto done;
+    }
+    fwrite(b->data, 1, b->len, out);
+    b->len = 0;
+
+    /* Pass two. */
+    w.info = NULL;
+    for (size_t i = 0; i < count && err == PROF_OK; i++) {
+        if (info[i].damaged < 0)
+            continue;
+        err = read_part(paths[i], NULL, NULL, &w);
+        if (w.buf.failed)
+            err = PROF_ERR_NOMEM;
+    }
+    if (err == PROF_OK && (fflush(out) != 0 || ferror(out)))
+        err = PROF_ERR_IO;
+
+done:
+    for (size_t i = 0; i < count; i++)
+        info_release(&info[i]);
+    free(info);
+    meta_release(&m);
+    prof_sbuf_release(&w.buf);
+    return err;
+}
+
+/* Recover a killed run's parts into one run file marked incomplete. */
+enum prof_error prof_recover(const char *const *paths, size_t count, FILE *out)
+{
+    if (!paths || count == 0 || !out)
+        return PROF_ERR_ARGUMENT;
+    return prof_assemble(paths, count, out, NULL);
+}

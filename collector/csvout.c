@@ -1,0 +1,110 @@
+/*
+ * csvout.c - growable text buffers and RFC 4180 CSV fields, for the run file and the parts.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Make room for n more bytes; on failure mark the buffer failed and return 0. */
+static int sbuf_reserve(struct prof_sbuf *b, size_t n)
+{
+    if (b->failed)
+        return 0;
+    if (b->len + n <= b->cap)
+        return 1;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n) {
+        if (cap > SIZE_MAX / 2) {
+            b->failed = 1;
+            return 0;
+        }
+        cap *= 2;
+    }
+    char *d = realloc(b->data, cap);
+    if (!d) {
+        b->failed = 1;
+        return 0;
+    }
+    b->data = d;
+    b->cap = cap;
+    return 1;
+}
+
+/* Append n bytes. */
+void prof_sbuf_add(struct prof_sbuf *b, const char *s, size_t n)
+{
+    if (n && sbuf_reserve(b, n)) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+    }
+}
+
+/* Append a NUL-terminated string. */
+void prof_sbuf_str(struct prof_sbuf *b, const char *s) { prof_sbuf_add(b, s, strlen(s)); }
+
+/* Append one byte. */
+void prof_sbuf_char(struct prof_sbuf *b, char c)
+{
+    if (sbuf_reserve(b, 1))
+        b->data[b->len++] = c;
+}
+
+/* Append v in decimal. */
+void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v)
+{
+    char tmp[20];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    prof_sbuf_add(b, tmp + i, sizeof tmp - i);
+}
+
+/* Append v with 17 significant digits, enough to read back the same double. */
+void prof_sbuf_double(struct prof_sbuf *b, double v)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    if (n > 0)
+        prof_sbuf_add(b, tmp, (size_t)n);
+}
+
+/* Append s[0..n) as one CSV field, quoted when it holds a comma, quote, CR or LF. */
+void prof_sbuf_field(struct prof_sbuf *b, const char *s, size_t n)
+{
+    size_t quotes = 0;
+    int special = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            quotes++;
+        else if (s[i] == ',' || s[i] == '\n' || s[i] == '\r')
+            special = 1;
+    }
+    if (!quotes && !special) {
+        prof_sbuf_add(b, s, n);
+        return;
+    }
+    if (!sbuf_reserve(b, n + quotes + 2))
+        return;
+    char *d = b->data + b->len;
+    *d++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            *d++ = '"';
+        *d++ = s[i];
+    }
+    *d++ = '"';
+    b->len = (size_t)(d - b->data);
+}
+
+/* Free the buffer's memory and leave it empty and usable. */
+void prof_sbuf_release(struct prof_sbuf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->failed = 0;
+}

@@ -1,0 +1,289 @@
+/*
+ * internal.h - declarations shared by the collector's modules; never installed.
+ *
+ * The library is built with -fvisibility=hidden, so everything declared here stays inside
+ * libprofreport even though the names carry the prof_ prefix.
+ */
+#ifndef PROF_INTERNAL_H
+#define PROF_INTERNAL_H
+
+#include "profreport.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/*
+ * Fields one thread writes and prof_finish reads from another thread use relaxed atomics: they
+ * compile to plain moves on x86-64 and ARM64 but make the sharing well defined (and TSan-clean).
+ */
+#define PROF_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define PROF_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* ---- timer.c: the tick source ---- */
+
+enum prof_clock { PROF_CLOCK_TSC, PROF_CLOCK_MONOTONIC };
+
+/* Nonzero when ticks come from rdtsc; read on every event, written once at process init. */
+extern int prof_use_tsc;
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+uint64_t prof_monotonic_ns(void);
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+/* The current tick count: the TSC when usable, else CLOCK_MONOTONIC nanoseconds. */
+static inline uint64_t prof_ticks(void)
+{
+    if (PROF_LIKELY(prof_use_tsc))
+        return __rdtsc();
+    return prof_monotonic_ns();
+}
+#else
+static inline uint64_t prof_ticks(void) { return prof_monotonic_ns(); }
+#endif
+
+/* A tick count and a CLOCK_MONOTONIC reading taken as close together as possible. */
+void prof_clock_pair(uint64_t *ticks, uint64_t *ns);
+
+/* Nonzero when this CPU has an invariant TSC (CPUID 0x80000007, EDX bit 8). */
+int prof_tsc_invariant(void);
+
+/* Ticks per second given ticks and nanoseconds elapsed over the same interval; 0 if undefined. */
+uint64_t prof_frequency_from(uint64_t ticks, uint64_t ns);
+
+/*
+ * Pick the clock (PROF_CLOCK_TSC only if requested and invariant) and measure its rate.
+ * Sets prof_use_tsc. Returns the ticks per second.
+ */
+uint64_t prof_timer_setup(enum prof_clock wanted, enum prof_clock *chosen);
+
+/* ---- csvout.c: growable text buffers and RFC 4180 fields ---- */
+
+/* A growable byte string; failed is set (and further appends ignored) when memory runs out. */
+struct prof_sbuf {
+    char *data;
+    size_t len, cap;
+    int failed;
+};
+
+void prof_sbuf_add(struct prof_sbuf *b, const char *s, size_t n);
+void prof_sbuf_str(struct prof_sbuf *b, const char *s);
+void prof_sbuf_char(struct prof_sbuf *b, char c);
+void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v);
+void prof_sbuf_double(struct prof_sbuf *b, double v);
+/* Append s[0..n) as one CSV field, quoted when it holds a comma, quote, CR or LF. */
+void prof_sbuf_field(struct prof_sbuf *b, const char *s, size_t n);
+void prof_sbuf_release(struct prof_sbuf *b);
+
+/* ---- hist.c: log-linear histogram and per-region summary statistics ---- */
+
+#define PROF_HIST_BUCKETS 496
+
+/* The histogram bucket of a tick value (docs/FORMAT.md, section 1.4). */
+unsigned prof_hist_bucket(uint64_t v);
+/* The smallest value that falls in bucket b. */
+uint64_t prof_hist_lower(unsigned b);
+
+/*
+ * One region's statistics on one thread (summary mode). Written by the owning thread, read by
+ * prof_finish from another thread, hence the relaxed atomics in prof_stats_add.
+ */
+struct prof_stats {
+    uint64_t calls, ticks, self, min, max, outer;
+    double sumsq;
+    uint32_t active; /* instances open right now: recursion depth of this region */
+    uint64_t hist[PROF_HIST_BUCKETS];
+};
+
+void prof_stats_reset(struct prof_stats *s);
+/* Count one completed instance; outermost is nonzero when no enclosing instance has this id. */
+void prof_stats_add(struct prof_stats *s, uint64_t ticks, uint64_t self, int outermost);
+/* Append the summary-table row of s for region id on thread number thread (no newline). */
+void prof_stats_format(struct prof_sbuf *b, const char *id, unsigned thread,
+                       const struct prof_stats *s);
+
+/* ---- part.c: chunks of the temporary files ---- */
+
+#define PROF_CHUNK(a, b, c, d)                                                                     \
+    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define PROF_CHUNK_HEADER PROF_CHUNK('P', 'R', 'F', 'H')
+#define PROF_CHUNK_IDS PROF_CHUNK('P', 'R', 'F', 'I')
+#define PROF_CHUNK_EVENTS PROF_CHUNK('P', 'R', 'F', 'E')
+#define PROF_CHUNK_NAME PROF_CHUNK('P', 'R', 'F', 'N')
+#define PROF_CHUNK_WARNING PROF_CHUNK('P', 'R', 'F', 'W')
+#define PROF_CHUNK_SUMMARY PROF_CHUNK('P', 'R', 'F', 'S')
+#define PROF_CHUNK_END PROF_CHUNK('P', 'R', 'F', 'Z')
+
+/* Event words (docs/FORMAT.md, section 3). */
+#define PROF_W_EXIT 0x80000000u
+#define PROF_W_LONG 0x7fffffffu
+#define PROF_W_STRAY 0x7ffffffeu
+#define PROF_W_MAX_ID 0x7ffffff0u
+
+/* Write one chunk with a single writev; returns 0 or an errno value. */
+int prof_part_write(int fd, uint32_t type, const void *payload, size_t len);
+/* Write two payload pieces as one chunk (one writev); returns 0 or an errno value. */
+int prof_part_write2(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen);
+
+/* Reads a part file chunk by chunk; the payload buffer is owned by the reader. */
+struct prof_part_reader {
+    FILE *f;
+    unsigned char *payload;
+    size_t cap;
+    int truncated; /* set when the last chunk was cut short (killed run) */
+};
+
+/* Read the next chunk: 1 and type/payload/len set, 0 at the end, -1 on a read error. */
+int prof_part_next(struct prof_part_reader *r, uint32_t *type, const unsigned char **payload,
+                   size_t *len);
+void prof_part_reader_release(struct prof_part_reader *r);
+
+/* ---- replay.c: event words back into region instances ---- */
+
+/* One region instance as the events table writes it (docs/FORMAT.md, section 1.3). */
+struct prof_row {
+    uint32_t id, parent; /* indexes into the part's ids; parent valid when depth > 0 */
+    uint32_t depth;
+    int stopped; /* 0: never stopped, ticks and self are unknown */
+    int nested;
+    uint64_t ticks, self, start;
+};
+
+typedef void (*prof_row_fn)(void *ctx, const struct prof_row *row);
+
+struct prof_replay_frame {
+    uint32_t id;
+    uint64_t start, child;
+    int nested;
+};
+
+/* The state of one thread's replay; feed words, then finish. */
+struct prof_replay {
+    uint64_t clock;
+    struct prof_replay_frame *stack;
+    size_t depth, cap;
+    uint32_t *open; /* per id: instances open now, for the Nested column */
+    size_t open_cap;
+    uint64_t stray, unterminated, instances;
+    uint32_t nids;       /* ids defined so far: an enter of a larger id is malformed */
+    uint32_t pending[3]; /* a record split across chunks */
+    size_t npending;
+    prof_row_fn emit;
+    void *ctx;
+};
+
+void prof_replay_init(struct prof_replay *r, prof_row_fn emit, void *ctx);
+/* Replay n words; returns PROF_OK, PROF_ERR_FORMAT (bad word) or PROF_ERR_NOMEM. */
+enum prof_error prof_replay_words(struct prof_replay *r, const uint32_t *w, size_t n);
+/* Emit the regions still open as never stopped. */
+void prof_replay_finish(struct prof_replay *r);
+void prof_replay_release(struct prof_replay *r);
+
+/* ---- assemble.c: part files into one run file ---- */
+
+/* Run-level facts that the finishing process knows better than its parts. */
+struct prof_run_override {
+    uint64_t frequency; /* 0: keep the parts' */
+    uint64_t duration;  /* ticks */
+    int complete;
+};
+
+/*
+ * Write the run file for the given parts (in thread order) to out. With ov NULL (recovery), the
+ * metadata comes from the first part and the run is complete only if every part ended cleanly.
+ */
+enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
+                              const struct prof_run_override *ov);
+
+/* ---- thread.c / run.c: recording ---- */
+
+#define PROF_MAX_DEPTH 4096
+#define PROF_NAME_MAX 64
+#define PROF_BUFFER_WORDS 65536u /* 256 KiB of event words per thread between writes */
+
+enum prof_mode { PROF_MODE_EVENTS, PROF_MODE_SUMMARY };
+
+/* An open region on the recording thread. */
+struct prof_frame {
+    const char *id;
+    uint32_t idx;
+    uint64_t start, child;
+};
+
+/* One entry of a thread's id table: region id pointer -> index in its part file. */
+struct prof_idslot {
+    const char *key;
+    uint32_t idx;
+};
+
+/*
+ * Per-thread recorder, reached through a thread-local pointer. While a run records, the run's
+ * registry (run.c) lists it; prof_finish frees those whose thread has exited, and a live
+ * thread's recorder is freed by its pthread key destructor.
+ */
+struct prof_thread {
+    /* hot: touched on every event, only by the owning thread */
+    uint32_t *buf;
+    uint32_t pos; /* words used; release-stored so prof_finish can read buf[flushed..pos) */
+    uint32_t depth;
+    uint64_t last; /* absolute ticks of the last record */
+    unsigned gen;  /* the prof_gen this recorder belongs to */
+    enum prof_mode mode;
+    struct prof_idslot *slots;
+    uint32_t mask;
+    struct prof_frame *stack;
+    struct prof_stats **stats; /* summary mode: per index */
+
+    /* cold */
+    pthread_mutex_t lock; /* guards fd, flushed, ids; order: run lock, then this */
+    int fd;
+    uint32_t flushed; /* words of buf already written */
+    const char **ids; /* index -> id */
+    uint32_t nids, ids_cap, ids_written;
+    unsigned number;
+    pid_t tid;
+    char name[PROF_NAME_MAX];
+    int registered, exited, fork_pending;
+    uint64_t stray, mismatch, depth_limit;
+    char *path;
+    struct prof_thread *next;
+};
+
+/* Bumped whenever recorders must re-check the run (finish, failure, fork): read per event. */
+extern unsigned prof_gen;
+
+/* Run-level facts a recorder needs to start its part file. */
+struct prof_run_info {
+    const char *dir, *runname, *header; /* header: NUL-separated key/value pairs, run-level */
+    size_t header_len;
+    uint64_t base_ticks;
+    enum prof_mode mode;
+};
+
+/* run.c: the slow path of every event; returns the caller's recorder or NULL when not recording. */
+struct prof_thread *prof_attach(void);
+/* run.c: stop the whole process's profiling after an error; warns once. Takes no lock. */
+void prof_fail(const char *what, const char *path, int err);
+/* run.c: one line on stderr, prefixed "profreport: ". */
+void prof_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* thread.c: the calling thread's recorder, or NULL. */
+struct prof_thread *prof_thread_self(void);
+void prof_thread_set_self(struct prof_thread *t);
+/* thread.c: allocate an empty recorder; NULL when memory runs out. */
+struct prof_thread *prof_thread_new(void);
+/* thread.c: start recording the current run into a new part file (under the run lock). */
+enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_info *run,
+                                  unsigned number, int keep_stack);
+/* thread.c: write everything still in memory and the end chunk, then close (takes t->lock). */
+void prof_thread_end(struct prof_thread *t, const char *state);
+/* thread.c: free a recorder. */
+void prof_thread_free(struct prof_thread *t);
+/* thread.c: forget the parent's file and buffer in a fork child (async-signal-safe). */
+void prof_thread_forked(struct prof_thread *t);
+
+#endif /* PROF_INTERNAL_H */

@@ -1,0 +1,100 @@
+/*
+ * part.c - chunks of the temporary part files: written whole with one writev, read back one
+ * at a time so that a run killed mid-write loses at most its last chunk.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+/* Largest payload a reader accepts: far above what the collector writes (256 KiB buffers). */
+#define PART_MAX_PAYLOAD (1u << 30)
+
+/* Write the iovecs completely, retrying after EINTR and short writes; 0 or an errno value. */
+static int write_all(int fd, struct iovec *iov, int n)
+{
+    while (n > 0) {
+        ssize_t w = writev(fd, iov, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (w == 0)
+            return EIO;
+        size_t left = (size_t)w;
+        while (n > 0 && left >= iov->iov_len) {
+            left -= iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + left;
+            iov->iov_len -= left;
+        }
+    }
+    return 0;
+}
+
+/* Write one chunk whose payload is a followed by b. */
+int prof_part_write2(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
+{
+    uint32_t head[2] = {type, (uint32_t)(alen + blen)};
+    struct iovec iov[3] = {
+        {head, sizeof head}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
+    return write_all(fd, iov, blen ? 3 : (alen ? 2 : 1));
+}
+
+/* Write one chunk. */
+int prof_part_write(int fd, uint32_t type, const void *payload, size_t len)
+{
+    return prof_part_write2(fd, type, payload, len, NULL, 0);
+}
+
+/* Read the next chunk into the reader's buffer. */
+int prof_part_next(struct prof_part_reader *r, uint32_t *type, const unsigned char **payload,
+                   size_t *len)
+{
+    uint32_t head[2];
+    size_t got = fread(head, 1, sizeof head, r->f);
+    if (got < sizeof head) {
+        if (ferror(r->f))
+            return -1;
+        if (got > 0)
+            r->truncated = 1;
+        return 0;
+    }
+    if (head[1] > PART_MAX_PAYLOAD) {
+        r->truncated = 1;
+        return 0;
+    }
+    if (head[1] > r->cap) {
+        unsigned char *p = realloc(r->payload, head[1]);
+        if (!p)
+            return -1;
+        r->payload = p;
+        r->cap = head[1];
+    }
+    got = fread(r->payload, 1, head[1], r->f);
+    if (got < head[1]) {
+        if (ferror(r->f))
+            return -1;
+        r->truncated = 1;
+        return 0;
+    }
+    *type = head[0];
+    *payload = r->payload;
+    *len = head[1];
+    return 1;
+}
+
+/* Free the reader's buffer (the FILE is the caller's). */
+void prof_part_reader_release(struct prof_part_reader *r)
+{
+    free(r->payload);
+    r->payload = NULL;
+    r->cap = 0;
+}

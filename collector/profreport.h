@@ -1,0 +1,149 @@
+/*
+ * profreport.h - the collector's public API: regions timed in your program, one run file per
+ * process.
+ *
+ * Copyright (c) 2026 the profreport authors. MIT licence (see LICENSE).
+ *
+ * This is the only header profreport installs. Wrap the code you want timed:
+ *
+ *     PROFILER_START("load");  load();  PROFILER_STOP();
+ *     for (i = 0; i < n; i++) { PROFILER_SCOPE("step"); step(i); }
+ *
+ * and link with `pkg-config --libs profreport`. At exit the process leaves one run file,
+ * profiler-runs/profiling_YYYY.MM.DD_HH.MM.SS_<pid>.csv, which `profreport` turns into a workbook.
+ *
+ * Ownership: every string passed in stays owned by the caller. A region id must stay valid and
+ * unchanged until the run file is written (normally at exit): string literals and
+ * __func__ are the usual ids. Thread names and directories are copied.
+ *
+ * Compiling with -DPROFILER_DISABLE turns every PROFILER_ macro into ((void)0): its arguments
+ * are not evaluated and nothing is linked in. The prof_ functions stay callable.
+ */
+#ifndef PROFREPORT_H
+#define PROFREPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROF_VERSION_MAJOR 0
+#define PROF_VERSION_MINOR 1
+#define PROF_VERSION_PATCH 0
+#define PROF_VERSION_STRING "0.1.0"
+
+/* The run-file format version this library writes (docs/FORMAT.md). */
+#define PROF_FORMAT_VERSION 1
+
+#if defined(__GNUC__) && !defined(PROF_STATIC_BUILD)
+#define PROF_API __attribute__((visibility("default")))
+#else
+#define PROF_API
+#endif
+
+/* Every prof_ function that can fail returns one of these; prof_strerror() names it. */
+enum prof_error {
+    PROF_OK = 0,       /* success */
+    PROF_ERR_NOMEM,    /* memory allocation failed */
+    PROF_ERR_IO,       /* a file could not be created, written or read */
+    PROF_ERR_DISABLED, /* profiling is off (PROFILER_ENABLE=0, or stopped after an error) */
+    PROF_ERR_STATE,  /* the call does not fit the current state (e.g. init after recording began) */
+    PROF_ERR_FORMAT, /* a temporary file is not in a format this library can read */
+    PROF_ERR_ARGUMENT, /* an argument is NULL or out of range */
+    PROF_ERR_LAST      /* not an error: the number of codes */
+};
+
+/* A short lowercase description of err, never NULL ("unknown error" for values out of range). */
+PROF_API const char *prof_strerror(enum prof_error err);
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+PROF_API const char *prof_version(void);
+
+/*
+ * Open a region named id on the calling thread. Regions nest: the innermost open region is the
+ * parent of the next one opened. id must outlive the run (see above). Never fails visibly: when
+ * profiling is off or has stopped after an error, this does nothing.
+ */
+PROF_API void prof_start(const char *id);
+
+/* Close the innermost open region of the calling thread. With none open, a warning is recorded. */
+PROF_API void prof_stop(void);
+
+/*
+ * Choose the output folder before the first region is opened: dir, or when dir is NULL
+ * $PROFILER_DIR, or ./profiler-runs. The folder is created if missing. Optional: the first region
+ * initialises with the defaults. Also starts a new run after prof_finish().
+ * Returns PROF_ERR_STATE when a run is already recording, PROF_ERR_DISABLED when PROFILER_ENABLE=0,
+ * PROF_ERR_IO when the folder cannot be created.
+ */
+PROF_API enum prof_error prof_init(const char *dir);
+
+/*
+ * Write the run file now instead of at exit, and stop recording. Regions still open are written
+ * as never stopped. Safe to call twice; the second call does nothing and returns PROF_OK.
+ */
+PROF_API enum prof_error prof_finish(void);
+
+/* Name the calling thread in the run file (copied; at most 63 bytes kept). Call it any time. */
+PROF_API void prof_thread_name(const char *name);
+
+/*
+ * Leftover temporary files of a run that was killed (profiling_*.<thread>.part, all of one run):
+ * write them to out as one run file marked incomplete, in the format of docs/FORMAT.md.
+ * Used by the profreport command; out is not closed.
+ */
+PROF_API enum prof_error prof_recover(const char *const *paths, size_t count, FILE *out);
+
+/* Used by PROFILER_SCOPE in C: opens id, returns a token for prof_scope_end. */
+PROF_API int prof_scope_begin(const char *id);
+
+/* Used by PROFILER_SCOPE in C: closes the region opened by the matching prof_scope_begin. */
+PROF_API void prof_scope_end(const int *token);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#define PROF_CONCAT_(a, b) a##b
+#define PROF_CONCAT(a, b) PROF_CONCAT_(a, b)
+
+#ifdef __cplusplus
+/* RAII form of a region: opened on construction, closed at the end of the enclosing block. */
+class prof_scope_guard
+{
+  public:
+    explicit prof_scope_guard(const char *id) : token_(prof_scope_begin(id)) {}
+    ~prof_scope_guard() { prof_scope_end(&token_); }
+    prof_scope_guard(const prof_scope_guard &) = delete;
+    prof_scope_guard &operator=(const prof_scope_guard &) = delete;
+
+  private:
+    int token_;
+};
+#endif
+
+#ifdef PROFILER_DISABLE
+#define PROFILER_START(id) ((void)0)
+#define PROFILER_STOP() ((void)0)
+#define PROFILER_SCOPE(id) ((void)0)
+#define PROFILER_INIT(dir) ((void)0)
+#define PROFILER_FINISH() ((void)0)
+#define PROFILER_THREAD_NAME(name) ((void)0)
+#else
+#define PROFILER_START(id) prof_start(id)
+#define PROFILER_STOP() prof_stop()
+#ifdef __cplusplus
+#define PROFILER_SCOPE(id) prof_scope_guard PROF_CONCAT(prof_scope_, __COUNTER__)(id)
+#else
+#define PROFILER_SCOPE(id)                                                                         \
+    const int PROF_CONCAT(prof_scope_, __COUNTER__)                                                \
+        __attribute__((cleanup(prof_scope_end), unused)) = prof_scope_begin(id)
+#endif
+#define PROFILER_INIT(dir) ((void)prof_init(dir))
+#define PROFILER_FINISH() ((void)prof_finish())
+#define PROFILER_THREAD_NAME(name) prof_thread_name(name)
+#endif
+
+#endif /* PROFREPORT_H */

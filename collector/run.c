@@ -1,0 +1,540 @@
+/*
+ * run.c - the process side of recording: configuration from the environment, the run and its
+ * registry of thread recorders, writing the run file at exit, fork, and failing quietly.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+unsigned prof_gen = 1;
+
+/* Everything here is guarded by g.lock except the atomics noted. */
+static struct {
+    pthread_once_t once;
+    pthread_mutex_t lock;
+    pthread_key_t key;
+    int key_ok;
+    int initialised; /* process_init ran */
+
+    /* configuration, fixed at process init */
+    int disabled; /* PROFILER_ENABLE=0 */
+    enum prof_mode mode;
+    enum prof_clock clock;
+    uint64_t frequency;
+    char *program, *command;
+    char host[256];
+
+    /* the current run */
+    int active;  /* recording */
+    int stopped; /* atomic: prof_finish ran or a failure stopped profiling: no lazy start */
+    int failed;  /* atomic */
+    int warned;  /* atomic: the failure warning was printed */
+    char *dir;
+    char runname[128];
+    unsigned runs; /* runs started by this process: the second and later get a -N suffix */
+    struct prof_sbuf header;
+    uint64_t base_ticks, base_ns;
+    pid_t pid, ppid;
+    int fork_child_pending; /* a fork child must name its run before recording */
+    unsigned next_number;
+    struct prof_thread *head, *tail;
+} g = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* One line on stderr with one write(), so lines from threads do not interleave. */
+void prof_warn(const char *fmt, ...)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "profreport: ");
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (m < 0)
+        return;
+    n += m;
+    if ((size_t)n > sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+    (void)w;
+}
+
+/* Stop all profiling in this process after an error; the first failure is reported. */
+void prof_fail(const char *what, const char *path, int err)
+{
+    __atomic_store_n(&g.failed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&g.stopped, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+    if (__atomic_exchange_n(&g.warned, 1, __ATOMIC_RELAXED))
+        return;
+    if (path)
+        prof_warn("%s '%s': %s; profiling is off for the rest of this run", what, path,
+                  strerror(err));
+    else
+        prof_warn("%s: %s; profiling is off for the rest of this run", what, strerror(err));
+}
+
+/* Whether an environment switch says "off". */
+static int env_off(const char *v)
+{
+    return v && (strcmp(v, "0") == 0 || strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0 ||
+                 strcasecmp(v, "false") == 0);
+}
+
+/* Read a small /proc file whole; the caller frees. */
+static char *read_small(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n == cap) {
+            if (cap >= (1u << 20))
+                break;
+            char *b = realloc(buf, cap * 2 + 1);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    if (buf) {
+        buf[n] = 0;
+        *len = n;
+    }
+    return buf;
+}
+
+static void thread_key_destructor(void *p);
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+/* Once per process: configuration, clock, thread key, fork handlers, program facts. */
+static void process_init(void)
+{
+    g.initialised = 1;
+    if (env_off(getenv("PROFILER_ENABLE"))) {
+        g.disabled = 1;
+        return;
+    }
+    const char *mode = getenv("PROFILER_MODE");
+    g.mode = PROF_MODE_EVENTS;
+    if (mode && strcmp(mode, "summary") == 0)
+        g.mode = PROF_MODE_SUMMARY;
+    else if (mode && *mode && strcmp(mode, "events") != 0)
+        prof_warn("PROFILER_MODE='%s' is not 'events' or 'summary'; using 'events'", mode);
+    const char *clock = getenv("PROFILER_CLOCK");
+    enum prof_clock want = PROF_CLOCK_TSC;
+    if (clock && strcmp(clock, "monotonic") == 0)
+        want = PROF_CLOCK_MONOTONIC;
+    else if (clock && *clock && strcmp(clock, "tsc") != 0)
+        prof_warn("PROFILER_CLOCK='%s' is not 'tsc' or 'monotonic'; using 'tsc'", clock);
+    g.frequency = prof_timer_setup(want, &g.clock);
+
+    g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    size_t len = 0;
+    char *cmd = read_small("/proc/self/cmdline", &len);
+    if (cmd) {
+        for (size_t i = 0; i + 1 < len; i++)
+            if (cmd[i] == 0)
+                cmd[i] = ' ';
+    }
+    g.command = cmd;
+    if (n > 0) {
+        exe[n] = 0;
+        g.program = strdup(exe);
+    } else if (cmd) {
+        g.program = strndup(cmd, strcspn(cmd, " "));
+    }
+    if (gethostname(g.host, sizeof g.host - 1) != 0)
+        g.host[0] = 0;
+}
+
+/* mkdir -p; 0 or an errno value. */
+static int make_dirs(const char *dir)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return ENOMEM;
+    int err = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != 0)
+            continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            err = errno;
+            break;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    free(p);
+    if (!err) {
+        struct stat st;
+        if (stat(dir, &st) != 0)
+            err = errno;
+        else if (!S_ISDIR(st.st_mode))
+            err = ENOTDIR;
+        else if (access(dir, W_OK | X_OK) != 0)
+            err = errno;
+    }
+    return err;
+}
+
+/* Add one key/value pair to the run's part header. */
+static void header_kv(const char *key, const char *value)
+{
+    if (!value)
+        return;
+    prof_sbuf_add(&g.header, key, strlen(key) + 1);
+    prof_sbuf_add(&g.header, value, strlen(value) + 1);
+}
+
+/* Name the run after its start and build the header every part begins with. */
+static int name_run(void)
+{
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    /* The run started at base_ns on the monotonic clock; move the wall time back to it. */
+    uint64_t since = prof_monotonic_ns() - g.base_ns;
+    uint64_t wall_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec - since;
+    time_t secs = (time_t)(wall_ns / 1000000000u);
+    struct tm lt, ut;
+    localtime_r(&secs, &lt);
+    gmtime_r(&secs, &ut);
+    char when[32], suffix[16] = "";
+    strftime(when, sizeof when, "%Y.%m.%d_%H.%M.%S", &lt);
+    if (g.runs > 1)
+        snprintf(suffix, sizeof suffix, "-%u", g.runs);
+    snprintf(g.runname, sizeof g.runname, "profiling_%s_%ld%s", when, (long)g.pid, suffix);
+
+    char start[48], iso[32], num[32];
+    strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S", &ut);
+    snprintf(start, sizeof start, "%s.%06luZ", iso, (unsigned long)(wall_ns % 1000000000u / 1000));
+    prof_sbuf_release(&g.header);
+    header_kv("Format", "profreport-part,1");
+    snprintf(num, sizeof num, "%llu", (unsigned long long)g.frequency);
+    header_kv("Frequency", num);
+    header_kv("Mode", g.mode == PROF_MODE_SUMMARY ? "summary" : "events");
+    header_kv("Program", g.program);
+    header_kv("Command", g.command);
+    snprintf(num, sizeof num, "%ld", (long)g.pid);
+    header_kv("Pid", num);
+    if (g.ppid) {
+        snprintf(num, sizeof num, "%ld", (long)g.ppid);
+        header_kv("ParentPid", num);
+    }
+    header_kv("Host", g.host);
+    header_kv("Start", start);
+    header_kv("Clock", g.clock == PROF_CLOCK_TSC ? "tsc" : "monotonic");
+    return g.header.failed ? ENOMEM : 0;
+}
+
+/* Begin a run in dir (NULL: $PROFILER_DIR or ./profiler-runs). Run lock held. */
+static enum prof_error run_begin(const char *dir)
+{
+    if (!dir || !*dir)
+        dir = getenv("PROFILER_DIR");
+    if (!dir || !*dir)
+        dir = "profiler-runs";
+    free(g.dir);
+    g.dir = strdup(dir);
+    if (!g.dir) {
+        prof_fail("cannot start a run", NULL, ENOMEM);
+        return PROF_ERR_NOMEM;
+    }
+    int err = make_dirs(g.dir);
+    if (err) {
+        prof_fail("cannot use output folder", g.dir, err);
+        return PROF_ERR_IO;
+    }
+    g.pid = getpid();
+    g.runs++;
+    prof_clock_pair(&g.base_ticks, &g.base_ns);
+    if (name_run() != 0) {
+        prof_fail("cannot start a run", NULL, ENOMEM);
+        return PROF_ERR_NOMEM;
+    }
+    g.next_number = 1;
+    g.head = g.tail = NULL;
+    __atomic_store_n(&g.failed, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g.warned, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g.stopped, 0, __ATOMIC_RELAXED);
+    g.active = 1;
+    __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+    return PROF_OK;
+}
+
+/* The run-level facts a recorder needs. */
+static struct prof_run_info run_info(void)
+{
+    struct prof_run_info ri = {g.dir, g.runname, g.header.data, g.header.len, g.base_ticks, g.mode};
+    return ri;
+}
+
+/* The slow path of every event: attach the calling thread to the current run. */
+struct prof_thread *prof_attach(void)
+{
+    pthread_once(&g.once, process_init);
+    if (g.disabled || __atomic_load_n(&g.stopped, __ATOMIC_RELAXED))
+        return NULL;
+    pthread_mutex_lock(&g.lock);
+    struct prof_thread *t = prof_thread_self();
+    int keep = 0;
+    if (g.fork_child_pending) {
+        g.fork_child_pending = 0;
+        if (name_run() != 0) {
+            prof_fail("cannot start a run", NULL, ENOMEM);
+            goto fail;
+        }
+    }
+    if (!g.active && (__atomic_load_n(&g.stopped, __ATOMIC_RELAXED) || run_begin(NULL) != PROF_OK))
+        goto fail;
+    if (t && t->fork_pending) {
+        keep = 1;
+        t->fork_pending = 0;
+    }
+    if (!t) {
+        t = prof_thread_new();
+        if (!t) {
+            prof_fail("cannot start recording a thread", NULL, ENOMEM);
+            goto fail;
+        }
+        prof_thread_set_self(t);
+        if (g.key_ok)
+            pthread_setspecific(g.key, t);
+    }
+    if (!t->registered) {
+        struct prof_run_info ri = run_info();
+        enum prof_error e = prof_thread_begin(t, &ri, g.next_number, keep);
+        if (e == PROF_ERR_NOMEM)
+            prof_fail("cannot start recording a thread", NULL, ENOMEM);
+        /* Registered even on failure: prof_finish releases it and keeps its part, if any. */
+        t->registered = 1;
+        t->next = NULL;
+        if (g.tail)
+            g.tail->next = t;
+        else
+            g.head = t;
+        g.tail = t;
+        g.next_number++;
+        if (e != PROF_OK)
+            goto fail;
+    }
+    t->gen = __atomic_load_n(&prof_gen, __ATOMIC_ACQUIRE);
+    pthread_mutex_unlock(&g.lock);
+    return t;
+fail:
+    pthread_mutex_unlock(&g.lock);
+    return NULL;
+}
+
+/* A thread is exiting: its data goes to its part now. */
+static void thread_key_destructor(void *p)
+{
+    struct prof_thread *t = p;
+    pthread_mutex_lock(&g.lock);
+    if (t->registered) {
+        prof_thread_end(t, "exited");
+        t->exited = 1;
+    } else {
+        prof_thread_free(t);
+    }
+    pthread_mutex_unlock(&g.lock);
+    prof_thread_set_self(NULL);
+}
+
+/* Write the run file from the registry's parts (run lock held); at_exit names live threads. */
+static enum prof_error run_finish(int at_exit)
+{
+    g.active = 0;
+    __atomic_store_n(&g.stopped, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+
+    uint64_t end_ticks, end_ns;
+    prof_clock_pair(&end_ticks, &end_ns);
+    struct prof_run_override ov = {0, end_ticks - g.base_ticks, 1};
+    /* Measure the TSC rate again over the whole run: more exact than the 2 ms at start. */
+    if (g.clock == PROF_CLOCK_TSC && end_ns - g.base_ns >= 100000000u)
+        ov.frequency = prof_frequency_from(end_ticks - g.base_ticks, end_ns - g.base_ns);
+
+    size_t n = 0;
+    for (struct prof_thread *t = g.head; t; t = t->next)
+        n++;
+    const char **paths = calloc(n ? n : 1, sizeof *paths);
+    size_t np = 0;
+    struct prof_thread *me = prof_thread_self();
+    for (struct prof_thread *t = g.head; t; t = t->next) {
+        if (!t->exited)
+            prof_thread_end(t, at_exit && t == me ? "exited" : "running");
+        if (t->path && paths)
+            paths[np++] = t->path;
+    }
+    enum prof_error err = PROF_OK;
+    /* After a failure the user has had the one warning; say nothing more, keep what exists. */
+    int quiet = __atomic_load_n(&g.failed, __ATOMIC_RELAXED);
+    if (quiet)
+        ov.complete = 0;
+    if (quiet && np == 0) {
+        free(paths);
+        goto release;
+    }
+
+    size_t dl = strlen(g.dir) + strlen(g.runname) + 16;
+    char *final = malloc(dl), *tmp = malloc(dl);
+    if (!paths || !final || !tmp) {
+        err = PROF_ERR_NOMEM;
+        if (!quiet)
+            prof_warn("cannot write the run file: %s; parts kept in '%s'", strerror(ENOMEM), g.dir);
+    } else {
+        snprintf(final, dl, "%s/%s.csv", g.dir, g.runname);
+        snprintf(tmp, dl, "%s/.%s.csv.tmp", g.dir, g.runname);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (!out) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
+            err = PROF_ERR_IO;
+            if (!quiet)
+                prof_warn("cannot create '%s': %s; parts kept in '%s'", tmp, strerror(e), g.dir);
+        } else {
+            err = prof_assemble(paths, np, out, &ov);
+            int e = errno;
+            if (fclose(out) != 0 && err == PROF_OK) {
+                err = PROF_ERR_IO;
+                e = errno;
+            }
+            if (err == PROF_OK && rename(tmp, final) != 0) {
+                err = PROF_ERR_IO;
+                e = errno;
+            }
+            if (err != PROF_OK) {
+                unlink(tmp);
+                if (!quiet)
+                    prof_warn("cannot write '%s': %s; parts kept in '%s'", final,
+                              err == PROF_ERR_IO ? strerror(e) : prof_strerror(err), g.dir);
+            } else {
+                for (size_t i = 0; i < np; i++)
+                    unlink(paths[i]);
+            }
+        }
+    }
+    free(final);
+    free(tmp);
+    free(paths);
+
+release:;
+    /* Exited threads are gone; live ones keep their recorder for a later run. */
+    struct prof_thread *t = g.head;
+    while (t) {
+        struct prof_thread *next = t->next;
+        t->registered = 0;
+        t->next = NULL;
+        if (t->exited)
+            prof_thread_free(t);
+        t = next;
+    }
+    g.head = g.tail = NULL;
+    return err;
+}
+
+/* Write the run file now. */
+enum prof_error prof_finish(void)
+{
+    pthread_once(&g.once, process_init);
+    pthread_mutex_lock(&g.lock);
+    enum prof_error err = PROF_OK;
+    if (g.active)
+        err = run_finish(0);
+    else
+        __atomic_store_n(&g.stopped, 1, __ATOMIC_RELAXED); /* no lazy start after this */
+    pthread_mutex_unlock(&g.lock);
+    return err;
+}
+
+/* Choose the output folder and begin a run. */
+enum prof_error prof_init(const char *dir)
+{
+    pthread_once(&g.once, process_init);
+    if (g.disabled)
+        return PROF_ERR_DISABLED;
+    pthread_mutex_lock(&g.lock);
+    enum prof_error err;
+    if (g.active) {
+        err = PROF_ERR_STATE;
+        prof_warn("PROFILER_INIT called while a run is recording; call it before the first "
+                  "region, or after PROFILER_FINISH");
+    } else {
+        err = run_begin(dir);
+    }
+    pthread_mutex_unlock(&g.lock);
+    return err;
+}
+
+/* At exit (or when the library is unloaded): the run file, unless it is written already. */
+__attribute__((destructor)) static void at_exit(void)
+{
+    if (!g.initialised || g.disabled)
+        return;
+    pthread_mutex_lock(&g.lock);
+    if (g.active)
+        run_finish(1);
+    pthread_mutex_unlock(&g.lock);
+}
+
+/* Fork: hold the run lock so the child sees a consistent registry. */
+static void fork_prepare(void) { pthread_mutex_lock(&g.lock); }
+static void fork_parent(void) { pthread_mutex_unlock(&g.lock); }
+
+/*
+ * The child records a run of its own. Only async-signal-safe work here (a multithreaded parent
+ * may have held malloc's locks): files are created at the child's next event.
+ */
+static void fork_child(void)
+{
+    pthread_mutex_init(&g.lock, NULL);
+    struct prof_thread *t = prof_thread_self();
+    /* The parent's other threads do not exist here; their recorders belong to the parent. */
+    g.head = g.tail = NULL;
+    if (!g.active) {
+        if (t)
+            t->registered = 0;
+        return;
+    }
+    g.ppid = g.pid;
+    g.pid = getpid();
+    g.runs = 1;
+    prof_clock_pair(&g.base_ticks, &g.base_ns);
+    g.next_number = 1;
+    g.fork_child_pending = 1;
+    if (t)
+        prof_thread_forked(t);
+    __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,552 @@
+/*
+ * thread.c - the hot path: each thread appends small event words to a buffer it owns and writes
+ * the buffer to its own part file when it fills. No lock and no allocation per event.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* initial-exec: one instruction to reach the pointer, instead of a __tls_get_addr call. */
+static __thread struct prof_thread *self __attribute__((tls_model("initial-exec")));
+
+struct prof_thread *prof_thread_self(void) { return self; }
+void prof_thread_set_self(struct prof_thread *t) { self = t; }
+
+/* Slot of id in a table of mask + 1 entries: pointer bits mixed by a Fibonacci multiplier. */
+static inline uint32_t slot_of(const char *id, uint32_t mask)
+{
+    return (uint32_t)(((uintptr_t)id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* Allocate an empty recorder. */
+struct prof_thread *prof_thread_new(void)
+{
+    struct prof_thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->fd = -1;
+    pthread_mutex_init(&t->lock, NULL);
+    return t;
+}
+
+/* Free the summary statistics of every id. */
+static void stats_free(struct prof_thread *t)
+{
+    if (t->stats)
+        for (uint32_t i = 0; i < t->nids; i++)
+            free(t->stats[i]);
+    free(t->stats);
+    t->stats = NULL;
+}
+
+/* Free a recorder and everything it owns. */
+void prof_thread_free(struct prof_thread *t)
+{
+    if (!t)
+        return;
+    if (t->fd >= 0)
+        close(t->fd);
+    stats_free(t);
+    free(t->buf);
+    free(t->slots);
+    free(t->stack);
+    free(t->ids);
+    free(t->path);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+/* Write the ids defined since the last write as one PRFI chunk (t->lock held). */
+static int write_ids(struct prof_thread *t)
+{
+    if (t->ids_written == t->nids)
+        return 0;
+    struct prof_sbuf b = {0};
+    for (uint32_t i = t->ids_written; i < t->nids; i++) {
+        uint32_t hdr[2] = {i, (uint32_t)strlen(t->ids[i])};
+        prof_sbuf_add(&b, (const char *)hdr, sizeof hdr);
+        prof_sbuf_add(&b, t->ids[i], hdr[1]);
+    }
+    int err = b.failed ? ENOMEM : prof_part_write(t->fd, PROF_CHUNK_IDS, b.data, b.len);
+    prof_sbuf_release(&b);
+    if (!err)
+        t->ids_written = t->nids;
+    return err;
+}
+
+/* Write new ids and the unwritten event words (t->lock held); 0 or an errno value. */
+static int write_pending(struct prof_thread *t)
+{
+    if (t->fd < 0)
+        return 0;
+    uint32_t pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
+    int err = write_ids(t);
+    if (!err && pos > t->flushed)
+        err = prof_part_write(t->fd, PROF_CHUNK_EVENTS, t->buf + t->flushed,
+                              (size_t)(pos - t->flushed) * 4);
+    if (!err)
+        t->flushed = pos;
+    return err;
+}
+
+/* The buffer is full: write it and start again at its beginning. */
+static __attribute__((noinline)) void flush(struct prof_thread *t)
+{
+    pthread_mutex_lock(&t->lock);
+    int err = write_pending(t);
+    if (err) {
+        close(t->fd);
+        t->fd = -1;
+        prof_fail("cannot write", t->path, err);
+    }
+    t->flushed = 0;
+    __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* Grow the id table to twice its size (owner thread). */
+static int slots_grow(struct prof_thread *t)
+{
+    uint32_t n = (t->mask + 1) * 2;
+    struct prof_idslot *s = calloc(n, sizeof *s);
+    if (!s)
+        return -1;
+    for (uint32_t i = 0; i <= t->mask; i++) {
+        if (!t->slots[i].key)
+            continue;
+        uint32_t h = slot_of(t->slots[i].key, n - 1);
+        while (s[h].key)
+            h = (h + 1) & (n - 1);
+        s[h] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = s;
+    t->mask = n - 1;
+    return 0;
+}
+
+/* A region id seen for the first time on this thread: give it the next index. */
+static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const char *id)
+{
+    if (t->nids >= PROF_W_MAX_ID)
+        return UINT32_MAX;
+    if ((t->nids + 1) * 2 > t->mask + 1 && slots_grow(t) != 0)
+        return UINT32_MAX;
+    pthread_mutex_lock(&t->lock); /* prof_finish may read ids from another thread */
+    uint32_t idx = UINT32_MAX;
+    if (t->nids == t->ids_cap) {
+        uint32_t cap = t->ids_cap ? t->ids_cap * 2 : 64;
+        const char **ids = realloc(t->ids, cap * sizeof *ids);
+        if (!ids)
+            goto out;
+        t->ids = ids;
+        if (t->mode == PROF_MODE_SUMMARY) {
+            struct prof_stats **st = realloc(t->stats, cap * sizeof *st);
+            if (!st)
+                goto out;
+            t->stats = st;
+        }
+        t->ids_cap = cap;
+    }
+    if (t->mode == PROF_MODE_SUMMARY) {
+        struct prof_stats *st = malloc(sizeof *st);
+        if (!st)
+            goto out;
+        prof_stats_reset(st);
+        t->stats[t->nids] = st;
+    }
+    idx = t->nids;
+    t->ids[idx] = id;
+    t->nids++;
+    uint32_t h = slot_of(id, t->mask);
+    while (t->slots[h].key)
+        h = (h + 1) & t->mask;
+    t->slots[h].key = id;
+    t->slots[h].idx = idx;
+out:
+    pthread_mutex_unlock(&t->lock);
+    return idx;
+}
+
+/* The index of id on this thread: usually the first slot probed. */
+static inline uint32_t id_index(struct prof_thread *t, const char *id)
+{
+    for (uint32_t h = slot_of(id, t->mask);; h = (h + 1) & t->mask) {
+        const struct prof_idslot *s = &t->slots[h];
+        if (PROF_LIKELY(s->key == id))
+            return s->idx;
+        if (!s->key)
+            return id_add(t, id);
+    }
+}
+
+/* Events mode: append an enter record at time now. */
+static inline void put_enter(struct prof_thread *t, uint32_t idx, uint64_t now)
+{
+    uint64_t gap = now - t->last;
+    t->last = now;
+    uint32_t *w = t->buf + t->pos, n = 2;
+    if (PROF_UNLIKELY(gap > UINT32_MAX)) {
+        w[0] = PROF_W_LONG;
+        w[1] = (uint32_t)(gap >> 32);
+        w[2] = (uint32_t)gap;
+        w += 3;
+        n += 3;
+        gap = 0;
+    }
+    w[0] = idx;
+    w[1] = (uint32_t)gap;
+    __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
+}
+
+/* Events mode: append an exit (or stray-stop) record at time now. */
+static inline void put_exit(struct prof_thread *t, uint64_t now, int stray)
+{
+    uint64_t gap = now - t->last;
+    t->last = now;
+    uint32_t *w = t->buf + t->pos, n = 0;
+    if (PROF_UNLIKELY(gap > (stray ? UINT32_MAX : 0x7fffffffu))) {
+        w[0] = PROF_W_LONG;
+        w[1] = (uint32_t)(gap >> 32);
+        w[2] = (uint32_t)gap;
+        n = 3;
+        gap = 0;
+    }
+    if (stray) {
+        w[n++] = PROF_W_STRAY;
+        w[n++] = (uint32_t)gap;
+    } else {
+        w[n++] = PROF_W_EXIT | (uint32_t)gap;
+    }
+    __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
+}
+
+/* Open a region. */
+void prof_start(const char *id)
+{
+    struct prof_thread *t = self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = prof_attach();
+        if (!t)
+            return;
+    }
+    if (PROF_UNLIKELY(!id))
+        id = "(null)";
+    uint32_t idx = id_index(t, id);
+    if (PROF_UNLIKELY(idx == UINT32_MAX)) {
+        prof_fail("out of memory for region ids", NULL, ENOMEM);
+        return;
+    }
+    uint32_t d = t->depth;
+    PROF_STORE(t->depth, d + 1);
+    if (t->mode == PROF_MODE_SUMMARY) {
+        if (PROF_UNLIKELY(d >= PROF_MAX_DEPTH)) {
+            t->depth_limit++;
+            return;
+        }
+        struct prof_stats *st = t->stats[idx];
+        st->active++;
+        struct prof_frame *f = &t->stack[d];
+        f->id = id;
+        f->idx = idx;
+        f->child = 0;
+        f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
+        return;
+    }
+    /* Room for the largest record (long gap + enter) before reading the clock, so a write of
+       the buffer is not counted inside the new region. */
+    if (PROF_UNLIKELY(t->pos + 5 > PROF_BUFFER_WORDS))
+        flush(t);
+    uint64_t now = prof_ticks();
+    if (PROF_UNLIKELY(now < t->last))
+        now = t->last; /* never let a clock step back make a negative gap */
+    put_enter(t, idx, now);
+    if (PROF_LIKELY(d < PROF_MAX_DEPTH)) {
+        struct prof_frame *f = &t->stack[d];
+        f->id = id;
+        f->idx = idx;
+        f->start = now;
+    }
+}
+
+/* Summary mode: close the innermost region at time now. */
+static void summary_stop(struct prof_thread *t, uint32_t d, uint64_t now)
+{
+    if (d >= PROF_MAX_DEPTH)
+        return;
+    struct prof_frame *f = &t->stack[d];
+    uint64_t ticks = now > f->start ? now - f->start : 0;
+    uint64_t self_ticks = ticks > f->child ? ticks - f->child : 0;
+    if (d > 0)
+        t->stack[d - 1].child += ticks;
+    struct prof_stats *st = t->stats[f->idx];
+    st->active--;
+    prof_stats_add(st, ticks, self_ticks, st->active == 0);
+}
+
+/* Close the innermost open region. */
+void prof_stop(void)
+{
+    struct prof_thread *t = self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = prof_attach();
+        if (!t)
+            return;
+    }
+    uint64_t now = prof_ticks();
+    uint32_t d = t->depth;
+    if (PROF_UNLIKELY(d == 0)) {
+        t->stray++;
+        if (t->mode == PROF_MODE_EVENTS) {
+            if (t->pos + 5 > PROF_BUFFER_WORDS)
+                flush(t);
+            put_exit(t, now < t->last ? t->last : now, 1);
+        }
+        return;
+    }
+    PROF_STORE(t->depth, d - 1);
+    if (t->mode == PROF_MODE_SUMMARY) {
+        summary_stop(t, d - 1, now);
+        return;
+    }
+    if (PROF_UNLIKELY(now < t->last))
+        now = t->last;
+    if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
+        flush(t);
+    put_exit(t, now, 0);
+}
+
+/* Open a region for PROFILER_SCOPE; the token is the depth the region's end must restore. */
+int prof_scope_begin(const char *id)
+{
+    prof_start(id);
+    struct prof_thread *t = self;
+    if (!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)
+        return -1;
+    return (int)t->depth - 1;
+}
+
+/*
+ * Close a PROFILER_SCOPE region: also closes regions opened inside it and never stopped (an early
+ * return or an exception skipped their STOP), so the stack stays right. If the region was
+ * already stopped by hand, nothing is closed and a scope-mismatch warning is counted.
+ */
+void prof_scope_end(const int *token)
+{
+    struct prof_thread *t = self;
+    if (!token || *token < 0 || !t || t->gen != PROF_LOAD(prof_gen))
+        return;
+    uint32_t want = (uint32_t)*token;
+    if (t->depth <= want) {
+        t->mismatch++;
+        return;
+    }
+    if (t->depth > want + 1)
+        t->mismatch++;
+    while (t->depth > want)
+        prof_stop();
+}
+
+/* Write one warning chunk (t->lock held). */
+static int write_warning(struct prof_thread *t, const char *kind, uint64_t count,
+                         const char *message)
+{
+    struct prof_sbuf b = {0};
+    prof_sbuf_add(&b, "kind", 5);
+    prof_sbuf_add(&b, kind, strlen(kind) + 1);
+    prof_sbuf_add(&b, "count", 6);
+    prof_sbuf_u64(&b, count);
+    prof_sbuf_char(&b, 0);
+    prof_sbuf_add(&b, "message", 8);
+    prof_sbuf_add(&b, message, strlen(message) + 1);
+    int err = b.failed ? ENOMEM : prof_part_write(t->fd, PROF_CHUNK_WARNING, b.data, b.len);
+    prof_sbuf_release(&b);
+    return err;
+}
+
+/* Summary mode: the statistics rows and what only the live stack knows (t->lock held). */
+static int write_summary(struct prof_thread *t)
+{
+    struct prof_sbuf b = {0};
+    for (uint32_t i = 0; i < t->nids; i++) {
+        if (PROF_LOAD(t->stats[i]->calls) == 0)
+            continue;
+        prof_stats_format(&b, t->ids[i], t->number, t->stats[i]);
+        prof_sbuf_char(&b, '\n');
+    }
+    int err = b.failed ? ENOMEM : 0;
+    if (!err && b.len)
+        err = prof_part_write(t->fd, PROF_CHUNK_SUMMARY, b.data, b.len);
+    prof_sbuf_release(&b);
+    uint32_t open = PROF_LOAD(t->depth);
+    if (!err && open) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s never stopped", open == 1 ? "region" : "regions");
+        err = write_warning(t, "unterminated", open, msg);
+    }
+    if (!err && t->stray)
+        err = write_warning(t, "stray-stop", t->stray, "a stop with no region open");
+    if (!err && t->depth_limit) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "regions nested deeper than %d were not counted", PROF_MAX_DEPTH);
+        err = write_warning(t, "depth-limit", t->depth_limit, msg);
+    }
+    return err;
+}
+
+/* Write what is still in memory, the warnings and the end chunk, then close the part. */
+void prof_thread_end(struct prof_thread *t, const char *state)
+{
+    pthread_mutex_lock(&t->lock);
+    if (t->fd >= 0) {
+        int err = write_pending(t);
+        if (!err && t->mode == PROF_MODE_SUMMARY)
+            err = write_summary(t);
+        if (!err && t->mismatch)
+            err = write_warning(t, "scope-mismatch", t->mismatch,
+                                "a scope ended after its region was stopped by hand, or with "
+                                "regions inside it still open");
+        if (!err)
+            err = prof_part_write(t->fd, PROF_CHUNK_END, state, strlen(state));
+        if (err)
+            prof_fail("cannot write", t->path, err);
+        close(t->fd);
+        t->fd = -1;
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* The kernel's id of the calling thread. */
+static pid_t gettid_compat(void) { return (pid_t)syscall(SYS_gettid); }
+
+/* Build this thread's header chunk: the run's pairs, then its own. */
+static int write_header(struct prof_thread *t, const struct prof_run_info *run)
+{
+    struct prof_sbuf b = {0};
+    prof_sbuf_add(&b, run->header, run->header_len);
+    prof_sbuf_add(&b, "Thread", 7);
+    prof_sbuf_u64(&b, t->number);
+    prof_sbuf_char(&b, 0);
+    prof_sbuf_add(&b, "Tid", 4);
+    prof_sbuf_u64(&b, (uint64_t)t->tid);
+    prof_sbuf_char(&b, 0);
+    prof_sbuf_add(&b, "Name", 5);
+    prof_sbuf_add(&b, t->name, strlen(t->name) + 1);
+    int err = b.failed ? ENOMEM : prof_part_write(t->fd, PROF_CHUNK_HEADER, b.data, b.len);
+    prof_sbuf_release(&b);
+    return err;
+}
+
+/*
+ * Start recording the current run into a new part file. With keep_stack (a fork child), the
+ * regions open at the fork are opened again at the child's start.
+ */
+enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_info *run,
+                                  unsigned number, int keep_stack)
+{
+    uint32_t inherited = keep_stack ? t->depth : 0;
+    if (inherited > PROF_MAX_DEPTH)
+        inherited = PROF_MAX_DEPTH;
+    if (!t->buf)
+        t->buf = malloc(PROF_BUFFER_WORDS * sizeof *t->buf);
+    if (!t->stack)
+        t->stack = malloc(PROF_MAX_DEPTH * sizeof *t->stack);
+    free(t->slots);
+    t->mask = 63;
+    t->slots = calloc(t->mask + 1, sizeof *t->slots);
+    stats_free(t);
+    t->nids = t->ids_written = t->ids_cap = 0;
+    free(t->ids);
+    t->ids = NULL;
+    if (!t->buf || !t->stack || !t->slots)
+        return PROF_ERR_NOMEM;
+
+    t->mode = run->mode;
+    t->number = number;
+    t->tid = gettid_compat();
+    if (!t->name[0] && t->tid == getpid())
+        strcpy(t->name, "main");
+    t->pos = t->flushed = 0;
+    t->depth = 0;
+    t->last = run->base_ticks;
+    t->stray = t->mismatch = t->depth_limit = 0;
+    t->exited = 0;
+
+    free(t->path);
+    size_t plen = strlen(run->dir) + strlen(run->runname) + 32;
+    t->path = malloc(plen);
+    if (!t->path)
+        return PROF_ERR_NOMEM;
+    snprintf(t->path, plen, "%s/%s.%u.part", run->dir, run->runname, number);
+    t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (t->fd < 0) {
+        prof_fail("cannot create", t->path, errno);
+        free(t->path);
+        t->path = NULL; /* no part to merge */
+        return PROF_ERR_IO;
+    }
+    int err = write_header(t, run);
+    if (err) {
+        prof_fail("cannot write", t->path, err);
+        close(t->fd);
+        t->fd = -1;
+        return PROF_ERR_IO;
+    }
+    /* Reopen the regions a fork child inherited, at the child's start. */
+    for (uint32_t d = 0; d < inherited; d++) {
+        struct prof_frame *f = &t->stack[d];
+        uint32_t idx = id_index(t, f->id);
+        if (idx == UINT32_MAX)
+            return PROF_ERR_NOMEM;
+        f->idx = idx;
+        f->start = run->base_ticks;
+        f->child = 0;
+        t->depth = d + 1;
+        if (t->mode == PROF_MODE_SUMMARY)
+            t->stats[idx]->active++;
+        else
+            put_enter(t, idx, run->base_ticks);
+    }
+    return PROF_OK;
+}
+
+/* Name the calling thread; written to its part at once when it is recording. */
+void prof_thread_name(const char *name)
+{
+    struct prof_thread *t = self;
+    if (!name)
+        return;
+    if (!t) {
+        t = prof_attach();
+        if (!t)
+            return;
+    }
+    pthread_mutex_lock(&t->lock);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    if (t->fd >= 0 && prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) != 0) {
+        close(t->fd);
+        t->fd = -1;
+        prof_fail("cannot write", t->path, errno);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* A fork child: the part file and the buffered events are the parent's; drop them. */
+void prof_thread_forked(struct prof_thread *t)
+{
+    if (t->fd >= 0)
+        close(t->fd);
+    t->fd = -1;
+    t->pos = t->flushed = 0;
+    t->registered = 0;
+    t->fork_pending = 1;
+    /* The thread that forked is the child's only thread: its name follows the new pid. */
+    if (strcmp(t->name, "main") == 0)
+        t->name[0] = 0;
+}
