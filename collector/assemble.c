@@ -101,6 +101,15 @@ static enum prof_error ids_add(struct ids *ids, const unsigned char *p, size_t l
     return PROF_OK;
 }
 
+/* Whether s is a decimal number of 1 to 20 digits (NULL is not). */
+static int is_number(const char *s)
+{
+    if (!s)
+        return 0;
+    size_t n = strspn(s, "0123456789");
+    return n > 0 && n <= 20 && s[n] == 0;
+}
+
 /*
  * Walk the NUL-separated key/value pairs of a header or warning payload:
  * returns the value of key, or NULL.
@@ -223,12 +232,13 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
     char *thread = NULL;
     while ((r = prof_part_next(&rd, &type, &p, &len)) == 1) {
         if (first) {
-            first = 0;
             const char *fmt = kv_get(p, len, "Format");
-            if (type != PROF_CHUNK_HEADER || !fmt || strcmp(fmt, "profreport-part,1") != 0) {
+            if (type != PROF_CHUNK_HEADER || !fmt || strcmp(fmt, "profreport-part,1") != 0 ||
+                !is_number(kv_get(p, len, "Thread")) || !is_number(kv_get(p, len, "Frequency"))) {
                 err = PROF_ERR_FORMAT;
                 break;
             }
+            first = 0;
             if (m && !m->format) {
                 m->format = kv_dup(p, len, "Format");
                 m->frequency = kv_dup(p, len, "Frequency");
@@ -245,13 +255,9 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
                 pi->number = kv_dup(p, len, "Thread");
                 pi->tid = kv_dup(p, len, "Tid");
                 pi->name = kv_dup(p, len, "Name");
-                if (!pi->number) {
-                    err = PROF_ERR_FORMAT;
-                    break;
-                }
             } else {
                 const char *n = kv_get(p, len, "Thread");
-                thread = dup_n(n ? n : "0", n ? strlen(n) : 1);
+                thread = dup_n(n, strlen(n));
                 if (!thread) {
                     err = PROF_ERR_NOMEM;
                     break;

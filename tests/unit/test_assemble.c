@@ -1,0 +1,219 @@
+/*
+ * test_assemble.c - unit tests of assemble.c: hand-made part files merged into a run file,
+ * recovery of a killed run, and damaged input.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../collector/internal.h"
+
+/* Run-level pairs of a part header (split literals: "\0" followed by a digit is octal). */
+static const char header[] = "Format\0profreport-part,1\0"
+                             "Frequency\0"
+                             "1000\0"
+                             "Mode\0events\0"
+                             "Program\0/bin/app\0"
+                             "Pid\0"
+                             "42\0"
+                             "Host\0h\0"
+                             "Start\0"
+                             "2026-01-01T00:00:00Z\0"
+                             "Clock\0tsc\0";
+
+/* A part file in a fresh temporary path; returns the path (caller frees). */
+static char *make_part(unsigned thread, const char *name, const char *const *ids, size_t nids,
+                       const uint32_t *words, size_t nwords, const char *end)
+{
+    char *path = strdup("/tmp/prof-test-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    struct prof_sbuf h = {0};
+    prof_sbuf_add(&h, header, sizeof header - 1);
+    char num[16];
+    snprintf(num, sizeof num, "%u", thread);
+    prof_sbuf_add(&h, "Thread", 7);
+    prof_sbuf_add(&h, num, strlen(num) + 1);
+    prof_sbuf_add(&h, "Tid", 4);
+    prof_sbuf_add(&h, "99", 3);
+    prof_sbuf_add(&h, "Name", 5);
+    prof_sbuf_add(&h, name, strlen(name) + 1);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_HEADER, h.data, h.len), 0);
+    prof_sbuf_release(&h);
+    struct prof_sbuf b = {0};
+    for (uint32_t i = 0; i < nids; i++) {
+        uint32_t hdr[2] = {i, (uint32_t)strlen(ids[i])};
+        prof_sbuf_add(&b, (const char *)hdr, 8);
+        prof_sbuf_add(&b, ids[i], hdr[1]);
+    }
+    if (nids)
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_IDS, b.data, b.len), 0);
+    prof_sbuf_release(&b);
+    if (nwords)
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_EVENTS, words, nwords * 4), 0);
+    if (end)
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, end, strlen(end)), 0);
+    close(fd);
+    return path;
+}
+
+/* Assemble into memory; returns the text (caller frees) and the error through err. */
+static char *assemble(const char *const *paths, size_t n, const struct prof_run_override *ov,
+                      enum prof_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    *err = prof_assemble(paths, n, out, ov);
+    fclose(out);
+    return text;
+}
+
+/* Two threads' parts become one run file: metadata, threads, then each thread's rows. */
+static void parts_merge_into_one_run_file(void **state)
+{
+    (void)state;
+    const char *ids1[] = {"load", "parse,quoted"};
+    uint32_t w1[] = {0, 10, 1, 5, PROF_W_EXIT | 20, PROF_W_EXIT | 5};
+    const char *ids2[] = {"work"};
+    uint32_t w2[] = {0, 100, PROF_W_EXIT | 7};
+    char *p1 = make_part(1, "main", ids1, 2, w1, 6, "exited");
+    char *p2 = make_part(2, "worker", ids2, 1, w2, 3, "exited");
+    const char *paths[] = {p1, p2};
+    struct prof_run_override ov = {2000, 500, 1};
+    enum prof_error err;
+    char *text = assemble(paths, 2, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_string_equal(text, "Frequency,2000\n"
+                              "Format,profreport-run,1\n"
+                              "Mode,events\n"
+                              "Program,/bin/app\n"
+                              "Pid,42\n"
+                              "Host,h\n"
+                              "Start,2026-01-01T00:00:00Z\n"
+                              "Clock,tsc\n"
+                              "Duration,500\n"
+                              "Complete,yes\n"
+                              "Threads,2\n"
+                              "Thread,1,99,main,exited\n"
+                              "Thread,2,99,worker,exited\n"
+                              "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                              "\"parse,quoted\",20,1,load,1,20,15,0\n"
+                              "load,30,1,,0,10,10,0\n"
+                              "work,7,2,,0,7,100,0\n");
+    free(text);
+    unlink(p1);
+    unlink(p2);
+    free(p1);
+    free(p2);
+}
+
+/* A killed run (no end chunk, open regions) recovers as incomplete, with warnings. */
+static void killed_run_recovers_incomplete(void **state)
+{
+    (void)state;
+    const char *ids[] = {"outer", "inner"};
+    uint32_t w[] = {0, 1, 1, 1, PROF_W_EXIT | 3, 1, 2, PROF_W_STRAY, 0};
+    char *p = make_part(1, "main", ids, 2, w, 9, NULL);
+    /* A chunk cut short at the end, as a kill in the middle of a write leaves it. */
+    FILE *f = fopen(p, "ab");
+    uint32_t head[2] = {PROF_CHUNK_EVENTS, 400};
+    fwrite(head, 1, 8, f);
+    fwrite("partial", 1, 7, f);
+    fclose(f);
+    const char *paths[] = {p};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(prof_recover(paths, 1, out), PROF_OK);
+    fclose(out);
+    assert_non_null(strstr(text, "Frequency,1000\n"));
+    assert_non_null(strstr(text, "Complete,no\n"));
+    assert_non_null(strstr(text, "Duration,7\n"));
+    assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"));
+    assert_non_null(strstr(text, "Warning,unterminated,1,2,\"regions never stopped: inner, outer\"\n"));
+    assert_non_null(strstr(text, "Warning,stray-stop,1,1,"));
+    assert_non_null(strstr(text, "Warning,incomplete,1,1,"));
+    assert_non_null(strstr(text, "\ninner,3,1,outer,1,3,2,0\n"));
+    assert_non_null(strstr(text, "\ninner,,1,outer,1,,7,0\nouter,,1,,0,,1,0\n"));
+    free(text);
+    unlink(p);
+    free(p);
+}
+
+/* A file that is not a part, or of an unknown version, is refused. */
+static void foreign_files_are_refused(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/prof-test-XXXXXX";
+    int fd = mkstemp(path);
+    assert_int_equal(write(fd, "Frequency,1000\nx,1\n", 19), 19);
+    close(fd);
+    const char *paths[] = {path};
+    enum prof_error err;
+    free(assemble(paths, 1, NULL, &err));
+    assert_int_equal(err, PROF_ERR_FORMAT);
+
+    fd = open(path, O_WRONLY | O_TRUNC);
+    static const char v2[] = "Format\0profreport-part,2\0";
+    prof_part_write(fd, PROF_CHUNK_HEADER, v2, sizeof v2 - 1);
+    close(fd);
+    free(assemble(paths, 1, NULL, &err));
+    assert_int_equal(err, PROF_ERR_FORMAT);
+    unlink(path);
+
+    const char *missing[] = {"/nonexistent/part"};
+    free(assemble(missing, 1, NULL, &err));
+    assert_int_equal(err, PROF_ERR_FORMAT);
+    assert_int_equal(prof_recover(NULL, 0, stdout), PROF_ERR_ARGUMENT);
+}
+
+/* Damage in the middle of a part keeps what came before it and marks the thread. */
+static void damage_keeps_the_rows_before_it(void **state)
+{
+    (void)state;
+    const char *ids[] = {"a"};
+    uint32_t w[] = {0, 1, PROF_W_EXIT | 1, 0x7ffffff3u, 0};
+    char *p = make_part(1, "main", ids, 1, w, 5, "exited");
+    const char *paths[] = {p};
+    enum prof_error err;
+    char *text = assemble(paths, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "\na,1,1,,0,1,1,0\n"));
+    assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"));
+    assert_non_null(strstr(text, "Complete,no\n"));
+    free(text);
+    unlink(p);
+    free(p);
+}
+
+/* A run with no parts (init, then finish without regions) is a valid empty run file. */
+static void run_without_parts_is_empty(void **state)
+{
+    (void)state;
+    struct prof_run_override ov = {1000, 5, 1};
+    enum prof_error err;
+    char *text = assemble(NULL, 0, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Threads,0\nRegion,Ticks,"));
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parts_merge_into_one_run_file),
+        cmocka_unit_test(killed_run_recovers_incomplete),
+        cmocka_unit_test(foreign_files_are_refused),
+        cmocka_unit_test(damage_keeps_the_rows_before_it),
+        cmocka_unit_test(run_without_parts_is_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

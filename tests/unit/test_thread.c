@@ -1,0 +1,239 @@
+/*
+ * test_thread.c - unit tests of thread.c and run.c through the public API: buffering across
+ * many flushes, nesting, id tables, scope tokens and mismatches, run state.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <profreport.h>
+
+/* A fresh output folder, and the one run file found in it after prof_finish. */
+struct run {
+    char dir[64];
+    char *text;
+};
+
+static void run_begin(struct run *r)
+{
+    strcpy(r->dir, "/tmp/prof-unit-XXXXXX");
+    assert_non_null(mkdtemp(r->dir));
+    r->text = NULL;
+    assert_int_equal(prof_init(r->dir), PROF_OK);
+}
+
+/* Finish the run, read its file, and remove the folder. */
+static void run_end(struct run *r)
+{
+    assert_int_equal(prof_finish(), PROF_OK);
+    DIR *d = opendir(r->dir);
+    assert_non_null(d);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        files++;
+        assert_non_null(strstr(e->d_name, ".csv"));
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", r->dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        rewind(f);
+        r->text = calloc(1, (size_t)n + 1);
+        assert_int_equal(fread(r->text, 1, (size_t)n, f), (size_t)n);
+        fclose(f);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(r->dir);
+    assert_int_equal(files, 1); /* one run file, no parts left */
+}
+
+/* Lines of text that start with prefix. */
+static long count_lines(const char *text, const char *prefix)
+{
+    long n = 0;
+    size_t pl = strlen(prefix);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, prefix, pl) == 0)
+            n++;
+    return n;
+}
+
+/* Far more events than one buffer holds: every one reaches the run file. */
+static void every_event_survives_buffer_flushes(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    for (int i = 0; i < 100000; i++) {
+        prof_start("x");
+        prof_stop();
+    }
+    run_end(&r);
+    assert_int_equal(count_lines(r.text, "x,"), 100000);
+    assert_non_null(strstr(r.text, "Complete,yes\n"));
+    free(r.text);
+}
+
+/* Thousands of distinct ids grow the id table; each keeps its own rows. */
+static void many_distinct_ids(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    char(*names)[16] = malloc(sizeof(char[16]) * N);
+    struct run r;
+    run_begin(&r);
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < N; i++) {
+            snprintf(names[i], sizeof names[i], "id%d", i);
+            prof_start(names[i]);
+            prof_stop();
+        }
+    run_end(&r);
+    assert_int_equal(count_lines(r.text, "id4999,"), 2);
+    assert_int_equal(count_lines(r.text, "id0,"), 2);
+    assert_int_equal(count_lines(r.text, "id"), 2 * N);
+    free(r.text);
+    free(names);
+}
+
+/* Nested regions name their parent and depth. */
+static void nested_regions_know_their_parent(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    prof_start("outer");
+    prof_start("inner");
+    prof_stop();
+    prof_stop();
+    run_end(&r);
+    assert_int_equal(count_lines(r.text, "inner,"), 1);
+    const char *inner = strstr(r.text, "\ninner,");
+    const char *outer = strstr(r.text, "\nouter,");
+    assert_non_null(inner);
+    assert_non_null(outer);
+    assert_true(inner < outer); /* rows in the order regions ended */
+    assert_non_null(strstr(inner, ",1,outer,1,"));
+    assert_non_null(strstr(outer, ",1,,0,"));
+    free(r.text);
+}
+
+/* A stop with nothing open is a warning, and recording goes on. */
+static void stray_stop_is_a_warning(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    prof_stop();
+    prof_stop();
+    prof_start("after");
+    prof_stop();
+    run_end(&r);
+    assert_non_null(strstr(r.text, "\nWarning,stray-stop,1,2,"));
+    assert_int_equal(count_lines(r.text, "after,"), 1);
+    free(r.text);
+}
+
+/* A scope closes regions left open inside it and says so. */
+static void scope_closes_what_was_left_open(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    {
+        PROFILER_SCOPE("scope");
+        prof_start("forgotten");
+    }
+    prof_start("next");
+    prof_stop();
+    run_end(&r);
+    assert_non_null(strstr(r.text, "\nforgotten,"));
+    assert_non_null(strstr(r.text, "\nscope,"));
+    assert_non_null(strstr(r.text, "\nnext,"));
+    assert_non_null(strstr(r.text, ",1,scope,1,")); /* forgotten's parent */
+    assert_non_null(strstr(r.text, "\nWarning,scope-mismatch,1,1,"));
+    assert_null(strstr(r.text, "unterminated"));
+    free(r.text);
+}
+
+/* A scope whose region was stopped by hand closes nothing more. */
+static void scope_after_manual_stop_closes_nothing(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    prof_start("keep");
+    {
+        PROFILER_SCOPE("scope");
+        prof_stop();
+    }
+    prof_stop(); /* closes keep: the scope must not have */
+    run_end(&r);
+    assert_non_null(strstr(r.text, "\nWarning,scope-mismatch,1,1,"));
+    assert_null(strstr(r.text, "stray-stop"));
+    assert_int_equal(count_lines(r.text, "keep,"), 1);
+    free(r.text);
+}
+
+/* A region still open at finish is written without ticks and warned about. */
+static void open_region_at_finish_is_unterminated(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    prof_start("never");
+    run_end(&r);
+    assert_non_null(strstr(r.text, "\nnever,,1,,0,,"));
+    assert_non_null(strstr(r.text, "\nWarning,unterminated,1,1,region never stopped: never\n"));
+    free(r.text);
+}
+
+/* init while recording is refused; finish twice is harmless; NULL ids are recorded. */
+static void run_state_rules(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    assert_int_equal(prof_init(r.dir), PROF_ERR_STATE);
+    prof_start(NULL);
+    prof_stop();
+    run_end(&r);
+    assert_int_equal(prof_finish(), PROF_OK);
+    assert_int_equal(count_lines(r.text, "(null),"), 1);
+    free(r.text);
+    /* After finish, regions are not recorded until the next init. */
+    prof_start("ignored");
+    prof_stop();
+    run_begin(&r);
+    run_end(&r);
+    assert_null(strstr(r.text, "ignored"));
+    free(r.text);
+}
+
+int main(void)
+{
+    unsetenv("PROFILER_ENABLE");
+    unsetenv("PROFILER_MODE");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_event_survives_buffer_flushes),
+        cmocka_unit_test(many_distinct_ids),
+        cmocka_unit_test(nested_regions_know_their_parent),
+        cmocka_unit_test(stray_stop_is_a_warning),
+        cmocka_unit_test(scope_closes_what_was_left_open),
+        cmocka_unit_test(scope_after_manual_stop_closes_nothing),
+        cmocka_unit_test(open_region_at_finish_is_unterminated),
+        cmocka_unit_test(run_state_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
