@@ -31,10 +31,10 @@ struct part_info {
     struct prof_sbuf warnings; /* Warning records from PRFW chunks, already CSV */
 };
 
-/* A part's id table while it is being read. */
+/* A part's id table while it is being read: each id raw and as a CSV field. */
 struct ids {
-    char **s;
-    size_t *len;
+    char **s, **csv;
+    size_t *len, *csv_len;
     uint32_t n, cap;
 };
 
@@ -44,6 +44,7 @@ struct writer {
     struct prof_sbuf buf;
     const struct ids *ids;
     const char *thread;
+    size_t thread_len;
     struct part_info *info; /* pass one: collects unterminated names */
 };
 
@@ -59,10 +60,14 @@ static char *dup_n(const char *s, size_t n)
 
 static void ids_release(struct ids *ids)
 {
-    for (uint32_t i = 0; i < ids->n; i++)
+    for (uint32_t i = 0; i < ids->n; i++) {
         free(ids->s[i]);
+        free(ids->csv[i]);
+    }
     free(ids->s);
+    free(ids->csv);
     free(ids->len);
+    free(ids->csv_len);
     memset(ids, 0, sizeof *ids);
 }
 
@@ -81,21 +86,36 @@ static enum prof_error ids_add(struct ids *ids, const unsigned char *p, size_t l
         if (ids->n == ids->cap) {
             uint32_t cap = ids->cap ? ids->cap * 2 : 64;
             char **s = realloc(ids->s, cap * sizeof *s);
-            if (!s)
-                return PROF_ERR_NOMEM;
-            ids->s = s;
+            if (s)
+                ids->s = s;
+            char **c = realloc(ids->csv, cap * sizeof *c);
+            if (c)
+                ids->csv = c;
             size_t *l = realloc(ids->len, cap * sizeof *l);
-            if (!l)
+            if (l)
+                ids->len = l;
+            size_t *cl = realloc(ids->csv_len, cap * sizeof *cl);
+            if (cl)
+                ids->csv_len = cl;
+            if (!s || !c || !l || !cl)
                 return PROF_ERR_NOMEM;
-            ids->len = l;
             ids->cap = cap;
         }
+        struct prof_sbuf field = {0};
+        prof_sbuf_field(&field, (const char *)p + off, hdr[1]);
         char *s = dup_n((const char *)p + off, hdr[1]);
-        if (!s)
+        if (!s || field.failed) {
+            free(s);
+            prof_sbuf_release(&field);
             return PROF_ERR_NOMEM;
+        }
         ids->s[ids->n] = s;
         ids->len[ids->n] = hdr[1];
+        ids->csv[ids->n] = field.data ? field.data : dup_n("", 0);
+        ids->csv_len[ids->n] = field.len;
         ids->n++;
+        if (!ids->csv[ids->n - 1])
+            return PROF_ERR_NOMEM;
         off += hdr[1];
     }
     return PROF_OK;
@@ -168,29 +188,37 @@ static void field(struct prof_sbuf *b, const char *s)
         prof_sbuf_field(b, s, strlen(s));
 }
 
-/* Row callback, pass two: one events-table record. */
+/* Row callback, pass two: one events-table record, formatted straight into the buffer. */
 static void write_row(void *ctx, const struct prof_row *row)
 {
     struct writer *w = ctx;
     struct prof_sbuf *b = &w->buf;
-    prof_sbuf_field(b, w->ids->s[row->id], w->ids->len[row->id]);
-    prof_sbuf_char(b, ',');
+    const struct ids *ids = w->ids;
+    size_t idl = ids->csv_len[row->id], pl = row->depth > 0 ? ids->csv_len[row->parent] : 0;
+    char *p = prof_sbuf_grow(b, idl + pl + w->thread_len + 4 * 20 + 16);
+    if (!p)
+        return;
+    memcpy(p, ids->csv[row->id], idl);
+    p += idl;
+    *p++ = ',';
     if (row->stopped)
-        prof_sbuf_u64(b, row->ticks);
-    prof_sbuf_char(b, ',');
-    prof_sbuf_str(b, w->thread);
-    prof_sbuf_char(b, ',');
-    if (row->depth > 0)
-        prof_sbuf_field(b, w->ids->s[row->parent], w->ids->len[row->parent]);
-    prof_sbuf_char(b, ',');
-    prof_sbuf_u64(b, row->depth);
-    prof_sbuf_char(b, ',');
+        p = prof_u64_put(p, row->ticks);
+    *p++ = ',';
+    memcpy(p, w->thread, w->thread_len);
+    p += w->thread_len;
+    *p++ = ',';
+    memcpy(p, ids->csv[row->parent], pl);
+    p += pl;
+    *p++ = ',';
+    p = prof_u64_put(p, row->depth);
+    *p++ = ',';
     if (row->stopped)
-        prof_sbuf_u64(b, row->self);
-    prof_sbuf_char(b, ',');
-    prof_sbuf_u64(b, row->start);
-    prof_sbuf_str(b, row->nested ? ",1\n" : ",0\n");
-    if (b->len >= 1u << 16 && !b->failed) {
+        p = prof_u64_put(p, row->self);
+    *p++ = ',';
+    p = prof_u64_put(p, row->start);
+    memcpy(p, row->nested ? ",1\n" : ",0\n", 3);
+    b->len = (size_t)(p + 3 - b->data);
+    if (b->len >= 1u << 16) {
         fwrite(b->data, 1, b->len, w->out);
         b->len = 0;
     }
@@ -263,6 +291,7 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
                     break;
                 }
                 w->thread = thread;
+                w->thread_len = strlen(thread);
             }
             continue;
         }

@@ -27,8 +27,11 @@
 
 enum prof_clock { PROF_CLOCK_TSC, PROF_CLOCK_MONOTONIC };
 
+/* Declarations of library-internal data: hidden, so PIC code reaches them without the GOT. */
+#define PROF_INTERNAL __attribute__((visibility("hidden")))
+
 /* Nonzero when ticks come from rdtsc; read on every event, written once at process init. */
-extern int prof_use_tsc;
+extern PROF_INTERNAL int prof_use_tsc;
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
 uint64_t prof_monotonic_ns(void);
@@ -74,6 +77,10 @@ void prof_sbuf_add(struct prof_sbuf *b, const char *s, size_t n);
 void prof_sbuf_str(struct prof_sbuf *b, const char *s);
 void prof_sbuf_char(struct prof_sbuf *b, char c);
 void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v);
+/* Room for n more bytes: where to write them (then add n to len), or NULL when out of memory. */
+char *prof_sbuf_grow(struct prof_sbuf *b, size_t n);
+/* Write v in decimal at p (at most 20 bytes); returns the end. */
+char *prof_u64_put(char *p, uint64_t v);
 void prof_sbuf_double(struct prof_sbuf *b, double v);
 /* Append s[0..n) as one CSV field, quoted when it holds a comma, quote, CR or LF. */
 void prof_sbuf_field(struct prof_sbuf *b, const char *s, size_t n);
@@ -254,7 +261,7 @@ struct prof_thread {
 };
 
 /* Bumped whenever recorders must re-check the run (finish, failure, fork): read per event. */
-extern unsigned prof_gen;
+extern PROF_INTERNAL unsigned prof_gen;
 
 /* Run-level facts a recorder needs to start its part file. */
 struct prof_run_info {

@@ -227,6 +227,22 @@ static inline void put_exit(struct prof_thread *t, uint64_t now, int stray)
     __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
 }
 
+/* Summary mode: push the region; its statistics are counted when it stops. */
+static __attribute__((noinline)) void summary_start(struct prof_thread *t, const char *id,
+                                                    uint32_t idx, uint32_t d)
+{
+    if (PROF_UNLIKELY(d >= PROF_MAX_DEPTH)) {
+        PROF_STORE(t->depth_limit, t->depth_limit + 1);
+        return;
+    }
+    t->stats[idx]->active++;
+    struct prof_frame *f = &t->stack[d];
+    f->id = id;
+    f->idx = idx;
+    f->child = 0;
+    f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
+}
+
 /* Open a region. */
 void prof_start(const char *id)
 {
@@ -246,17 +262,7 @@ void prof_start(const char *id)
     uint32_t d = t->depth;
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
-        if (PROF_UNLIKELY(d >= PROF_MAX_DEPTH)) {
-            t->depth_limit++;
-            return;
-        }
-        struct prof_stats *st = t->stats[idx];
-        st->active++;
-        struct prof_frame *f = &t->stack[d];
-        f->id = id;
-        f->idx = idx;
-        f->child = 0;
-        f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
+        summary_start(t, id, idx, d);
         return;
     }
     /* Room for the largest record (long gap + enter) before reading the clock, so a write of
@@ -276,7 +282,7 @@ void prof_start(const char *id)
 }
 
 /* Summary mode: close the innermost region at time now. */
-static void summary_stop(struct prof_thread *t, uint32_t d, uint64_t now)
+static __attribute__((noinline)) void summary_stop(struct prof_thread *t, uint32_t d, uint64_t now)
 {
     if (d >= PROF_MAX_DEPTH)
         return;
@@ -302,7 +308,7 @@ void prof_stop(void)
     uint64_t now = prof_ticks();
     uint32_t d = t->depth;
     if (PROF_UNLIKELY(d == 0)) {
-        t->stray++;
+        PROF_STORE(t->stray, t->stray + 1);
         if (t->mode == PROF_MODE_EVENTS) {
             if (t->pos + 5 > PROF_BUFFER_WORDS)
                 flush(t);
@@ -344,11 +350,11 @@ void prof_scope_end(const int *token)
         return;
     uint32_t want = (uint32_t)*token;
     if (t->depth <= want) {
-        t->mismatch++;
+        PROF_STORE(t->mismatch, t->mismatch + 1);
         return;
     }
     if (t->depth > want + 1)
-        t->mismatch++;
+        PROF_STORE(t->mismatch, t->mismatch + 1);
     while (t->depth > want)
         prof_stop();
 }
@@ -390,12 +396,13 @@ static int write_summary(struct prof_thread *t)
         snprintf(msg, sizeof msg, "%s never stopped", open == 1 ? "region" : "regions");
         err = write_warning(t, "unterminated", open, msg);
     }
-    if (!err && t->stray)
-        err = write_warning(t, "stray-stop", t->stray, "a stop with no region open");
-    if (!err && t->depth_limit) {
+    uint64_t stray = PROF_LOAD(t->stray), deep = PROF_LOAD(t->depth_limit);
+    if (!err && stray)
+        err = write_warning(t, "stray-stop", stray, "a stop with no region open");
+    if (!err && deep) {
         char msg[96];
         snprintf(msg, sizeof msg, "regions nested deeper than %d were not counted", PROF_MAX_DEPTH);
-        err = write_warning(t, "depth-limit", t->depth_limit, msg);
+        err = write_warning(t, "depth-limit", deep, msg);
     }
     return err;
 }
@@ -408,8 +415,9 @@ void prof_thread_end(struct prof_thread *t, const char *state)
         int err = write_pending(t);
         if (!err && t->mode == PROF_MODE_SUMMARY)
             err = write_summary(t);
-        if (!err && t->mismatch)
-            err = write_warning(t, "scope-mismatch", t->mismatch,
+        uint64_t mismatch = PROF_LOAD(t->mismatch);
+        if (!err && mismatch)
+            err = write_warning(t, "scope-mismatch", mismatch,
                                 "a scope ended after its region was stopped by hand, or with "
                                 "regions inside it still open");
         if (!err)
