@@ -218,6 +218,7 @@ enum prof_mode { PROF_MODE_EVENTS, PROF_MODE_SUMMARY };
 struct prof_frame {
     const char *id;
     uint32_t idx;
+    uint32_t serial; /* which instance: lets PROFILER_SCOPE find its own region */
     uint64_t start, child;
 };
 
@@ -237,8 +238,9 @@ struct prof_thread {
     uint32_t *buf;
     uint32_t pos; /* words used; release-stored so prof_finish can read buf[flushed..pos) */
     uint32_t depth;
-    uint64_t last; /* absolute ticks of the last record */
-    unsigned gen;  /* the prof_gen this recorder belongs to */
+    uint32_t serial; /* regions opened so far */
+    uint64_t last;   /* absolute ticks of the last record */
+    unsigned gen;    /* the prof_gen this recorder belongs to */
     enum prof_mode mode;
     struct prof_idslot *slots;
     uint32_t mask;

@@ -75,8 +75,9 @@ PROF_API void prof_stop(void);
  * Choose the output folder before the first region is opened: dir, or when dir is NULL
  * $PROFILER_DIR, or ./profiler-runs. The folder is created if missing. Optional: the first region
  * initialises with the defaults. Also starts a new run after prof_finish().
- * Returns PROF_ERR_STATE when a run is already recording, PROF_ERR_DISABLED when PROFILER_ENABLE=0,
- * PROF_ERR_IO when the folder cannot be created.
+ * Returns PROF_ERR_STATE when a run is already recording (or stopped after an error and not yet
+ * finished), PROF_ERR_DISABLED when PROFILER_ENABLE=0, PROF_ERR_IO when the folder cannot be
+ * created or written.
  */
 PROF_API enum prof_error prof_init(const char *dir);
 
@@ -86,21 +87,35 @@ PROF_API enum prof_error prof_init(const char *dir);
  */
 PROF_API enum prof_error prof_finish(void);
 
-/* Name the calling thread in the run file (copied; at most 63 bytes kept). Call it any time. */
+/*
+ * Name the calling thread in the run file (copied; at most 63 bytes kept). Call it any time:
+ * naming alone does not make a thread record, the name waits for its first region.
+ */
 PROF_API void prof_thread_name(const char *name);
 
 /*
  * Leftover temporary files of a run that was killed (profiling_*.<thread>.part, all of one run):
- * write them to out as one run file marked incomplete, in the format of docs/FORMAT.md.
- * Used by the profreport command; out is not closed.
+ * write them to out as one run file in the format of docs/FORMAT.md, with Complete,no unless
+ * every part ended cleanly. Used by the profreport command; out is not closed. Returns
+ * PROF_ERR_FORMAT when no path is a readable part.
  */
 PROF_API enum prof_error prof_recover(const char *const *paths, size_t count, FILE *out);
 
-/* Used by PROFILER_SCOPE in C: opens id, returns a token for prof_scope_end. */
-PROF_API int prof_scope_begin(const char *id);
+/* What PROFILER_SCOPE keeps to close its own region, and no other, at the end of the block. */
+struct prof_scope {
+    unsigned depth;  /* the region's depth, or ~0u when it was not recorded */
+    unsigned serial; /* which instance at that depth */
+};
 
-/* Used by PROFILER_SCOPE in C: closes the region opened by the matching prof_scope_begin. */
-PROF_API void prof_scope_end(const int *token);
+/* Used by PROFILER_SCOPE: opens id, returns the token for prof_scope_end. */
+PROF_API struct prof_scope prof_scope_begin(const char *id);
+
+/*
+ * Used by PROFILER_SCOPE: closes the region the token names, and any region opened inside it
+ * and left open (an early return or an exception skipped its STOP). If that region was already
+ * stopped by hand, closes nothing. Both cases count a scope-mismatch warning.
+ */
+PROF_API void prof_scope_end(const struct prof_scope *token);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -120,7 +135,7 @@ class prof_scope_guard
     prof_scope_guard &operator=(const prof_scope_guard &) = delete;
 
   private:
-    int token_;
+    struct prof_scope token_;
 };
 #endif
 
@@ -138,7 +153,7 @@ class prof_scope_guard
 #define PROFILER_SCOPE(id) prof_scope_guard PROF_CONCAT(prof_scope_, __COUNTER__)(id)
 #else
 #define PROFILER_SCOPE(id)                                                                         \
-    const int PROF_CONCAT(prof_scope_, __COUNTER__)                                                \
+    const struct prof_scope PROF_CONCAT(prof_scope_, __COUNTER__)                                  \
         __attribute__((cleanup(prof_scope_end), unused)) = prof_scope_begin(id)
 #endif
 #define PROFILER_INIT(dir) ((void)prof_init(dir))

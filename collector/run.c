@@ -17,6 +17,9 @@
 
 unsigned prof_gen = 1;
 
+/* Set once PROFILER_ENABLE=0 is seen: lets every event return before pthread_once. */
+static int prof_off;
+
 /* Everything here is guarded by g.lock except the atomics noted. */
 static struct {
     pthread_once_t once;
@@ -135,6 +138,7 @@ static void process_init(void)
     g.initialised = 1;
     if (env_off(getenv("PROFILER_ENABLE"))) {
         g.disabled = 1;
+        __atomic_store_n(&prof_off, 1, __ATOMIC_RELAXED);
         return;
     }
     const char *mode = getenv("PROFILER_MODE");
@@ -274,6 +278,12 @@ static enum prof_error run_begin(const char *dir)
         prof_fail("cannot use output folder", g.dir, err);
         return PROF_ERR_IO;
     }
+    /* Absolute from now on: the program may chdir before the run file is written. */
+    char *abs = realpath(g.dir, NULL);
+    if (abs) {
+        free(g.dir);
+        g.dir = abs;
+    }
     g.pid = getpid();
     g.runs++;
     prof_clock_pair(&g.base_ticks, &g.base_ns);
@@ -301,6 +311,8 @@ static struct prof_run_info run_info(void)
 /* The slow path of every event: attach the calling thread to the current run. */
 struct prof_thread *prof_attach(void)
 {
+    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
+        return NULL;
     pthread_once(&g.once, process_init);
     if (g.disabled || __atomic_load_n(&g.stopped, __ATOMIC_RELAXED))
         return NULL;
@@ -471,6 +483,8 @@ enum prof_error prof_finish(void)
     pthread_once(&g.once, process_init);
     pthread_mutex_lock(&g.lock);
     enum prof_error err = PROF_OK;
+    if (g.active && g.fork_child_pending)
+        g.active = 0; /* a fork child that recorded nothing: no run of its own */
     if (g.active)
         err = run_finish(0);
     else
@@ -504,7 +518,7 @@ __attribute__((destructor)) static void at_exit(void)
     if (!g.initialised || g.disabled)
         return;
     pthread_mutex_lock(&g.lock);
-    if (g.active)
+    if (g.active && !g.fork_child_pending)
         run_finish(1);
     pthread_mutex_unlock(&g.lock);
 }

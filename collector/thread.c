@@ -14,6 +14,8 @@
 
 /* initial-exec: one instruction to reach the pointer, instead of a __tls_get_addr call. */
 static __thread struct prof_thread *self __attribute__((tls_model("initial-exec")));
+/* A name given before the thread's first region: naming alone creates no part file. */
+static __thread char pending_name[PROF_NAME_MAX] __attribute__((tls_model("initial-exec")));
 
 struct prof_thread *prof_thread_self(void) { return self; }
 void prof_thread_set_self(struct prof_thread *t) { self = t; }
@@ -239,6 +241,7 @@ static __attribute__((noinline)) void summary_start(struct prof_thread *t, const
     struct prof_frame *f = &t->stack[d];
     f->id = id;
     f->idx = idx;
+    f->serial = ++t->serial;
     f->child = 0;
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
@@ -277,6 +280,7 @@ void prof_start(const char *id)
         struct prof_frame *f = &t->stack[d];
         f->id = id;
         f->idx = idx;
+        f->serial = ++t->serial;
         f->start = now;
     }
 }
@@ -328,34 +332,34 @@ void prof_stop(void)
     put_exit(t, now, 0);
 }
 
-/* Open a region for PROFILER_SCOPE; the token is the depth the region's end must restore. */
-int prof_scope_begin(const char *id)
+/* Open a region for PROFILER_SCOPE and name it by depth and instance. */
+struct prof_scope prof_scope_begin(const char *id)
 {
+    struct prof_scope tok = {~0u, 0};
     prof_start(id);
     struct prof_thread *t = self;
     if (!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)
-        return -1;
-    return (int)t->depth - 1;
+        return tok;
+    tok.depth = t->depth - 1;
+    if (tok.depth < PROF_MAX_DEPTH)
+        tok.serial = t->stack[tok.depth].serial;
+    return tok;
 }
 
-/*
- * Close a PROFILER_SCOPE region: also closes regions opened inside it and never stopped (an early
- * return or an exception skipped their STOP), so the stack stays right. If the region was
- * already stopped by hand, nothing is closed and a scope-mismatch warning is counted.
- */
-void prof_scope_end(const int *token)
+/* Close a PROFILER_SCOPE region and whatever was left open inside it (see profreport.h). */
+void prof_scope_end(const struct prof_scope *tok)
 {
     struct prof_thread *t = self;
-    if (!token || *token < 0 || !t || t->gen != PROF_LOAD(prof_gen))
+    if (!tok || tok->depth == ~0u || !t || t->gen != PROF_LOAD(prof_gen))
         return;
-    uint32_t want = (uint32_t)*token;
-    if (t->depth <= want) {
+    /* Still open: at its depth, the same instance (beyond the stack, trust the depth alone). */
+    int open = t->depth > tok->depth &&
+               (tok->depth >= PROF_MAX_DEPTH || t->stack[tok->depth].serial == tok->serial);
+    if (!open || t->depth > tok->depth + 1)
         PROF_STORE(t->mismatch, t->mismatch + 1);
+    if (!open)
         return;
-    }
-    if (t->depth > want + 1)
-        PROF_STORE(t->mismatch, t->mismatch + 1);
-    while (t->depth > want)
+    while (t->depth > tok->depth)
         prof_stop();
 }
 
@@ -430,6 +434,8 @@ void prof_thread_end(struct prof_thread *t, const char *state)
     pthread_mutex_unlock(&t->lock);
 }
 
+static void take_name(struct prof_thread *t);
+
 /* The kernel's id of the calling thread. */
 static pid_t gettid_compat(void) { return (pid_t)syscall(SYS_gettid); }
 
@@ -477,6 +483,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
 
     t->mode = run->mode;
     t->number = number;
+    take_name(t);
     t->tid = gettid_compat();
     if (!t->name[0] && t->tid == getpid())
         strcpy(t->name, "main");
@@ -524,25 +531,36 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     return PROF_OK;
 }
 
-/* Name the calling thread; written to its part at once when it is recording. */
+/* Name the calling thread: at once in its part when it records, else at its first region. */
 void prof_thread_name(const char *name)
 {
     struct prof_thread *t = self;
     if (!name)
         return;
-    if (!t) {
-        t = prof_attach();
-        if (!t)
-            return;
+    if (!t || t->gen != PROF_LOAD(prof_gen)) {
+        snprintf(pending_name, sizeof pending_name, "%s", name);
+        if (t)
+            snprintf(t->name, sizeof t->name, "%s", name);
+        return;
     }
     pthread_mutex_lock(&t->lock);
     snprintf(t->name, sizeof t->name, "%s", name);
-    if (t->fd >= 0 && prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) != 0) {
+    int err = t->fd >= 0 ? prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) : 0;
+    if (err) {
         close(t->fd);
         t->fd = -1;
-        prof_fail("cannot write", t->path, errno);
+        prof_fail("cannot write", t->path, err);
     }
     pthread_mutex_unlock(&t->lock);
+}
+
+/* The name given before the thread's first region becomes the recorder's name. */
+static void take_name(struct prof_thread *t)
+{
+    if (pending_name[0]) {
+        memcpy(t->name, pending_name, sizeof t->name);
+        pending_name[0] = 0;
+    }
 }
 
 /* A fork child: the part file and the buffered events are the parent's; drop them. */

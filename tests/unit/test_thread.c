@@ -186,6 +186,41 @@ static void scope_after_manual_stop_closes_nothing(void **state)
     free(r.text);
 }
 
+/* A scope whose region was stopped by hand leaves a later region at the same depth alone. */
+static void scope_does_not_close_a_later_region(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    {
+        PROFILER_SCOPE("a");
+        prof_stop();     /* closes a */
+        prof_start("b"); /* same depth as a */
+    }                    /* must not close b */
+    prof_stop();         /* closes b */
+    run_end(&r);
+    assert_non_null(strstr(r.text, "\nWarning,scope-mismatch,1,1,"));
+    assert_null(strstr(r.text, "stray-stop"));
+    assert_null(strstr(r.text, "unterminated"));
+    assert_int_equal(count_lines(r.text, "b,"), 1);
+    free(r.text);
+}
+
+/* Naming a thread does not make it record; the name is used when it does. */
+static void naming_alone_records_nothing(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    prof_thread_name("renamed");
+    prof_start("x");
+    prof_stop();
+    run_end(&r);
+    assert_non_null(strstr(r.text, "\nThread,1,"));
+    assert_non_null(strstr(r.text, ",renamed,running\n"));
+    free(r.text);
+}
+
 /* A region still open at finish is written without ticks and warned about. */
 static void open_region_at_finish_is_unterminated(void **state)
 {
@@ -232,6 +267,8 @@ int main(void)
         cmocka_unit_test(stray_stop_is_a_warning),
         cmocka_unit_test(scope_closes_what_was_left_open),
         cmocka_unit_test(scope_after_manual_stop_closes_nothing),
+        cmocka_unit_test(scope_does_not_close_a_later_region),
+        cmocka_unit_test(naming_alone_records_nothing),
         cmocka_unit_test(open_region_at_finish_is_unterminated),
         cmocka_unit_test(run_state_rules),
     };
