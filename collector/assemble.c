@@ -35,7 +35,9 @@ struct part_info {
 struct ids {
     char **s, **csv;
     size_t *len, *csv_len;
-    uint32_t n, cap;
+    uint32_t *canon; /* index -> first index with the same text */
+    uint32_t *table; /* open addressing over texts: index + 1, 0 = empty */
+    uint32_t n, cap, mask;
 };
 
 /* What the row writer needs. */
@@ -68,7 +70,49 @@ static void ids_release(struct ids *ids)
     free(ids->csv);
     free(ids->len);
     free(ids->csv_len);
+    free(ids->canon);
+    free(ids->table);
     memset(ids, 0, sizeof *ids);
+}
+
+/* FNV-1a over an id's bytes. */
+static uint32_t text_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* The first index whose text equals that of index i, entering i if it is the first. */
+static uint32_t ids_find_or_add(struct ids *ids, uint32_t i)
+{
+    uint32_t h = text_hash(ids->s[i], ids->len[i]) & ids->mask;
+    for (;; h = (h + 1) & ids->mask) {
+        uint32_t e = ids->table[h];
+        if (e == 0) {
+            ids->table[h] = i + 1;
+            return i;
+        }
+        e--;
+        if (ids->len[e] == ids->len[i] && memcmp(ids->s[e], ids->s[i], ids->len[i]) == 0)
+            return e;
+    }
+}
+
+/* Rebuild the text table with size slots (a power of two, at least twice the ids). */
+static enum prof_error ids_rehash(struct ids *ids, uint32_t size)
+{
+    uint32_t *t = calloc(size, sizeof *t);
+    if (!t)
+        return PROF_ERR_NOMEM;
+    free(ids->table);
+    ids->table = t;
+    ids->mask = size - 1;
+    for (uint32_t i = 0; i < ids->n; i++)
+        if (ids->canon[i] == i)
+            ids_find_or_add(ids, i);
+    return PROF_OK;
 }
 
 /* Add the definitions of a PRFI chunk; indexes must arrive in order. */
@@ -97,7 +141,10 @@ static enum prof_error ids_add(struct ids *ids, const unsigned char *p, size_t l
             size_t *cl = realloc(ids->csv_len, cap * sizeof *cl);
             if (cl)
                 ids->csv_len = cl;
-            if (!s || !c || !l || !cl)
+            uint32_t *cn = realloc(ids->canon, cap * sizeof *cn);
+            if (cn)
+                ids->canon = cn;
+            if (!s || !c || !l || !cl || !cn || ids_rehash(ids, cap * 2) != PROF_OK)
                 return PROF_ERR_NOMEM;
             ids->cap = cap;
         }
@@ -113,6 +160,7 @@ static enum prof_error ids_add(struct ids *ids, const unsigned char *p, size_t l
         ids->len[ids->n] = hdr[1];
         ids->csv[ids->n] = field.data ? field.data : dup_n("", 0);
         ids->csv_len[ids->n] = field.len;
+        ids->canon[ids->n] = ids_find_or_add(ids, ids->n);
         ids->n++;
         if (!ids->csv[ids->n - 1])
             return PROF_ERR_NOMEM;
@@ -157,6 +205,21 @@ static char *kv_dup(const unsigned char *p, size_t len, const char *key)
 {
     const char *v = kv_get(p, len, key);
     return v ? dup_n(v, strlen(v)) : NULL;
+}
+
+/* Take the run-level metadata from header pairs. */
+static void meta_from(struct meta *m, const unsigned char *p, size_t len)
+{
+    m->format = kv_dup(p, len, "Format");
+    m->frequency = kv_dup(p, len, "Frequency");
+    m->mode = kv_dup(p, len, "Mode");
+    m->program = kv_dup(p, len, "Program");
+    m->command = kv_dup(p, len, "Command");
+    m->pid = kv_dup(p, len, "Pid");
+    m->ppid = kv_dup(p, len, "ParentPid");
+    m->host = kv_dup(p, len, "Host");
+    m->start = kv_dup(p, len, "Start");
+    m->clock = kv_dup(p, len, "Clock");
 }
 
 static void meta_release(struct meta *m)
@@ -267,18 +330,8 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
                 break;
             }
             first = 0;
-            if (m && !m->format) {
-                m->format = kv_dup(p, len, "Format");
-                m->frequency = kv_dup(p, len, "Frequency");
-                m->mode = kv_dup(p, len, "Mode");
-                m->program = kv_dup(p, len, "Program");
-                m->command = kv_dup(p, len, "Command");
-                m->pid = kv_dup(p, len, "Pid");
-                m->ppid = kv_dup(p, len, "ParentPid");
-                m->host = kv_dup(p, len, "Host");
-                m->start = kv_dup(p, len, "Start");
-                m->clock = kv_dup(p, len, "Clock");
-            }
+            if (m && !m->format)
+                meta_from(m, p, len);
             if (pi) {
                 pi->number = kv_dup(p, len, "Thread");
                 pi->tid = kv_dup(p, len, "Tid");
@@ -298,6 +351,7 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
         if (type == PROF_CHUNK_IDS) {
             err = ids_add(&ids, p, len);
             rp.nids = ids.n;
+            rp.canon = ids.canon;
         } else if (type == PROF_CHUNK_EVENTS) {
             if (len % 4 != 0)
                 err = PROF_ERR_FORMAT;
@@ -411,6 +465,15 @@ static void part_warnings(struct prof_sbuf *b, const struct part_info *pi)
     }
 }
 
+/* Whether part a's thread number is smaller than b's (numbers were checked to be decimal). */
+static int thread_before(const struct part_info *a, const struct part_info *b)
+{
+    if (!a->number || !b->number)
+        return a->number != NULL;
+    size_t la = strlen(a->number), lb = strlen(b->number);
+    return la != lb ? la < lb : strcmp(a->number, b->number) < 0;
+}
+
 /* Merge the parts into a run file written to out. */
 enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
                               const struct prof_run_override *ov)
@@ -418,12 +481,15 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
     if ((!paths && count) || !out)
         return PROF_ERR_ARGUMENT;
     struct meta m = {0};
+    size_t *order = NULL;
     struct part_info *info = calloc(count ? count : 1, sizeof *info);
     if (!info)
         return PROF_ERR_NOMEM;
     enum prof_error err = PROF_OK;
     struct writer w = {0};
     w.out = out;
+    if (ov && ov->header)
+        meta_from(&m, (const unsigned char *)ov->header, ov->header_len);
 
     /* Pass one. A part that cannot be read at all spoils a recovery only if it is the only one. */
     size_t usable = 0;
@@ -445,6 +511,21 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
         err = PROF_ERR_FORMAT;
         goto done;
     }
+
+    /* Threads in the order of their numbers, whatever order the paths came in. */
+    order = malloc((count ? count : 1) * sizeof *order);
+    if (!order) {
+        err = PROF_ERR_NOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++)
+        order[i] = i;
+    for (size_t i = 1; i < count; i++) /* insertion sort: few threads, usually in order */
+        for (size_t j = i; j > 0 && thread_before(&info[order[j]], &info[order[j - 1]]); j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
 
     int complete = ov ? ov->complete : 1;
     uint64_t duration = 0;
@@ -481,8 +562,8 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
     prof_sbuf_str(b, "Threads,");
     prof_sbuf_u64(b, usable);
     prof_sbuf_char(b, '\n');
-    for (size_t i = 0; i < count; i++) {
-        struct part_info *pi = &info[i];
+    for (size_t k = 0; k < count; k++) {
+        struct part_info *pi = &info[order[k]];
         if (pi->damaged < 0)
             continue;
         prof_sbuf_str(b, "Thread,");
@@ -495,9 +576,9 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
         prof_sbuf_str(b, pi->damaged || !pi->state ? "incomplete" : pi->state);
         prof_sbuf_char(b, '\n');
     }
-    for (size_t i = 0; i < count; i++)
-        if (info[i].damaged >= 0)
-            part_warnings(b, &info[i]);
+    for (size_t k = 0; k < count; k++)
+        if (info[order[k]].damaged >= 0)
+            part_warnings(b, &info[order[k]]);
     prof_sbuf_str(b, summary ? "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram\n"
                              : "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n");
     if (b->failed) {
@@ -509,10 +590,10 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
 
     /* Pass two. */
     w.info = NULL;
-    for (size_t i = 0; i < count && err == PROF_OK; i++) {
-        if (info[i].damaged < 0)
+    for (size_t k = 0; k < count && err == PROF_OK; k++) {
+        if (info[order[k]].damaged < 0)
             continue;
-        err = read_part(paths[i], NULL, NULL, &w);
+        err = read_part(paths[order[k]], NULL, NULL, &w);
         if (w.buf.failed)
             err = PROF_ERR_NOMEM;
     }
@@ -520,6 +601,7 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
         err = PROF_ERR_IO;
 
 done:
+    free(order);
     for (size_t i = 0; i < count; i++)
         info_release(&info[i]);
     free(info);

@@ -176,8 +176,9 @@ struct prof_replay {
     uint32_t *open; /* per id: instances open now, for the Nested column */
     size_t open_cap;
     uint64_t stray, unterminated, instances;
-    uint32_t nids;       /* ids defined so far: an enter of a larger id is malformed */
-    uint32_t pending[3]; /* a record split across chunks */
+    uint32_t nids;         /* ids defined so far: an enter of a larger id is malformed */
+    const uint32_t *canon; /* optional: id -> first id with the same text, for Nested */
+    uint32_t pending[3];   /* a record split across chunks */
     size_t npending;
     prof_row_fn emit;
     void *ctx;
@@ -197,11 +198,14 @@ struct prof_run_override {
     uint64_t frequency; /* 0: keep the parts' */
     uint64_t duration;  /* ticks */
     int complete;
+    const char *header; /* the run's header pairs (as in a PRFH chunk), used before the parts' */
+    size_t header_len;
 };
 
 /*
- * Write the run file for the given parts (in thread order) to out. With ov NULL (recovery), the
- * metadata comes from the first part and the run is complete only if every part ended cleanly.
+ * Write the run file for the given parts to out, threads in the order of their numbers. With
+ * ov NULL (recovery), the metadata comes from the first readable part and the run is complete
+ * only if every part ended cleanly.
  */
 enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
                               const struct prof_run_override *ov);
@@ -252,6 +256,9 @@ struct prof_thread {
     int fd;
     uint32_t flushed; /* words of buf already written */
     const char **ids; /* index -> id */
+    uint32_t *canon;  /* summary mode: index -> first index with the same text (shares stats) */
+    uint32_t *texts;  /* summary mode: open addressing over id texts, index + 1 (0 = empty) */
+    uint32_t tmask;
     uint32_t nids, ids_cap, ids_written;
     unsigned number;
     pid_t tid;

@@ -51,12 +51,14 @@ static enum prof_error enter(struct prof_replay *r, uint32_t id)
         r->open = o;
         r->open_cap = cap;
     }
+    /* Ids with the same text are one region: count open instances by the first such id. */
+    uint32_t key = r->canon ? r->canon[id] : id;
     struct prof_replay_frame *f = &r->stack[r->depth++];
     f->id = id;
     f->start = r->clock;
     f->child = 0;
-    f->nested = r->open[id] > 0;
-    r->open[id]++;
+    f->nested = r->open[key] > 0;
+    r->open[key]++;
     return PROF_OK;
 }
 
@@ -82,7 +84,7 @@ static void leave(struct prof_replay *r)
         row.parent = p->id;
         p->child += row.ticks;
     }
-    r->open[f->id]--;
+    r->open[r->canon ? r->canon[f->id] : f->id]--;
     r->instances++;
     if (r->emit)
         r->emit(r->ctx, &row);
@@ -153,7 +155,7 @@ void prof_replay_finish(struct prof_replay *r)
         row.start = f->start;
         if (r->depth > 0)
             row.parent = r->stack[r->depth - 1].id;
-        r->open[f->id]--;
+        r->open[r->canon ? r->canon[f->id] : f->id]--;
         r->unterminated++;
         if (r->emit)
             r->emit(r->ctx, &row);

@@ -50,6 +50,7 @@ static struct {
     int fork_child_pending; /* a fork child must name its run before recording */
     unsigned next_number;
     struct prof_thread *head, *tail;
+    struct prof_thread *orphans; /* a fork child's copies of the parent's other recorders */
 } g = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* One line on stderr with one write(), so lines from threads do not interleave. */
@@ -127,6 +128,41 @@ static char *read_small(const char *path, size_t *len)
     return buf;
 }
 
+/*
+ * The command line from /proc/self/cmdline (arguments separated by NULs) as one string, each
+ * argument that a shell would split or expand put in single quotes, so it can be run again.
+ */
+static char *command_line(const char *args, size_t len)
+{
+    struct prof_sbuf b = {0};
+    for (size_t i = 0; i < len;) {
+        const char *a = args + i;
+        size_t n = strnlen(a, len - i);
+        if (i)
+            prof_sbuf_char(&b, ' ');
+        if (n > 0 && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                               "-_./=:,+@%") == n) {
+            prof_sbuf_add(&b, a, n);
+        } else {
+            prof_sbuf_char(&b, '\'');
+            for (size_t k = 0; k < n; k++) {
+                if (a[k] == '\'')
+                    prof_sbuf_str(&b, "'\\''");
+                else
+                    prof_sbuf_char(&b, a[k]);
+            }
+            prof_sbuf_char(&b, '\'');
+        }
+        i += n + 1;
+    }
+    prof_sbuf_char(&b, 0);
+    if (b.failed) {
+        prof_sbuf_release(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
 static void thread_key_destructor(void *p);
 static void fork_prepare(void);
 static void fork_parent(void);
@@ -161,19 +197,15 @@ static void process_init(void)
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     size_t len = 0;
-    char *cmd = read_small("/proc/self/cmdline", &len);
-    if (cmd) {
-        for (size_t i = 0; i + 1 < len; i++)
-            if (cmd[i] == 0)
-                cmd[i] = ' ';
-    }
-    g.command = cmd;
+    char *args = read_small("/proc/self/cmdline", &len);
+    g.command = args ? command_line(args, len) : NULL;
     if (n > 0) {
         exe[n] = 0;
         g.program = strdup(exe);
-    } else if (cmd) {
-        g.program = strndup(cmd, strcspn(cmd, " "));
+    } else if (args) {
+        g.program = strdup(args);
     }
+    free(args);
     if (gethostname(g.host, sizeof g.host - 1) != 0)
         g.host[0] = 0;
 }
@@ -308,6 +340,16 @@ static struct prof_run_info run_info(void)
     return ri;
 }
 
+/* Free a fork child's copies of the recorders of threads that exist only in the parent. */
+static void free_orphans(void)
+{
+    while (g.orphans) {
+        struct prof_thread *t = g.orphans;
+        g.orphans = t->next;
+        prof_thread_free(t);
+    }
+}
+
 /* The slow path of every event: attach the calling thread to the current run. */
 struct prof_thread *prof_attach(void)
 {
@@ -317,6 +359,7 @@ struct prof_thread *prof_attach(void)
     if (g.disabled || __atomic_load_n(&g.stopped, __ATOMIC_RELAXED))
         return NULL;
     pthread_mutex_lock(&g.lock);
+    free_orphans();
     struct prof_thread *t = prof_thread_self();
     int keep = 0;
     if (g.fork_child_pending) {
@@ -391,7 +434,7 @@ static enum prof_error run_finish(int at_exit)
 
     uint64_t end_ticks, end_ns;
     prof_clock_pair(&end_ticks, &end_ns);
-    struct prof_run_override ov = {0, end_ticks - g.base_ticks, 1};
+    struct prof_run_override ov = {0, end_ticks - g.base_ticks, 1, g.header.data, g.header.len};
     /* Measure the TSC rate again over the whole run: more exact than the 2 ms at start. */
     if (g.clock == PROF_CLOCK_TSC && end_ns - g.base_ns >= 100000000u)
         ov.frequency = prof_frequency_from(end_ticks - g.base_ticks, end_ns - g.base_ns);
@@ -518,6 +561,7 @@ __attribute__((destructor)) static void at_exit(void)
     if (!g.initialised || g.disabled)
         return;
     pthread_mutex_lock(&g.lock);
+    free_orphans();
     if (g.active && !g.fork_child_pending)
         run_finish(1);
     pthread_mutex_unlock(&g.lock);
@@ -535,7 +579,15 @@ static void fork_child(void)
 {
     pthread_mutex_init(&g.lock, NULL);
     struct prof_thread *t = prof_thread_self();
-    /* The parent's other threads do not exist here; their recorders belong to the parent. */
+    /* The parent's other threads do not exist here: their recorders are freed at the child's
+       next event or exit (not here: free() is not async-signal-safe). */
+    for (struct prof_thread *o = g.head, *next; o; o = next) {
+        next = o->next;
+        if (o != t) {
+            o->next = g.orphans;
+            g.orphans = o;
+        }
+    }
     g.head = g.tail = NULL;
     if (!g.active) {
         if (t)

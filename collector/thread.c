@@ -40,11 +40,16 @@ struct prof_thread *prof_thread_new(void)
 /* Free the summary statistics of every id. */
 static void stats_free(struct prof_thread *t)
 {
-    if (t->stats)
+    if (t->stats && t->canon)
         for (uint32_t i = 0; i < t->nids; i++)
-            free(t->stats[i]);
+            if (t->canon[i] == i)
+                free(t->stats[i]);
     free(t->stats);
+    free(t->canon);
+    free(t->texts);
     t->stats = NULL;
+    t->canon = t->texts = NULL;
+    t->tmask = 0;
 }
 
 /* Free a recorder and everything it owns. */
@@ -133,6 +138,44 @@ static int slots_grow(struct prof_thread *t)
     return 0;
 }
 
+/* FNV-1a of a NUL-terminated id. */
+static uint32_t text_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Summary mode: the first index whose id text equals that of index i (entering i if new). */
+static uint32_t text_find_or_add(struct prof_thread *t, uint32_t i)
+{
+    for (uint32_t h = text_hash(t->ids[i]) & t->tmask;; h = (h + 1) & t->tmask) {
+        uint32_t e = t->texts[h];
+        if (e == 0) {
+            t->texts[h] = i + 1;
+            return i;
+        }
+        if (strcmp(t->ids[e - 1], t->ids[i]) == 0)
+            return e - 1;
+    }
+}
+
+/* Summary mode: rebuild the text table with size slots (a power of two). */
+static int texts_grow(struct prof_thread *t, uint32_t size)
+{
+    uint32_t *x = calloc(size, sizeof *x);
+    if (!x)
+        return -1;
+    free(t->texts);
+    t->texts = x;
+    t->tmask = size - 1;
+    for (uint32_t i = 0; i < t->nids; i++)
+        if (t->canon[i] == i)
+            text_find_or_add(t, i);
+    return 0;
+}
+
 /* A region id seen for the first time on this thread: give it the next index. */
 static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const char *id)
 {
@@ -150,21 +193,35 @@ static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const ch
         t->ids = ids;
         if (t->mode == PROF_MODE_SUMMARY) {
             struct prof_stats **st = realloc(t->stats, cap * sizeof *st);
-            if (!st)
+            if (st)
+                t->stats = st;
+            uint32_t *cn = realloc(t->canon, cap * sizeof *cn);
+            if (cn)
+                t->canon = cn;
+            if (!st || !cn || texts_grow(t, cap * 2) != 0)
                 goto out;
-            t->stats = st;
         }
         t->ids_cap = cap;
     }
-    if (t->mode == PROF_MODE_SUMMARY) {
-        struct prof_stats *st = malloc(sizeof *st);
-        if (!st)
-            goto out;
-        prof_stats_reset(st);
-        t->stats[t->nids] = st;
-    }
     idx = t->nids;
     t->ids[idx] = id;
+    if (t->mode == PROF_MODE_SUMMARY) {
+        /* A new pointer with the text of an earlier id is the same region: share its stats, so
+           recursion through either pointer is seen (Outer) and one row is written. */
+        uint32_t first = text_find_or_add(t, idx);
+        t->canon[idx] = first;
+        if (first == idx) {
+            struct prof_stats *st = malloc(sizeof *st);
+            if (!st) {
+                idx = UINT32_MAX;
+                goto out;
+            }
+            prof_stats_reset(st);
+            t->stats[idx] = st;
+        } else {
+            t->stats[idx] = t->stats[first];
+        }
+    }
     t->nids++;
     uint32_t h = slot_of(id, t->mask);
     while (t->slots[h].key)
@@ -380,12 +437,15 @@ static int write_warning(struct prof_thread *t, const char *kind, uint64_t count
     return err;
 }
 
-/* Summary mode: the statistics rows and what only the live stack knows (t->lock held). */
+/*
+ * Summary mode: one row per region text (ids are pointers, and two pointers may hold the same
+ * text), then what only the live stack knows (t->lock held).
+ */
 static int write_summary(struct prof_thread *t)
 {
     struct prof_sbuf b = {0};
     for (uint32_t i = 0; i < t->nids; i++) {
-        if (PROF_LOAD(t->stats[i]->calls) == 0)
+        if (t->canon[i] != i || PROF_LOAD(t->stats[i]->calls) == 0)
             continue;
         prof_stats_format(&b, t->ids[i], t->number, t->stats[i]);
         prof_sbuf_char(&b, '\n');
@@ -396,9 +456,21 @@ static int write_summary(struct prof_thread *t)
     prof_sbuf_release(&b);
     uint32_t open = PROF_LOAD(t->depth);
     if (!err && open) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "%s never stopped", open == 1 ? "region" : "regions");
-        err = write_warning(t, "unterminated", open, msg);
+        /* The stack can be read only by its own thread: name the regions when that is us. */
+        struct prof_sbuf msg = {0};
+        prof_sbuf_str(&msg, open == 1 ? "region never stopped" : "regions never stopped");
+        if (t == self) {
+            uint32_t top = open < PROF_MAX_DEPTH ? open : PROF_MAX_DEPTH;
+            for (uint32_t k = 0; k < top && k < 5; k++) {
+                prof_sbuf_str(&msg, k ? ", " : ": ");
+                prof_sbuf_str(&msg, t->stack[top - 1 - k].id);
+            }
+            if (top > 5)
+                prof_sbuf_str(&msg, ", ...");
+        }
+        prof_sbuf_char(&msg, 0);
+        err = msg.failed ? ENOMEM : write_warning(t, "unterminated", open, msg.data);
+        prof_sbuf_release(&msg);
     }
     uint64_t stray = PROF_LOAD(t->stray), deep = PROF_LOAD(t->depth_limit);
     if (!err && stray)

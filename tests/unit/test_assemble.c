@@ -87,7 +87,7 @@ static void parts_merge_into_one_run_file(void **state)
     char *p1 = make_part(1, "main", ids1, 2, w1, 6, "exited");
     char *p2 = make_part(2, "worker", ids2, 1, w2, 3, "exited");
     const char *paths[] = {p1, p2};
-    struct prof_run_override ov = {2000, 500, 1};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0};
     enum prof_error err;
     char *text = assemble(paths, 2, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -138,7 +138,8 @@ static void killed_run_recovers_incomplete(void **state)
     assert_non_null(strstr(text, "Complete,no\n"));
     assert_non_null(strstr(text, "Duration,7\n"));
     assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"));
-    assert_non_null(strstr(text, "Warning,unterminated,1,2,\"regions never stopped: inner, outer\"\n"));
+    assert_non_null(
+        strstr(text, "Warning,unterminated,1,2,\"regions never stopped: inner, outer\"\n"));
     assert_non_null(strstr(text, "Warning,stray-stop,1,1,"));
     assert_non_null(strstr(text, "Warning,incomplete,1,1,"));
     assert_non_null(strstr(text, "\ninner,3,1,outer,1,3,2,0\n"));
@@ -198,7 +199,7 @@ static void damage_keeps_the_rows_before_it(void **state)
 static void run_without_parts_is_empty(void **state)
 {
     (void)state;
-    struct prof_run_override ov = {1000, 5, 1};
+    struct prof_run_override ov = {1000, 5, 1, NULL, 0};
     enum prof_error err;
     char *text = assemble(NULL, 0, &ov, &err);
     assert_int_equal(err, PROF_OK);
