@@ -39,8 +39,8 @@ void prof_stats_reset(struct prof_stats *s)
     s->min = UINT64_MAX;
 }
 
-/* Count one completed instance. */
-void prof_stats_add(struct prof_stats *s, uint64_t ticks, uint64_t self, int outermost)
+/* Count one completed instance in everything but the histogram (see prof_stats_hist). */
+void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64_t self, int outermost)
 {
     STORE(s->calls, s->calls + 1);
     STORE(s->ticks, s->ticks + ticks);
@@ -53,8 +53,20 @@ void prof_stats_add(struct prof_stats *s, uint64_t ticks, uint64_t self, int out
         STORE(s->outer, s->outer + ticks);
     double sq = s->sumsq + (double)ticks * (double)ticks;
     __atomic_store(&s->sumsq, &sq, __ATOMIC_RELAXED);
+}
+
+/* Count one instance's ticks in the histogram. */
+void prof_stats_hist(struct prof_stats *s, uint64_t ticks)
+{
     unsigned b = prof_hist_bucket(ticks);
     STORE(s->hist[b], s->hist[b] + 1);
+}
+
+/* Count one completed instance. */
+void prof_stats_add(struct prof_stats *s, uint64_t ticks, uint64_t self, int outermost)
+{
+    prof_stats_count(s, ticks, self, outermost);
+    prof_stats_hist(s, ticks);
 }
 
 /* Append the summary-table row of s (Region..Histogram, no newline). */

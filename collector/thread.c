@@ -342,6 +342,14 @@ void prof_start(const char *id)
     }
 }
 
+/* Summary mode: apply the queued histogram updates (owner thread). */
+static __attribute__((noinline)) void apply_pending(struct prof_thread *t)
+{
+    for (uint32_t i = 0; i < t->npending; i++)
+        prof_stats_hist(t->pending[i].stats, t->pending[i].ticks);
+    t->npending = 0;
+}
+
 /* Summary mode: close the innermost region at time now. */
 static __attribute__((noinline)) void summary_stop(struct prof_thread *t, uint32_t d, uint64_t now)
 {
@@ -354,7 +362,13 @@ static __attribute__((noinline)) void summary_stop(struct prof_thread *t, uint32
         t->stack[d - 1].child += ticks;
     struct prof_stats *st = t->stats[f->idx];
     st->active--;
-    prof_stats_add(st, ticks, self_ticks, st->active == 0);
+    prof_stats_count(st, ticks, self_ticks, st->active == 0);
+    uint32_t n = t->npending;
+    t->pending[n].stats = st;
+    t->pending[n].ticks = ticks;
+    t->npending = n + 1;
+    if (PROF_UNLIKELY(n + 1 == PROF_PENDING))
+        apply_pending(t);
 }
 
 /* Close the innermost open region. */
@@ -443,6 +457,10 @@ static int write_warning(struct prof_thread *t, const char *kind, uint64_t count
  */
 static int write_summary(struct prof_thread *t)
 {
+    /* Only the owner may apply its queue; another thread's last few calls (fewer than
+       PROF_PENDING) then miss the histogram but not the other columns. */
+    if (t == self)
+        apply_pending(t);
     struct prof_sbuf b = {0};
     for (uint32_t i = 0; i < t->nids; i++) {
         if (t->canon[i] != i || PROF_LOAD(t->stats[i]->calls) == 0)
@@ -560,6 +578,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->name[0] && t->tid == getpid())
         strcpy(t->name, "main");
     t->pos = t->flushed = 0;
+    t->npending = 0;
     t->depth = 0;
     t->last = run->base_ticks;
     t->stray = t->mismatch = t->depth_limit = 0;
