@@ -3,7 +3,8 @@
 #   make            the library (static and shared), pkg-config file, examples
 #   make check      every test: warnings as errors, then again under SAN=address,undefined
 #                   and SAN=thread (installs missing Debian packages when run as root)
-#   make demo       build, run the examples several times into demo/runs, show the result
+#   make demo       build, run the examples several times into demo/runs, write
+#                   demo/report.xlsx and its charts
 #   make bench      speed figures against peers (bench/README.md)
 #   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall
 #   make format-check / make format
@@ -55,6 +56,14 @@ STATIC_LIB := $(BUILD)/libprofreport.a
 SHARED_LIB := $(BUILD)/libprofreport.so.$(VERSION)
 SHARED_LINKS := $(BUILD)/libprofreport.so.$(SOMAJOR) $(BUILD)/libprofreport.so
 
+REPORTER_SRC := $(wildcard reporter/*.c)
+REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
+REPORTER_LIB := $(BUILD)/libreporter.a
+REPORTER := $(BUILD)/profreport
+REPORTER_CFLAGS := -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
+	-Icollector -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
+REPORTER_LIBS := $(REPORTER_LIB) $(STATIC_LIB) -lxlsxwriter -lcsv -lm -pthread
+
 EXAMPLES_C := $(wildcard examples/*.c)
 EXAMPLES_CXX := $(wildcard examples/*.cpp)
 EXAMPLE_BINS := $(EXAMPLES_C:examples/%.c=$(BUILD)/examples/%) \
@@ -66,10 +75,10 @@ PROGRAM_SRC := $(wildcard tests/programs/*.c)
 PROGRAM_BINS := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 	$(BUILD)/tests/programs/scope_cxx $(BUILD)/tests/programs/static_basic
 
-.PHONY: all lib examples check test unit functional demo bench install uninstall clean \
+.PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
 	format format-check deps
 
-all: lib examples $(BUILD)/profreport.pc
+all: lib reporter examples $(BUILD)/profreport.pc
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS)
 
@@ -93,6 +102,23 @@ $(BUILD)/profreport.pc: profreport.pc.in collector/profreport.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# ---- the profreport command ----
+
+reporter: $(REPORTER)
+
+$(BUILD)/reporter/%.o: reporter/%.c reporter/report.h collector/profreport.h
+	@mkdir -p $(@D)
+	$(CC) $(REPORTER_CFLAGS) -c $< -o $@
+
+# Everything but main.o, so unit tests can link the modules they test.
+$(REPORTER_LIB): $(filter-out $(BUILD)/reporter/main.o,$(REPORTER_OBJ))
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(REPORTER): $(BUILD)/reporter/main.o $(REPORTER_LIB) $(STATIC_LIB)
+	$(CC) $(SANFLAGS) -o $@ $(BUILD)/reporter/main.o $(REPORTER_LIBS)
+
 examples: $(EXAMPLE_BINS)
 
 $(BUILD)/examples/%: examples/%.c $(SHARED_LINKS) collector/profreport.h
@@ -105,9 +131,10 @@ $(BUILD)/examples/%: examples/%.cpp $(SHARED_LINKS) collector/profreport.h
 
 # ---- tests ----
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) collector/internal.h
+$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB) collector/internal.h \
+		reporter/report.h
 	@mkdir -p $(@D)
-	$(CC) $(APP_CFLAGS) $< -o $@ $(SANFLAGS) $(STATIC_LIB) -lcmocka -pthread
+	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
 
 $(BUILD)/tests/programs/%: tests/programs/%.c $(SHARED_LINKS) collector/profreport.h
 	@mkdir -p $(@D)
@@ -126,7 +153,8 @@ unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "unit: $$t"; $$t; done
 
 functional: all $(PROGRAM_BINS)
-	PROF_BUILD=$(abspath $(BUILD)) PROF_SAN=$(SAN) $(PYTHON) -m pytest -q tests/functional
+	PROF_BUILD=$(abspath $(BUILD)) PROF_SAN=$(SAN) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	    tests/functional
 
 test: all unit functional
 
@@ -153,7 +181,8 @@ demo: deps all
 	    PROFILER_DIR=demo/runs $(BUILD)/examples/cxx_app > /dev/null; \
 	done
 	@echo "demo: $$(ls demo/runs/*.csv | wc -l) run files in demo/runs/"
-	@ls -l demo/runs | head -20
+	$(REPORTER) demo/runs -o demo/report.xlsx --title "profreport demo"
+	@echo "demo: open demo/report.xlsx; chart images are in demo/report-charts/"
 
 # ---- bench ----
 
@@ -164,7 +193,11 @@ bench: lib
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-	    $(DESTDIR)$(MANDIR)/man3
+	    $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BINDIR) \
+	    $(DESTDIR)$(DATADIR)/profreport/templates
+	install -m 755 $(REPORTER) $(DESTDIR)$(BINDIR)/
+	install -m 644 templates/*.gp $(DESTDIR)$(DATADIR)/profreport/templates/
+	install -m 644 man/profreport.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
@@ -177,7 +210,9 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libprofreport.a $(DESTDIR)$(LIBDIR)/libprofreport.so* \
 	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
-	    $(DESTDIR)$(MANDIR)/man3/profreport.3
+	    $(DESTDIR)$(MANDIR)/man3/profreport.3 $(DESTDIR)$(MANDIR)/man1/profreport.1 \
+	    $(DESTDIR)$(BINDIR)/profreport
+	rm -rf $(DESTDIR)$(DATADIR)/profreport
 
 clean:
 	rm -rf build demo
@@ -185,7 +220,7 @@ clean:
 
 # ---- formatting ----
 
-FORMAT_FILES := $(wildcard collector/*.[ch] examples/*.c examples/*.cpp tests/unit/*.c \
+FORMAT_FILES := $(wildcard collector/*.[ch] reporter/*.[ch] examples/*.c examples/*.cpp tests/unit/*.c \
 	tests/programs/*.c tests/programs/*.cpp bench/*.c)
 
 format:

@@ -1,0 +1,558 @@
+/*
+ * charts.c - gnuplot charts for the profreport command: a chart's numbers and labels go to a
+ * data file, and gnuplot runs a template on it, without a shell and under a time limit.
+ */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PROF_TEMPLATES_DIR
+#define PROF_TEMPLATES_DIR "templates"
+#endif
+
+/* Longest label written to a data file, in bytes, ellipsis included. */
+#define LABEL_MAX 48
+/* Bytes of gnuplot's output kept for messages: its diagnostics are a few lines. */
+#define CAPTURE_MAX 16384
+/* Time limit when the caller gives none. */
+#define DEFAULT_TIMEOUT_S 30
+
+extern char **environ;
+
+/* The message behind the last *why: static storage, as report.h promises. */
+static char why_buf[1024];
+
+/* Format a message into why_buf and return it, for *why. */
+static const char *say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why_buf, sizeof why_buf, fmt, ap);
+    va_end(ap);
+    return why_buf;
+}
+
+/* Concatenation of a, b and c in a fresh string. */
+static char *concat3(const char *a, const char *b, const char *c)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+    char *s = xmalloc(la + lb + lc + 1);
+    memcpy(s, a, la);
+    memcpy(s + la, b, lb);
+    memcpy(s + la + lb, c, lc + 1);
+    return s;
+}
+
+/* Nonzero for the second, third or fourth byte of a UTF-8 sequence. */
+static int utf8_continuation(unsigned char c) { return (c & 0xc0) == 0x80; }
+
+/*
+ * The label as written to the data file: valid UTF-8 on one line, cut to LABEL_MAX bytes
+ * with an ellipsis in the middle (region names differ at their ends as often as at their
+ * starts), then quoted for gnuplot's data reader. Caller frees.
+ */
+static char *label_field(const char *label)
+{
+    char *s = utf8_repair(label, strlen(label));
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        /* Tabs and line ends would split the row; other controls are invalid in SVG. */
+        if (c < 0x20 || c == 0x7f)
+            s[i] = ' ';
+        /* gnuplot ends a quoted field at any double quote, escaped or not. */
+        else if (c == '"')
+            s[i] = '\'';
+        /* U+FFFE and U+FFFF are valid UTF-8 but not allowed in XML (the SVG charts). */
+        else if (c == 0xef && i + 2 < n && (unsigned char)s[i + 1] == 0xbf &&
+                 ((unsigned char)s[i + 2] == 0xbe || (unsigned char)s[i + 2] == 0xbf))
+            s[i + 2] = (char)0xbd;
+    }
+    if (n > LABEL_MAX) {
+        static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */
+        size_t budget = LABEL_MAX - (sizeof ellipsis - 1);
+        size_t head = budget * 2 / 3, tail = n - (budget - head);
+        while (head > 0 && utf8_continuation((unsigned char)s[head]))
+            head--;
+        while (tail < n && utf8_continuation((unsigned char)s[tail]))
+            tail++;
+        memcpy(s + head, ellipsis, sizeof ellipsis - 1);
+        memmove(s + head + sizeof ellipsis - 1, s + tail, n - tail + 1);
+        n = strlen(s);
+    }
+    /* gnuplot reads "" as the rest of the line: an empty label is an empty, unquoted field. */
+    if (n == 0)
+        return s;
+    /* Inside quotes gnuplot reads backslash escapes: double each backslash to keep it. */
+    char *q = xmalloc(2 * n + 3);
+    size_t o = 0;
+    q[o++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\')
+            q[o++] = '\\';
+        q[o++] = s[i];
+    }
+    q[o++] = '"';
+    q[o] = 0;
+    free(s);
+    return q;
+}
+
+/* Write a column name for the header comment: it must stay on that one comment line. */
+static void put_column_name(FILE *f, const char *name)
+{
+    for (const char *p = name ? name : ""; *p; p++)
+        fputc((unsigned char)*p < 0x20 ? ' ' : *p, f);
+}
+
+/* Check that the table can be written: rows, and block ends that partition them. */
+static int table_check(const struct chart_table *t, const char **why)
+{
+    if (!t || t->nrows == 0) {
+        *why = say("no data to chart");
+        return -1;
+    }
+    if (t->ncols > 0 && !t->values) {
+        *why = say("chart table has columns but no values");
+        return -1;
+    }
+    if (t->block_ends && t->nblocks > 0) {
+        for (size_t b = 0; b < t->nblocks; b++) {
+            size_t prev = b ? t->block_ends[b - 1] : 0;
+            if (t->block_ends[b] <= prev || t->block_ends[b] > t->nrows) {
+                *why = say("chart blocks must end at increasing row indexes");
+                return -1;
+            }
+        }
+        /* Ends are exclusive: the last block ends at nrows, which catches inclusive ends. */
+        if (t->block_ends[t->nblocks - 1] != t->nrows) {
+            *why = say("the last chart block must end at row %zu", t->nrows);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Write the table as gnuplot reads it (docs/TEMPLATES.md) to the open file f. */
+static void table_write(FILE *f, const struct chart_table *t)
+{
+    fputs("# label", f);
+    for (size_t c = 0; c < t->ncols; c++) {
+        fputc('\t', f);
+        put_column_name(f, t->columns ? t->columns[c] : "");
+    }
+    fputc('\n', f);
+    size_t block = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        char *field = label_field(t->labels && t->labels[r] ? t->labels[r] : "");
+        fputs(field, f);
+        free(field);
+        for (size_t c = 0; c < t->ncols; c++) {
+            double v = t->values[r * t->ncols + c];
+            /* gnuplot reads NaN as a missing value; infinities would wreck autoscaling. */
+            if (isfinite(v))
+                fprintf(f, "\t%.17g", v);
+            else
+                fputs("\tNaN", f);
+        }
+        fputc('\n', f);
+        /* Two blank lines end a block: gnuplot's "index" counts blocks this way. */
+        if (t->block_ends && block < t->nblocks && r + 1 == t->block_ends[block]) {
+            block++;
+            if (r + 1 < t->nrows)
+                fputs("\n\n", f);
+        }
+    }
+}
+
+/*
+ * Write the table to a new file with a fixed name in work_dir; returns its path (caller
+ * frees) or NULL with *why set. The name comes from the template name, never from labels.
+ */
+static char *data_file_write(const char *work_dir, const char *template_name,
+                             const struct chart_table *t, const char **why)
+{
+    /* Names unique within the process; O_EXCL skips any left from elsewhere. */
+    static unsigned counter;
+    char *path = NULL;
+    int fd = -1;
+    for (int tries = 0; tries < 1000 && fd < 0; tries++) {
+        free(path);
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "-%u.tsv", ++counter);
+        char *dir = concat3(work_dir, "/", template_name);
+        path = concat3(dir, suffix, "");
+        free(dir);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        *why = say("cannot create '%s': %s", path, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        *why = say("cannot write '%s': %s", path, strerror(errno));
+        close(fd);
+        unlink(path);
+        free(path);
+        return NULL;
+    }
+    errno = 0;
+    table_write(f, t);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        *why = say("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        unlink(path);
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+/* Milliseconds from now until the deadline on the monotonic clock (negative once past). */
+static long ms_left(const struct timespec *deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)(deadline->tv_sec - now.tv_sec) * 1000 +
+           (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/*
+ * Append what can be read now from fd to buf, keeping the last CAPTURE_MAX bytes (gnuplot's
+ * fatal error comes last); returns 1 at end of file.
+ */
+static int drain(int fd, char *buf, size_t *len)
+{
+    for (;;) {
+        char chunk[4096];
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n > 0) {
+            size_t add = (size_t)n;
+            if (*len + add > CAPTURE_MAX) {
+                size_t drop = *len + add - CAPTURE_MAX;
+                memmove(buf, buf + drop, *len - drop);
+                *len -= drop;
+            }
+            memcpy(buf + *len, chunk, add);
+            *len += add;
+        } else if (n == 0) {
+            return 1;
+        } else if (errno != EINTR) {
+            /* EAGAIN: nothing more for now. Other errors: treat as the end. */
+            return errno != EAGAIN && errno != EWOULDBLOCK;
+        }
+    }
+}
+
+/* How a run of gnuplot ended. */
+enum run_result { RUN_DONE, RUN_NOT_STARTED, RUN_TIMED_OUT };
+
+/*
+ * Run argv (argv[0] looked up in PATH) with stdin from /dev/null and stdout and stderr into
+ * out (NUL-terminated, CAPTURE_MAX + 1 bytes), in its own process group, which is killed
+ * after timeout_s seconds. On RUN_DONE *status is the wait status; on RUN_NOT_STARTED *err is
+ * the errno. No shell is involved: posix_spawnp execs the program itself.
+ */
+static enum run_result run_captured(char *const argv[], int timeout_s, char *out, int *status,
+                                    int *err)
+{
+    size_t len = 0;
+    out[0] = 0;
+    *status = 0;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+        *err = errno;
+        return RUN_NOT_STARTED;
+    }
+    /* Only the read end is non-blocking: gnuplot writes to a normal, blocking pipe. */
+    fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) & ~O_NONBLOCK);
+
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    /* The caller's open files (the workbook...) are none of gnuplot's business. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+    posix_spawnattr_init(&attr);
+    /* Own process group, so a timeout kills whatever the template started too; default
+       signal handling and mask, whatever the caller set for itself. */
+    sigset_t none, reset;
+    sigemptyset(&none);
+    sigemptyset(&reset);
+    sigaddset(&reset, SIGPIPE);
+    sigaddset(&reset, SIGINT);
+    sigaddset(&reset, SIGTERM);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &reset);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                        POSIX_SPAWN_SETSIGDEF);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        *err = rc;
+        return RUN_NOT_STARTED;
+    }
+
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S;
+    int fd = fds[0], timed_out = 0;
+    for (;;) {
+        long left = ms_left(&deadline);
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        /* Short polls: gnuplot may exit while something it started keeps the pipe open. */
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        poll(&p, fd >= 0 ? 1 : 0, left < 20 ? (int)left : 20);
+        if (fd >= 0 && drain(fd, out, &len)) {
+            close(fd);
+            fd = -1;
+        }
+        /* WNOWAIT: the process stays a zombie, so its group id cannot be reused before the
+           kill below. */
+        siginfo_t si;
+        si.si_pid = 0;
+        int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+        if (w == 0 && si.si_pid == pid)
+            break;
+        /* ECHILD: the caller ignores SIGCHLD, so gnuplot was reaped for us and its status is
+           lost; the output file check is then all there is. */
+        if (w < 0 && errno == ECHILD)
+            break;
+    }
+    if (fd >= 0) {
+        drain(fd, out, &len);
+        close(fd);
+    }
+    out[len] = 0;
+    /* The whole group: a looping template, or anything gnuplot left behind. */
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+        ;
+    return timed_out ? RUN_TIMED_OUT : RUN_DONE;
+}
+
+/* The line of gnuplot's output that says what went wrong, as "message" or "message (warning)". */
+static void gnuplot_message(const char *out, char *msg, size_t size)
+{
+    const char *last = NULL, *warning = NULL;
+    size_t last_len = 0, warning_len = 0;
+    for (const char *p = out; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        /* Skip blank lines and the caret line under an echoed command. */
+        if (n > 0 && strspn(p, " \t^\r") < n) {
+            last = p;
+            last_len = n;
+            if (!warning && memmem(p, n, "warning:", 8)) {
+                warning = p;
+                warning_len = n;
+            }
+        }
+        p = end ? end + 1 : p + n;
+    }
+    if (!last)
+        snprintf(msg, size, "no message");
+    else if (warning && warning != last)
+        snprintf(msg, size, "%.*s (after %.*s)", (int)last_len, last, (int)warning_len, warning);
+    else
+        snprintf(msg, size, "%.*s", (int)last_len, last);
+}
+
+/* The gnuplot program to run. */
+static const char *gnuplot_program(const struct chart_env *env)
+{
+    return env && env->gnuplot && env->gnuplot[0] ? env->gnuplot : "gnuplot";
+}
+
+/* Nonzero when gnuplot can be run; otherwise 0 and *why says why (static storage). */
+int chart_available(const struct chart_env *env, const char **why)
+{
+    const char *prog = gnuplot_program(env);
+    char *argv[] = {(char *)prog, (char *)"--version", NULL};
+    char *out = xmalloc(CAPTURE_MAX + 1);
+    int status = 0, err = 0;
+    int timeout = env && env->timeout_s > 0 ? env->timeout_s : DEFAULT_TIMEOUT_S;
+    enum run_result r = run_captured(argv, timeout, out, &status, &err);
+    int ok = 0;
+    if (r == RUN_NOT_STARTED && err == ENOENT)
+        *why = say("gnuplot not found (install gnuplot-nox): '%s'", prog);
+    else if (r == RUN_NOT_STARTED)
+        *why = say("cannot run '%s': %s", prog, strerror(err));
+    else if (r == RUN_TIMED_OUT)
+        *why = say("'%s --version' did not finish within %d s", prog, timeout);
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strncmp(out, "gnuplot", 7) != 0)
+        *why = say("'%s' does not work like gnuplot ('--version' failed)", prog);
+    else
+        ok = 1;
+    free(out);
+    return ok;
+}
+
+/* Nonzero when name is a plain template name: letters, digits, '_' and '-'. */
+static int template_name_ok(const char *name)
+{
+    if (!name || !name[0] || strlen(name) > 64)
+        return 0;
+    for (const char *p = name; *p; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * Nonzero when gnuplot would treat path as a file: it runs a command for a data or script
+ * name starting with '<' and an output name starting with '|'.
+ */
+static int path_ok(const char *path)
+{
+    if (!path || !path[0] || strpbrk(path, "\n\r"))
+        return 0;
+    /* Leading blanks too, should a gnuplot version skip them before looking. */
+    const char *p = path + strspn(path, " \t");
+    return *p != '|' && *p != '<';
+}
+
+/*
+ * Run gnuplot on one template for one terminal ("png" or "svg"), writing to a temporary
+ * name beside output_base, then renaming it to output_base.<terminal>. Returns 0 or -1.
+ */
+static int render_one(const struct chart_env *env, const struct chart_request *req,
+                      const char *template_path, const char *data_path, const char *terminal,
+                      const char **why)
+{
+    char suffix[48];
+    snprintf(suffix, sizeof suffix, ".tmp%ld.%s", (long)getpid(), terminal);
+    char *tmp = concat3(req->output_base, suffix, "");
+    char *final = concat3(req->output_base, ".", terminal);
+    const char *prog = gnuplot_program(env);
+    /* Labels are in the data file; title and axis label are ARG4 and ARG5 string values. */
+    char *argv[] = {(char *)prog,
+                    (char *)"-d",
+                    (char *)"-c",
+                    (char *)template_path,
+                    (char *)data_path,
+                    tmp,
+                    (char *)terminal,
+                    (char *)(req->title ? req->title : ""),
+                    (char *)(req->ylabel ? req->ylabel : ""),
+                    NULL};
+    char *out = xmalloc(CAPTURE_MAX + 1);
+    int status = 0, err = 0, ret = -1;
+    int timeout = env->timeout_s > 0 ? env->timeout_s : DEFAULT_TIMEOUT_S;
+    enum run_result r = run_captured(argv, timeout, out, &status, &err);
+    struct stat st;
+    if (r == RUN_NOT_STARTED && err == ENOENT) {
+        *why = say("gnuplot not found (install gnuplot-nox): '%s'", prog);
+    } else if (r == RUN_NOT_STARTED) {
+        *why = say("cannot run '%s': %s", prog, strerror(err));
+    } else if (r == RUN_TIMED_OUT) {
+        *why = say("gnuplot did not finish '%s' within the time limit of %d s: killed",
+                   template_path, timeout);
+    } else if (WIFSIGNALED(status)) {
+        *why = say("gnuplot was killed by signal %d running '%s'", WTERMSIG(status), template_path);
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char msg[600];
+        gnuplot_message(out, msg, sizeof msg);
+        *why = say("gnuplot failed on '%s' (exit status %d): %s", template_path,
+                   WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
+    } else if (stat(tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        *why = say("gnuplot wrote no %s chart with '%s'", terminal, template_path);
+    } else if (rename(tmp, final) != 0) {
+        *why = say("cannot write '%s': %s", final, strerror(errno));
+    } else {
+        ret = 0;
+    }
+    if (ret != 0)
+        unlink(tmp);
+    free(out);
+    free(tmp);
+    free(final);
+    return ret;
+}
+
+/*
+ * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with *why set
+ * (static storage) when the data file cannot be written or gnuplot fails or times out.
+ */
+int chart_render(const struct chart_env *env, const struct chart_request *req, const char **why)
+{
+    if (!path_ok(req->output_base)) {
+        *why = say("refused chart output path '%s': it must not start with '|' or '<' or "
+                   "contain a line break",
+                   req->output_base ? req->output_base : "");
+        return -1;
+    }
+    if (!template_name_ok(req->template_name)) {
+        *why = say("bad chart template name '%s'", req->template_name ? req->template_name : "");
+        return -1;
+    }
+    const char *dir = env->templates_dir ? env->templates_dir : PROF_TEMPLATES_DIR;
+    char *name = concat3("/", req->template_name, ".gp");
+    char *template_path = concat3(dir, name, "");
+    free(name);
+    if (!path_ok(template_path) || !env->work_dir || !path_ok(env->work_dir)) {
+        *why = say("refused chart template or work folder path");
+        free(template_path);
+        return -1;
+    }
+    if (access(template_path, R_OK) != 0) {
+        *why = say("cannot read chart template '%s': %s", template_path, strerror(errno));
+        free(template_path);
+        return -1;
+    }
+    if (table_check(req->data, why) != 0) {
+        free(template_path);
+        return -1;
+    }
+    char *data_path = data_file_write(env->work_dir, req->template_name, req->data, why);
+    if (!data_path) {
+        free(template_path);
+        return -1;
+    }
+    int ret = render_one(env, req, template_path, data_path, "png", why);
+    if (ret == 0) {
+        ret = render_one(env, req, template_path, data_path, "svg", why);
+        /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
+        if (ret != 0) {
+            char *png = concat3(req->output_base, ".png", "");
+            unlink(png);
+            free(png);
+        }
+    }
+    unlink(data_path);
+    free(data_path);
+    free(template_path);
+    return ret;
+}

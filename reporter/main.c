@@ -1,0 +1,646 @@
+/*
+ * main.c - the profreport command: read run files, write the workbook and chart images,
+ * print a flat profile. Options and exit codes are documented in profreport(1).
+ */
+#define _GNU_SOURCE /* fopencookie */
+#include "report.h"
+
+#include <profreport.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PROF_TEMPLATES_DIR
+#define PROF_TEMPLATES_DIR "/usr/local/share/profreport/templates"
+#endif
+
+/* Input larger than this gets a progress bar (on a terminal). */
+#define PROGRESS_BYTES (32u << 20)
+
+static const char usage_text[] =
+    "usage: profreport [OPTIONS] PATH...\n"
+    "Merge profreport run files (or folders of them) into an XLSX workbook with charts.\n"
+    "\n"
+    "  -o, --output FILE      workbook to write (default report.xlsx), replaced atomically\n"
+    "      --charts-dir DIR   where PNG and SVG charts go (default: beside the output,\n"
+    "                         <output>-charts/)\n"
+    "      --no-gnuplot       no gnuplot charts (the workbook keeps its native charts)\n"
+    "      --templates DIR    gnuplot templates to use instead of the installed ones\n"
+    "      --top N            regions in charts and the terminal summary (default 15)\n"
+    "      --unit UNIT        auto, s, ms, us or ns (default auto)\n"
+    "      --include GLOB     report only regions whose id matches (repeatable)\n"
+    "      --exclude GLOB     leave out regions whose id matches (repeatable)\n"
+    "      --title TEXT       title of the report and its charts\n"
+    "  -q, --quiet            no summary or warnings on the terminal, errors only\n"
+    "      --version          print the version and exit\n"
+    "  -h, --help             print this help and exit\n"
+    "\n"
+    "Exit status: 0 report written, 2 bad usage, 3 no readable run, 4 output not written,\n"
+    "5 internal error. See profreport(1).\n";
+
+/* The command line, parsed. */
+struct options {
+    const char *output, *charts_dir, *templates, *unit, *title;
+    int no_gnuplot, quiet;
+    size_t top;
+    const char **include, **exclude;
+    size_t ninclude, nexclude;
+    char **paths;
+    size_t npaths;
+};
+
+/* Bad usage: say why, point at --help, exit 2. */
+static void usage_error(const char *fmt, const char *arg)
+{
+    fputs("profreport: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'profreport --help'.\n", stderr);
+    exit(EXIT_USAGE);
+}
+
+/* Append to a growable array of strings. */
+static void push(const char ***v, size_t *n, const char *s)
+{
+    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = s;
+}
+
+/* Parse argv into o, or exit with EXIT_USAGE. */
+static void parse_options(int argc, char **argv, struct options *o)
+{
+    enum {
+        OPT_CHARTS = 256,
+        OPT_NOGNUPLOT,
+        OPT_TEMPLATES,
+        OPT_TOP,
+        OPT_UNIT,
+        OPT_INCLUDE,
+        OPT_EXCLUDE,
+        OPT_TITLE,
+        OPT_VERSION
+    };
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"charts-dir", required_argument, NULL, OPT_CHARTS},
+        {"no-gnuplot", no_argument, NULL, OPT_NOGNUPLOT},
+        {"templates", required_argument, NULL, OPT_TEMPLATES},
+        {"top", required_argument, NULL, OPT_TOP},
+        {"unit", required_argument, NULL, OPT_UNIT},
+        {"include", required_argument, NULL, OPT_INCLUDE},
+        {"exclude", required_argument, NULL, OPT_EXCLUDE},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"quiet", no_argument, NULL, 'q'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->output = "report.xlsx";
+    o->unit = "auto";
+    o->top = 15;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'o':
+            o->output = optarg;
+            break;
+        case OPT_CHARTS:
+            o->charts_dir = optarg;
+            break;
+        case OPT_NOGNUPLOT:
+            o->no_gnuplot = 1;
+            break;
+        case OPT_TEMPLATES:
+            o->templates = optarg;
+            break;
+        case OPT_TOP: {
+            errno = 0;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*optarg == '-' || *end || end == optarg || errno || v == 0 || v > 1000)
+                usage_error("--top needs a number from 1 to 1000, not '%s'", optarg);
+            o->top = v;
+            break;
+        }
+        case OPT_UNIT:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "s") && strcmp(optarg, "ms") &&
+                strcmp(optarg, "us") && strcmp(optarg, "ns"))
+                usage_error("--unit must be auto, s, ms, us or ns, not '%s'", optarg);
+            o->unit = optarg;
+            break;
+        case OPT_INCLUDE:
+            push(&o->include, &o->ninclude, optarg);
+            break;
+        case OPT_EXCLUDE:
+            push(&o->exclude, &o->nexclude, optarg);
+            break;
+        case OPT_TITLE:
+            o->title = optarg;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case OPT_VERSION:
+            printf("profreport %s (run-file format %d)\n", prof_version(), PROF_FORMAT_VERSION);
+            exit(EXIT_OK);
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(EXIT_OK);
+        case ':':
+            usage_error("option '%s' needs an argument", argv[optind - 1]);
+            break;
+        default:
+            usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        usage_error("%s", "no PATH given: name run files or folders of them");
+    o->paths = argv + optind;
+    o->npaths = (size_t)(argc - optind);
+}
+
+/* Refuse output paths that look like pipes or redirections to a shell-minded tool. */
+static void check_output_path(const char *what, const char *path)
+{
+    if (!*path || path[0] == '|' || path[0] == '<' || path[0] == '>' || strchr(path, '\n')) {
+        fprintf(stderr,
+                "profreport: refusing %s '%s': it starts with '|', '<' or '>', or "
+                "holds a newline\n",
+                what, path);
+        exit(EXIT_USAGE);
+    }
+}
+
+/* The command line as one string, for the Summary sheet. */
+static char *join_args(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = xmalloc(len), *p = s;
+    for (int i = 0; i < argc; i++) {
+        int quote = strpbrk(argv[i], " \t'\"") != NULL;
+        p += sprintf(p, "%s%s%s%s", i ? " " : "", quote ? "'" : "", argv[i], quote ? "'" : "");
+    }
+    return s;
+}
+
+/* ---- progress bar ---- */
+
+struct progress {
+    int on;
+    off_t total, done;
+    int shown; /* percent last drawn */
+};
+static struct progress progress;
+
+/* Redraw the bar when the percentage changes. */
+static void progress_add(size_t n)
+{
+    progress.done += (off_t)n;
+    int pct = progress.total ? (int)(100 * progress.done / progress.total) : 100;
+    if (pct == progress.shown || pct > 100)
+        return;
+    progress.shown = pct;
+    char bar[41];
+    memset(bar, '#', (size_t)(pct * 40 / 100));
+    memset(bar + pct * 40 / 100, '.', (size_t)(40 - pct * 40 / 100));
+    bar[40] = 0;
+    fprintf(stderr, "\rprofreport: reading [%s] %3d%%", bar, pct);
+}
+
+/* fopencookie read function: the file's bytes, counted for the bar. */
+static ssize_t counted_read(void *cookie, char *buf, size_t size)
+{
+    ssize_t r = read((int)(intptr_t)cookie, buf, size);
+    if (r > 0)
+        progress_add((size_t)r);
+    return r;
+}
+
+static int counted_close(void *cookie) { return close((int)(intptr_t)cookie); }
+
+/* ---- charts ---- */
+
+/* Where the templates are: --templates, then beside the program (a build tree), installed. */
+static char *find_templates(const char *opt)
+{
+    if (opt)
+        return xstrdup(opt);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *dir = dirname(exe);
+        char cand[PATH_MAX + 32];
+        /* build/profreport, or a sanitizer build one folder deeper */
+        static const char *const up[] = {"..", "../.."};
+        for (size_t i = 0; i < 2; i++) {
+            snprintf(cand, sizeof cand, "%s/%s/templates/callcost.gp", dir, up[i]);
+            if (access(cand, R_OK) == 0) {
+                snprintf(cand, sizeof cand, "%s/%s/templates", dir, up[i]);
+                return xstrdup(cand);
+            }
+        }
+    }
+    return xstrdup(PROF_TEMPLATES_DIR);
+}
+
+/* Charts made for the workbook: their PNG paths and titles, all owned here. */
+struct charts {
+    char *work;
+    char *pngs[8], *titles[8], *bases[8];
+    size_t n;
+    char *note;
+};
+
+/* Render one chart into the work folder and remember it. */
+static void render(struct charts *ch, const struct chart_env *env, const char *name,
+                   const char *title, const char *ylabel, const struct chart_table *t)
+{
+    if (ch->note || ch->n == 8)
+        return;
+    char base[PATH_MAX];
+    snprintf(base, sizeof base, "%s/%s", ch->work, name);
+    struct chart_request req = {name, base, title, ylabel, t};
+    const char *why = NULL;
+    if (chart_render(env, &req, &why) != 0) {
+        size_t len = strlen(why ? why : "failed") + strlen(name) + 64;
+        ch->note = xmalloc(len);
+        snprintf(ch->note, len, "gnuplot chart '%s' not drawn: %s", name, why ? why : "failed");
+        return;
+    }
+    size_t len = strlen(base) + 5;
+    ch->pngs[ch->n] = xmalloc(len);
+    snprintf(ch->pngs[ch->n], len, "%s.png", base);
+    ch->titles[ch->n] = xstrdup(title);
+    ch->bases[ch->n] = xstrdup(name);
+    ch->n++;
+}
+
+/* The four charts of the top regions. */
+static void make_charts(struct charts *ch, const struct chart_env *env, struct model *m,
+                        const struct options *o)
+{
+    size_t n;
+    size_t *rank = model_ranked(m, &n);
+    size_t top = n < o->top ? n : o->top;
+    if (top == 0) {
+        free(rank);
+        return;
+    }
+    const char **labels = xcalloc(top * (m->nruns + 1), sizeof *labels);
+    double *v = xcalloc(top * (m->nruns + 1) * 5, sizeof *v);
+    size_t *ends = xcalloc(top, sizeof *ends);
+    double typical = dist_mean(&m->regions[rank[top / 2]].cost);
+    struct unit u = unit_for(isfinite(typical) ? typical : 0, o->unit);
+    char title[512], ylabel[64];
+    const char *prefix = o->title ? o->title : "profreport";
+
+    /* Call cost: mean of the run means with its 95 % interval across runs. */
+    for (size_t i = 0; i < top; i++) {
+        struct region *r = &m->regions[rank[i]];
+        double vals[64];
+        size_t k = 0;
+        for (size_t run = 0; run < m->nruns && k < 64; run++)
+            if (isfinite(model_run_mean(r, run)))
+                vals[k++] = model_run_mean(r, run);
+        struct spread s = spread_of(vals, k);
+        labels[i] = r->display;
+        double mean = k >= 2 ? s.mean : dist_mean(&r->cost);
+        v[i * 3] = mean / u.ns;
+        v[i * 3 + 1] = k >= 2 ? (s.mean - s.ci95) / u.ns : NAN;
+        v[i * 3 + 2] = k >= 2 ? (s.mean + s.ci95) / u.ns : NAN;
+    }
+    static const char *const cost_cols[] = {"mean", "low", "high"};
+    struct chart_table t = {top, 3, labels, v, cost_cols, NULL, 0};
+    snprintf(title, sizeof title, "%s: mean cost per call (95%% interval across runs)", prefix);
+    snprintf(ylabel, sizeof ylabel, "cost per call (%s)", u.name);
+    render(ch, env, "callcost", title, ylabel, &t);
+
+    /* Hit count. */
+    for (size_t i = 0; i < top; i++)
+        v[i] = (double)m->regions[rank[i]].cost.n;
+    static const char *const hit_cols[] = {"calls"};
+    struct chart_table th = {top, 1, labels, v, hit_cols, NULL, 0};
+    snprintf(title, sizeof title, "%s: calls per region", prefix);
+    render(ch, env, "hitcount", title, "calls", &th);
+
+    /* Distribution of per-call costs. */
+    for (size_t i = 0; i < top; i++) {
+        struct dist *d = &m->regions[rank[i]].cost;
+        double q[5] = {d->min, dist_quantile(d, 0.25), dist_quantile(d, 0.5),
+                       dist_quantile(d, 0.75), d->max};
+        for (int j = 0; j < 5; j++)
+            v[i * 5 + j] = d->n ? q[j] / u.ns : NAN;
+    }
+    static const char *const dist_cols[] = {"min", "p25", "median", "p75", "max"};
+    struct chart_table td = {top, 5, labels, v, dist_cols, NULL, 0};
+    snprintf(title, sizeof title, "%s: distribution of the cost of one call", prefix);
+    render(ch, env, "distribution", title, ylabel, &td);
+
+    /* Trend: each region's mean per run, one block per region. */
+    size_t rows = 0;
+    for (size_t i = 0; i < top; i++) {
+        struct region *r = &m->regions[rank[i]];
+        for (size_t run = 0; run < m->nruns; run++) {
+            labels[rows] = r->display;
+            v[rows * 2] = (double)(run + 1);
+            v[rows * 2 + 1] = model_run_mean(r, run) / u.ns;
+            rows++;
+        }
+        ends[i] = rows;
+    }
+    static const char *const trend_cols[] = {"run", "mean"};
+    struct chart_table tt = {rows, 2, labels, v, trend_cols, ends, top};
+    snprintf(title, sizeof title, "%s: mean cost per call, run by run", prefix);
+    render(ch, env, "trend", title, ylabel, &tt);
+
+    free(labels);
+    free(v);
+    free(ends);
+    free(rank);
+}
+
+/* Copy a file into place through a temporary name. 0 or an errno value. */
+static int copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return errno;
+    size_t len = strlen(to) + 8;
+    char *tmp = xmalloc(len);
+    snprintf(tmp, len, "%s.tmp~", to);
+    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err = out < 0 ? errno : 0;
+    char buf[65536];
+    ssize_t r;
+    while (!err && (r = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)r) != r)
+            err = errno ? errno : EIO;
+    close(in);
+    if (out >= 0 && close(out) != 0 && !err)
+        err = errno;
+    if (!err && rename(tmp, to) != 0)
+        err = errno;
+    if (err)
+        unlink(tmp);
+    free(tmp);
+    return err;
+}
+
+/* mkdir -p; 0 or an errno value. */
+static int make_dirs(const char *dir)
+{
+    char *p = xstrdup(dir);
+    int err = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != 0)
+            continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            err = errno;
+            break;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    free(p);
+    return err;
+}
+
+/* Remove the private work folder (made by mkdtemp: everything in it is ours). */
+static void remove_work(struct charts *ch)
+{
+    if (!ch->work)
+        return;
+    DIR *d = opendir(ch->work);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", ch->work, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(ch->work);
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "C"); /* numbers with '.', whatever the environment says */
+    struct options o;
+    parse_options(argc, argv, &o);
+    util_quiet = o.quiet;
+    int rc = EXIT_OK;
+    char *charts_dir = NULL, *tmp_out = NULL, *templates = NULL, *cmdline = NULL;
+    char *outdup = xstrdup(o.output), *base = xstrdup(o.output);
+    struct input *inputs = NULL;
+    size_t ninputs = 0, copied = 0;
+    struct charts ch = {0};
+    struct model m;
+    model_init(&m);
+
+    /* Every output name is checked before anything is created. */
+    check_output_path("output", o.output);
+    if (!o.no_gnuplot) {
+        if (o.charts_dir) {
+            charts_dir = xstrdup(o.charts_dir);
+        } else {
+            size_t n = strlen(o.output);
+            size_t stem = n > 5 && strcmp(o.output + n - 5, ".xlsx") == 0 ? n - 5 : n;
+            charts_dir = xmalloc(stem + 8);
+            snprintf(charts_dir, stem + 8, "%.*s-charts", (int)stem, o.output);
+        }
+        check_output_path("charts folder", charts_dir);
+    }
+
+    /* The output's temporary file first: an unwritable place fails before any work. */
+    const char *outdir = dirname(outdup);
+    size_t tlen = strlen(outdir) + strlen(basename(base)) + 32;
+    tmp_out = xmalloc(tlen);
+    snprintf(tmp_out, tlen, "%s/.%s.XXXXXX", outdir, basename(base));
+    int tfd = mkstemp(tmp_out);
+    if (tfd < 0) {
+        fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, strerror(errno));
+        free(tmp_out);
+        tmp_out = NULL;
+        rc = EXIT_OUTPUT;
+        goto done;
+    }
+    mode_t mask = umask(0); /* mkstemp makes 0600; a report is as readable as any file */
+    umask(mask);
+    fchmod(tfd, 0666 & ~mask);
+    close(tfd);
+
+    m.include = o.include;
+    m.ninclude = o.ninclude;
+    m.exclude = o.exclude;
+    m.nexclude = o.nexclude;
+    ninputs = inputs_collect((const char *const *)o.paths, o.npaths, &inputs, &m);
+    if (ninputs == 0) {
+        fprintf(stderr, "profreport: no run files found in the paths given (run files are "
+                        "*.csv; folders are not searched recursively)\n");
+        rc = EXIT_NO_INPUT;
+        goto done;
+    }
+    off_t total = 0;
+    for (size_t i = 0; i < ninputs; i++) {
+        struct stat st;
+        for (size_t k = 0; k < (inputs[i].path ? 1 : inputs[i].nparts); k++)
+            if (stat(inputs[i].path ? inputs[i].path : inputs[i].parts[k], &st) == 0)
+                total += st.st_size;
+    }
+    progress.on = !o.quiet && isatty(STDERR_FILENO) && total >= PROGRESS_BYTES;
+    progress.total = total;
+    progress.shown = -1;
+    for (size_t i = 0; i < ninputs; i++) {
+        if (progress.on && inputs[i].path) {
+            int fd = open(inputs[i].path, O_RDONLY | O_CLOEXEC);
+            cookie_io_functions_t io = {counted_read, NULL, NULL, counted_close};
+            FILE *f = fd >= 0 ? fopencookie((void *)(intptr_t)fd, "r", io) : NULL;
+            if (f) {
+                model_add_run(&m, f, inputs[i].path, 0);
+                fclose(f);
+                continue;
+            }
+            if (fd >= 0)
+                close(fd);
+        }
+        input_read(&inputs[i], &m);
+    }
+    if (progress.on)
+        fputs("\n", stderr);
+    if (m.nruns == 0) {
+        for (size_t i = 0; i < m.nwarnings; i++)
+            fprintf(stderr, "profreport: %s: %s\n", m.warnings[i].where, m.warnings[i].message);
+        fprintf(stderr, "profreport: no readable run among %zu input%s\n", ninputs,
+                ninputs == 1 ? "" : "s");
+        rc = EXIT_NO_INPUT;
+        goto done;
+    }
+
+    /* Charts, rendered in a private folder; copied to the charts folder once all is well. */
+    templates = find_templates(o.templates);
+    if (!o.no_gnuplot) {
+        const char *tmpdir = getenv("TMPDIR");
+        if (!tmpdir || !*tmpdir)
+            tmpdir = "/tmp";
+        size_t len = strlen(tmpdir) + 24;
+        char *w = xmalloc(len);
+        snprintf(w, len, "%s/profreport-XXXXXX", tmpdir);
+        if (!mkdtemp(w)) {
+            free(w);
+            ch.note = xstrdup("no gnuplot charts: cannot create a temporary folder");
+        } else {
+            ch.work = w;
+            struct chart_env env = {templates, NULL, ch.work, 30};
+            const char *why = NULL;
+            if (!chart_available(&env, &why)) {
+                size_t wl = strlen(why) + 64;
+                ch.note = xmalloc(wl);
+                snprintf(ch.note, wl, "no gnuplot charts: %s", why);
+            } else {
+                make_charts(&ch, &env, &m, &o);
+            }
+        }
+        if (ch.note)
+            warn_msg("%s", ch.note);
+    }
+
+    char generated[64];
+    time_t now = time(NULL);
+    struct tm lt;
+    localtime_r(&now, &lt);
+    strftime(generated, sizeof generated, "%Y-%m-%d %H:%M:%S %Z", &lt);
+    cmdline = join_args(argc, argv);
+    struct report_info ri = {o.title,
+                             cmdline,
+                             generated,
+                             o.unit,
+                             o.top,
+                             ninputs,
+                             (const char *const *)ch.pngs,
+                             (const char *const *)ch.titles,
+                             ch.n,
+                             o.no_gnuplot ? NULL : ch.note};
+    const char *why = NULL;
+    if (workbook_write(tmp_out, &m, &ri, &why) != 0) {
+        fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, why);
+        rc = EXIT_OUTPUT;
+        goto done;
+    }
+    /* The charts go into place before the workbook does: a failure leaves the old report. */
+    if (ch.n > 0) {
+        int err = make_dirs(charts_dir);
+        for (size_t i = 0; i < ch.n && !err; i++)
+            for (int k = 0; k < 2 && !err; k++) {
+                char from[PATH_MAX], to[PATH_MAX];
+                snprintf(from, sizeof from, "%s/%s.%s", ch.work, ch.bases[i], k ? "svg" : "png");
+                snprintf(to, sizeof to, "%s/%s.%s", charts_dir, ch.bases[i], k ? "svg" : "png");
+                err = copy_file(from, to);
+                copied += !err;
+            }
+        if (err) {
+            fprintf(stderr, "profreport: cannot write charts to '%s': %s\n", charts_dir,
+                    strerror(err));
+            rc = EXIT_OUTPUT;
+            goto done;
+        }
+    }
+    if (rename(tmp_out, o.output) != 0) {
+        fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, strerror(errno));
+        rc = EXIT_OUTPUT;
+        goto done;
+    }
+    free(tmp_out);
+    tmp_out = NULL; /* in place: not to be removed */
+
+    if (!o.quiet) {
+        flat_print(stdout, &m, &ri);
+        printf("\nworkbook: %s\n", o.output);
+        if (copied)
+            printf("charts:   %s/ (%zu files)\n", charts_dir, copied);
+        if (m.nwarnings)
+            printf("warnings: %zu (see the Warnings sheet)\n", m.nwarnings);
+    }
+
+done:
+    if (tmp_out)
+        unlink(tmp_out);
+    remove_work(&ch);
+    for (size_t i = 0; i < ch.n; i++) {
+        free(ch.pngs[i]);
+        free(ch.titles[i]);
+        free(ch.bases[i]);
+    }
+    free(ch.note);
+    free(ch.work);
+    free(templates);
+    free(cmdline);
+    free(charts_dir);
+    free(tmp_out);
+    free(outdup);
+    free(base);
+    inputs_free(inputs, ninputs);
+    model_release(&m);
+    free(o.include);
+    free(o.exclude);
+    return rc;
+}

@@ -1,0 +1,559 @@
+/*
+ * model.c - merge run files into the report's model: regions keyed by their id text, with
+ * per-call cost distributions, per-run and per-thread totals, caller -> callee edges, runs,
+ * threads and warnings. Memory grows with regions, runs and threads, never with events.
+ */
+#include "report.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Past this many problems in one file, the rest are counted in one warning. */
+#define PROBLEMS_PER_FILE 50
+
+/* Empty model. */
+void model_init(struct model *m) { memset(m, 0, sizeof *m); }
+
+/* Free everything the model owns. */
+void model_release(struct model *m)
+{
+    for (size_t i = 0; i < m->nregions; i++) {
+        struct region *r = &m->regions[i];
+        free(r->name);
+        free(r->display);
+        dist_release(&r->cost);
+        free(r->run_sum);
+        free(r->run_calls);
+        free(r->key_sum);
+        free(r->key_self);
+        free(r->key_calls);
+    }
+    free(m->regions);
+    free(m->region_table);
+    for (size_t i = 0; i < m->nruns; i++) {
+        struct run_rec *r = &m->runs[i];
+        free(r->file);
+        free(r->program);
+        free(r->command);
+        free(r->host);
+        free(r->start);
+        free(r->clock);
+        free(r->pid);
+        free(r->mode);
+    }
+    free(m->runs);
+    for (size_t i = 0; i < m->nthreads; i++) {
+        free(m->threads[i].tid);
+        free(m->threads[i].name);
+        free(m->threads[i].state);
+    }
+    free(m->threads);
+    for (size_t i = 0; i < m->nkeys; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->edges);
+    free(m->edge_table);
+    for (size_t i = 0; i < m->nwarnings; i++) {
+        free(m->warnings[i].where);
+        free(m->warnings[i].kind);
+        free(m->warnings[i].message);
+    }
+    free(m->warnings);
+    model_init(m);
+}
+
+/* Add a warning. */
+void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
+                const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    m->warnings = xrealloc(m->warnings, (m->nwarnings + 1) * sizeof *m->warnings);
+    struct warning_rec *w = &m->warnings[m->nwarnings++];
+    w->where = utf8_repair(where, strlen(where));
+    w->kind = xstrdup(kind);
+    w->count = count;
+    w->message = utf8_repair(msg, strlen(msg));
+}
+
+/* FNV-1a over bytes. */
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Whether a region id is reported, given --include and --exclude. */
+static int region_wanted(const struct model *m, const char *name)
+{
+    if (m->ninclude) {
+        size_t i;
+        for (i = 0; i < m->ninclude; i++)
+            if (fnmatch(m->include[i], name, 0) == 0)
+                break;
+        if (i == m->ninclude)
+            return 0;
+    }
+    for (size_t i = 0; i < m->nexclude; i++)
+        if (fnmatch(m->exclude[i], name, 0) == 0)
+            return 0;
+    return 1;
+}
+
+/* Double the region table and re-enter every region. */
+static void regions_rehash(struct model *m)
+{
+    size_t size = m->region_mask ? (m->region_mask + 1) * 2 : 256;
+    free(m->region_table);
+    m->region_table = xcalloc(size, sizeof *m->region_table);
+    m->region_mask = size - 1;
+    for (size_t i = 0; i < m->nregions; i++) {
+        size_t h = hash_bytes(m->regions[i].name, m->regions[i].len) & m->region_mask;
+        while (m->region_table[h])
+            h = (h + 1) & m->region_mask;
+        m->region_table[h] = i + 1;
+    }
+}
+
+/* The index of the region with id s[0..n), created on first sight. */
+static size_t region_get(struct model *m, const char *s, size_t n)
+{
+    if ((m->nregions + 1) * 2 > m->region_mask + 1)
+        regions_rehash(m);
+    size_t h = hash_bytes(s, n) & m->region_mask;
+    for (;; h = (h + 1) & m->region_mask) {
+        size_t e = m->region_table[h];
+        if (!e)
+            break;
+        struct region *r = &m->regions[e - 1];
+        if (r->len == n && memcmp(r->name, s, n) == 0)
+            return e - 1;
+    }
+    if (m->nregions == m->regions_cap) {
+        m->regions_cap = m->regions_cap ? m->regions_cap * 2 : 64;
+        m->regions = xrealloc(m->regions, m->regions_cap * sizeof *m->regions);
+    }
+    struct region *r = &m->regions[m->nregions];
+    memset(r, 0, sizeof *r);
+    r->name = xstrndup(s, n);
+    r->len = n;
+    r->display = utf8_repair(s, n);
+    r->excluded = !region_wanted(m, r->display);
+    dist_init(&r->cost);
+    m->region_table[h] = ++m->nregions;
+    return m->nregions - 1;
+}
+
+/* Make room in a region's per-run and per-key arrays. */
+static void region_grow(struct region *r, size_t run, size_t key)
+{
+    if (run >= r->run_cap) {
+        size_t cap = r->run_cap ? r->run_cap : 4;
+        while (cap <= run)
+            cap *= 2;
+        r->run_sum = xrealloc(r->run_sum, cap * sizeof *r->run_sum);
+        r->run_calls = xrealloc(r->run_calls, cap * sizeof *r->run_calls);
+        for (size_t i = r->run_cap; i < cap; i++) {
+            r->run_sum[i] = 0;
+            r->run_calls[i] = 0;
+        }
+        r->run_cap = cap;
+    }
+    if (key >= r->key_cap) {
+        size_t cap = r->key_cap ? r->key_cap : 4;
+        while (cap <= key)
+            cap *= 2;
+        r->key_sum = xrealloc(r->key_sum, cap * sizeof *r->key_sum);
+        r->key_self = xrealloc(r->key_self, cap * sizeof *r->key_self);
+        r->key_calls = xrealloc(r->key_calls, cap * sizeof *r->key_calls);
+        for (size_t i = r->key_cap; i < cap; i++) {
+            r->key_sum[i] = r->key_self[i] = 0;
+            r->key_calls[i] = 0;
+        }
+        r->key_cap = cap;
+    }
+}
+
+/* Hash of an edge's two ends. */
+static size_t caller_hash(size_t caller, size_t callee)
+{
+    uint64_t h = (uint64_t)caller * 0x9E3779B97F4A7C15ull ^ (uint64_t)callee;
+    return (size_t)(h * 0xBF58476D1CE4E5B9ull >> 17);
+}
+
+/* The edge caller -> callee, created on first sight. */
+static struct edge *edge_get(struct model *m, size_t caller, size_t callee)
+{
+    if ((m->nedges + 1) * 2 > m->edge_mask + 1) {
+        size_t size = m->edge_mask ? (m->edge_mask + 1) * 2 : 256;
+        free(m->edge_table);
+        m->edge_table = xcalloc(size, sizeof *m->edge_table);
+        m->edge_mask = size - 1;
+        for (size_t i = 0; i < m->nedges; i++) {
+            size_t h = (caller_hash(m->edges[i].caller, m->edges[i].callee)) & m->edge_mask;
+            while (m->edge_table[h])
+                h = (h + 1) & m->edge_mask;
+            m->edge_table[h] = i + 1;
+        }
+    }
+    size_t h = caller_hash(caller, callee) & m->edge_mask;
+    for (;; h = (h + 1) & m->edge_mask) {
+        size_t e = m->edge_table[h];
+        if (!e)
+            break;
+        struct edge *x = &m->edges[e - 1];
+        if (x->caller == caller && x->callee == callee)
+            return x;
+    }
+    if (m->nedges == m->edges_cap) {
+        m->edges_cap = m->edges_cap ? m->edges_cap * 2 : 64;
+        m->edges = xrealloc(m->edges, m->edges_cap * sizeof *m->edges);
+    }
+    struct edge *x = &m->edges[m->nedges];
+    memset(x, 0, sizeof *x);
+    x->caller = caller;
+    x->callee = callee;
+    m->edge_table[h] = ++m->nedges;
+    return x;
+}
+
+/* The thread key (for per-thread columns) of a thread name. */
+static size_t key_get(struct model *m, const char *name)
+{
+    for (size_t i = 0; i < m->nkeys; i++)
+        if (strcmp(m->keys[i], name) == 0)
+            return i;
+    m->keys = xrealloc(m->keys, (m->nkeys + 1) * sizeof *m->keys);
+    m->keys[m->nkeys] = xstrdup(name);
+    return m->nkeys++;
+}
+
+/* What reading one run needs to remember. */
+struct ingest {
+    struct model *m;
+    size_t run;
+    const char *name;
+    double ns_per_tick;
+    size_t *thread_of; /* thread number -> index in m->threads + 1 (0: not seen) */
+    size_t thread_cap;
+    double max_end_ns;
+    unsigned long problems;
+    int has_duration;
+    uint64_t unterminated; /* seed form: rows with an empty delta */
+    char names[1200];      /* ... the first few of their ids */
+};
+
+/* The model's thread record for thread number n of the current run, created on first sight. */
+static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *tid,
+                                     const char *name, const char *state)
+{
+    struct model *m = in->m;
+    if (n >= in->thread_cap) {
+        size_t cap = in->thread_cap ? in->thread_cap : 16;
+        while (cap <= n)
+            cap *= 2;
+        in->thread_of = xrealloc(in->thread_of, cap * sizeof *in->thread_of);
+        memset(in->thread_of + in->thread_cap, 0, (cap - in->thread_cap) * sizeof *in->thread_of);
+        in->thread_cap = cap;
+    }
+    if (!in->thread_of[n]) {
+        m->threads = xrealloc(m->threads, (m->nthreads + 1) * sizeof *m->threads);
+        struct thread_rec *t = &m->threads[m->nthreads];
+        memset(t, 0, sizeof *t);
+        t->run = in->run;
+        t->number = n;
+        t->tid = xstrdup(tid ? tid : "");
+        t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
+        t->state = xstrdup(state ? state : "");
+        char key[64];
+        if (t->name[0])
+            t->key = key_get(m, t->name);
+        else if (m->runs[in->run].kind == RUN_SEED)
+            t->key = key_get(m, "(no thread data)");
+        else {
+            snprintf(key, sizeof key, "thread %u", n);
+            t->key = key_get(m, key);
+        }
+        in->thread_of[n] = ++m->nthreads;
+        m->runs[in->run].threads++;
+    }
+    return &m->threads[in->thread_of[n] - 1];
+}
+
+/* A metadata record: run facts, threads and the collector's warnings. */
+static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t n)
+{
+    struct ingest *in = ctx;
+    struct run_rec *run = &in->m->runs[in->run];
+    char **slot = NULL;
+    (void)lens;
+    if (n < 2)
+        return;
+    if (strcmp(f[0], "Program") == 0)
+        slot = &run->program;
+    else if (strcmp(f[0], "Command") == 0)
+        slot = &run->command;
+    else if (strcmp(f[0], "Host") == 0)
+        slot = &run->host;
+    else if (strcmp(f[0], "Start") == 0)
+        slot = &run->start;
+    else if (strcmp(f[0], "Clock") == 0)
+        slot = &run->clock;
+    else if (strcmp(f[0], "Pid") == 0)
+        slot = &run->pid;
+    else if (strcmp(f[0], "Complete") == 0)
+        run->complete = strcmp(f[1], "no") != 0;
+    else if (strcmp(f[0], "Duration") == 0) {
+        run->duration_ns = strtod(f[1], NULL); /* ticks until begin converts */
+        in->has_duration = 1;
+    } else if (strcmp(f[0], "Thread") == 0 && n >= 5) {
+        char *end;
+        unsigned long num = strtoul(f[1], &end, 10);
+        if (*end == 0 && num < 1000000)
+            thread_get(in, (unsigned)num, f[2], f[3], f[4]);
+    } else if (strcmp(f[0], "Warning") == 0 && n >= 5) {
+        model_warn(in->m, in->name, f[1], strtoull(f[3], NULL, 10), "thread %s: %s", f[2], f[4]);
+    }
+    if (slot) {
+        free(*slot);
+        *slot = utf8_repair(f[1], lens[1]);
+    }
+}
+
+/* The table starts: now ticks can be converted. */
+static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
+{
+    struct ingest *in = ctx;
+    struct run_rec *run = &in->m->runs[in->run];
+    run->kind = kind;
+    run->frequency = frequency;
+    in->ns_per_tick = 1e9 / (double)frequency;
+    if (in->has_duration)
+        run->duration_ns *= in->ns_per_tick;
+    free(run->mode);
+    run->mode = xstrdup(kind == RUN_SUMMARY ? "summary" : kind == RUN_SEED ? "seed" : "events");
+    if (kind == RUN_SUMMARY)
+        in->m->any_summary = 1;
+}
+
+/* One region instance (events table or seed form). */
+static void on_event(void *ctx, const struct run_event *e)
+{
+    struct ingest *in = ctx;
+    struct model *m = in->m;
+    size_t ri = region_get(m, e->region, e->region_len);
+    struct thread_rec *t = thread_get(in, e->thread, NULL, NULL, NULL);
+    size_t key = t->key;
+    m->runs[in->run].events++;
+    m->events++;
+    t->events++;
+    struct region *r = &m->regions[ri];
+    if (!e->has_ticks) {
+        r->unterminated++;
+        /* Events files list these in their Warning records; the seed form has none. */
+        if (m->runs[in->run].kind == RUN_SEED) {
+            if (in->unterminated < 5) {
+                size_t len = strlen(in->names);
+                snprintf(in->names + len, sizeof in->names - len, "%s%.*s", len ? ", " : "",
+                         (int)(e->region_len < 200 ? e->region_len : 200), e->region);
+            }
+            in->unterminated++;
+        }
+        return;
+    }
+    double ns = (double)e->ticks * in->ns_per_tick;
+    double self = (double)e->self * in->ns_per_tick;
+    if (in->m->runs[in->run].kind == RUN_SEED)
+        self = ns; /* the seed form knows nothing of nesting */
+    m->self_total_ns += self;
+    double end = (double)e->start * in->ns_per_tick + ns;
+    if (end > in->max_end_ns)
+        in->max_end_ns = end;
+    if (e->depth == 0)
+        t->busy_ns += ns;
+    if (r->excluded)
+        return;
+    dist_add(&r->cost, ns);
+    r->self_ns += self;
+    if (!e->nested)
+        r->outer_ns += ns;
+    region_grow(r, in->run, key);
+    r->run_sum[in->run] += ns;
+    r->run_calls[in->run]++;
+    r->key_sum[key] += ns;
+    r->key_self[key] += self;
+    r->key_calls[key]++;
+    if (m->runs[in->run].kind == RUN_SEED)
+        return; /* no caller information */
+    size_t caller = SIZE_MAX;
+    if (e->depth > 0) {
+        caller = region_get(m, e->parent, e->parent_len);
+        r = &m->regions[ri]; /* region_get may have moved the array */
+        if (m->regions[caller].excluded)
+            return;
+    }
+    struct edge *x = edge_get(m, caller, ri);
+    x->calls++;
+    x->total_ns += ns;
+    x->self_ns += self;
+}
+
+/* One summary-table row: a thread's whole account of a region. */
+static void on_summary(void *ctx, const struct run_summary *s)
+{
+    struct ingest *in = ctx;
+    struct model *m = in->m;
+    size_t ri = region_get(m, s->region, s->region_len);
+    struct thread_rec *t = thread_get(in, s->thread, NULL, NULL, NULL);
+    struct region *r = &m->regions[ri];
+    double k = in->ns_per_tick;
+    m->runs[in->run].events += s->calls;
+    m->events += s->calls;
+    t->events += s->calls;
+    m->self_total_ns += (double)s->self * k;
+    if (r->excluded || s->calls == 0)
+        return;
+    dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k, (double)s->min * k,
+                     (double)s->max * k);
+    for (size_t i = 0; i < s->nhist; i++) {
+        /* Bucket bounds of FORMAT.md 1.4, in ticks, then in ns. */
+        uint32_t b = s->hist_bucket[i];
+        double lo = b < 8 ? b : ldexp(8.0 + b % 8, (int)(b / 8 + 2) - 3);
+        uint32_t nb = b + 1;
+        double hi = nb < 8 ? nb : ldexp(8.0 + nb % 8, (int)(nb / 8 + 2) - 3);
+        dist_add_bin(&r->cost, lo * k, hi * k, s->hist_count[i]);
+    }
+    r->self_ns += (double)s->self * k;
+    r->outer_ns += (double)s->outer * k;
+    region_grow(r, in->run, t->key);
+    r->run_sum[in->run] += (double)s->ticks * k;
+    r->run_calls[in->run] += s->calls;
+    r->key_sum[t->key] += (double)s->ticks * k;
+    r->key_self[t->key] += (double)s->self * k;
+    r->key_calls[t->key] += s->calls;
+}
+
+/* A problem at a line: becomes a warning, up to a limit per file. */
+static void on_problem(void *ctx, unsigned long line, const char *message)
+{
+    struct ingest *in = ctx;
+    in->m->skipped_rows++;
+    if (++in->problems > PROBLEMS_PER_FILE)
+        return;
+    char where[4096];
+    snprintf(where, sizeof where, "%s:%lu", in->name, line);
+    model_warn(in->m, where, "malformed", 1, "%s", message);
+}
+
+/* Read one run file into the model. */
+enum run_status model_add_run(struct model *m, FILE *f, const char *name, int recovered)
+{
+    m->runs = xrealloc(m->runs, (m->nruns + 1) * sizeof *m->runs);
+    struct run_rec *run = &m->runs[m->nruns];
+    memset(run, 0, sizeof *run);
+    run->file = utf8_repair(name, strlen(name));
+    run->complete = 1;
+    run->recovered = recovered;
+    struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, ""};
+    m->nruns++;
+    size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
+    struct run_handler h = {&in, on_meta, on_begin, on_event, on_summary, on_problem};
+    const char *why = NULL;
+    unsigned long line = 0;
+    enum run_status st = runfile_parse(f, name, &h, &why, &line);
+    free(in.thread_of);
+    run = &m->runs[m->nruns - 1];
+    if (st == RUNFILE_SKIPPED || st == RUNFILE_IO_ERROR) {
+        /* Forget the run: nothing of it was counted but its threads and warnings. */
+        for (size_t i = threads_before; i < m->nthreads; i++) {
+            free(m->threads[i].tid);
+            free(m->threads[i].name);
+            free(m->threads[i].state);
+        }
+        m->nthreads = threads_before;
+        while (m->nkeys > keys_before)
+            free(m->keys[--m->nkeys]);
+        free(run->file);
+        free(run->program);
+        free(run->command);
+        free(run->host);
+        free(run->start);
+        free(run->clock);
+        free(run->pid);
+        free(run->mode);
+        m->nruns--;
+        while (m->nwarnings > warnings_before) {
+            struct warning_rec *w = &m->warnings[--m->nwarnings];
+            free(w->where);
+            free(w->kind);
+            free(w->message);
+        }
+        char where[4096];
+        if (line)
+            snprintf(where, sizeof where, "%s:%lu", name, line);
+        else
+            snprintf(where, sizeof where, "%s", name);
+        model_warn(m, where, "skipped", 1, "file skipped: %s",
+                   st == RUNFILE_IO_ERROR ? "read error"
+                   : why                  ? why
+                                          : "not a run file");
+        return st;
+    }
+    if (in.problems > PROBLEMS_PER_FILE)
+        model_warn(m, name, "malformed", in.problems - PROBLEMS_PER_FILE,
+                   "%lu more malformed rows not listed", in.problems - PROBLEMS_PER_FILE);
+    if (st == RUNFILE_TRUNCATED)
+        run->complete = 0;
+    if (in.unterminated)
+        model_warn(m, name, "unterminated", in.unterminated, "%s never stopped: %s%s",
+                   in.unterminated == 1 ? "region" : "regions", in.names,
+                   in.unterminated > 5 ? ", ..." : "");
+    if (run->duration_ns < in.max_end_ns)
+        run->duration_ns = in.max_end_ns;
+    if (!run->complete)
+        model_warn(m, name, "incomplete", 1,
+                   recovered ? "run rebuilt from the temporary files of a killed run"
+                             : "the run's data ends early (killed, or a write failed)");
+    return st;
+}
+
+/* Order for model_ranked: more total time first, then name. */
+static const struct model *rank_model;
+static int by_total(const void *a, const void *b)
+{
+    const struct region *x = &rank_model->regions[*(const size_t *)a];
+    const struct region *y = &rank_model->regions[*(const size_t *)b];
+    if (x->outer_ns != y->outer_ns)
+        return x->outer_ns < y->outer_ns ? 1 : -1;
+    return strcmp(x->display, y->display);
+}
+
+/* Reported regions, heaviest first. */
+size_t *model_ranked(const struct model *m, size_t *n)
+{
+    size_t *idx = xmalloc((m->nregions ? m->nregions : 1) * sizeof *idx);
+    size_t k = 0;
+    for (size_t i = 0; i < m->nregions; i++)
+        if (!m->regions[i].excluded && (m->regions[i].cost.n || m->regions[i].unterminated))
+            idx[k++] = i;
+    rank_model = m;
+    qsort(idx, k, sizeof *idx, by_total);
+    *n = k;
+    return idx;
+}
+
+/* Mean ns per call of region r in run k; NaN when it did not run there. */
+double model_run_mean(const struct region *r, size_t k)
+{
+    if (k >= r->run_cap || r->run_calls[k] == 0)
+        return NAN;
+    return r->run_sum[k] / (double)r->run_calls[k];
+}

@@ -1,0 +1,353 @@
+/*
+ * report.h - the profreport command's modules and the data they pass each other.
+ *
+ * Flow: input.c finds run files (and leftover .part files of killed runs) -> runfile.c streams
+ * each through libcsv -> model.c merges rows into regions, runs, threads and edges, using the
+ * pure statistics of stats.c -> workbook.c writes the XLSX, charts.c renders gnuplot charts,
+ * flat.c prints the terminal summary. main.c parses the command line and owns the exit codes.
+ *
+ * Ownership: a struct owns what its pointers point to unless a comment says otherwise, and its
+ * _free/_release function frees it.
+ */
+#ifndef PROFREPORT_REPORT_H
+#define PROFREPORT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- exit codes (documented in profreport(1)) ---- */
+
+enum exit_code {
+    EXIT_OK = 0,       /* report written */
+    EXIT_USAGE = 2,    /* bad command line */
+    EXIT_NO_INPUT = 3, /* no readable run among the inputs */
+    EXIT_OUTPUT = 4,   /* the workbook or chart images could not be written */
+    EXIT_INTERNAL = 5  /* out of memory or another unexpected failure */
+};
+
+/* ---- util.c ---- */
+
+/* "profreport: " + message on stderr (unless quiet for warn_msg). */
+void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int util_quiet;
+
+/* malloc/realloc/strdup that end the program with EXIT_INTERNAL when memory runs out. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
+char *utf8_repair(const char *s, size_t n);
+
+/* ---- runfile.c: one run file, streamed through libcsv ---- */
+
+/* What kind of table a run file holds. */
+enum run_kind {
+    RUN_EVENTS,  /* docs/FORMAT.md 1.3 */
+    RUN_SUMMARY, /* docs/FORMAT.md 1.4 */
+    RUN_SEED     /* docs/FORMAT.md 2: Frequency, then id,delta rows */
+};
+
+/*
+ * One row of an events table (or of the seed form, where only region, has_ticks and ticks are
+ * known and thread is 0). Strings point into the parser's buffers, valid during the callback,
+ * and have a NUL at [len] (they may also hold NULs before it).
+ */
+struct run_event {
+    const char *region;
+    size_t region_len;
+    const char *parent; /* "" at depth 0 and in the seed form */
+    size_t parent_len;
+    int has_ticks; /* 0: the region never stopped */
+    uint64_t ticks, self, start;
+    unsigned thread, depth;
+    int nested;
+};
+
+/* One row of a summary table. hist holds nhist (bucket, count) pairs, FORMAT.md 1.4's buckets. */
+struct run_summary {
+    const char *region;
+    size_t region_len;
+    unsigned thread;
+    uint64_t calls, ticks, self, min, max, outer;
+    double sumsq;
+    const uint32_t *hist_bucket;
+    const uint64_t *hist_count;
+    size_t nhist;
+};
+
+/*
+ * Callbacks for runfile_parse. meta is called for each metadata record (fields[0] is the key;
+ * Frequency and Format are handled by the parser) before begin; begin once the table's kind is
+ * known; then event or summary per row. Any callback may be NULL.
+ */
+struct run_handler {
+    void *ctx;
+    void (*meta)(void *ctx, const char *const *fields, const size_t *lens, size_t n);
+    void (*begin)(void *ctx, enum run_kind kind, uint64_t frequency);
+    void (*event)(void *ctx, const struct run_event *e);
+    void (*summary)(void *ctx, const struct run_summary *s);
+    /* A problem at a line of the file: malformed row (skipped) or the like. */
+    void (*problem)(void *ctx, unsigned long line, const char *message);
+};
+
+enum run_status {
+    RUNFILE_OK,       /* read to the end (problems, if any, were reported per line) */
+    RUNFILE_SKIPPED,  /* not a run file we can read: no Frequency record, unknown version... */
+    RUNFILE_IO_ERROR, /* could not be read */
+    RUNFILE_TRUNCATED /* ended inside a quoted field or record: the rows before it were read */
+};
+
+/*
+ * Parse the run file in f (name is for messages) and feed h. On RUNFILE_SKIPPED, why says
+ * what is wrong and line where (static storage; valid until the next call).
+ */
+enum run_status runfile_parse(FILE *f, const char *name, const struct run_handler *h,
+                              const char **why, unsigned long *line);
+
+/* ---- stats.c: pure statistics ---- */
+
+/*
+ * Distribution of per-call costs in nanoseconds: exact values while there are at most
+ * STATS_EXACT of them, then a log-linear histogram over 1/16 ns units with STATS_SUB buckets
+ * per power of two (bucket width 1/32 of its lower bound; a quantile read from it is the middle
+ * of its bucket, within 1/64 = 1.6 % of the true value, or 1/32 ns below 4 ns). Memory is
+ * bounded whatever the number of calls.
+ */
+#define STATS_EXACT 4096
+#define STATS_SUB 32
+#define STATS_BUCKETS (STATS_SUB * 61)
+
+struct dist {
+    uint64_t n;
+    double sum, min, max;
+    double shift, sd1, sd2; /* sums of (x - shift) and of its square: a stable variance */
+    double *exact;          /* the values while exact mode lasts, else NULL */
+    size_t nexact, exact_cap;
+    int sorted;
+    uint64_t *hist; /* STATS_BUCKETS counts once exact values overflowed or bins were added */
+};
+
+void dist_init(struct dist *d);
+void dist_release(struct dist *d);
+/* One call's cost. */
+void dist_add(struct dist *d, double ns);
+/*
+ * Calls known only by their count, sum, sum of squares and extremes (a summary-mode row); their
+ * histogram follows through dist_add_bin, which adds to quantiles only.
+ */
+void dist_add_moments(struct dist *d, uint64_t n, double sum, double sumsq, double min, double max);
+/* count values in [lo, hi) for the quantiles, from a summary-mode histogram bucket. */
+void dist_add_bin(struct dist *d, double lo, double hi, uint64_t count);
+/* Merge src into d (same units). */
+void dist_merge(struct dist *d, const struct dist *src);
+/* Nonzero when quantiles come from the histogram rather than exact values. */
+int dist_approximate(const struct dist *d);
+double dist_mean(const struct dist *d);
+/* Sample standard deviation (n - 1); NaN when n < 2. */
+double dist_stddev(const struct dist *d);
+/* Quantile q in [0,1], interpolating between order statistics as Excel's PERCENTILE.INC does;
+   NaN when empty. Sorts the exact values on first use. */
+double dist_quantile(struct dist *d, double q);
+
+/* Mean, sample standard deviation and 95% confidence half-width (Student's t) of n values. */
+struct spread {
+    size_t n;
+    double mean, stddev, cv, ci95, min, max;
+};
+struct spread spread_of(const double *v, size_t n);
+/* Two-sided 97.5% quantile of Student's t with df degrees of freedom. */
+double student_t975(size_t df);
+
+/* ---- model.c: every run merged into regions, runs, threads, edges and warnings ---- */
+
+/* One run file (or a killed run recovered from its parts). */
+struct run_rec {
+    char *file; /* as the user named it, UTF-8 repaired */
+    char *program, *command, *host, *start, *clock, *pid, *mode;
+    uint64_t frequency;
+    double duration_ns; /* Duration record, else the latest region end seen */
+    uint64_t events;    /* rows read (summary mode: calls) */
+    unsigned threads;
+    int complete;  /* Complete,yes (seed files: 1 unless truncated) */
+    int recovered; /* rebuilt from .part files */
+    enum run_kind kind;
+};
+
+/* One thread of one run. key groups threads of the same name across runs (Hit count). */
+struct thread_rec {
+    size_t run, key;
+    unsigned number;
+    char *tid, *name, *state;
+    uint64_t events;
+    double busy_ns; /* time in regions at depth 0 */
+};
+
+/* One region (all regions with the same id text, across threads and runs). */
+struct region {
+    char *name; /* raw bytes of the id */
+    size_t len;
+    char *display;            /* valid UTF-8, for output */
+    int excluded;             /* by --include / --exclude */
+    struct dist cost;         /* inclusive ns per call */
+    double self_ns, outer_ns; /* outer: non-nested calls only (recursion counted once) */
+    uint64_t unterminated;
+    double *run_sum;     /* per run: ns over calls */
+    uint64_t *run_calls; /* per run */
+    size_t run_cap;
+    double *key_sum, *key_self; /* per thread key */
+    uint64_t *key_calls;
+    size_t key_cap;
+};
+
+/* Caller -> callee, exact (from the Parent column). caller is SIZE_MAX for top-level calls. */
+struct edge {
+    size_t caller, callee;
+    uint64_t calls;
+    double total_ns, self_ns;
+};
+
+struct warning_rec {
+    char *where; /* file, or file:line */
+    char *kind;
+    uint64_t count;
+    char *message;
+};
+
+struct model {
+    struct region *regions;
+    size_t nregions, regions_cap;
+    size_t *region_table; /* open addressing: index + 1 */
+    size_t region_mask;
+    struct run_rec *runs;
+    size_t nruns;
+    struct thread_rec *threads;
+    size_t nthreads;
+    char **keys; /* thread key names */
+    size_t nkeys;
+    struct edge *edges;
+    size_t nedges, edges_cap;
+    size_t *edge_table;
+    size_t edge_mask;
+    struct warning_rec *warnings;
+    size_t nwarnings;
+    const char *const *include, *const *exclude; /* globs, not owned */
+    size_t ninclude, nexclude;
+    uint64_t events, skipped_rows;
+    double self_total_ns; /* all regions, filtered or not: the base of "% time" */
+    int any_summary, any_approximate;
+};
+
+void model_init(struct model *m);
+void model_release(struct model *m);
+/*
+ * Read one run file into the model. name is shown in messages; recovered marks a run rebuilt
+ * from .part files. Returns the parser's status; problems become warnings.
+ */
+enum run_status model_add_run(struct model *m, FILE *f, const char *name, int recovered);
+/* Add a warning (copies the strings). */
+void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Region indexes sorted by total (outer) time, largest first, excluded ones left out. */
+size_t *model_ranked(const struct model *m, size_t *n);
+/* Mean cost per call of region r in run k (NaN when it did not run). */
+double model_run_mean(const struct region *r, size_t k);
+
+/* ---- input.c: which files to read ---- */
+
+/* One run to read: a run file, or the .part files of a killed run. */
+struct input {
+    char *path;    /* the run file, or NULL for parts */
+    char *display; /* name shown in messages and the Runs sheet */
+    char **parts;  /* parts of a killed run */
+    size_t nparts;
+};
+
+/*
+ * The runs named by the command line's paths: files as given, folders' run files (*.csv, not
+ * hidden) and killed runs' parts (grouped by run, skipped when the run file exists), sorted by
+ * name. Unreadable paths become warnings in m. Returns the number of inputs (*out owns them).
+ */
+size_t inputs_collect(const char *const *paths, size_t npaths, struct input **out, struct model *m);
+void inputs_free(struct input *in, size_t n);
+/* Read one input into the model (recovering parts through prof_recover). */
+enum run_status input_read(const struct input *in, struct model *m);
+
+/* ---- workbook.c / flat.c: the outputs ---- */
+
+/* A time unit for a column: its name and how many ns make one. */
+struct unit {
+    const char *name;
+    double ns;
+};
+
+/* The unit for values around typical_ns (auto), or the forced one ("s", "ms", "us", "ns"). */
+struct unit unit_for(double typical_ns, const char *forced);
+
+/* What the outputs need besides the model. */
+struct report_info {
+    const char *title;
+    const char *command_line;
+    const char *generated; /* local time the report was made */
+    const char *unit;      /* --unit: "auto", "s", "ms", "us" or "ns" */
+    size_t top;            /* regions in charts and the terminal summary */
+    size_t ninputs;
+    const char *const *images; /* chart PNGs to embed; must exist until workbook_write returns */
+    const char *const *image_titles;
+    size_t nimages;
+    const char *charts_note; /* why there are no gnuplot charts, or NULL */
+};
+
+/* Write the workbook to path (the caller renames it into place). 0, or -1 with *why set. */
+int workbook_write(const char *path, struct model *m, const struct report_info *ri,
+                   const char **why);
+/* The terminal's flat profile of the top regions, on out. */
+void flat_print(FILE *out, struct model *m, const struct report_info *ri);
+
+/* ---- charts.c: gnuplot charts ---- */
+
+/*
+ * The data of one chart: nrows rows of a label and ncols numbers. Labels are untrusted (region
+ * ids): they reach gnuplot only inside the data file, never in script text. A NaN value is
+ * written as missing data. Rows may be split into blocks (gnuplot's index / blank lines).
+ */
+struct chart_table {
+    size_t nrows, ncols;
+    const char *const *labels;  /* nrows labels */
+    const double *values;       /* nrows * ncols, row by row */
+    const char *const *columns; /* ncols column names (trusted: ours), for the header line */
+    const size_t *block_ends;   /* nblocks exclusive ends ({3, 6}: rows 0-2, 3-5; the last
+                                   equals nrows); NULL: one block */
+    size_t nblocks;
+};
+
+/* One chart to render with a template (docs/TEMPLATES.md describes each template's data). */
+struct chart_request {
+    const char *template_name; /* e.g. "callcost" -> <templates_dir>/callcost.gp */
+    const char *output_base;   /* path without extension: .png and .svg are written */
+    const char *title;         /* trusted: ours or the user's --title */
+    const char *ylabel;        /* trusted */
+    const struct chart_table *data;
+};
+
+struct chart_env {
+    const char *templates_dir; /* where <name>.gp live */
+    const char *gnuplot;       /* the gnuplot program; NULL: "gnuplot" from PATH */
+    const char *work_dir;      /* where data files are written (a private temporary folder) */
+    int timeout_s;             /* gnuplot is killed after this long */
+};
+
+/* Nonzero when gnuplot can be run; otherwise 0 and *why says why (static storage). */
+int chart_available(const struct chart_env *env, const char **why);
+
+/*
+ * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with *why set
+ * (static storage) when the data file cannot be written or gnuplot fails or times out.
+ */
+int chart_render(const struct chart_env *env, const struct chart_request *req, const char **why);
+
+#endif /* PROFREPORT_REPORT_H */

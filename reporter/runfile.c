@@ -1,0 +1,803 @@
+/*
+ * runfile.c - stream one run file (docs/FORMAT.md sections 1 and 2) through libcsv and hand its
+ * metadata and rows to a run_handler, naming the line of every malformed record.
+ */
+#define _GNU_SOURCE /* memrchr, strtod_l */
+#include "report.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes read per fread: large enough that the per-call costs vanish. */
+#define RUNFILE_BLOCK (64 * 1024)
+
+/* CSV_REPALL_NL makes libcsv report every line end outside a field, which is how lines are
+   counted; CSV_STRICT_FINI makes a file cut inside a quoted field an error. */
+#define RUNFILE_CSV_OPTS (CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL)
+
+/* The histogram buckets of FORMAT.md 1.4. */
+#define RUNFILE_HIST_BUCKETS 496
+
+/* Where the parser is in the file. */
+enum runfile_state {
+    ST_FREQUENCY, /* expecting the Frequency record */
+    ST_FORMAT,    /* expecting Format, or else the first seed row */
+    ST_META,      /* version 1 metadata, up to the Region header */
+    ST_ROWS       /* the table */
+};
+
+enum { EV_REGION, EV_TICKS, EV_THREAD, EV_PARENT, EV_DEPTH, EV_SELF, EV_START, EV_NESTED, EV_N };
+
+static const char *const event_header[EV_N] = {"Region", "Ticks", "Thread", "Parent",
+                                               "Depth",  "Self",  "Start",  "Nested"};
+
+enum {
+    SU_REGION,
+    SU_THREAD,
+    SU_CALLS,
+    SU_TICKS,
+    SU_SELF,
+    SU_MIN,
+    SU_MAX,
+    SU_SUMSQ,
+    SU_OUTER,
+    SU_HIST,
+    SU_N
+};
+
+static const char *const summary_header[SU_N] = {
+    "Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer", "Histogram"};
+
+/* The state of one runfile_parse call; callbacks from libcsv reach it through their data. */
+struct runfile {
+    struct csv_parser csv;
+    const struct run_handler *h;
+    enum runfile_state state;
+    enum run_kind kind;
+    int mode_known; /* a Mode record was read (kind holds it) */
+    size_t ncols;   /* fields per table row: the header's count */
+    uint64_t frequency;
+
+    /* The record being assembled: libcsv reuses its field buffer, so fields are copied here,
+       each followed by a NUL, at foff[i] with length flen[i]. */
+    char *rbuf;
+    size_t rlen, rcap;
+    size_t *foff, *flen;
+    const char **fptr;
+    size_t nf, fcap;
+
+    /* Line counting: line is the physical line libcsv is reading; rec_line is where the
+       record being assembled (or the next one) starts. saw_nl says that libcsv reported the
+       line end of the piece just fed, i.e. it was outside quotes. */
+    unsigned long line, rec_line;
+    int saw_nl;
+    int clean;     /* libcsv is between records at a line start: lines may go in at once */
+    int skip_line; /* skip to the next line end: libcsv failed on a line cut by a block end */
+
+    /* Histogram pairs of the current summary row, reused from row to row. */
+    uint32_t *hist_bucket;
+    uint64_t *hist_count;
+    size_t hist_cap;
+
+    locale_t c_locale; /* SumSquares is read in the C locale whatever LC_NUMERIC says */
+
+    int stop; /* the outcome is decided: ignore further callbacks */
+    enum run_status status;
+    unsigned long why_line;
+};
+
+/* The message of the last RUNFILE_SKIPPED or RUNFILE_IO_ERROR (runfile_parse's *why). */
+static char why_text[256];
+
+/* The space function for libcsv: no byte is a space, so unquoted fields keep every byte. */
+static int no_space(unsigned char c)
+{
+    (void)c;
+    return 0;
+}
+
+/* Write s[0..n) in double quotes for a message, escaping control bytes and cutting long values. */
+static const char *show(char *out, size_t cap, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0, limit = 40;
+    out[o++] = '"';
+    for (size_t i = 0; i < n && o + 8 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i == limit) {
+            memcpy(out + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o++] = '"';
+    out[o] = 0;
+    return out;
+}
+
+/* Tell the handler about a problem at a line, formatted like printf. */
+__attribute__((format(printf, 3, 4))) static void problem(struct runfile *r, unsigned long line,
+                                                          const char *fmt, ...)
+{
+    if (!r->h->problem)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->h->problem(r->h->ctx, line, msg);
+}
+
+/* Give up on the file as not readable by us: *why gets the formatted reason. */
+__attribute__((format(printf, 3, 4))) static void skip(struct runfile *r, unsigned long line,
+                                                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why_text, sizeof why_text, fmt, ap);
+    va_end(ap);
+    r->status = RUNFILE_SKIPPED;
+    r->why_line = line;
+    r->stop = 1;
+}
+
+/* Field i of the current record equals the NUL-terminated word w. */
+static int field_is(const struct runfile *r, size_t i, const char *w)
+{
+    size_t n = strlen(w);
+    return r->flen[i] == n && memcmp(r->rbuf + r->foff[i], w, n) == 0;
+}
+
+/* Results of parse_u64. */
+enum { NUM_OK, NUM_EMPTY, NUM_BAD, NUM_BIG };
+
+/* Read s[0..n) as a decimal uint64: digits only, no sign, no spaces, no overflow. */
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+    if (n == 0)
+        return NUM_EMPTY;
+    /* 19 digits always fit, so only longer numbers need the overflow test. */
+    uint64_t v = 0;
+    size_t i = 0;
+    for (size_t short_n = n < 19 ? n : 19; i < short_n; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d > 9)
+            return NUM_BAD;
+        v = v * 10 + d;
+    }
+    int over = 0;
+    for (; i < n; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d > 9)
+            return NUM_BAD;
+        over |= __builtin_mul_overflow(v, 10, &v);
+        over |= __builtin_add_overflow(v, d, &v);
+    }
+    if (over)
+        return NUM_BIG;
+    *out = v;
+    return NUM_OK;
+}
+
+/* Report why field i (column col) is not a number, for a parse_u64 result. */
+static void report_number(struct runfile *r, size_t i, const char *col, int res)
+{
+    char v[96];
+    if (res == NUM_EMPTY)
+        problem(r, r->rec_line, "column %s is empty", col);
+    else if (res == NUM_BIG)
+        problem(r, r->rec_line, "column %s: %s is too large", col,
+                show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]));
+    else
+        problem(r, r->rec_line, "column %s: %s is not a number", col,
+                show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]));
+}
+
+/* Field i as a uint64 for column col; reports and returns -1 when it is not one. */
+static int field_u64(struct runfile *r, size_t i, const char *col, uint64_t *out)
+{
+    int res = parse_u64(r->rbuf + r->foff[i], r->flen[i], out);
+    if (res == NUM_OK)
+        return 0;
+    report_number(r, i, col, res);
+    return -1;
+}
+
+/* Field i as an unsigned int for column col; reports and returns -1 when it is not one. */
+static int field_uint(struct runfile *r, size_t i, const char *col, unsigned *out)
+{
+    uint64_t v;
+    int res = parse_u64(r->rbuf + r->foff[i], r->flen[i], &v);
+    if (res == NUM_OK && v > UINT_MAX)
+        res = NUM_BIG;
+    if (res != NUM_OK) {
+        report_number(r, i, col, res);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* The record has the row's number of fields; otherwise it is reported. */
+static int check_field_count(struct runfile *r, size_t want)
+{
+    if (r->nf == want)
+        return 0;
+    problem(r, r->rec_line, "expected %zu fields, found %zu", want, r->nf);
+    return -1;
+}
+
+/* Handle one id,delta row of the seed form. */
+static void seed_row(struct runfile *r)
+{
+    struct run_event e = {0};
+    if (check_field_count(r, 2) != 0)
+        return;
+    e.region = r->rbuf + r->foff[0];
+    e.region_len = r->flen[0];
+    e.parent = "";
+    if (r->flen[1] != 0) {
+        if (field_u64(r, 1, "delta", &e.ticks) != 0)
+            return;
+        e.has_ticks = 1;
+    }
+    if (r->h->event)
+        r->h->event(r->h->ctx, &e);
+}
+
+/* Handle one row of an events table (FORMAT.md 1.3). */
+static void event_row(struct runfile *r)
+{
+    struct run_event e = {0};
+    if (check_field_count(r, r->ncols) != 0)
+        return;
+    const char *const *col = event_header;
+    e.region = r->rbuf + r->foff[EV_REGION];
+    e.region_len = r->flen[EV_REGION];
+    int has_self = r->flen[EV_SELF] != 0;
+    e.has_ticks = r->flen[EV_TICKS] != 0;
+    if (e.has_ticks && field_u64(r, EV_TICKS, col[EV_TICKS], &e.ticks) != 0)
+        return;
+    if (field_uint(r, EV_THREAD, col[EV_THREAD], &e.thread) != 0)
+        return;
+    e.parent = r->rbuf + r->foff[EV_PARENT];
+    e.parent_len = r->flen[EV_PARENT];
+    if (field_uint(r, EV_DEPTH, col[EV_DEPTH], &e.depth) != 0)
+        return;
+    /* Self is empty exactly when Ticks is: the region never stopped. */
+    if (has_self && !e.has_ticks) {
+        char v[96];
+        problem(r, r->rec_line, "column Self: %s but Ticks is empty",
+                show(v, sizeof v, r->rbuf + r->foff[EV_SELF], r->flen[EV_SELF]));
+        return;
+    }
+    if (!has_self && e.has_ticks) {
+        problem(r, r->rec_line, "column Self is empty but Ticks is not");
+        return;
+    }
+    if (has_self && field_u64(r, EV_SELF, col[EV_SELF], &e.self) != 0)
+        return;
+    if (field_u64(r, EV_START, col[EV_START], &e.start) != 0)
+        return;
+    if (field_is(r, EV_NESTED, "0") || field_is(r, EV_NESTED, "1")) {
+        e.nested = r->rbuf[r->foff[EV_NESTED]] == '1';
+    } else {
+        char v[96];
+        problem(r, r->rec_line, "column Nested: %s is not 0 or 1",
+                show(v, sizeof v, r->rbuf + r->foff[EV_NESTED], r->flen[EV_NESTED]));
+        return;
+    }
+    if (r->h->event)
+        r->h->event(r->h->ctx, &e);
+}
+
+/* Read SumSquares: a finite, non-negative decimal number with nothing after it. */
+static int field_sumsq(struct runfile *r, size_t i, double *out)
+{
+    const char *s = r->rbuf + r->foff[i];
+    size_t n = r->flen[i];
+    char v[96];
+    if (n == 0) {
+        problem(r, r->rec_line, "column SumSquares is empty");
+        return -1;
+    }
+    /* strtod would skip spaces and take a sign, "inf", "nan" or hexadecimal: none of them
+       belongs in a sum of squares written with %.17g. */
+    char *end = NULL;
+    double d = 0;
+    int hex = n > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    if (((s[0] >= '0' && s[0] <= '9') || s[0] == '.') && !hex)
+        d = strtod_l(s, &end, r->c_locale);
+    if (end != s + n || !isfinite(d)) {
+        problem(r, r->rec_line, "column SumSquares: %s is not a finite non-negative number",
+                show(v, sizeof v, s, n));
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+/* Read the Histogram field: bucket:count pairs joined by ';' into the reusable arrays. */
+static int field_hist(struct runfile *r, size_t i, size_t *nhist)
+{
+    const char *s = r->rbuf + r->foff[i], *end = s + r->flen[i];
+    char v[96];
+    size_t n = 0;
+    while (s < end) {
+        const char *semi = memchr(s, ';', (size_t)(end - s));
+        const char *pe = semi ? semi : end;
+        const char *colon = memchr(s, ':', (size_t)(pe - s));
+        uint64_t bucket, count;
+        if (!colon || parse_u64(s, (size_t)(colon - s), &bucket) != NUM_OK ||
+            parse_u64(colon + 1, (size_t)(pe - colon - 1), &count) != NUM_OK) {
+            problem(r, r->rec_line, "column Histogram: %s is not a bucket:count pair",
+                    show(v, sizeof v, s, (size_t)(pe - s)));
+            return -1;
+        }
+        if (bucket >= RUNFILE_HIST_BUCKETS) {
+            problem(r, r->rec_line, "column Histogram: bucket %s is out of range (0-%d)",
+                    show(v, sizeof v, s, (size_t)(colon - s)), RUNFILE_HIST_BUCKETS - 1);
+            return -1;
+        }
+        if (n == r->hist_cap) {
+            r->hist_cap = r->hist_cap ? 2 * r->hist_cap : 64;
+            r->hist_bucket = xrealloc(r->hist_bucket, r->hist_cap * sizeof *r->hist_bucket);
+            r->hist_count = xrealloc(r->hist_count, r->hist_cap * sizeof *r->hist_count);
+        }
+        r->hist_bucket[n] = (uint32_t)bucket;
+        r->hist_count[n] = count;
+        n++;
+        if (!semi)
+            break;
+        s = semi + 1;
+        if (s == end) { /* a trailing ';' leaves an empty pair */
+            problem(r, r->rec_line, "column Histogram: empty bucket:count pair at the end");
+            return -1;
+        }
+    }
+    *nhist = n;
+    return 0;
+}
+
+/* Handle one row of a summary table (FORMAT.md 1.4). */
+static void summary_row(struct runfile *r)
+{
+    struct run_summary s = {0};
+    const char *const *col = summary_header;
+    if (check_field_count(r, r->ncols) != 0)
+        return;
+    s.region = r->rbuf + r->foff[SU_REGION];
+    s.region_len = r->flen[SU_REGION];
+    if (field_uint(r, SU_THREAD, col[SU_THREAD], &s.thread) != 0 ||
+        field_u64(r, SU_CALLS, col[SU_CALLS], &s.calls) != 0 ||
+        field_u64(r, SU_TICKS, col[SU_TICKS], &s.ticks) != 0 ||
+        field_u64(r, SU_SELF, col[SU_SELF], &s.self) != 0 ||
+        field_u64(r, SU_MIN, col[SU_MIN], &s.min) != 0 ||
+        field_u64(r, SU_MAX, col[SU_MAX], &s.max) != 0 || field_sumsq(r, SU_SUMSQ, &s.sumsq) != 0 ||
+        field_u64(r, SU_OUTER, col[SU_OUTER], &s.outer) != 0 ||
+        field_hist(r, SU_HIST, &s.nhist) != 0)
+        return;
+    s.hist_bucket = r->hist_bucket;
+    s.hist_count = r->hist_count;
+    if (r->h->summary)
+        r->h->summary(r->h->ctx, &s);
+}
+
+/* Check the Region header against the table's columns; extra trailing columns are allowed. */
+static void table_header(struct runfile *r)
+{
+    const char *const *want = r->kind == RUN_EVENTS ? event_header : summary_header;
+    size_t nwant = r->kind == RUN_EVENTS ? EV_N : SU_N;
+    const char *mode = r->kind == RUN_EVENTS ? "events" : "summary";
+    char v[96];
+    for (size_t i = 0; i < nwant; i++) {
+        if (i >= r->nf) {
+            skip(r, r->rec_line, "the %s header lacks column %s (column %zu)", mode, want[i],
+                 i + 1);
+            return;
+        }
+        if (!field_is(r, i, want[i])) {
+            skip(r, r->rec_line, "column %zu of the %s header is %s, expected %s", i + 1, mode,
+                 show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]), want[i]);
+            return;
+        }
+    }
+    r->ncols = r->nf;
+    r->state = ST_ROWS;
+    if (r->h->begin)
+        r->h->begin(r->h->ctx, r->kind, r->frequency);
+}
+
+/* Handle one record before the table: Mode, the header, or metadata for the handler. */
+static void meta_record(struct runfile *r)
+{
+    char v[96];
+    if (field_is(r, 0, "Region")) {
+        if (!r->mode_known)
+            skip(r, r->rec_line, "no Mode record before the Region header");
+        else
+            table_header(r);
+        return;
+    }
+    if (field_is(r, 0, "Mode")) {
+        if (r->nf >= 2 && field_is(r, 1, "events")) {
+            r->kind = RUN_EVENTS;
+        } else if (r->nf >= 2 && field_is(r, 1, "summary")) {
+            r->kind = RUN_SUMMARY;
+        } else {
+            skip(r, r->rec_line, "unknown Mode %s",
+                 r->nf >= 2 ? show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]) : "(none)");
+            return;
+        }
+        r->mode_known = 1;
+    }
+    /* The parser owns these two; repeating them is odd but harmless. */
+    if (field_is(r, 0, "Frequency") || field_is(r, 0, "Format"))
+        return;
+    if (r->h->meta) {
+        for (size_t i = 0; i < r->nf; i++)
+            r->fptr[i] = r->rbuf + r->foff[i];
+        r->h->meta(r->h->ctx, r->fptr, r->flen, r->nf);
+    }
+}
+
+/* Handle the record after Frequency: Format starts version 1, anything else is a seed row. */
+static void format_record(struct runfile *r)
+{
+    char v[96];
+    /* A seed row has two fields, so a two-field "Format,..." record is a region named Format. */
+    if (!field_is(r, 0, "Format") || r->nf < 3) {
+        r->kind = RUN_SEED;
+        r->state = ST_ROWS;
+        if (r->h->begin)
+            r->h->begin(r->h->ctx, RUN_SEED, r->frequency);
+        seed_row(r);
+        return;
+    }
+    if (!field_is(r, 1, "profreport-run")) {
+        skip(r, r->rec_line, "not a run file (Format %s)",
+             show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
+        return;
+    }
+    uint64_t version;
+    if (parse_u64(r->rbuf + r->foff[2], r->flen[2], &version) != NUM_OK) {
+        skip(r, r->rec_line, "unknown format version %s",
+             show(v, sizeof v, r->rbuf + r->foff[2], r->flen[2]));
+        return;
+    }
+    if (version != 1) {
+        skip(r, r->rec_line, "unknown format version %llu", (unsigned long long)version);
+        return;
+    }
+    r->state = ST_META;
+}
+
+/* Handle the first record, which must be Frequency,<positive integer>. */
+static void frequency_record(struct runfile *r)
+{
+    char v[96];
+    if (!field_is(r, 0, "Frequency") || r->nf < 2) {
+        skip(r, r->rec_line, "no Frequency record");
+        return;
+    }
+    uint64_t f;
+    if (parse_u64(r->rbuf + r->foff[1], r->flen[1], &f) != NUM_OK || f == 0) {
+        skip(r, r->rec_line, "Frequency %s is not a positive integer",
+             show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
+        return;
+    }
+    r->frequency = f;
+    r->state = ST_FORMAT;
+}
+
+/* Dispatch a complete record; c is what ended it (-1: the end of the file). */
+static void handle_record(struct runfile *r, int c)
+{
+    switch (r->state) {
+    case ST_FREQUENCY:
+        frequency_record(r);
+        break;
+    case ST_FORMAT:
+        format_record(r);
+        break;
+    case ST_META:
+        meta_record(r);
+        break;
+    case ST_ROWS:
+        /* The collector ends every record with a line end: a row without one was cut short
+           and its last number may be too. A hand-made seed file may just lack the last one. */
+        if (c == -1 && r->kind != RUN_SEED) {
+            problem(r, r->rec_line, "file ends inside a record (no line end): row skipped");
+            r->status = RUNFILE_TRUNCATED;
+            break;
+        }
+        if (r->kind == RUN_SEED)
+            seed_row(r);
+        else if (r->kind == RUN_EVENTS)
+            event_row(r);
+        else
+            summary_row(r);
+        break;
+    }
+}
+
+/* libcsv's end-of-field callback: copy the field into the record. */
+static void on_field(void *s, size_t len, void *data)
+{
+    struct runfile *r = data;
+    if (r->stop)
+        return;
+    if (r->nf == r->fcap) {
+        r->fcap = r->fcap ? 2 * r->fcap : 16;
+        r->foff = xrealloc(r->foff, r->fcap * sizeof *r->foff);
+        r->flen = xrealloc(r->flen, r->fcap * sizeof *r->flen);
+        r->fptr = xrealloc(r->fptr, r->fcap * sizeof *r->fptr);
+    }
+    if (r->rcap - r->rlen < len + 1) {
+        while (r->rcap - r->rlen < len + 1)
+            r->rcap = r->rcap ? 2 * r->rcap : 256;
+        r->rbuf = xrealloc(r->rbuf, r->rcap);
+    }
+    /* CSV_APPEND_NULL put a NUL after the field: copy it too. */
+    memcpy(r->rbuf + r->rlen, s, len + 1);
+    r->foff[r->nf] = r->rlen;
+    r->flen[r->nf] = len;
+    r->nf++;
+    r->rlen += len + 1;
+}
+
+/* libcsv's end-of-record callback (also called for each line end between records). */
+static void on_record(int c, void *data)
+{
+    struct runfile *r = data;
+    if (c == '\n') {
+        r->line++;
+        r->saw_nl = 1;
+    }
+    /* No field: a blank line. One empty field (e.g. a lone "") counts as blank too. */
+    if (r->nf != 0 && !r->stop && !(r->nf == 1 && r->flen[0] == 0))
+        handle_record(r, c);
+    r->nf = 0;
+    r->rlen = 0;
+    r->rec_line = r->line;
+}
+
+/* Put libcsv back at the start of a record after an error, dropping the partial record. */
+static void reset_parser(struct runfile *r)
+{
+    /* csv_fini resets the parser, but refuses to in strict-fini mode inside a quoted field. */
+    csv_set_opts(&r->csv, RUNFILE_CSV_OPTS & ~CSV_STRICT_FINI);
+    csv_fini(&r->csv, NULL, NULL, NULL);
+    csv_set_opts(&r->csv, RUNFILE_CSV_OPTS);
+    r->nf = 0;
+    r->rlen = 0;
+}
+
+/* Report a libcsv error met on the line being fed; 0 when parsing can go on after it. */
+static int parse_failed(struct runfile *r)
+{
+    int err = csv_error(&r->csv);
+    if (err != CSV_EPARSE) {
+        /* Memory errors end the command in xrealloc, so this is not expected. */
+        snprintf(why_text, sizeof why_text, "%s", csv_strerror(err));
+        r->status = RUNFILE_IO_ERROR;
+        r->why_line = r->rec_line;
+        r->stop = 1;
+        return -1;
+    }
+    if (r->line != r->rec_line)
+        problem(r, r->rec_line, "malformed CSV (%s) on line %lu: record skipped", csv_strerror(err),
+                r->line);
+    else
+        problem(r, r->rec_line, "malformed CSV (%s): line skipped", csv_strerror(err));
+    reset_parser(r);
+    return 0;
+}
+
+/* The length of the start of data that holds no quote. */
+static size_t quote_free(const char *data, size_t len)
+{
+    const char *q = memchr(data, '"', len);
+    return q ? (size_t)(q - data) : len;
+}
+
+/* Feed one line (through its line end, or the rest of data when it has none); returns its
+   length. Line by line, the line where each record starts is known even when quoted fields
+   hold line ends, which libcsv does not report. */
+static size_t feed_line(struct runfile *r, const char *data, size_t len)
+{
+    const char *nl = memchr(data, '\n', len);
+    size_t piece = nl ? (size_t)(nl - data) + 1 : len;
+    csv_set_space_func(&r->csv, no_space);
+    r->saw_nl = 0;
+    size_t done = csv_parse(&r->csv, data, piece, on_field, on_record, r);
+    int error = done < piece;
+    if (error && parse_failed(r) != 0)
+        return len;
+    if (nl) {
+        /* A line end inside quotes, or in the rest of a line skipped after an error. */
+        if (!r->saw_nl)
+            r->line++;
+        if (error)
+            r->rec_line = r->line;
+        r->clean = r->saw_nl || error;
+    } else {
+        r->clean = 0;
+        r->skip_line = error; /* the line goes on in the next block */
+    }
+    return piece;
+}
+
+/* Feed whole lines without quotes, starting between records, in one call; returns the bytes
+   used. */
+static size_t feed_plain(struct runfile *r, const char *data, size_t len)
+{
+    /* libcsv calls the space function for every byte of an unquoted field, which costs a
+       third of its time; without spaces or tabs its default test (spaces and tabs) finds
+       nothing either, so the result is the same. */
+    if (memchr(data, ' ', len) || memchr(data, '\t', len))
+        csv_set_space_func(&r->csv, no_space);
+    else
+        csv_set_space_func(&r->csv, NULL);
+    /* Without quotes every line end ends a record or a blank line and libcsv reports it: the
+       line count in on_record is exact. */
+    size_t done = csv_parse(&r->csv, data, len, on_field, on_record, r);
+    if (done < len) {
+        /* Strict errors need a quote, so this is not expected: skip the line all the same. */
+        if (parse_failed(r) == 0)
+            r->skip_line = 1;
+        r->clean = 0;
+        return done;
+    }
+    r->clean = 1;
+    return len;
+}
+
+/* Feed a block of the file: runs of lines without quotes at once, other lines one by one. */
+static void feed(struct runfile *r, const char *data, size_t len)
+{
+    while (len > 0 && !r->stop) {
+        size_t n;
+        const char *nl;
+        if (r->skip_line) {
+            /* The rest of a line where libcsv failed. */
+            nl = memchr(data, '\n', len);
+            if (!nl)
+                return;
+            n = (size_t)(nl - data) + 1;
+            r->line++;
+            r->rec_line = r->line;
+            r->clean = 1;
+            r->skip_line = 0;
+        } else if (r->clean && (nl = memrchr(data, '\n', quote_free(data, len))) != NULL) {
+            n = feed_plain(r, data, (size_t)(nl - data) + 1);
+        } else {
+            n = feed_line(r, data, len);
+        }
+        data += n;
+        len -= n;
+    }
+}
+
+/* Decide the outcome once the whole file has been fed (or reading failed). */
+static void finish(struct runfile *r, int any, int ends_with_nl)
+{
+    int fini = csv_fini(&r->csv, on_field, on_record, r);
+    int in_quotes = fini != 0 && csv_error(&r->csv) == CSV_EPARSE;
+    if (r->stop)
+        return;
+    /* The last line of the file, for reasons that concern the end of the file. */
+    unsigned long last = r->line - (ends_with_nl && r->line > 1);
+    switch (r->state) {
+    case ST_FREQUENCY:
+        skip(r, in_quotes ? r->rec_line : last, any ? "no Frequency record" : "empty file");
+        return;
+    case ST_META:
+        skip(r, last, "ends before the Region header");
+        return;
+    case ST_FORMAT:
+        /* Frequency alone is a seed file with no rows. */
+        r->kind = RUN_SEED;
+        r->state = ST_ROWS;
+        if (r->h->begin)
+            r->h->begin(r->h->ctx, RUN_SEED, r->frequency);
+        break;
+    case ST_ROWS:
+        break;
+    }
+    if (in_quotes) {
+        problem(r, r->rec_line, "file ends inside a quoted field");
+        r->status = RUNFILE_TRUNCATED;
+    }
+}
+
+/* Parse the run file in f and feed h; see report.h. */
+enum run_status runfile_parse(FILE *f, const char *name, const struct run_handler *h,
+                              const char **why, unsigned long *line)
+{
+    (void)name; /* the caller names the file in its messages */
+    struct runfile r = {0};
+    r.h = h;
+    r.state = ST_FREQUENCY;
+    r.line = r.rec_line = 1;
+    r.clean = 1;
+    r.status = RUNFILE_OK;
+    if (csv_init(&r.csv, RUNFILE_CSV_OPTS) != 0)
+        die_msg("cannot initialize the CSV parser");
+    csv_set_space_func(&r.csv, no_space);
+    csv_set_realloc_func(&r.csv, xrealloc);
+    csv_set_blk_size(&r.csv, 4096);
+    r.c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (r.c_locale == (locale_t)0)
+        die_msg("cannot create the C locale");
+
+    char *buf = xmalloc(RUNFILE_BLOCK);
+    size_t keep = 0; /* bytes of an unfinished line carried to the next block */
+    int first = 1, at_eof = 0, any = 0, ends_with_nl = 0;
+    while (!at_eof && !r.stop) {
+        size_t n = fread(buf + keep, 1, RUNFILE_BLOCK - keep, f);
+        if (n < RUNFILE_BLOCK - keep) {
+            if (ferror(f)) {
+                snprintf(why_text, sizeof why_text, "%s", strerror(errno ? errno : EIO));
+                r.status = RUNFILE_IO_ERROR;
+                r.why_line = r.line;
+                r.stop = 1;
+                break;
+            }
+            at_eof = 1;
+        }
+        size_t avail = keep + n, start = 0;
+        if (first) {
+            first = 0;
+            if (avail >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+                start = 3;
+        }
+        /* Feed whole lines so that each block starts at a line start; the rest waits for the
+           next block, unless the file ends or one line fills the buffer. */
+        size_t end = avail;
+        if (!at_eof && avail > start) {
+            const char *nl = memrchr(buf + start, '\n', avail - start);
+            if (nl)
+                end = (size_t)(nl - buf) + 1;
+        }
+        if (end > start) {
+            feed(&r, buf + start, end - start);
+            any = 1;
+            ends_with_nl = buf[end - 1] == '\n';
+        }
+        keep = avail - end;
+        memmove(buf, buf + end, keep);
+    }
+    if (r.status != RUNFILE_IO_ERROR)
+        finish(&r, any, ends_with_nl);
+
+    free(buf);
+    csv_free(&r.csv);
+    freelocale(r.c_locale);
+    free(r.rbuf);
+    free(r.foff);
+    free(r.flen);
+    free(r.fptr);
+    free(r.hist_bucket);
+    free(r.hist_count);
+    if (why)
+        *why = r.status == RUNFILE_SKIPPED || r.status == RUNFILE_IO_ERROR ? why_text : NULL;
+    if (line)
+        *line = r.status == RUNFILE_SKIPPED || r.status == RUNFILE_IO_ERROR ? r.why_line : 0;
+    return r.status;
+}

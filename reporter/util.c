@@ -1,0 +1,130 @@
+/*
+ * util.c - messages, allocation that cannot fail silently, and UTF-8 repair for the
+ * profreport command.
+ */
+#include "report.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int util_quiet;
+
+/* Print "profreport: message" on stderr. */
+static void vmessage(const char *fmt, va_list ap)
+{
+    fputs("profreport: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+/* Say what went wrong and stop with EXIT_INTERNAL (callers with other codes exit themselves). */
+void die_msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    exit(EXIT_INTERNAL);
+}
+
+/* A warning on stderr, unless -q. */
+void warn_msg(const char *fmt, ...)
+{
+    if (util_quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+}
+
+/* Allocation failures end the command: it has no partial result worth keeping. */
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die_msg("out of memory");
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        die_msg("out of memory");
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        die_msg("out of memory");
+    return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *d = xmalloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not valid. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t len;
+    unsigned cp;
+    if ((s[0] & 0xe0) == 0xc0) {
+        len = 2;
+        cp = s[0] & 0x1f;
+    } else if ((s[0] & 0xf0) == 0xe0) {
+        len = 3;
+        cp = s[0] & 0x0f;
+    } else if ((s[0] & 0xf8) == 0xf0) {
+        len = 4;
+        cp = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    /* Overlong forms, surrogates and values past U+10FFFF are invalid too. */
+    static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+        return 0;
+    return len;
+}
+
+/* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD; NUL bytes too. */
+char *utf8_repair(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    char *out = xmalloc(n * 3 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = u[i] ? utf8_sequence(u + i, n - i) : 0;
+        if (len == 0) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(out + o, s + i, len);
+            o += len;
+            i += len;
+        }
+    }
+    out[o] = 0;
+    return out;
+}

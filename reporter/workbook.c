@@ -1,0 +1,753 @@
+/*
+ * workbook.c - write the report as an XLSX workbook with libxlsxwriter: Summary, Call cost,
+ * Hit count, Runs, Threads, Call tree, Warnings, Charts and About sheets, native charts.
+ *
+ * Untrusted text (region ids, thread names, file contents) is only ever written with
+ * worksheet_write_string, so "=HYPERLINK(...)" stays text; NaN and infinities are never
+ * written as numbers (the cell is left empty) because they would corrupt the file.
+ */
+#include "report.h"
+
+#include <profreport.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xlsxwriter.h>
+
+/* Excel's limit on the characters in a cell. */
+#define CELL_MAX 32767
+
+/* The formats every sheet uses. */
+struct fmts {
+    lxw_format *bold, *header, *title, *num, *cost, *pct, *count, *wrap, *note;
+};
+
+/* Writing state: the workbook, formats and units. */
+struct book {
+    lxw_workbook *wb;
+    struct fmts f;
+    struct unit cost, total; /* units of per-call and of summed columns */
+    struct model *m;
+    const struct report_info *ri;
+    unsigned long cut; /* strings cut to CELL_MAX */
+};
+
+/* The unit for values around typical_ns. */
+struct unit unit_for(double typical_ns, const char *forced)
+{
+    static const struct unit units[] = {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}};
+    if (forced && strcmp(forced, "auto") != 0)
+        for (size_t i = 0; i < 4; i++)
+            if (strcmp(forced, units[i].name) == 0)
+                return units[i];
+    for (size_t i = 0; i < 3; i++)
+        if (typical_ns >= units[i].ns)
+            return units[i];
+    return units[3];
+}
+
+/* A string cell; cut to Excel's limit of CELL_MAX characters, and counted, when too long. */
+static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
+                    lxw_format *f)
+{
+    if (!s)
+        return;
+    /* Count characters (UTF-8 lead bytes); strings are valid UTF-8 by now. */
+    size_t chars = 0, k = 0;
+    for (; s[k]; k++)
+        if (((unsigned char)s[k] & 0xc0) != 0x80 && ++chars > CELL_MAX)
+            break;
+    if (!s[k]) {
+        worksheet_write_string(ws, r, c, s, f);
+        return;
+    }
+    char *cut = xstrndup(s, k);
+    worksheet_write_string(ws, r, c, cut, f);
+    free(cut);
+    b->cut++;
+}
+
+/* A number cell, or nothing when v is not finite. */
+static void put_num(lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v, lxw_format *f)
+{
+    if (isfinite(v))
+        worksheet_write_number(ws, r, c, v, f);
+}
+
+/* A row of bold column headers. */
+static void put_headers(struct book *b, lxw_worksheet *ws, lxw_row_t r, const char *const *h,
+                        size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        put_str(b, ws, r, (lxw_col_t)i, h[i], b->f.header);
+}
+
+/* A header that names its unit: "Mean (us)". */
+static const char *with_unit(char *buf, size_t size, const char *name, struct unit u)
+{
+    snprintf(buf, size, "%s (%s)", name, u.name);
+    return buf;
+}
+
+/* Create the shared formats. */
+static void make_formats(struct book *b)
+{
+    lxw_workbook *wb = b->wb;
+    b->f.bold = workbook_add_format(wb);
+    format_set_bold(b->f.bold);
+    b->f.header = workbook_add_format(wb);
+    format_set_bold(b->f.header);
+    format_set_bottom(b->f.header, LXW_BORDER_THIN);
+    format_set_text_wrap(b->f.header);
+    format_set_align(b->f.header, LXW_ALIGN_VERTICAL_TOP);
+    b->f.title = workbook_add_format(wb);
+    format_set_bold(b->f.title);
+    format_set_font_size(b->f.title, 14);
+    b->f.num = workbook_add_format(wb);
+    format_set_num_format(b->f.num, "#,##0.000");
+    b->f.cost = workbook_add_format(wb);
+    format_set_num_format(b->f.cost, "#,##0.000");
+    b->f.pct = workbook_add_format(wb);
+    format_set_num_format(b->f.pct, "0.00%");
+    b->f.count = workbook_add_format(wb);
+    format_set_num_format(b->f.count, "#,##0");
+    b->f.wrap = workbook_add_format(wb);
+    format_set_text_wrap(b->f.wrap);
+    format_set_align(b->f.wrap, LXW_ALIGN_VERTICAL_TOP);
+    b->f.note = workbook_add_format(wb);
+    format_set_italic(b->f.note);
+}
+
+/* Sum of the time spent at depth 0 on every thread of every run: the base of "Total %". */
+static double busy_total(const struct model *m)
+{
+    double t = 0;
+    for (size_t i = 0; i < m->nthreads; i++)
+        t += m->threads[i].busy_ns;
+    return t;
+}
+
+/* Spread of a region's per-run mean costs over the runs where it ran. */
+static struct spread run_spread(const struct model *m, const struct region *r)
+{
+    double *v = xmalloc((m->nruns ? m->nruns : 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t k = 0; k < m->nruns; k++) {
+        double x = model_run_mean(r, k);
+        if (isfinite(x))
+            v[n++] = x;
+    }
+    struct spread s = spread_of(v, n);
+    free(v);
+    return s;
+}
+
+/* Call cost: one row per region, the flat profile with per-run spread. */
+static void sheet_call_cost(struct book *b, const size_t *rank, size_t n)
+{
+    struct model *m = b->m;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call cost");
+    char h[24][48];
+    const char *heads[] = {
+        "Region",
+        "Calls",
+        with_unit(h[0], sizeof h[0], "Total", b->total),
+        "Total %",
+        with_unit(h[1], sizeof h[1], "Self", b->total),
+        "Self %",
+        with_unit(h[2], sizeof h[2], "Mean", b->cost),
+        with_unit(h[3], sizeof h[3], "Median", b->cost),
+        with_unit(h[4], sizeof h[4], "Std dev", b->cost),
+        with_unit(h[5], sizeof h[5], "Min", b->cost),
+        with_unit(h[6], sizeof h[6], "Max", b->cost),
+        with_unit(h[7], sizeof h[7], "P90", b->cost),
+        with_unit(h[8], sizeof h[8], "P99", b->cost),
+        "Runs",
+        with_unit(h[9], sizeof h[9], "Run mean", b->cost),
+        with_unit(h[10], sizeof h[10], "Run std dev", b->cost),
+        "Run CV",
+        with_unit(h[11], sizeof h[11], "95% CI +/-", b->cost),
+        with_unit(h[12], sizeof h[12], "Fastest run", b->cost),
+        with_unit(h[13], sizeof h[13], "Slowest run", b->cost),
+        "Never stopped",
+        "Percentiles",
+    };
+    size_t ncols = sizeof heads / sizeof heads[0];
+    double busy = busy_total(m);
+    for (size_t i = 0; i < n; i++) {
+        struct region *r = &m->regions[rank[i]];
+        lxw_row_t row = (lxw_row_t)(i + 1);
+        struct spread s = run_spread(m, r);
+        double c = b->cost.ns, t = b->total.ns;
+        put_str(b, ws, row, 0, r->display, NULL);
+        put_num(ws, row, 1, (double)r->cost.n, b->f.count);
+        put_num(ws, row, 2, r->outer_ns / t, b->f.num);
+        put_num(ws, row, 3, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
+        put_num(ws, row, 4, r->self_ns / t, b->f.num);
+        put_num(ws, row, 5, m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN, b->f.pct);
+        put_num(ws, row, 6, dist_mean(&r->cost) / c, b->f.cost);
+        put_num(ws, row, 7, dist_quantile(&r->cost, 0.5) / c, b->f.cost);
+        put_num(ws, row, 8, dist_stddev(&r->cost) / c, b->f.cost);
+        put_num(ws, row, 9, r->cost.n ? r->cost.min / c : NAN, b->f.cost);
+        put_num(ws, row, 10, r->cost.n ? r->cost.max / c : NAN, b->f.cost);
+        put_num(ws, row, 11, dist_quantile(&r->cost, 0.9) / c, b->f.cost);
+        put_num(ws, row, 12, dist_quantile(&r->cost, 0.99) / c, b->f.cost);
+        put_num(ws, row, 13, (double)s.n, b->f.count);
+        put_num(ws, row, 14, s.mean / c, b->f.cost);
+        put_num(ws, row, 15, s.stddev / c, b->f.cost);
+        put_num(ws, row, 16, s.cv, b->f.pct);
+        put_num(ws, row, 17, s.ci95 / c, b->f.cost);
+        put_num(ws, row, 18, s.min / c, b->f.cost);
+        put_num(ws, row, 19, s.max / c, b->f.cost);
+        put_num(ws, row, 20, (double)r->unterminated, b->f.count);
+        put_str(b, ws, row, 21, dist_approximate(&r->cost) ? "histogram" : "exact", NULL);
+    }
+    if (n > 0) {
+        lxw_table_column cols[24];
+        lxw_table_column *colp[25];
+        for (size_t i = 0; i < ncols; i++) {
+            memset(&cols[i], 0, sizeof cols[i]);
+            cols[i].header = (char *)(uintptr_t)heads[i];
+            cols[i].header_format = b->f.header;
+            colp[i] = &cols[i];
+        }
+        colp[ncols] = NULL;
+        lxw_table_options opt = {0};
+        static char table_name[] = "CallCost";
+        opt.name = table_name;
+        opt.style_type = LXW_TABLE_STYLE_TYPE_LIGHT;
+        opt.style_type_number = 9;
+        opt.columns = colp;
+        worksheet_add_table(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(ncols - 1), &opt);
+        lxw_conditional_format bar = {0};
+        bar.type = LXW_CONDITIONAL_DATA_BAR;
+        worksheet_conditional_format_range(ws, 1, 3, (lxw_row_t)n, 3, &bar);
+        worksheet_conditional_format_range(ws, 1, 5, (lxw_row_t)n, 5, &bar);
+    } else {
+        put_headers(b, ws, 0, heads, ncols);
+        put_str(b, ws, 1, 0, "no regions", b->f.note);
+    }
+    worksheet_freeze_panes(ws, 1, 1);
+    worksheet_set_row(ws, 0, 45, NULL);
+    worksheet_set_column(ws, 0, 0, 40, NULL);
+    worksheet_set_column(ws, 1, (lxw_col_t)(ncols - 1), 12, NULL);
+}
+
+/* Hit count: calls per region in total, per run and per thread (by thread name). */
+static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
+{
+    struct model *m = b->m;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Hit count");
+    put_str(b, ws, 0, 0, "Region", b->f.header);
+    put_str(b, ws, 0, 1, "Calls", b->f.header);
+    lxw_col_t c = 2;
+    char buf[64];
+    for (size_t k = 0; k < m->nruns; k++, c++) {
+        snprintf(buf, sizeof buf, "Run %zu", k + 1);
+        put_str(b, ws, 0, c, buf, b->f.header);
+    }
+    lxw_col_t first_key = c;
+    for (size_t k = 0; k < m->nkeys; k++, c++) {
+        char *name = utf8_repair(m->keys[k], strlen(m->keys[k]));
+        size_t len = strlen(name) + 16;
+        char *head = xmalloc(len);
+        snprintf(head, len, "Thread: %s", name);
+        put_str(b, ws, 0, c, head, b->f.header);
+        free(head);
+        free(name);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct region *r = &m->regions[rank[i]];
+        lxw_row_t row = (lxw_row_t)(i + 1);
+        put_str(b, ws, row, 0, r->display, NULL);
+        put_num(ws, row, 1, (double)r->cost.n, b->f.count);
+        for (size_t k = 0; k < m->nruns; k++)
+            put_num(ws, row, (lxw_col_t)(2 + k), k < r->run_cap ? (double)r->run_calls[k] : 0,
+                    b->f.count);
+        for (size_t k = 0; k < m->nkeys; k++)
+            put_num(ws, row, (lxw_col_t)(first_key + k),
+                    k < r->key_cap ? (double)r->key_calls[k] : 0, b->f.count);
+    }
+    if (n > 0)
+        worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(c - 1));
+    else
+        put_str(b, ws, 1, 0, "no regions", b->f.note);
+    worksheet_freeze_panes(ws, 1, 1);
+    worksheet_set_column(ws, 0, 0, 40, NULL);
+    worksheet_set_column(ws, 1, (lxw_col_t)(c > 1 ? c - 1 : 1), 12, NULL);
+    lxw_conditional_format bar = {0};
+    bar.type = LXW_CONDITIONAL_DATA_BAR;
+    if (n > 0)
+        worksheet_conditional_format_range(ws, 1, 1, (lxw_row_t)n, 1, &bar);
+}
+
+/* Runs: one row per run, then region x run matrices of mean cost and of calls. */
+static void sheet_runs(struct book *b, const size_t *rank, size_t n)
+{
+    struct model *m = b->m;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Runs");
+    char h0[48];
+    const char *heads[] = {"Run",
+                           "File",
+                           "Start",
+                           "Program",
+                           "Pid",
+                           "Host",
+                           "Mode",
+                           "Clock",
+                           "Frequency (Hz)",
+                           "Threads",
+                           with_unit(h0, sizeof h0, "Duration", b->total),
+                           "Events",
+                           "Complete",
+                           "Recovered"};
+    size_t nh = sizeof heads / sizeof heads[0];
+    put_headers(b, ws, 0, heads, nh);
+    for (size_t k = 0; k < m->nruns; k++) {
+        struct run_rec *r = &m->runs[k];
+        lxw_row_t row = (lxw_row_t)(k + 1);
+        put_num(ws, row, 0, (double)(k + 1), b->f.count);
+        put_str(b, ws, row, 1, r->file, NULL);
+        put_str(b, ws, row, 2, r->start, NULL);
+        put_str(b, ws, row, 3, r->program, NULL);
+        put_str(b, ws, row, 4, r->pid, NULL);
+        put_str(b, ws, row, 5, r->host, NULL);
+        put_str(b, ws, row, 6, r->mode, NULL);
+        put_str(b, ws, row, 7, r->clock, NULL);
+        put_num(ws, row, 8, (double)r->frequency, b->f.count);
+        put_num(ws, row, 9, r->threads, b->f.count);
+        put_num(ws, row, 10, r->duration_ns / b->total.ns, b->f.num);
+        put_num(ws, row, 11, (double)r->events, b->f.count);
+        put_str(b, ws, row, 12, r->complete ? "yes" : "no", NULL);
+        put_str(b, ws, row, 13, r->recovered ? "yes" : "no", NULL);
+    }
+    worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nruns, (lxw_col_t)(nh - 1));
+    worksheet_freeze_panes(ws, 1, 0);
+    worksheet_set_column(ws, 1, 1, 48, NULL);
+    worksheet_set_column(ws, 2, 3, 28, NULL);
+    worksheet_set_column(ws, 4, (lxw_col_t)(nh - 1), 12, NULL);
+
+    /* Two matrices below the table: mean cost per call and calls, one column per run. */
+    lxw_row_t top = (lxw_row_t)(m->nruns + 3);
+    for (int which = 0; which < 2; which++) {
+        char title[96];
+        snprintf(title, sizeof title,
+                 which == 0 ? "Mean cost per call (%s), region x run" : "Calls, region x run",
+                 b->cost.name);
+        put_str(b, ws, top, 0, title, b->f.bold);
+        put_str(b, ws, top + 1, 0, "Region", b->f.header);
+        for (size_t k = 0; k < m->nruns; k++) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "Run %zu", k + 1);
+            put_str(b, ws, top + 1, (lxw_col_t)(k + 1), buf, b->f.header);
+        }
+        for (size_t i = 0; i < n; i++) {
+            struct region *r = &m->regions[rank[i]];
+            lxw_row_t row = (lxw_row_t)(top + 2 + i);
+            put_str(b, ws, row, 0, r->display, NULL);
+            for (size_t k = 0; k < m->nruns; k++) {
+                if (which == 0)
+                    put_num(ws, row, (lxw_col_t)(k + 1), model_run_mean(r, k) / b->cost.ns,
+                            b->f.cost);
+                else
+                    put_num(ws, row, (lxw_col_t)(k + 1),
+                            k < r->run_cap ? (double)r->run_calls[k] : 0, b->f.count);
+            }
+        }
+        top = (lxw_row_t)(top + n + 4);
+    }
+}
+
+/* Threads: one row per thread of each run. */
+static void sheet_threads(struct book *b)
+{
+    struct model *m = b->m;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Threads");
+    char h0[48];
+    const char *heads[] = {"Run",  "File",  "Thread", "Tid",
+                           "Name", "State", "Events", with_unit(h0, sizeof h0, "Busy", b->total)};
+    size_t nh = sizeof heads / sizeof heads[0];
+    put_headers(b, ws, 0, heads, nh);
+    for (size_t i = 0; i < m->nthreads; i++) {
+        struct thread_rec *t = &m->threads[i];
+        lxw_row_t row = (lxw_row_t)(i + 1);
+        put_num(ws, row, 0, (double)(t->run + 1), b->f.count);
+        put_str(b, ws, row, 1, m->runs[t->run].file, NULL);
+        put_num(ws, row, 2, t->number, b->f.count);
+        put_str(b, ws, row, 3, t->tid, NULL);
+        put_str(b, ws, row, 4, t->name, NULL);
+        put_str(b, ws, row, 5, t->state, NULL);
+        put_num(ws, row, 6, (double)t->events, b->f.count);
+        put_num(ws, row, 7, t->busy_ns / b->total.ns, b->f.num);
+    }
+    worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nthreads, (lxw_col_t)(nh - 1));
+    worksheet_freeze_panes(ws, 1, 0);
+    worksheet_set_column(ws, 1, 1, 48, NULL);
+    worksheet_set_column(ws, 4, 4, 20, NULL);
+}
+
+/* Order of edges: callers by rank, then heavier edges first. */
+static const struct model *edge_model;
+static int by_edge(const void *a, const void *b)
+{
+    const struct edge *x = &edge_model->edges[*(const size_t *)a];
+    const struct edge *y = &edge_model->edges[*(const size_t *)b];
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+/* Call tree: exact caller -> callee edges. */
+static void sheet_call_tree(struct book *b)
+{
+    struct model *m = b->m;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call tree");
+    char h[4][48];
+    const char *heads[] = {"Caller",
+                           "Callee",
+                           "Calls",
+                           with_unit(h[0], sizeof h[0], "Total", b->total),
+                           with_unit(h[1], sizeof h[1], "Self", b->total),
+                           with_unit(h[2], sizeof h[2], "Mean", b->cost),
+                           "Share of callee's calls"};
+    size_t nh = sizeof heads / sizeof heads[0];
+    put_headers(b, ws, 0, heads, nh);
+    size_t *order = xmalloc((m->nedges ? m->nedges : 1) * sizeof *order);
+    size_t n = 0;
+    for (size_t i = 0; i < m->nedges; i++)
+        if (!m->regions[m->edges[i].callee].excluded)
+            order[n++] = i;
+    edge_model = m;
+    qsort(order, n, sizeof *order, by_edge);
+    for (size_t i = 0; i < n; i++) {
+        struct edge *e = &m->edges[order[i]];
+        lxw_row_t row = (lxw_row_t)(i + 1);
+        put_str(b, ws, row, 0,
+                e->caller == SIZE_MAX ? "(thread top level)" : m->regions[e->caller].display,
+                e->caller == SIZE_MAX ? b->f.note : NULL);
+        put_str(b, ws, row, 1, m->regions[e->callee].display, NULL);
+        put_num(ws, row, 2, (double)e->calls, b->f.count);
+        put_num(ws, row, 3, e->total_ns / b->total.ns, b->f.num);
+        put_num(ws, row, 4, e->self_ns / b->total.ns, b->f.num);
+        put_num(ws, row, 5, e->calls ? e->total_ns / (double)e->calls / b->cost.ns : NAN,
+                b->f.cost);
+        uint64_t all = m->regions[e->callee].cost.n;
+        put_num(ws, row, 6, all ? (double)e->calls / (double)all : NAN, b->f.pct);
+    }
+    free(order);
+    if (n == 0)
+        put_str(b, ws, 1, 0,
+                m->nedges ? "no edges" : "no caller information (seed-form or summary runs)",
+                b->f.note);
+    else
+        worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(nh - 1));
+    worksheet_freeze_panes(ws, 1, 0);
+    worksheet_set_column(ws, 0, 1, 40, NULL);
+    worksheet_set_column(ws, 2, (lxw_col_t)(nh - 1), 14, NULL);
+}
+
+/* Warnings: everything that went wrong, or "none". */
+static void sheet_warnings(struct book *b, lxw_worksheet *ws)
+{
+    struct model *m = b->m;
+    const char *heads[] = {"Where", "Kind", "Count", "Message"};
+    put_headers(b, ws, 0, heads, 4);
+    lxw_row_t row = 1;
+    for (size_t i = 0; i < m->nwarnings; i++, row++) {
+        struct warning_rec *w = &m->warnings[i];
+        put_str(b, ws, row, 0, w->where, NULL);
+        put_str(b, ws, row, 1, w->kind, NULL);
+        put_num(ws, row, 2, (double)w->count, b->f.count);
+        put_str(b, ws, row, 3, w->message, b->f.wrap);
+    }
+    if (b->ri->charts_note) {
+        put_str(b, ws, row, 0, "charts", NULL);
+        put_str(b, ws, row, 1, "charts", NULL);
+        put_num(ws, row, 2, 1, b->f.count);
+        put_str(b, ws, row++, 3, b->ri->charts_note, b->f.wrap);
+    }
+    if (row == 1)
+        put_str(b, ws, 1, 0, "none", b->f.note);
+    worksheet_freeze_panes(ws, 1, 0);
+    worksheet_set_column(ws, 0, 0, 50, NULL);
+    worksheet_set_column(ws, 1, 1, 16, NULL);
+    worksheet_set_column(ws, 3, 3, 90, NULL);
+}
+
+/* A key/value line of the Summary sheet. */
+static void kv(struct book *b, lxw_worksheet *ws, lxw_row_t *row, const char *key,
+               const char *value)
+{
+    put_str(b, ws, *row, 0, key, b->f.bold);
+    put_str(b, ws, *row, 1, value, NULL);
+    (*row)++;
+}
+
+static void kv_num(struct book *b, lxw_worksheet *ws, lxw_row_t *row, const char *key, double v,
+                   lxw_format *f)
+{
+    put_str(b, ws, *row, 0, key, b->f.bold);
+    put_num(ws, *row, 1, v, f);
+    (*row)++;
+}
+
+/* A native bar chart of one Call cost / Hit count column for the top regions. */
+static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, size_t n,
+                            const char *title, const char *axis)
+{
+    lxw_chart *ch = workbook_add_chart(b->wb, LXW_CHART_BAR);
+    lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
+    chart_series_set_categories(s, sheet, 1, 0, (lxw_row_t)n, 0);
+    chart_series_set_values(s, sheet, 1, col, (lxw_row_t)n, col);
+    chart_title_set_name(ch, title);
+    chart_axis_set_name(ch->x_axis, axis);
+    chart_axis_set_reverse(ch->y_axis); /* heaviest region on top */
+    chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
+    return ch;
+}
+
+/* Summary: what was read, the command line, the top regions and the native charts. */
+static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank, size_t n)
+{
+    struct model *m = b->m;
+    const struct report_info *ri = b->ri;
+    char buf[512];
+    lxw_row_t row = 0;
+    put_str(b, ws, row++, 0, ri->title ? ri->title : "profreport report", b->f.title);
+    row++;
+    kv_num(b, ws, &row, "Runs", (double)m->nruns, b->f.count);
+    size_t incomplete = 0, recovered = 0;
+    for (size_t k = 0; k < m->nruns; k++) {
+        incomplete += !m->runs[k].complete;
+        recovered += m->runs[k].recovered;
+    }
+    kv_num(b, ws, &row, "Incomplete runs", (double)incomplete, b->f.count);
+    kv_num(b, ws, &row, "Runs recovered from killed processes", (double)recovered, b->f.count);
+    kv_num(b, ws, &row, "Inputs (run files and killed runs)", (double)ri->ninputs, b->f.count);
+    kv_num(b, ws, &row, "Threads", (double)m->nthreads, b->f.count);
+    kv_num(b, ws, &row, "Events read", (double)m->events, b->f.count);
+    kv_num(b, ws, &row, "Regions", (double)n, b->f.count);
+    const char *first = NULL, *last = NULL;
+    for (size_t k = 0; k < m->nruns; k++) {
+        const char *s = m->runs[k].start;
+        if (!s)
+            continue;
+        if (!first || strcmp(s, first) < 0)
+            first = s;
+        if (!last || strcmp(s, last) > 0)
+            last = s;
+    }
+    snprintf(buf, sizeof buf, "%s .. %s", first ? first : "?", last ? last : "?");
+    kv(b, ws, &row, "Runs started (UTC)", first ? buf : "unknown");
+    /* Distinct tick rates: a run's ticks are converted with its own. */
+    struct {
+        char s[512];
+        size_t len;
+    } fr = {"", 0};
+    for (size_t k = 0; k < m->nruns; k++) {
+        int seen = 0;
+        for (size_t j = 0; j < k; j++)
+            seen |= m->runs[j].frequency == m->runs[k].frequency;
+        if (!seen && fr.len < sizeof fr.s - 32)
+            fr.len +=
+                (size_t)snprintf(fr.s + fr.len, sizeof fr.s - fr.len, "%s%llu Hz",
+                                 fr.len ? ", " : "", (unsigned long long)m->runs[k].frequency);
+    }
+    kv(b, ws, &row, "Tick rates", fr.s);
+    kv_num(b, ws, &row, "Warnings", (double)m->nwarnings + (ri->charts_note != NULL), b->f.count);
+    kv_num(b, ws, &row, "Malformed rows skipped", (double)m->skipped_rows, b->f.count);
+    kv(b, ws, &row, "Command", ri->command_line);
+    snprintf(buf, sizeof buf, "profreport %s", prof_version());
+    kv(b, ws, &row, "Made by", buf);
+    kv(b, ws, &row, "Made at", ri->generated);
+    kv(b, ws, &row, "Units", "costs per call and totals: see each column's header");
+
+    row++;
+    put_str(b, ws, row++, 0, "Top regions by total time", b->f.bold);
+    char h[3][48];
+    const char *heads[] = {"Region", with_unit(h[0], sizeof h[0], "Total", b->total), "Total %",
+                           "Calls", with_unit(h[1], sizeof h[1], "Mean", b->cost)};
+    put_headers(b, ws, row++, heads, 5);
+    double busy = busy_total(m);
+    size_t top = n < ri->top ? n : ri->top;
+    for (size_t i = 0; i < top; i++, row++) {
+        struct region *r = &m->regions[rank[i]];
+        put_str(b, ws, row, 0, r->display, NULL);
+        put_num(ws, row, 1, r->outer_ns / b->total.ns, b->f.num);
+        put_num(ws, row, 2, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
+        put_num(ws, row, 3, (double)r->cost.n, b->f.count);
+        put_num(ws, row, 4, dist_mean(&r->cost) / b->cost.ns, b->f.cost);
+    }
+    if (top == 0)
+        put_str(b, ws, row++, 0, "no regions", b->f.note);
+    worksheet_set_column(ws, 0, 0, 40, NULL);
+    worksheet_set_column(ws, 1, 1, 36, NULL);
+    worksheet_set_column(ws, 2, 4, 14, NULL);
+
+    if (top > 0) {
+        char title[96];
+        snprintf(title, sizeof title, "Mean cost per call (%s), top %zu", b->cost.name, top);
+        lxw_chart_options place = {0};
+        place.x_scale = 1.2;
+        place.y_scale = 1.3;
+        worksheet_insert_chart_opt(ws, 1, 6, bar_chart(b, "Call cost", 6, top, title, b->cost.name),
+                                   &place);
+        snprintf(title, sizeof title, "Calls, top %zu regions by total time", top);
+        worksheet_insert_chart_opt(ws, 23, 6, bar_chart(b, "Hit count", 1, top, title, "calls"),
+                                   &place);
+    }
+}
+
+/* Charts: the gnuplot pictures, or why there are none. */
+static void sheet_charts(struct book *b)
+{
+    const struct report_info *ri = b->ri;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Charts");
+    lxw_row_t row = 0;
+    if (ri->nimages == 0) {
+        put_str(b, ws, 0, 0, ri->charts_note ? ri->charts_note : "no charts", b->f.note);
+        return;
+    }
+    for (size_t i = 0; i < ri->nimages; i++) {
+        put_str(b, ws, row, 0, ri->image_titles[i], b->f.bold);
+        lxw_image_options opt = {0};
+        opt.x_scale = 0.8;
+        opt.y_scale = 0.8;
+        worksheet_insert_image_opt(ws, row + 1, 0, ri->images[i], &opt);
+        row = (lxw_row_t)(row + 28);
+    }
+}
+
+/* About: what every sheet and column means. */
+static void sheet_about(struct book *b)
+{
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "About");
+    static const char *const lines[][2] = {
+        {"Summary", "What was read, the top regions by total time, and native charts."},
+        {"Call cost", "One row per region (all rows with the same id text, across threads and "
+                      "runs), heaviest first. Times are converted from ticks with each run's own "
+                      "Frequency."},
+        {"Calls", "Completed instances of the region."},
+        {"Total", "Inclusive time, counting a recursive region's outermost calls only (rows "
+                  "with Nested = 0), so recursion is not counted twice."},
+        {"Total %", "Total divided by the time all threads spent inside top-level regions."},
+        {"Self", "Time in the region itself: inclusive time minus that of the regions directly "
+                 "inside it."},
+        {"Self %", "Self divided by the self time of all regions (these add up to 100 %)."},
+        {"Mean, Std dev, Min, Max", "Of the inclusive cost of one call; Std dev is the sample "
+                                    "standard deviation."},
+        {"Median, P90, P99", "Percentiles of the cost of one call, interpolated between order "
+                             "statistics as Excel's PERCENTILE.INC. 'exact' in the Percentiles "
+                             "column: computed from every value (up to 4096 calls per region); "
+                             "'histogram': from a log-linear histogram with 32 buckets per "
+                             "power of two, within 1.6 % of the exact value."},
+        {"Runs", "Runs in which the region ran at least once."},
+        {"Run mean, Run std dev, Run CV", "Of the per-run mean costs: how much a region's cost "
+                                          "varies from run to run (CV = std dev / mean)."},
+        {"95% CI +/-", "Half-width of the 95 % confidence interval of the run mean (Student's t "
+                       "over the runs): the true mean cost lies within Run mean +/- this, if "
+                       "runs are independent."},
+        {"Fastest run, Slowest run", "Lowest and highest per-run mean cost."},
+        {"Never stopped", "Instances with no stop (empty Ticks): counted here, not in the "
+                          "statistics."},
+        {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
+                      "Runs sheet), and per thread name across runs."},
+        {"Runs", "One row per run file, then region x run matrices of mean cost and calls."},
+        {"Threads", "One row per thread of each run; Busy is its time in top-level regions."},
+        {"Call tree", "Exact caller -> callee edges from the Parent column: calls, total and "
+                      "self time of the callee when called from that caller."},
+        {"Warnings", "Problems found while reading, with file and line; 'none' when none."},
+        {"Charts", "Pictures drawn by gnuplot from templates/*.gp (also saved as PNG and SVG)."},
+    };
+    put_str(b, ws, 0, 0, "Sheet or column", b->f.header);
+    put_str(b, ws, 0, 1, "Meaning", b->f.header);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        put_str(b, ws, (lxw_row_t)(i + 1), 0, lines[i][0], b->f.bold);
+        put_str(b, ws, (lxw_row_t)(i + 1), 1, lines[i][1], b->f.wrap);
+    }
+    worksheet_set_column(ws, 0, 0, 30, NULL);
+    worksheet_set_column(ws, 1, 1, 100, NULL);
+}
+
+/* A typical per-call cost (the median of the regions' means) and the largest total. */
+static void pick_units(struct book *b, const size_t *rank, size_t n)
+{
+    double *means = xmalloc((n ? n : 1) * sizeof *means);
+    size_t k = 0;
+    double largest = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct region *r = &b->m->regions[rank[i]];
+        double mean = dist_mean(&r->cost);
+        if (isfinite(mean))
+            means[k++] = mean;
+        if (r->outer_ns > largest)
+            largest = r->outer_ns;
+    }
+    struct spread s = spread_of(means, k);
+    double typical = 0;
+    if (k) {
+        struct dist d;
+        dist_init(&d);
+        for (size_t i = 0; i < k; i++)
+            dist_add(&d, means[i]);
+        typical = dist_quantile(&d, 0.5);
+        dist_release(&d);
+    }
+    (void)s;
+    free(means);
+    b->cost = unit_for(typical, b->ri->unit);
+    b->total = unit_for(largest, b->ri->unit);
+}
+
+/* Write the workbook. */
+int workbook_write(const char *path, struct model *m, const struct report_info *ri,
+                   const char **why)
+{
+    static char msg[256];
+    lxw_workbook_options opt = {0};
+    struct book b = {0};
+    b.m = m;
+    b.ri = ri;
+    b.wb = workbook_new_opt(path, &opt);
+    if (!b.wb) {
+        *why = "cannot create the workbook";
+        return -1;
+    }
+    make_formats(&b);
+    size_t n;
+    size_t *rank = model_ranked(m, &n);
+    pick_units(&b, rank, n);
+    lxw_doc_properties props = {0};
+    props.title = (char *)(uintptr_t)(ri->title ? ri->title : "profreport report");
+    static char comments[] = "Made by profreport";
+    props.comments = comments;
+    workbook_set_properties(b.wb, &props);
+
+    /* Summary first (it is the sheet the workbook opens on), filled last: its charts refer
+       to the other sheets. */
+    lxw_worksheet *summary = workbook_add_worksheet(b.wb, "Summary");
+    sheet_call_cost(&b, rank, n);
+    sheet_hit_count(&b, rank, n);
+    sheet_runs(&b, rank, n);
+    sheet_threads(&b);
+    sheet_call_tree(&b);
+    lxw_worksheet *warnings = workbook_add_worksheet(b.wb, "Warnings");
+    sheet_charts(&b);
+    sheet_about(&b);
+    sheet_summary(&b, summary, rank, n);
+    /* Warnings are filled last, so they include strings cut anywhere else. */
+    if (b.cut)
+        model_warn(m, "workbook", "cut", b.cut,
+                   "%lu strings longer than Excel's %d-character cell limit were cut", b.cut,
+                   CELL_MAX);
+    sheet_warnings(&b, warnings);
+    free(rank);
+    lxw_error e = workbook_close(b.wb);
+    if (e != LXW_NO_ERROR) {
+        snprintf(msg, sizeof msg, "libxlsxwriter: %s", lxw_strerror(e));
+        *why = msg;
+        return -1;
+    }
+    return 0;
+}

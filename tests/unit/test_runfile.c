@@ -1,0 +1,999 @@
+/*
+ * test_runfile.c - unit tests of runfile.c: run files and seed files read through libcsv, with
+ * every callback's contents and every problem's line checked.
+ */
+#define _GNU_SOURCE /* vasprintf */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* What the callbacks saw, one line of text per call. */
+struct log {
+    char *items[256];
+    size_t n;
+    int count_only; /* events are counted, not logged (large inputs) */
+    size_t nevents;
+};
+
+/* Add one formatted line to the log. */
+__attribute__((format(printf, 2, 3))) static void log_add(struct log *l, const char *fmt, ...)
+{
+    assert_true(l->n < sizeof l->items / sizeof l->items[0]);
+    va_list ap;
+    va_start(ap, fmt);
+    assert_true(vasprintf(&l->items[l->n], fmt, ap) >= 0);
+    va_end(ap);
+    l->n++;
+}
+
+/* Free the log's lines. */
+static void log_release(struct log *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    l->n = 0;
+}
+
+/* s[0..n) in brackets, bytes outside printable ASCII as \xNN, so lengths and NULs show. */
+static const char *esc(char *out, const char *s, size_t n)
+{
+    size_t o = 0;
+    out[o++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c >= 0x7f || c == '\\')
+            o += (size_t)sprintf(out + o, "\\x%02x", c);
+        else
+            out[o++] = (char)c;
+    }
+    out[o++] = ']';
+    out[o] = 0;
+    return out;
+}
+
+/* Log a metadata record with all its fields. */
+static void on_meta(void *ctx, const char *const *fields, const size_t *lens, size_t n)
+{
+    char line[1024] = "meta", e[400];
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(fields[i][lens[i]], 0); /* the model compares keys with strcmp */
+        strcat(line, " ");
+        strcat(line, esc(e, fields[i], lens[i]));
+    }
+    log_add(ctx, "%s", line);
+}
+
+/* Log the start of the table. */
+static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
+{
+    static const char *const names[] = {"events", "summary", "seed"};
+    log_add(ctx, "begin %s %llu", names[kind], (unsigned long long)frequency);
+}
+
+/* Log an events or seed row, or count it for large inputs. */
+static void on_event(void *ctx, const struct run_event *ev)
+{
+    struct log *l = ctx;
+    char r[400], p[400], ticks[64] = "-", self[64] = "-";
+    l->nevents++;
+    /* Strings end with a NUL at their length, even when they hold NULs themselves. */
+    assert_int_equal(ev->region[ev->region_len], 0);
+    assert_int_equal(ev->parent[ev->parent_len], 0);
+    if (l->count_only)
+        return;
+    if (ev->has_ticks) {
+        snprintf(ticks, sizeof ticks, "%llu", (unsigned long long)ev->ticks);
+        snprintf(self, sizeof self, "%llu", (unsigned long long)ev->self);
+    } else {
+        /* A region that never stopped carries no durations. */
+        assert_int_equal(ev->ticks, 0);
+        assert_int_equal(ev->self, 0);
+    }
+    log_add(l, "event %s parent=%s ticks=%s self=%s start=%llu thread=%u depth=%u nested=%d",
+            esc(r, ev->region, ev->region_len), esc(p, ev->parent, ev->parent_len), ticks, self,
+            (unsigned long long)ev->start, ev->thread, ev->depth, ev->nested);
+}
+
+/* Log a summary row with its histogram pairs. */
+static void on_summary(void *ctx, const struct run_summary *s)
+{
+    char r[400], hist[2048] = "";
+    assert_int_equal(s->region[s->region_len], 0);
+    for (size_t i = 0; i < s->nhist; i++)
+        sprintf(hist + strlen(hist), "%s%u:%llu", i ? ";" : "", (unsigned)s->hist_bucket[i],
+                (unsigned long long)s->hist_count[i]);
+    log_add(ctx,
+            "summary %s thread=%u calls=%llu ticks=%llu self=%llu min=%llu max=%llu sumsq=%.17g "
+            "outer=%llu hist=%s",
+            esc(r, s->region, s->region_len), s->thread, (unsigned long long)s->calls,
+            (unsigned long long)s->ticks, (unsigned long long)s->self, (unsigned long long)s->min,
+            (unsigned long long)s->max, s->sumsq, (unsigned long long)s->outer, hist);
+}
+
+/* Log a problem with its line. */
+static void on_problem(void *ctx, unsigned long line, const char *message)
+{
+    log_add(ctx, "problem %lu: %s", line, message);
+}
+
+/* Parse len bytes of text as a run file into the log. */
+static enum run_status parse_bytes(const char *text, size_t len, struct log *l, const char **why,
+                                   unsigned long *line)
+{
+    struct run_handler h = {l, on_meta, on_begin, on_event, on_summary, on_problem};
+    FILE *f = fmemopen((void *)text, len, "r");
+    assert_non_null(f);
+    enum run_status st = runfile_parse(f, "test.csv", &h, why, line);
+    fclose(f);
+    return st;
+}
+
+/* Parse a NUL-terminated text as a run file into the log. */
+static enum run_status parse_text(const char *text, struct log *l, const char **why,
+                                  unsigned long *line)
+{
+    return parse_bytes(text, strlen(text), l, why, line);
+}
+
+/* The log holds exactly the expected lines, in order. */
+static void check_log(struct log *l, const char *const *want, size_t n)
+{
+    for (size_t i = 0; i < n && i < l->n; i++)
+        assert_string_equal(l->items[i], want[i]);
+    assert_int_equal(l->n, n);
+    log_release(l);
+}
+
+#define CHECK_LOG(l, ...)                                                                          \
+    do {                                                                                           \
+        static const char *const want_[] = {__VA_ARGS__};                                          \
+        check_log(l, want_, sizeof want_ / sizeof want_[0]);                                       \
+    } while (0)
+
+/* Parse a text that must be refused, and check the reason and its line. */
+static void check_skipped(const char *text, const char *want_why, unsigned long want_line)
+{
+    struct log l = {0};
+    const char *why = NULL;
+    unsigned long line = 0;
+    assert_int_equal(parse_text(text, &l, &why, &line), RUNFILE_SKIPPED);
+    assert_non_null(why);
+    assert_string_equal(why, want_why);
+    assert_int_equal(line, want_line);
+    /* Nothing of a refused file reaches the model's tables. */
+    for (size_t i = 0; i < l.n; i++)
+        assert_null(strstr(l.items[i], "event "));
+    log_release(&l);
+}
+
+#define V1_EVENTS                                                                                  \
+    "Frequency,1000\n"                                                                             \
+    "Format,profreport-run,1\n"                                                                    \
+    "Mode,events\n"                                                                                \
+    "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+
+#define V1_SUMMARY                                                                                 \
+    "Frequency,1000\n"                                                                             \
+    "Format,profreport-run,1\n"                                                                    \
+    "Mode,summary\n"                                                                               \
+    "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram\n"
+
+/* An events file: metadata with all its fields, begin, then every column of every row. */
+static void events_table_gives_metadata_begin_and_rows(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    const char *why = "unset";
+    unsigned long line = 99;
+    assert_int_equal(parse_text("Frequency,2893456123\n"
+                                "Format,profreport-run,1\n"
+                                "Mode,events\n"
+                                "Program,/usr/bin/app\n"
+                                "Thread,1,4242,main,exited\n"
+                                "Warning,unterminated,1,1,region never stopped\n"
+                                "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                                "parse,34567,1,load,1,34567,6000,0\n"
+                                "load,1234567,1,,0,1200000,5321,0\n"
+                                "fib,10,2,fib,3,0,18446744073709551615,1\n",
+                                &l, &why, &line),
+                     RUNFILE_OK);
+    assert_null(why);
+    assert_int_equal(line, 0);
+    CHECK_LOG(&l, "meta [Mode] [events]", "meta [Program] [/usr/bin/app]",
+              "meta [Thread] [1] [4242] [main] [exited]",
+              "meta [Warning] [unterminated] [1] [1] [region never stopped]",
+              "begin events 2893456123",
+              "event [parse] parent=[load] ticks=34567 self=34567 start=6000 thread=1 depth=1 "
+              "nested=0",
+              "event [load] parent=[] ticks=1234567 self=1200000 start=5321 thread=1 depth=0 "
+              "nested=0",
+              "event [fib] parent=[fib] ticks=10 self=0 start=18446744073709551615 thread=2 "
+              "depth=3 nested=1");
+}
+
+/* Empty Ticks and Self: the region never stopped. */
+static void empty_ticks_and_self_mean_not_stopped(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS "open,,1,,0,,99,0\n", &l, NULL, NULL), RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [open] parent=[] ticks=- self=- start=99 thread=1 depth=0 nested=0");
+}
+
+/* Ticks and Self are empty together or not at all; a row with one of them is skipped. */
+static void ticks_and_self_are_empty_together(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS "a,,1,,0,5,0,0\n"
+                                          "b,5,1,,0,,0,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "problem 5: column Self: \"5\" but Ticks is empty",
+              "problem 6: column Self is empty but Ticks is not");
+}
+
+/* A summary file: every column, the histogram as pairs, and an empty histogram. */
+static void summary_table_gives_rows_with_histogram(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_SUMMARY
+                                "step,1,1000000,52000000,51000000,48,3100,2.75e+09,52000000,"
+                                "6:12;7:3;495:18446744073709551615\n"
+                                "idle,2,0,0,0,0,0,0,0,\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [summary]", "begin summary 1000",
+              "summary [step] thread=1 calls=1000000 ticks=52000000 self=51000000 min=48 "
+              "max=3100 sumsq=2750000000 outer=52000000 hist=6:12;7:3;495:18446744073709551615",
+              "summary [idle] thread=2 calls=0 ticks=0 self=0 min=0 max=0 sumsq=0 outer=0 hist=");
+}
+
+/* SumSquares must be a finite, unsigned decimal number; each bad one is named. */
+static void summary_bad_sum_of_squares_is_reported(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_SUMMARY "a,1,1,1,1,1,1,nan,1,\n"
+                                           "a,1,1,1,1,1,1,inf,1,\n"
+                                           "a,1,1,1,1,1,1,1e999,1,\n"
+                                           "a,1,1,1,1,1,1,2.5x,1,\n"
+                                           "a,1,1,1,1,1,1,-1,1,\n"
+                                           "a,1,1,1,1,1,1, 1,1,\n"
+                                           "a,1,1,1,1,1,1,,1,\n"
+                                           "a,1,1,1,1,1,1,0x10,1,\n"
+                                           "a,1,1,1,1,1,1,.5,1,\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [summary]", "begin summary 1000",
+              "problem 5: column SumSquares: \"nan\" is not a finite non-negative number",
+              "problem 6: column SumSquares: \"inf\" is not a finite non-negative number",
+              "problem 7: column SumSquares: \"1e999\" is not a finite non-negative number",
+              "problem 8: column SumSquares: \"2.5x\" is not a finite non-negative number",
+              "problem 9: column SumSquares: \"-1\" is not a finite non-negative number",
+              "problem 10: column SumSquares: \" 1\" is not a finite non-negative number",
+              "problem 11: column SumSquares is empty",
+              "problem 12: column SumSquares: \"0x10\" is not a finite non-negative number",
+              "summary [a] thread=1 calls=1 ticks=1 self=1 min=1 max=1 sumsq=0.5 outer=1 hist=");
+}
+
+/* A histogram pair that is not bucket:count, or a bucket past 495, is named. */
+static void summary_bad_histogram_is_reported(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_SUMMARY "a,1,1,1,1,1,1,1,1,6:x\n"
+                                           "a,1,1,1,1,1,1,1,1,6:1;7\n"
+                                           "a,1,1,1,1,1,1,1,1,496:1\n"
+                                           "a,1,1,1,1,1,1,1,1,6:1;\n"
+                                           "a,1,1,1,1,1,1,1,1,:1\n"
+                                           "a,1,1,1,1,1,1,1,1,1:18446744073709551616\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [summary]", "begin summary 1000",
+              "problem 5: column Histogram: \"6:x\" is not a bucket:count pair",
+              "problem 6: column Histogram: \"7\" is not a bucket:count pair",
+              "problem 7: column Histogram: bucket \"496\" is out of range (0-495)",
+              "problem 8: column Histogram: empty bucket:count pair at the end",
+              "problem 9: column Histogram: \":1\" is not a bucket:count pair",
+              "problem 10: column Histogram: \"1:18446744073709551616\" is not a bucket:count "
+              "pair");
+}
+
+/* Summary integers are checked like event ones, column by column. */
+static void summary_bad_integers_are_reported(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_SUMMARY "a,x,1,1,1,1,1,1,1,\n"
+                                           "a,1,1,1,1,1,-1,1,1,\n"
+                                           "a,1,1,1,1,1,1,1,99999999999999999999,\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [summary]", "begin summary 1000",
+              "problem 5: column Thread: \"x\" is not a number",
+              "problem 6: column Max: \"-1\" is not a number",
+              "problem 7: column Outer: \"99999999999999999999\" is too large");
+}
+
+/* The seed form: Frequency, then id,delta rows with no header. */
+static void seed_form_gives_id_delta_rows(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,3579545\n"
+                                "CFoo::Foo,961486\n"
+                                "CFoo::Bar,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 3579545",
+              "event [CFoo::Foo] parent=[] ticks=961486 self=0 start=0 thread=0 depth=0 nested=0",
+              "event [CFoo::Bar] parent=[] ticks=0 self=0 start=0 thread=0 depth=0 nested=0");
+}
+
+/* An empty delta in the seed form is a region that never stopped. */
+static void seed_empty_delta_never_stopped(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,3579545\nCFoo::Bar,\n", &l, NULL, NULL), RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 3579545",
+              "event [CFoo::Bar] parent=[] ticks=- self=- start=0 thread=0 depth=0 nested=0");
+}
+
+/* A seed row has exactly two fields, and a bad delta is named. */
+static void seed_rows_are_checked(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,10\n"
+                                "a\n"
+                                "a,1,2\n"
+                                "a,-3\n"
+                                "a,18446744073709551616\n"
+                                "a,18446744073709551615\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 10", "problem 2: expected 2 fields, found 1",
+              "problem 3: expected 2 fields, found 3",
+              "problem 4: column delta: \"-3\" is not a number",
+              "problem 5: column delta: \"18446744073709551616\" is too large",
+              "event [a] parent=[] ticks=18446744073709551615 self=0 start=0 thread=0 depth=0 "
+              "nested=0");
+}
+
+/* A Frequency record alone is a seed file with no rows. */
+static void frequency_alone_is_a_seed_file_without_rows(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\n", &l, NULL, NULL), RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000");
+}
+
+/* A two-field record starting with Format is a seed row for a region named Format. */
+static void two_field_format_record_is_a_seed_row(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\nFormat,7\n", &l, NULL, NULL), RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [Format] parent=[] ticks=7 self=0 start=0 thread=0 depth=0 nested=0");
+}
+
+/* Quoted ids keep commas, doubled quotes, line ends and spaces, byte for byte. */
+static void quoted_ids_keep_commas_quotes_and_line_ends(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\n"
+                                "\"std::map<int, int>::at\",5\n"
+                                "\"say \"\"hi\"\"\",6\n"
+                                "\"two\nlines\",7\n"
+                                "\"  padded  \",8\n"
+                                "\"\",9\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [std::map<int, int>::at] parent=[] ticks=5 self=0 start=0 thread=0 depth=0 "
+              "nested=0",
+              "event [say \"hi\"] parent=[] ticks=6 self=0 start=0 thread=0 depth=0 nested=0",
+              "event [two\\x0alines] parent=[] ticks=7 self=0 start=0 thread=0 depth=0 nested=0",
+              "event [  padded  ] parent=[] ticks=8 self=0 start=0 thread=0 depth=0 nested=0",
+              "event [] parent=[] ticks=9 self=0 start=0 thread=0 depth=0 nested=0");
+}
+
+/* Spaces and tabs around unquoted fields belong to the field: libcsv must not trim them. */
+static void unquoted_spaces_are_kept(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\n"
+                                " lead,1\n"
+                                "trail \t,2\n"
+                                "a, 3\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [ lead] parent=[] ticks=1 self=0 start=0 thread=0 depth=0 nested=0",
+              "event [trail \\x09] parent=[] ticks=2 self=0 start=0 thread=0 depth=0 nested=0",
+              "problem 4: column delta: \" 3\" is not a number");
+}
+
+/* Events rows keep the spaces of Region and Parent too (a different code path: quotes). */
+static void spaces_are_kept_in_a_block_with_quotes(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS " a ,1,1, p ,1,1,0,0\n"
+                                          "\"q\",2,1,,0,2,0,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [ a ] parent=[ p ] ticks=1 self=1 start=0 thread=1 depth=1 nested=0",
+              "event [q] parent=[] ticks=2 self=2 start=0 thread=1 depth=0 nested=0");
+}
+
+/* NUL bytes inside a field are passed on with the field's real length. */
+static void nul_bytes_keep_field_length(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    static const char text[] = "Frequency,1000\na\0b,5\n\"c\0\",6\n";
+    assert_int_equal(parse_bytes(text, sizeof text - 1, &l, NULL, NULL), RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [a\\x00b] parent=[] ticks=5 self=0 start=0 thread=0 depth=0 nested=0",
+              "event [c\\x00] parent=[] ticks=6 self=0 start=0 thread=0 depth=0 nested=0");
+}
+
+/* A UTF-8 byte order mark at the start is skipped, and only there. */
+static void bom_is_skipped(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("\xef\xbb\xbf"
+                                "Frequency,1000\n"
+                                "\xef\xbb\xbfx,1\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [\\xef\\xbb\\xbfx] parent=[] ticks=1 self=0 start=0 thread=0 depth=0 "
+              "nested=0");
+}
+
+/* CR LF line ends work, and are counted as one line each, inside quotes too. */
+static void crlf_line_ends_are_read_and_counted_once(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\r\n"
+                                "a,5\r\n"
+                                "\r\n"
+                                "\"x\r\ny\",6\r\n"
+                                "b,zz\r\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [a] parent=[] ticks=5 self=0 start=0 thread=0 depth=0 nested=0",
+              "event [x\\x0d\\x0ay] parent=[] ticks=6 self=0 start=0 thread=0 depth=0 nested=0",
+              "problem 6: column delta: \"zz\" is not a number");
+    /* The same without quotes, where the file is parsed in one piece. */
+    assert_int_equal(parse_text("Frequency,1000\r\n"
+                                "a,5\r\n"
+                                "\r\n"
+                                "b,zz\r\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [a] parent=[] ticks=5 self=0 start=0 thread=0 depth=0 nested=0",
+              "problem 4: column delta: \"zz\" is not a number");
+}
+
+/* Blank lines, and records of one empty field, are skipped but still counted as lines. */
+static void blank_lines_and_empty_records_are_ignored(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("\n"
+                                "Frequency,1000\n"
+                                "\n"
+                                "\"\"\n"
+                                "a,x\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000", "problem 5: column delta: \"x\" is not a number");
+    assert_int_equal(parse_text("\nFrequency,1000\n\n\na,x\n", &l, NULL, NULL), RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000", "problem 5: column delta: \"x\" is not a number");
+}
+
+/* Values in messages are quoted, control bytes and quotes escaped, long values cut. */
+static void message_values_are_escaped_and_cut(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\n"
+                                "a,\"1\t\"\"\"\n"
+                                "a,12345678901234567890123456789012345678901234567890x\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000", "problem 2: column delta: \"1\\x09\\x22\" is not a number",
+              "problem 3: column delta: \"1234567890123456789012345678901234567890...\" is not a "
+              "number");
+}
+
+/* A version other than 1 is refused, numeric or not. */
+static void unknown_format_version_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("Frequency,1000\nFormat,profreport-run,2\n", "unknown format version 2", 2);
+    check_skipped("Frequency,1000\nFormat,profreport-run,1.1\nMode,events\n",
+                  "unknown format version \"1.1\"", 2);
+}
+
+/* A Format record of another kind of file is refused. */
+static void other_format_kind_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("Frequency,1000\nFormat,profreport-part,1\n",
+                  "not a run file (Format \"profreport-part\")", 2);
+}
+
+/* The first record must be Frequency. */
+static void missing_frequency_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("Format,profreport-run,1\nFrequency,1000\n", "no Frequency record", 1);
+    check_skipped("\n\nfrequency,1000\n", "no Frequency record", 3);
+    check_skipped("Frequency\n", "no Frequency record", 1);
+    check_skipped("\n\n", "no Frequency record", 2);
+}
+
+/* The frequency must be a positive decimal integer. */
+static void bad_frequency_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("Frequency,abc\na,1\n", "Frequency \"abc\" is not a positive integer", 1);
+    check_skipped("Frequency,0\n", "Frequency \"0\" is not a positive integer", 1);
+    check_skipped("Frequency,-5\n", "Frequency \"-5\" is not a positive integer", 1);
+    check_skipped("Frequency,\n", "Frequency \"\" is not a positive integer", 1);
+    check_skipped("Frequency,18446744073709551616\n",
+                  "Frequency \"18446744073709551616\" is not a positive integer", 1);
+}
+
+/* An empty file is refused as such. */
+static void empty_file_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("", "empty file", 1);
+}
+
+/* A version 1 file that ends before its Region header is refused, naming its last line. */
+static void file_ending_before_header_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\nMode,events\nPid,12\n",
+                  "ends before the Region header", 4);
+    check_skipped("Frequency,1000\nFormat,profreport-run,1", "ends before the Region header", 2);
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\nProgram,\"/bin/x\n",
+                  "ends before the Region header", 3);
+}
+
+/* The Mode record must come before the header and name a known table. */
+static void missing_or_unknown_mode_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\n"
+                  "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n",
+                  "no Mode record before the Region header", 3);
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\nMode,trace\n", "unknown Mode \"trace\"",
+                  3);
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\nMode\n", "unknown Mode (none)", 3);
+}
+
+/* A header that lacks a column is refused, naming the column. */
+static void header_missing_column_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\nMode,events\n"
+                  "Region,Ticks,Thread,Parent,Depth,Self,Start\n",
+                  "the events header lacks column Nested (column 8)", 4);
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\nMode,summary\n"
+                  "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer\n",
+                  "the summary header lacks column Histogram (column 10)", 4);
+}
+
+/* A header with another column in place of an expected one is refused. */
+static void header_wrong_column_is_skipped(void **state)
+{
+    (void)state;
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\nMode,events\n"
+                  "Region,Thread,Ticks,Parent,Depth,Self,Start,Nested\n",
+                  "column 2 of the events header is \"Thread\", expected Ticks", 4);
+    /* The summary header is not an events header. */
+    check_skipped("Frequency,1000\nFormat,profreport-run,1\nMode,events\n"
+                  "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram\n",
+                  "column 2 of the events header is \"Thread\", expected Ticks", 4);
+}
+
+/* Columns and metadata keys of a later version are ignored or passed on, not refused. */
+static void extra_trailing_columns_are_ignored(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\n"
+                                "Format,profreport-run,1\n"
+                                "Mode,events\n"
+                                "FutureKey,x,y\n"
+                                "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested,Cpu,Extra\n"
+                                "a,1,1,,0,1,0,0,3,z\n"
+                                "b,2,1,,0,2,0,0,3\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "meta [FutureKey] [x] [y]", "begin events 1000",
+              "event [a] parent=[] ticks=1 self=1 start=0 thread=1 depth=0 nested=0",
+              "problem 7: expected 10 fields, found 9");
+}
+
+/* A row with the wrong number of fields is reported at its line and skipped. */
+static void wrong_field_count_is_reported_and_skipped(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS "a,1,1,,0,1,0\n"
+                                          "b,1,1,,0,1,0,0,0\n"
+                                          "c,1,1,,0,1,0,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "problem 5: expected 8 fields, found 7", "problem 6: expected 8 fields, found 9",
+              "event [c] parent=[] ticks=1 self=1 start=0 thread=1 depth=0 nested=0");
+}
+
+/* A bad number names its column and value: signs, spaces, letters and empty values. */
+static void bad_numbers_name_column_and_value(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS "a,12x,1,,0,1,0,0\n"
+                                          "a,+1,1,,0,1,0,0\n"
+                                          "a,1,,,0,1,0,0\n"
+                                          "a,1,1,,-1,1,0,0\n"
+                                          "a,1,1,,0,1 ,0,0\n"
+                                          "a,1,1,,0,1,,0\n"
+                                          "a,1,1,,0,1,0,2\n"
+                                          "a,1,1,,0,1,0,\n"
+                                          "a,1,1,,0,1,0,00\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "problem 5: column Ticks: \"12x\" is not a number",
+              "problem 6: column Ticks: \"+1\" is not a number",
+              "problem 7: column Thread is empty",
+              "problem 8: column Depth: \"-1\" is not a number",
+              "problem 9: column Self: \"1 \" is not a number", "problem 10: column Start is empty",
+              "problem 11: column Nested: \"2\" is not 0 or 1",
+              "problem 12: column Nested: \"\" is not 0 or 1",
+              "problem 13: column Nested: \"00\" is not 0 or 1");
+}
+
+/* Numbers past uint64 (or past unsigned for Thread and Depth) are too large; the limits pass. */
+static void overflow_is_reported(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS "a,18446744073709551616,1,,0,1,0,0\n"
+                                          "a,1,4294967296,,0,1,0,0\n"
+                                          "a,1,1,,4294967296,1,0,0\n"
+                                          "a,1,1,,0,1,99999999999999999999999,0\n"
+                                          "a,18446744073709551615,4294967295,,4294967295,"
+                                          "018446744073709551615,0,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "problem 5: column Ticks: \"18446744073709551616\" is too large",
+              "problem 6: column Thread: \"4294967296\" is too large",
+              "problem 7: column Depth: \"4294967296\" is too large",
+              "problem 8: column Start: \"99999999999999999999999\" is too large",
+              "event [a] parent=[] ticks=18446744073709551615 self=18446744073709551615 start=0 "
+              "thread=4294967295 depth=4294967295 nested=0");
+}
+
+/* Lines are physical lines: a quoted id with line ends moves later rows' numbers on. */
+static void line_numbers_count_line_ends_inside_quoted_ids(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS "\"two\nlines\",1,1,,0,1,0,0\n"
+                                          "a,x,1,,0,1,0,0\n"
+                                          "\"three\n\nlines\",1,1,,0,1,0,x\n"
+                                          "b,1,1,\"p\n\",0,1,0,0\n"
+                                          "a,y,1,,0,1,0,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [two\\x0alines] parent=[] ticks=1 self=1 start=0 thread=1 depth=0 nested=0",
+              "problem 7: column Ticks: \"x\" is not a number",
+              "problem 8: column Nested: \"x\" is not 0 or 1",
+              "event [b] parent=[p\\x0a] ticks=1 self=1 start=0 thread=1 depth=0 nested=0",
+              "problem 13: column Ticks: \"y\" is not a number");
+}
+
+/* A file cut inside a quoted field: the rows before are read, the cut is named. */
+static void truncated_inside_quoted_field(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    const char *why = "unset";
+    unsigned long line = 99;
+    assert_int_equal(parse_text("Frequency,1000\n"
+                                "a,1\n"
+                                "\"cut\n"
+                                "off,5\n",
+                                &l, &why, &line),
+                     RUNFILE_TRUNCATED);
+    assert_null(why);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [a] parent=[] ticks=1 self=0 start=0 thread=0 depth=0 nested=0",
+              "problem 3: file ends inside a quoted field");
+}
+
+/* A file cut in the quoted second record is still a seed file, cut short. */
+static void truncated_seed_file_after_frequency(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\n\"Form", &l, NULL, NULL), RUNFILE_TRUNCATED);
+    CHECK_LOG(&l, "begin seed 1000", "problem 2: file ends inside a quoted field");
+}
+
+/* The collector ends every events row with a line end: a row without one was cut short. */
+static void events_row_without_line_end_is_truncated(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS "a,1,1,,0,1,0,0\nb,2,1,,0,2,5", &l, NULL, NULL),
+                     RUNFILE_TRUNCATED);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [a] parent=[] ticks=1 self=1 start=0 thread=1 depth=0 nested=0",
+              "problem 6: file ends inside a record (no line end): row skipped");
+}
+
+/* A hand-made seed file may lack the last line end. */
+static void seed_row_without_line_end_is_read(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\na,1", &l, NULL, NULL), RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [a] parent=[] ticks=1 self=0 start=0 thread=0 depth=0 nested=0");
+}
+
+/* A line libcsv refuses in strict mode is reported and skipped; the rows after it are read. */
+static void strict_csv_error_skips_the_line_and_goes_on(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS "a,1,1,,0,1,0,0\n"
+                                          "b\"c,2,1,,0,2,0,0\n"
+                                          "d,3,1,,0,3,0,0\n"
+                                          "\"e\"x,4,1,,0,4,0,0\n"
+                                          "f,5,1,\"p\" ,0,5,0,0\n"
+                                          "g,6,1,,0,6,0,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [a] parent=[] ticks=1 self=1 start=0 thread=1 depth=0 nested=0",
+              "problem 6: malformed CSV (error parsing data while strict checking enabled): "
+              "line skipped",
+              "event [d] parent=[] ticks=3 self=3 start=0 thread=1 depth=0 nested=0",
+              "problem 8: malformed CSV (error parsing data while strict checking enabled): "
+              "line skipped",
+              "problem 9: malformed CSV (error parsing data while strict checking enabled): "
+              "line skipped",
+              "event [g] parent=[] ticks=6 self=6 start=0 thread=1 depth=0 nested=0");
+}
+
+/* A strict error inside a record spanning lines names where the record starts and the bad line. */
+static void strict_csv_error_in_multiline_record_names_both_lines(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\n"
+                                "f,1\n"
+                                "\"g\nh\"x,1\n"
+                                "i,2\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "begin seed 1000",
+              "event [f] parent=[] ticks=1 self=0 start=0 thread=0 depth=0 nested=0",
+              "problem 3: malformed CSV (error parsing data while strict checking enabled) on "
+              "line 4: record skipped",
+              "event [i] parent=[] ticks=2 self=0 start=0 thread=0 depth=0 nested=0");
+}
+
+/* A read error is RUNFILE_IO_ERROR with the system's reason. */
+static void read_error_is_io_error(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    struct run_handler h = {&l, on_meta, on_begin, on_event, on_summary, on_problem};
+    FILE *f = fopen("/", "r"); /* opens, but reading a directory fails with EISDIR */
+    assert_non_null(f);
+    const char *why = NULL;
+    unsigned long line = 0;
+    assert_int_equal(runfile_parse(f, "/", &h, &why, &line), RUNFILE_IO_ERROR);
+    fclose(f);
+    assert_non_null(why);
+    assert_string_equal(why, "Is a directory");
+    check_log(&l, NULL, 0);
+}
+
+/* All callbacks may be NULL. */
+static void callbacks_may_be_null(void **state)
+{
+    (void)state;
+    struct run_handler h = {0};
+    static const char text[] = V1_EVENTS "a,x,1,,0,1,0,0\nb,1,1,,0,1,0,0\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    assert_non_null(f);
+    assert_int_equal(runfile_parse(f, "t", &h, NULL, NULL), RUNFILE_OK);
+    fclose(f);
+}
+
+/* Append printf output to a growing buffer. */
+__attribute__((format(printf, 3, 4))) static void append(char **buf, size_t *len, const char *fmt,
+                                                         ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    *buf = realloc(*buf, *len + (size_t)n + 1);
+    assert_non_null(*buf);
+    va_start(ap, fmt);
+    vsnprintf(*buf + *len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    *len += (size_t)n;
+}
+
+/* The line where the byte at offset pos lies, counted independently of the parser. */
+static unsigned long line_at(const char *s, size_t pos)
+{
+    unsigned long line = 1;
+    for (size_t i = 0; i < pos; i++)
+        line += s[i] == '\n';
+    return line;
+}
+
+/* Records that cross the 64 KiB read blocks, quoted or very long, keep exact line numbers. */
+static void records_across_read_blocks_keep_line_numbers(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0, rows = 0;
+    append(&text, &len, "Frequency,1000\n");
+    /* Plain rows up to just before the first block boundary, then a quoted id spanning it. */
+    while (len < 65536 - 20) {
+        append(&text, &len, "r,%zu\n", rows);
+        rows++;
+    }
+    append(&text, &len, "\"across\n\nthe\nboundary\",1\n");
+    rows++;
+    size_t bad1 = len;
+    append(&text, &len, "r,bad1\n");
+    /* A 100000-byte id, longer than a block, then more plain rows past the next boundary. */
+    append(&text, &len, "\"");
+    for (int i = 0; i < 10000; i++)
+        append(&text, &len, "long\nid.\n");
+    append(&text, &len, "\",2\n");
+    rows++;
+    size_t bad2 = len;
+    append(&text, &len, "r,bad2\n");
+    while (len < 5 * 65536) {
+        append(&text, &len, "r,%zu\n", rows);
+        rows++;
+    }
+    size_t bad3 = len;
+    append(&text, &len, "r,\"bad3\"\n");
+    /* An unquoted line longer than a block. */
+    append(&text, &len, "x");
+    for (int i = 0; i < 70000; i++)
+        append(&text, &len, "y");
+    append(&text, &len, ",3\n");
+    rows++;
+    size_t bad4 = len;
+    append(&text, &len, "r,bad4\n");
+    /* A line longer than a block that libcsv refuses near its start: all of it is skipped. */
+    size_t bad5 = len;
+    append(&text, &len, "r\"q");
+    for (int i = 0; i < 70000; i++)
+        append(&text, &len, "y");
+    append(&text, &len, ",4\n");
+    size_t bad6 = len;
+    append(&text, &len, "r,bad6\n");
+
+    struct log l = {0};
+    l.count_only = 1;
+    assert_int_equal(parse_bytes(text, len, &l, NULL, NULL), RUNFILE_OK);
+    assert_int_equal(l.nevents, rows);
+    char want[6][160];
+    snprintf(want[0], sizeof want[0], "problem %lu: column delta: \"bad1\" is not a number",
+             line_at(text, bad1));
+    snprintf(want[1], sizeof want[1], "problem %lu: column delta: \"bad2\" is not a number",
+             line_at(text, bad2));
+    snprintf(want[2], sizeof want[2], "problem %lu: column delta: \"bad3\" is not a number",
+             line_at(text, bad3));
+    snprintf(want[3], sizeof want[3], "problem %lu: column delta: \"bad4\" is not a number",
+             line_at(text, bad4));
+    snprintf(want[4], sizeof want[4],
+             "problem %lu: malformed CSV (error parsing data while strict checking enabled): "
+             "line skipped",
+             line_at(text, bad5));
+    snprintf(want[5], sizeof want[5], "problem %lu: column delta: \"bad6\" is not a number",
+             line_at(text, bad6));
+    const char *const wants[] = {"begin seed 1000", want[0], want[1], want[2],
+                                 want[3],           want[4], want[5]};
+    check_log(&l, wants, 7);
+    free(text);
+}
+
+/* Run every test of runfile.c. */
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(events_table_gives_metadata_begin_and_rows),
+        cmocka_unit_test(empty_ticks_and_self_mean_not_stopped),
+        cmocka_unit_test(ticks_and_self_are_empty_together),
+        cmocka_unit_test(summary_table_gives_rows_with_histogram),
+        cmocka_unit_test(summary_bad_sum_of_squares_is_reported),
+        cmocka_unit_test(summary_bad_histogram_is_reported),
+        cmocka_unit_test(summary_bad_integers_are_reported),
+        cmocka_unit_test(seed_form_gives_id_delta_rows),
+        cmocka_unit_test(seed_empty_delta_never_stopped),
+        cmocka_unit_test(seed_rows_are_checked),
+        cmocka_unit_test(frequency_alone_is_a_seed_file_without_rows),
+        cmocka_unit_test(two_field_format_record_is_a_seed_row),
+        cmocka_unit_test(quoted_ids_keep_commas_quotes_and_line_ends),
+        cmocka_unit_test(unquoted_spaces_are_kept),
+        cmocka_unit_test(spaces_are_kept_in_a_block_with_quotes),
+        cmocka_unit_test(nul_bytes_keep_field_length),
+        cmocka_unit_test(bom_is_skipped),
+        cmocka_unit_test(crlf_line_ends_are_read_and_counted_once),
+        cmocka_unit_test(blank_lines_and_empty_records_are_ignored),
+        cmocka_unit_test(message_values_are_escaped_and_cut),
+        cmocka_unit_test(unknown_format_version_is_skipped),
+        cmocka_unit_test(other_format_kind_is_skipped),
+        cmocka_unit_test(missing_frequency_is_skipped),
+        cmocka_unit_test(bad_frequency_is_skipped),
+        cmocka_unit_test(empty_file_is_skipped),
+        cmocka_unit_test(file_ending_before_header_is_skipped),
+        cmocka_unit_test(missing_or_unknown_mode_is_skipped),
+        cmocka_unit_test(header_missing_column_is_skipped),
+        cmocka_unit_test(header_wrong_column_is_skipped),
+        cmocka_unit_test(extra_trailing_columns_are_ignored),
+        cmocka_unit_test(wrong_field_count_is_reported_and_skipped),
+        cmocka_unit_test(bad_numbers_name_column_and_value),
+        cmocka_unit_test(overflow_is_reported),
+        cmocka_unit_test(line_numbers_count_line_ends_inside_quoted_ids),
+        cmocka_unit_test(truncated_inside_quoted_field),
+        cmocka_unit_test(truncated_seed_file_after_frequency),
+        cmocka_unit_test(events_row_without_line_end_is_truncated),
+        cmocka_unit_test(seed_row_without_line_end_is_read),
+        cmocka_unit_test(strict_csv_error_skips_the_line_and_goes_on),
+        cmocka_unit_test(strict_csv_error_in_multiline_record_names_both_lines),
+        cmocka_unit_test(read_error_is_io_error),
+        cmocka_unit_test(callbacks_may_be_null),
+        cmocka_unit_test(records_across_read_blocks_keep_line_numbers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
