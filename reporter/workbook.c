@@ -359,8 +359,8 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
     }
 }
 
-/* Threads: one row per thread of each run. */
-static void sheet_threads(struct book *b)
+/* Threads: one row per thread of each run, then total and self time per region and thread. */
+static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 {
     struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Threads");
@@ -385,6 +385,31 @@ static void sheet_threads(struct book *b)
     worksheet_freeze_panes(ws, 1, 0);
     worksheet_set_column(ws, 1, 1, 48, NULL);
     worksheet_set_column(ws, 4, 4, 20, NULL);
+
+    /* Per thread name (across runs), as in Hit count: where each thread's time went. */
+    lxw_row_t top = (lxw_row_t)(m->nthreads + 3);
+    for (int which = 0; which < 2; which++) {
+        char title[96];
+        snprintf(title, sizeof title, "%s (%s), region x thread",
+                 which ? "Self time" : "Total time", b->total.name);
+        put_str(b, ws, top, 0, title, b->f.bold);
+        put_str(b, ws, top + 1, 0, "Region", b->f.header);
+        for (size_t k = 0; k < m->nkeys; k++) {
+            char *name = utf8_repair(m->keys[k], strlen(m->keys[k]));
+            put_str(b, ws, top + 1, (lxw_col_t)(k + 1), name, b->f.header);
+            free(name);
+        }
+        for (size_t i = 0; i < nregions; i++) {
+            struct region *r = &m->regions[rank[i]];
+            lxw_row_t row = (lxw_row_t)(top + 2 + i);
+            put_str(b, ws, row, 0, r->display, NULL);
+            for (size_t k = 0; k < m->nkeys; k++) {
+                double v = k < r->key_cap ? (which ? r->key_self[k] : r->key_sum[k]) : 0;
+                put_num(ws, row, (lxw_col_t)(k + 1), v / b->total.ns, b->f.num);
+            }
+        }
+        top = (lxw_row_t)(top + nregions + 4);
+    }
 }
 
 /* Order of edges: callers by rank, then heavier edges first. */
@@ -654,7 +679,9 @@ static void sheet_about(struct book *b)
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file, then region x run matrices of mean cost and calls."},
-        {"Threads", "One row per thread of each run; Busy is its time in top-level regions."},
+        {"Threads", "One row per thread of each run; Busy is its time in top-level regions. Below: "
+                    "total and self time of each region per thread name (threads of the same "
+                    "name in different runs add up)."},
         {"Call tree", "Exact caller -> callee edges from the Parent column: calls, total and "
                       "self time of the callee when called from that caller."},
         {"Warnings", "Problems found while reading, with file and line; 'none' when none."},
@@ -730,7 +757,7 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     sheet_call_cost(&b, rank, n);
     sheet_hit_count(&b, rank, n);
     sheet_runs(&b, rank, n);
-    sheet_threads(&b);
+    sheet_threads(&b, rank, n);
     sheet_call_tree(&b);
     lxw_worksheet *warnings = workbook_add_worksheet(b.wb, "Warnings");
     sheet_charts(&b);
