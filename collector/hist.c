@@ -39,22 +39,6 @@ void prof_stats_reset(struct prof_stats *s)
     s->min = UINT64_MAX;
 }
 
-/* Count one completed instance in everything but the histogram (see prof_stats_hist). */
-void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64_t self, int outermost)
-{
-    STORE(s->calls, s->calls + 1);
-    STORE(s->ticks, s->ticks + ticks);
-    STORE(s->self, s->self + self);
-    if (ticks < s->min)
-        STORE(s->min, ticks);
-    if (ticks > s->max)
-        STORE(s->max, ticks);
-    if (outermost)
-        STORE(s->outer, s->outer + ticks);
-    double sq = s->sumsq + (double)ticks * (double)ticks;
-    __atomic_store(&s->sumsq, &sq, __ATOMIC_RELAXED);
-}
-
 /* Count one instance's ticks in the histogram. */
 void prof_stats_hist(struct prof_stats *s, uint64_t ticks)
 {

@@ -110,7 +110,22 @@ void prof_stats_reset(struct prof_stats *s);
 /* Count one completed instance; outermost is nonzero when no enclosing instance has this id. */
 void prof_stats_add(struct prof_stats *s, uint64_t ticks, uint64_t self, int outermost);
 /* prof_stats_add in two halves: everything but the histogram, and the histogram alone. */
-void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64_t self, int outermost);
+static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64_t self,
+                                    int outermost)
+{
+    /* Inline: it runs on every summary-mode stop. Only the owner writes (see prof_stats). */
+    PROF_STORE(s->calls, s->calls + 1);
+    PROF_STORE(s->ticks, s->ticks + ticks);
+    PROF_STORE(s->self, s->self + self);
+    if (ticks < s->min)
+        PROF_STORE(s->min, ticks);
+    if (ticks > s->max)
+        PROF_STORE(s->max, ticks);
+    if (outermost)
+        PROF_STORE(s->outer, s->outer + ticks);
+    double sq = s->sumsq + (double)ticks * (double)ticks;
+    __atomic_store(&s->sumsq, &sq, __ATOMIC_RELAXED);
+}
 void prof_stats_hist(struct prof_stats *s, uint64_t ticks);
 /* Append the summary-table row of s for region id on thread number thread (no newline). */
 void prof_stats_format(struct prof_sbuf *b, const char *id, unsigned thread,
