@@ -323,16 +323,20 @@ static enum run_result run_captured(char *const argv[], int timeout_s, char *out
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S;
-    int fd = fds[0], timed_out = 0;
+    int fd = fds[0], timed_out = 0, nap = 1;
     for (;;) {
         long left = ms_left(&deadline);
         if (left <= 0) {
             timed_out = 1;
             break;
         }
-        /* Short polls: gnuplot may exit while something it started keeps the pipe open. */
+        /* Short polls: gnuplot may exit while something it started keeps the pipe open. Once
+           the pipe has closed gnuplot is usually exiting: wait 1 ms, then longer. */
+        int wait_ms = fd >= 0 ? 20 : nap;
+        if (fd < 0 && nap < 20)
+            nap *= 2;
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        poll(&p, fd >= 0 ? 1 : 0, left < 20 ? (int)left : 20);
+        poll(&p, fd >= 0 ? 1 : 0, left < wait_ms ? (int)left : wait_ms);
         if (fd >= 0 && drain(fd, out, &len)) {
             close(fd);
             fd = -1;

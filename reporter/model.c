@@ -82,13 +82,21 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
     w->message = utf8_repair(msg, strlen(msg));
 }
 
-/* FNV-1a over bytes. */
+/* Hash of an id: 8 bytes at a time (this runs once per row of input). */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
+    uint64_t h = 1469598103934665603ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s + i, n - i);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 32);
 }
 
 /* Whether a region id is reported, given --include and --exclude. */
