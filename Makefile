@@ -72,8 +72,10 @@ EXAMPLE_BINS := $(EXAMPLES_C:examples/%.c=$(BUILD)/examples/%) \
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROGRAM_SRC := $(wildcard tests/programs/*.c)
+PROGRAM_CXX := $(wildcard tests/programs/*.cpp)
 PROGRAM_BINS := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
-	$(BUILD)/tests/programs/scope_cxx $(BUILD)/tests/programs/static_basic
+	$(PROGRAM_CXX:tests/programs/%.cpp=$(BUILD)/tests/programs/%) \
+	$(BUILD)/tests/programs/static_basic
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
 	format format-check deps
@@ -140,10 +142,11 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(SHARED_LINKS) collector/profrepo
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
 
-# The same C++ scope test, and the basic program linked statically, to cover both link modes.
-$(BUILD)/tests/programs/scope_cxx: tests/programs/scope_cxx.cpp $(SHARED_LINKS)
+$(BUILD)/tests/programs/%: tests/programs/%.cpp $(SHARED_LINKS) collector/profreport.h
 	@mkdir -p $(@D)
 	$(CXX) $(APP_CXXFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
+
+# The basic example linked statically, to cover both link modes.
 
 $(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
 	@mkdir -p $(@D)

@@ -458,6 +458,9 @@ static int run_child(const char *config, unsigned threads, uint64_t pairs, unsig
     int fds[2];
     if (pipe(fds) != 0)
         die("cannot create a pipe", NULL);
+    /* The previous configuration's files are still being written back by the kernel; on two
+       cores that writeback otherwise lands inside this configuration's measurement. */
+    sync();
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)

@@ -280,6 +280,13 @@ struct prof_thread {
         uint64_t ticks;
     } pending[PROF_PENDING];
 
+    /* live report (live.c): off when live_interval is 0 */
+    uint64_t live_interval, live_next, live_since, live_frequency;
+    struct prof_live {
+        uint64_t calls, ticks;
+    } * live; /* per index: since the last report */
+    uint32_t live_cap;
+
     /* cold */
     pthread_mutex_t lock; /* guards fd, flushed, ids; order: run lock, then this */
     int fd;
@@ -307,6 +314,8 @@ struct prof_run_info {
     size_t header_len;
     uint64_t base_ticks;
     enum prof_mode mode;
+    uint64_t frequency;
+    uint64_t live_interval; /* PROFILER_REPORT_INTERVAL in ticks; 0: no live report */
 };
 
 /* run.c: the slow path of every event; returns the caller's recorder or NULL when not recording. */
@@ -315,6 +324,12 @@ struct prof_thread *prof_attach(void);
 void prof_fail(const char *what, const char *path, int err);
 /* run.c: one line on stderr, prefixed "profreport: ". */
 void prof_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* live.c: make room for the live counters of ids up to t->ids_cap; -1 when out of memory. */
+int prof_live_grow(struct prof_thread *t);
+/* live.c: count a stop of the region at depth d (its frame is still on the stack) and print
+   the thread's report when its interval has passed. */
+void prof_live_stop(struct prof_thread *t, uint32_t d, uint64_t now);
 
 /* thread.c: the calling thread's recorder, or NULL. */
 struct prof_thread *prof_thread_self(void);

@@ -117,6 +117,29 @@ PROF_API struct prof_scope prof_scope_begin(const char *id);
  */
 PROF_API void prof_scope_end(const struct prof_scope *token);
 
+/*
+ * Module API profiling. A module (say an allocator) declares itself with PROFILER_API_DECLARE
+ * in its header and PROFILER_API_DEFINE in one source file, and puts PROFILER_API(name) at the
+ * top of each public function: time inside the module is then one region named after it, per
+ * thread. A public function called from another public function of the same module (on the
+ * same thread) opens no second region, so no time is counted twice.
+ */
+struct prof_api {
+    const char *name;
+};
+
+/* What PROFILER_API keeps: the thread's nesting count for the module, and the region. */
+struct prof_api_scope {
+    unsigned *nesting;
+    struct prof_scope scope;
+};
+
+/* Used by PROFILER_API: enter the module; opens its region only at the outermost entry. */
+PROF_API struct prof_api_scope prof_api_enter(const struct prof_api *api, unsigned *nesting);
+
+/* Used by PROFILER_API: leave the module; closes its region at the outermost exit. */
+PROF_API void prof_api_leave(const struct prof_api_scope *s);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -139,6 +162,24 @@ class prof_scope_guard
 };
 #endif
 
+#ifdef __cplusplus
+/* RAII form of PROFILER_API. */
+class prof_api_guard
+{
+  public:
+    prof_api_guard(const struct prof_api *api, unsigned *nesting)
+        : scope_(prof_api_enter(api, nesting))
+    {
+    }
+    ~prof_api_guard() { prof_api_leave(&scope_); }
+    prof_api_guard(const prof_api_guard &) = delete;
+    prof_api_guard &operator=(const prof_api_guard &) = delete;
+
+  private:
+    struct prof_api_scope scope_;
+};
+#endif
+
 #ifdef PROFILER_DISABLE
 #define PROFILER_START(id) ((void)0)
 #define PROFILER_STOP() ((void)0)
@@ -146,6 +187,10 @@ class prof_scope_guard
 #define PROFILER_INIT(dir) ((void)0)
 #define PROFILER_FINISH() ((void)0)
 #define PROFILER_THREAD_NAME(name) ((void)0)
+/* At file scope ((void)0) is not valid: these declare an unused incomplete type instead. */
+#define PROFILER_API_DECLARE(name) struct prof_api_off_##name
+#define PROFILER_API_DEFINE(name) struct prof_api_off_##name
+#define PROFILER_API(name) ((void)0)
 #else
 #define PROFILER_START(id) prof_start(id)
 #define PROFILER_STOP() prof_stop()
@@ -159,6 +204,22 @@ class prof_scope_guard
 #define PROFILER_INIT(dir) ((void)prof_init(dir))
 #define PROFILER_FINISH() ((void)prof_finish())
 #define PROFILER_THREAD_NAME(name) prof_thread_name(name)
+#define PROFILER_API_DECLARE(name)                                                                 \
+    extern const struct prof_api prof_api_##name;                                                  \
+    extern __thread unsigned prof_api_nesting_##name
+#define PROFILER_API_DEFINE(name)                                                                  \
+    extern const struct prof_api prof_api_##name; /* external linkage in C++ too */                \
+    const struct prof_api prof_api_##name = {#name};                                               \
+    __thread unsigned prof_api_nesting_##name
+#ifdef __cplusplus
+#define PROFILER_API(name)                                                                         \
+    prof_api_guard PROF_CONCAT(prof_api_, __COUNTER__)(&prof_api_##name, &prof_api_nesting_##name)
+#else
+#define PROFILER_API(name)                                                                         \
+    const struct prof_api_scope PROF_CONCAT(prof_api_, __COUNTER__)                                \
+        __attribute__((cleanup(prof_api_leave), unused)) =                                         \
+            prof_api_enter(&prof_api_##name, &prof_api_nesting_##name)
+#endif
 #endif
 
 #endif /* PROFREPORT_H */

@@ -33,6 +33,7 @@ static struct {
     enum prof_mode mode;
     enum prof_clock clock;
     uint64_t frequency;
+    uint64_t live_interval; /* PROFILER_REPORT_INTERVAL, in ticks */
     char *program, *command;
     char host[256];
 
@@ -190,6 +191,16 @@ static void process_init(void)
     else if (clock && *clock && strcmp(clock, "tsc") != 0)
         prof_warn("PROFILER_CLOCK='%s' is not 'tsc' or 'monotonic'; using 'tsc'", clock);
     g.frequency = prof_timer_setup(want, &g.clock);
+    const char *interval = getenv("PROFILER_REPORT_INTERVAL");
+    if (interval && *interval) {
+        char *end;
+        double sec = strtod(interval, &end);
+        if (*end == 0 && sec > 0 && sec < 1e6)
+            g.live_interval = (uint64_t)(sec * (double)g.frequency);
+        else if (!(*end == 0 && sec == 0))
+            prof_warn("PROFILER_REPORT_INTERVAL='%s' is not a number of seconds; no live report",
+                      interval);
+    }
 
     g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
     pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -336,7 +347,8 @@ static enum prof_error run_begin(const char *dir)
 /* The run-level facts a recorder needs. */
 static struct prof_run_info run_info(void)
 {
-    struct prof_run_info ri = {g.dir, g.runname, g.header.data, g.header.len, g.base_ticks, g.mode};
+    struct prof_run_info ri = {g.dir,        g.runname, g.header.data, g.header.len,
+                               g.base_ticks, g.mode,    g.frequency,   g.live_interval};
     return ri;
 }
 

@@ -64,6 +64,7 @@ void prof_thread_free(struct prof_thread *t)
     free(t->slots);
     free(t->stack);
     free(t->ids);
+    free(t->live);
     free(t->path);
     pthread_mutex_destroy(&t->lock);
     free(t);
@@ -202,6 +203,8 @@ static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const ch
                 goto out;
         }
         t->ids_cap = cap;
+        if (t->live_interval && prof_live_grow(t) != 0)
+            goto out;
     }
     idx = t->nids;
     t->ids[idx] = id;
@@ -392,6 +395,8 @@ void prof_stop(void)
         return;
     }
     PROF_STORE(t->depth, d - 1);
+    if (PROF_UNLIKELY(t->live_interval))
+        prof_live_stop(t, d - 1, now);
     if (t->mode == PROF_MODE_SUMMARY) {
         summary_stop(t, d - 1, now);
         return;
@@ -432,6 +437,26 @@ void prof_scope_end(const struct prof_scope *tok)
         return;
     while (t->depth > tok->depth)
         prof_stop();
+}
+
+/* Enter a profiled module: its region opens only at the thread's outermost entry. */
+struct prof_api_scope prof_api_enter(const struct prof_api *api, unsigned *nesting)
+{
+    struct prof_api_scope s = {nesting, {~0u, 0}};
+    if (!api || !nesting)
+        return s;
+    if ((*nesting)++ == 0)
+        s.scope = prof_scope_begin(api->name);
+    return s;
+}
+
+/* Leave a profiled module: the outermost exit closes its region. */
+void prof_api_leave(const struct prof_api_scope *s)
+{
+    if (!s || !s->nesting)
+        return;
+    (*s->nesting)--;
+    prof_scope_end(&s->scope);
 }
 
 /* Write one warning chunk (t->lock held). */
@@ -571,6 +596,13 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->buf || !t->stack || !t->slots)
         return PROF_ERR_NOMEM;
 
+    free(t->live);
+    t->live = NULL;
+    t->live_cap = 0;
+    t->live_interval = run->live_interval;
+    t->live_frequency = run->frequency;
+    t->live_since = prof_ticks();
+    t->live_next = t->live_since + t->live_interval;
     t->mode = run->mode;
     t->number = number;
     take_name(t);

@@ -221,6 +221,38 @@ static void naming_alone_records_nothing(void **state)
     free(r.text);
 }
 
+PROFILER_API_DECLARE(allocator);
+PROFILER_API_DEFINE(allocator);
+
+/* A public function of the module: calls another one, as allocators do (realloc -> malloc). */
+static void module_inner(void) { PROFILER_API(allocator); }
+static void module_outer(int calls)
+{
+    PROFILER_API(allocator);
+    for (int i = 0; i < calls; i++)
+        module_inner();
+}
+
+/* Module API: only the outermost entry of a module opens its region; no time counted twice. */
+static void module_api_counts_outermost_entries_only(void **state)
+{
+    (void)state;
+    struct run r;
+    run_begin(&r);
+    module_outer(3); /* 1 region, not 4 */
+    module_inner();  /* 1 region */
+    prof_start("user");
+    module_outer(2); /* 1 region, inside user */
+    prof_stop();
+    run_end(&r);
+    assert_int_equal(count_lines(r.text, "allocator,"), 3);
+    assert_non_null(strstr(r.text, "\nallocator,"));
+    assert_non_null(strstr(r.text, ",1,user,1,")); /* the third one's parent */
+    assert_null(strstr(r.text, ",allocator,"));    /* never its own parent */
+    assert_null(strstr(r.text, "Warning"));
+    free(r.text);
+}
+
 /* A region still open at finish is written without ticks and warned about. */
 static void open_region_at_finish_is_unterminated(void **state)
 {
@@ -269,6 +301,7 @@ int main(void)
         cmocka_unit_test(scope_after_manual_stop_closes_nothing),
         cmocka_unit_test(scope_does_not_close_a_later_region),
         cmocka_unit_test(naming_alone_records_nothing),
+        cmocka_unit_test(module_api_counts_outermost_entries_only),
         cmocka_unit_test(open_region_at_finish_is_unterminated),
         cmocka_unit_test(run_state_rules),
     };
