@@ -243,6 +243,7 @@ struct prof_frame {
     uint32_t idx;
     uint32_t serial; /* which instance: lets PROFILER_SCOPE find its own region */
     uint64_t start, child;
+    struct prof_stats *stats; /* summary mode: saves the stop a dependent load */
 };
 
 /* One entry of a thread's id table: region id pointer -> index in its part file. */

@@ -297,8 +297,10 @@ static __attribute__((noinline)) void summary_start(struct prof_thread *t, const
         PROF_STORE(t->depth_limit, t->depth_limit + 1);
         return;
     }
-    t->stats[idx]->active++;
+    struct prof_stats *st = t->stats[idx];
+    st->active++;
     struct prof_frame *f = &t->stack[d];
+    f->stats = st;
     f->id = id;
     f->idx = idx;
     f->serial = ++t->serial;
@@ -363,7 +365,7 @@ static __attribute__((noinline)) void summary_stop(struct prof_thread *t, uint32
     uint64_t self_ticks = ticks > f->child ? ticks - f->child : 0;
     if (d > 0)
         t->stack[d - 1].child += ticks;
-    struct prof_stats *st = t->stats[f->idx];
+    struct prof_stats *st = f->stats;
     st->active--;
     prof_stats_count(st, ticks, self_ticks, st->active == 0);
     uint32_t n = t->npending;
@@ -646,9 +648,10 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         f->start = run->base_ticks;
         f->child = 0;
         t->depth = d + 1;
-        if (t->mode == PROF_MODE_SUMMARY)
-            t->stats[idx]->active++;
-        else
+        if (t->mode == PROF_MODE_SUMMARY) {
+            f->stats = t->stats[idx];
+            f->stats->active++;
+        } else
             put_enter(t, idx, run->base_ticks);
     }
     return PROF_OK;
