@@ -27,6 +27,8 @@
 #define LABEL_MAX 48
 /* Bytes of gnuplot's output kept for messages: its diagnostics are a few lines. */
 #define CAPTURE_MAX 16384
+/* Processes run at once: a chart's PNG and SVG pictures. */
+#define RUNS_MAX 2
 /* Time limit when the caller gives none. */
 #define DEFAULT_TIMEOUT_S 30
 
@@ -265,22 +267,31 @@ static int drain(int fd, char *buf, size_t *len)
 /* How a run of gnuplot ended. */
 enum run_result { RUN_DONE, RUN_NOT_STARTED, RUN_TIMED_OUT };
 
+/* One program being run: its process (and group), its output pipe and what it has said. */
+struct run {
+    pid_t pid;              /* also its process group id; 0 when not started */
+    int fd;                 /* read end of the output pipe, -1 once closed */
+    int exited;             /* it has exited (still a zombie, unless SIGCHLD is ignored) */
+    int status;             /* wait status, for RUN_DONE */
+    int err;                /* errno, for RUN_NOT_STARTED */
+    enum run_result result; /* set by run_start on failure, by run_finish otherwise */
+    size_t len;             /* bytes in out */
+    char *out;              /* stdout and stderr, NUL-terminated, CAPTURE_MAX + 1 bytes */
+};
+
 /*
- * Run argv (argv[0] looked up in PATH) with stdin from /dev/null and stdout and stderr into
- * out (NUL-terminated, CAPTURE_MAX + 1 bytes), in its own process group, which is killed
- * after timeout_s seconds. On RUN_DONE *status is the wait status; on RUN_NOT_STARTED *err is
- * the errno. No shell is involved: posix_spawnp execs the program itself.
+ * Start argv (argv[0] looked up in PATH) with stdin from /dev/null and stdout and stderr into
+ * a pipe, in its own process group; returns 0, or -1 with r->err set and r->result
+ * RUN_NOT_STARTED. No shell is involved: posix_spawnp execs the program itself.
  */
-static enum run_result run_captured(char *const argv[], int timeout_s, char *out, int *status,
-                                    int *err)
+static int run_start(struct run *r, char *const argv[], char *out)
 {
-    size_t len = 0;
+    *r = (struct run){.pid = 0, .fd = -1, .result = RUN_NOT_STARTED, .out = out};
     out[0] = 0;
-    *status = 0;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-        *err = errno;
-        return RUN_NOT_STARTED;
+        r->err = errno;
+        return -1;
     }
     /* Only the read end is non-blocking: gnuplot writes to a normal, blocking pipe. */
     fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) & ~O_NONBLOCK);
@@ -292,7 +303,8 @@ static enum run_result run_captured(char *const argv[], int timeout_s, char *out
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    /* The caller's open files (the workbook...) are none of gnuplot's business. */
+    /* The caller's open files (the workbook, another gnuplot's pipe...) are none of this
+       gnuplot's business. */
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 #endif
     posix_spawnattr_init(&attr);
@@ -316,53 +328,112 @@ static enum run_result run_captured(char *const argv[], int timeout_s, char *out
     close(fds[1]);
     if (rc != 0) {
         close(fds[0]);
-        *err = rc;
-        return RUN_NOT_STARTED;
+        r->err = rc;
+        return -1;
     }
+    r->pid = pid;
+    r->fd = fds[0];
+    return 0;
+}
 
+/* Nonzero once r has exited, or was never started: nothing more to wait for. */
+static int run_over(struct run *r)
+{
+    if (r->pid <= 0 || r->exited)
+        return 1;
+    /* WNOWAIT: the process stays a zombie, so its group id cannot be reused before the kill
+       in run_finish. */
+    siginfo_t si;
+    si.si_pid = 0;
+    int w = waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+    /* ECHILD: the caller ignores SIGCHLD, so the process was reaped for us and its status is
+       lost; the output file check is then all there is. */
+    if ((w == 0 && si.si_pid == r->pid) || (w < 0 && errno == ECHILD))
+        r->exited = 1;
+    return r->exited;
+}
+
+/*
+ * Collect the rest of r's output, then kill its process group and reap it; r->result says
+ * whether it had exited by itself.
+ */
+static void run_finish(struct run *r)
+{
+    if (r->pid <= 0)
+        return;
+    if (r->fd >= 0) {
+        drain(r->fd, r->out, &r->len);
+        close(r->fd);
+        r->fd = -1;
+    }
+    r->out[r->len] = 0;
+    r->result = r->exited ? RUN_DONE : RUN_TIMED_OUT;
+    /* The whole group: a looping template, or anything gnuplot left behind. */
+    kill(-r->pid, SIGKILL);
+    while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/*
+ * Capture the output of the n started runs until all have exited or timeout_s seconds have
+ * passed, then kill and reap every one of them, each in its process group.
+ */
+static void run_wait(struct run *runs, size_t n, int timeout_s)
+{
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S;
-    int fd = fds[0], timed_out = 0, nap = 1;
+    int nap = 1;
     for (;;) {
-        long left = ms_left(&deadline);
-        if (left <= 0) {
-            timed_out = 1;
+        int all_over = 1;
+        for (size_t i = 0; i < n; i++)
+            all_over &= run_over(&runs[i]);
+        if (all_over)
             break;
+        long left = ms_left(&deadline);
+        if (left <= 0)
+            break;
+        struct pollfd p[RUNS_MAX];
+        size_t owner[RUNS_MAX];
+        nfds_t np = 0;
+        for (size_t i = 0; i < n && np < RUNS_MAX; i++) {
+            if (runs[i].fd >= 0) {
+                p[np] = (struct pollfd){.fd = runs[i].fd, .events = POLLIN};
+                owner[np++] = i;
+            }
         }
         /* Short polls: gnuplot may exit while something it started keeps the pipe open. Once
-           the pipe has closed gnuplot is usually exiting: wait 1 ms, then longer. */
-        int wait_ms = fd >= 0 ? 20 : nap;
-        if (fd < 0 && nap < 20)
+           the pipes have closed gnuplot is usually exiting: wait 1 ms, then longer. */
+        int wait_ms = np > 0 ? 20 : nap;
+        if (np == 0 && nap < 20)
             nap *= 2;
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        poll(&p, fd >= 0 ? 1 : 0, left < wait_ms ? (int)left : wait_ms);
-        if (fd >= 0 && drain(fd, out, &len)) {
-            close(fd);
-            fd = -1;
+        poll(p, np, left < wait_ms ? (int)left : wait_ms);
+        for (nfds_t k = 0; k < np; k++) {
+            struct run *r = &runs[owner[k]];
+            if (drain(r->fd, r->out, &r->len)) {
+                close(r->fd);
+                r->fd = -1;
+            }
         }
-        /* WNOWAIT: the process stays a zombie, so its group id cannot be reused before the
-           kill below. */
-        siginfo_t si;
-        si.si_pid = 0;
-        int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
-        if (w == 0 && si.si_pid == pid)
-            break;
-        /* ECHILD: the caller ignores SIGCHLD, so gnuplot was reaped for us and its status is
-           lost; the output file check is then all there is. */
-        if (w < 0 && errno == ECHILD)
-            break;
     }
-    if (fd >= 0) {
-        drain(fd, out, &len);
-        close(fd);
-    }
-    out[len] = 0;
-    /* The whole group: a looping template, or anything gnuplot left behind. */
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-        ;
-    return timed_out ? RUN_TIMED_OUT : RUN_DONE;
+    for (size_t i = 0; i < n; i++)
+        run_finish(&runs[i]);
+}
+
+/*
+ * Run argv as run_start does, with its output in out (CAPTURE_MAX + 1 bytes), killing its
+ * process group after timeout_s seconds. On RUN_DONE *status is the wait status; on
+ * RUN_NOT_STARTED *err is the errno.
+ */
+static enum run_result run_captured(char *const argv[], int timeout_s, char *out, int *status,
+                                    int *err)
+{
+    struct run r;
+    if (run_start(&r, argv, out) == 0)
+        run_wait(&r, 1, timeout_s);
+    *status = r.status;
+    *err = r.err;
+    return r.result;
 }
 
 /* The line of gnuplot's output that says what went wrong, as "message" or "message (warning)". */
@@ -448,61 +519,103 @@ static int path_ok(const char *path)
     return *p != '|' && *p != '<';
 }
 
+/* The pictures of a chart, one gnuplot run each, all drawn at the same time. */
+static const char *const terminals[RUNS_MAX] = {"png", "svg"};
+
 /*
- * Run gnuplot on one template for one terminal ("png" or "svg"), writing to a temporary
- * name beside output_base, then renaming it to output_base.<terminal>. Returns 0 or -1.
+ * Check how the gnuplot run for one terminal ended and that it wrote its temporary file tmp.
+ * Returns 0, or -1 with *why set.
  */
-static int render_one(const struct chart_env *env, const struct chart_request *req,
-                      const char *template_path, const char *data_path, const char *terminal,
-                      const char **why)
+static int picture_check(const struct chart_env *env, const struct run *r, const char *terminal,
+                         const char *template_path, const char *tmp, const char **why)
 {
-    char suffix[48];
-    snprintf(suffix, sizeof suffix, ".tmp%ld.%s", (long)getpid(), terminal);
-    char *tmp = concat3(req->output_base, suffix, "");
-    char *final = concat3(req->output_base, ".", terminal);
     const char *prog = gnuplot_program(env);
-    /* Labels are in the data file; title and axis label are ARG4 and ARG5 string values. */
-    char *argv[] = {(char *)prog,
-                    (char *)"-d",
-                    (char *)"-c",
-                    (char *)template_path,
-                    (char *)data_path,
-                    tmp,
-                    (char *)terminal,
-                    (char *)(req->title ? req->title : ""),
-                    (char *)(req->ylabel ? req->ylabel : ""),
-                    NULL};
-    char *out = xmalloc(CAPTURE_MAX + 1);
-    int status = 0, err = 0, ret = -1;
     int timeout = env->timeout_s > 0 ? env->timeout_s : DEFAULT_TIMEOUT_S;
-    enum run_result r = run_captured(argv, timeout, out, &status, &err);
     struct stat st;
-    if (r == RUN_NOT_STARTED && err == ENOENT) {
+    if (r->result == RUN_NOT_STARTED && r->err == ENOENT) {
         *why = say("gnuplot not found (install gnuplot-nox): '%s'", prog);
-    } else if (r == RUN_NOT_STARTED) {
-        *why = say("cannot run '%s': %s", prog, strerror(err));
-    } else if (r == RUN_TIMED_OUT) {
+    } else if (r->result == RUN_NOT_STARTED) {
+        *why = say("cannot run '%s': %s", prog, strerror(r->err));
+    } else if (r->result == RUN_TIMED_OUT) {
         *why = say("gnuplot did not finish '%s' within the time limit of %d s: killed",
                    template_path, timeout);
-    } else if (WIFSIGNALED(status)) {
-        *why = say("gnuplot was killed by signal %d running '%s'", WTERMSIG(status), template_path);
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    } else if (WIFSIGNALED(r->status)) {
+        *why =
+            say("gnuplot was killed by signal %d running '%s'", WTERMSIG(r->status), template_path);
+    } else if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0) {
         char msg[600];
-        gnuplot_message(out, msg, sizeof msg);
+        gnuplot_message(r->out, msg, sizeof msg);
         *why = say("gnuplot failed on '%s' (exit status %d): %s", template_path,
-                   WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
+                   WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1, msg);
     } else if (stat(tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
         *why = say("gnuplot wrote no %s chart with '%s'", terminal, template_path);
-    } else if (rename(tmp, final) != 0) {
-        *why = say("cannot write '%s': %s", final, strerror(errno));
     } else {
-        ret = 0;
+        return 0;
     }
-    if (ret != 0)
-        unlink(tmp);
-    free(out);
-    free(tmp);
-    free(final);
+    return -1;
+}
+
+/*
+ * Run gnuplot on one template for every terminal at once (two cores draw two pictures in
+ * the time of one), each writing to a temporary name beside output_base; only when all
+ * succeed are they renamed to output_base.<terminal>. Returns 0 or -1 with *why set.
+ */
+static int render_pictures(const struct chart_env *env, const struct chart_request *req,
+                           const char *template_path, const char *data_path, const char **why)
+{
+    char *tmp[RUNS_MAX], *final[RUNS_MAX], *out[RUNS_MAX];
+    struct run runs[RUNS_MAX];
+    for (size_t i = 0; i < RUNS_MAX; i++) {
+        char suffix[48];
+        snprintf(suffix, sizeof suffix, ".tmp%ld.%s", (long)getpid(), terminals[i]);
+        tmp[i] = concat3(req->output_base, suffix, "");
+        final[i] = concat3(req->output_base, ".", terminals[i]);
+        out[i] = xmalloc(CAPTURE_MAX + 1);
+    }
+    /* A run that cannot start stops the others from starting: its error is reported once. */
+    size_t started = 0;
+    while (started < RUNS_MAX) {
+        /* Labels are in the data file; title and axis label are ARG4 and ARG5 string values. */
+        char *argv[] = {(char *)gnuplot_program(env),
+                        (char *)"-d",
+                        (char *)"-c",
+                        (char *)template_path,
+                        (char *)data_path,
+                        tmp[started],
+                        (char *)terminals[started],
+                        (char *)(req->title ? req->title : ""),
+                        (char *)(req->ylabel ? req->ylabel : ""),
+                        NULL};
+        if (run_start(&runs[started], argv, out[started]) != 0)
+            break;
+        started++;
+    }
+    run_wait(runs, started, env->timeout_s);
+
+    /* In terminal order, so the first failure is the one reported; runs[started], if any, is
+       the one that did not start. */
+    int ret = 0;
+    for (size_t i = 0; i < RUNS_MAX && i <= started && ret == 0; i++)
+        ret = picture_check(env, &runs[i], terminals[i], template_path, tmp[i], why);
+    /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
+    size_t renamed = 0;
+    while (ret == 0 && renamed < RUNS_MAX) {
+        if (rename(tmp[renamed], final[renamed]) != 0) {
+            *why = say("cannot write '%s': %s", final[renamed], strerror(errno));
+            ret = -1;
+        } else {
+            renamed++;
+        }
+    }
+    for (size_t i = 0; i < RUNS_MAX; i++) {
+        if (ret != 0 && i < renamed)
+            unlink(final[i]);
+        if (ret != 0 && i >= renamed)
+            unlink(tmp[i]);
+        free(tmp[i]);
+        free(final[i]);
+        free(out[i]);
+    }
     return ret;
 }
 
@@ -545,16 +658,7 @@ int chart_render(const struct chart_env *env, const struct chart_request *req, c
         free(template_path);
         return -1;
     }
-    int ret = render_one(env, req, template_path, data_path, "png", why);
-    if (ret == 0) {
-        ret = render_one(env, req, template_path, data_path, "svg", why);
-        /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
-        if (ret != 0) {
-            char *png = concat3(req->output_base, ".png", "");
-            unlink(png);
-            free(png);
-        }
-    }
+    int ret = render_pictures(env, req, template_path, data_path, why);
     unlink(data_path);
     free(data_path);
     free(template_path);
