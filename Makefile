@@ -50,11 +50,24 @@ APP_CXXFLAGS := -std=c++17 -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLA
 APP_LDFLAGS := $(SANFLAGS) -L$(BUILD) -Wl,-rpath,$(abspath $(BUILD)) -pthread
 APP_LIBS := -lprofreport
 
-LIB_SRC := $(wildcard collector/*.c)
+# libprofreport-auto is libprofreport plus the -finstrument-functions hooks and the symbolizer
+# (elfutils' libdw; libiberty's demangler, linked in and kept private).
+AUTO_SRC := collector/auto.c collector/functions.c collector/symbols.c
+LIB_SRC := $(filter-out $(AUTO_SRC),$(wildcard collector/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+AUTO_OBJ := $(AUTO_SRC:%.c=$(BUILD)/%.o)
 STATIC_LIB := $(BUILD)/libprofreport.a
 SHARED_LIB := $(BUILD)/libprofreport.so.$(VERSION)
 SHARED_LINKS := $(BUILD)/libprofreport.so.$(SOMAJOR) $(BUILD)/libprofreport.so
+AUTO_STATIC := $(BUILD)/libprofreport-auto.a
+AUTO_SHARED := $(BUILD)/libprofreport-auto.so.$(VERSION)
+AUTO_LINKS := $(BUILD)/libprofreport-auto.so.$(SOMAJOR) $(BUILD)/libprofreport-auto.so
+AUTO_DEPLIBS := -ldw -liberty
+# Instrumented test programs: every function timed, linked with libprofreport-auto.
+AUTO_PROG_SRC := $(wildcard tests/programs/auto/*.c tests/programs/auto/*.cpp)
+AUTO_PROG_BINS := $(patsubst tests/programs/auto/%,$(BUILD)/tests/programs/auto/%,\
+	$(basename $(filter-out %_lib.c,$(AUTO_PROG_SRC)))) \
+	$(BUILD)/tests/programs/auto/libauto_shared.so
 
 REPORTER_SRC := $(wildcard reporter/*.c)
 REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
@@ -80,9 +93,9 @@ PROGRAM_BINS := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
 	format format-check deps
 
-all: lib reporter examples $(BUILD)/profreport.pc
+all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
 
-lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS)
+lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS) $(AUTO_STATIC) $(AUTO_SHARED) $(AUTO_LINKS)
 
 $(BUILD)/collector/%.o: collector/%.c collector/internal.h collector/profreport.h
 	@mkdir -p $(@D)
@@ -99,7 +112,21 @@ $(SHARED_LIB): $(LIB_OBJ)
 $(SHARED_LINKS): $(SHARED_LIB)
 	ln -sf $(notdir $(SHARED_LIB)) $@
 
-$(BUILD)/profreport.pc: profreport.pc.in collector/profreport.h
+$(BUILD)/collector/auto.o $(BUILD)/collector/thread.o: collector/record.h
+
+$(AUTO_STATIC): $(LIB_OBJ) $(AUTO_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(AUTO_SHARED): $(LIB_OBJ) $(AUTO_OBJ)
+	$(CC) -shared $(SANFLAGS) -pthread -Wl,-soname,libprofreport-auto.so.$(SOMAJOR) -o $@ $^ \
+	    -Wl,--exclude-libs,ALL $(AUTO_DEPLIBS)
+
+$(AUTO_LINKS): $(AUTO_SHARED)
+	ln -sf $(notdir $(AUTO_SHARED)) $@
+
+$(BUILD)/%.pc: %.pc.in collector/profreport.h
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -146,6 +173,24 @@ $(BUILD)/tests/programs/%: tests/programs/%.cpp $(SHARED_LINKS) collector/profre
 	@mkdir -p $(@D)
 	$(CXX) $(APP_CXXFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
 
+# Instrumented programs (tests/programs/auto): -finstrument-functions, libprofreport-auto.
+AUTO_APP_FLAGS := -finstrument-functions -fno-omit-frame-pointer
+
+$(BUILD)/tests/programs/auto/libauto_shared.so: tests/programs/auto/shared_lib.c
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $(AUTO_APP_FLAGS) -fPIC -shared $< -o $@
+
+$(BUILD)/tests/programs/auto/%: tests/programs/auto/%.c $(AUTO_LINKS) \
+		$(BUILD)/tests/programs/auto/libauto_shared.so collector/profreport.h
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $(AUTO_APP_FLAGS) $< -o $@ $(APP_LDFLAGS) \
+	    -L$(BUILD)/tests/programs/auto -Wl,-rpath,$(abspath $(BUILD))/tests/programs/auto \
+	    -lauto_shared -lprofreport-auto
+
+$(BUILD)/tests/programs/auto/%: tests/programs/auto/%.cpp $(AUTO_LINKS) collector/profreport.h
+	@mkdir -p $(@D)
+	$(CXX) $(APP_CXXFLAGS) $(AUTO_APP_FLAGS) $< -o $@ $(APP_LDFLAGS) -lprofreport-auto
+
 # The basic example linked statically, to cover both link modes.
 
 $(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
@@ -155,7 +200,7 @@ $(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "unit: $$t"; $$t; done
 
-functional: all $(PROGRAM_BINS)
+functional: all $(PROGRAM_BINS) $(AUTO_PROG_BINS)
 	PROF_BUILD=$(abspath $(BUILD)) PROF_SAN=$(SAN) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	    tests/functional
 
@@ -206,12 +251,18 @@ install: all
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so
 	install -m 644 collector/profreport.h $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 $(BUILD)/profreport.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(AUTO_STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(AUTO_SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(AUTO_SHARED)) $(DESTDIR)$(LIBDIR)/libprofreport-auto.so.$(SOMAJOR)
+	ln -sf $(notdir $(AUTO_SHARED)) $(DESTDIR)$(LIBDIR)/libprofreport-auto.so
 	install -m 644 man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
 	-[ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && ldconfig || true
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libprofreport.a $(DESTDIR)$(LIBDIR)/libprofreport.so* \
+	    $(DESTDIR)$(LIBDIR)/libprofreport-auto.a $(DESTDIR)$(LIBDIR)/libprofreport-auto.so* \
+	    $(DESTDIR)$(PKGCONFIGDIR)/profreport-auto.pc \
 	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
 	    $(DESTDIR)$(MANDIR)/man3/profreport.3 $(DESTDIR)$(MANDIR)/man1/profreport.1 \
 	    $(DESTDIR)$(BINDIR)/profreport
@@ -224,7 +275,8 @@ clean:
 # ---- formatting ----
 
 FORMAT_FILES := $(wildcard collector/*.[ch] reporter/*.[ch] examples/*.c examples/*.cpp tests/unit/*.c \
-	tests/programs/*.c tests/programs/*.cpp bench/*.c)
+	tests/programs/*.c tests/programs/*.cpp tests/programs/auto/*.c tests/programs/auto/*.cpp \
+	bench/*.c)
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -40,6 +40,13 @@ struct ids {
     uint32_t n, cap, mask;
 };
 
+/* The Function records of a run, one per function name (threads repeat them). */
+struct functions {
+    struct prof_sbuf records;
+    char **names; /* open addressing, mask + 1 slots */
+    size_t n, mask;
+};
+
 /* What the row writer needs. */
 struct writer {
     FILE *out;
@@ -47,7 +54,8 @@ struct writer {
     const struct ids *ids;
     const char *thread;
     size_t thread_len;
-    struct part_info *info; /* pass one: collects unterminated names */
+    struct part_info *info;      /* pass one: collects unterminated names */
+    struct functions *functions; /* pass one: collects Function records */
 };
 
 static char *dup_n(const char *s, size_t n)
@@ -165,6 +173,96 @@ static enum prof_error ids_add(struct ids *ids, const unsigned char *p, size_t l
         if (!ids->csv[ids->n - 1])
             return PROF_ERR_NOMEM;
         off += hdr[1];
+    }
+    return PROF_OK;
+}
+
+/* Whether name has a Function record already; if not, remember it. -1: out of memory. */
+static int functions_seen(struct functions *fs, const char *name)
+{
+    if ((fs->n + 1) * 2 > fs->mask + 1) {
+        size_t size = fs->mask ? (fs->mask + 1) * 2 : 64;
+        char **t = calloc(size, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; fs->mask && i <= fs->mask; i++)
+            if (fs->names[i]) {
+                size_t h = text_hash(fs->names[i], strlen(fs->names[i])) & (size - 1);
+                while (t[h])
+                    h = (h + 1) & (size - 1);
+                t[h] = fs->names[i];
+            }
+        free(fs->names);
+        fs->names = t;
+        fs->mask = size - 1;
+    }
+    size_t h = text_hash(name, strlen(name)) & fs->mask;
+    for (; fs->names[h]; h = (h + 1) & fs->mask)
+        if (strcmp(fs->names[h], name) == 0)
+            return 1;
+    fs->names[h] = dup_n(name, strlen(name));
+    if (!fs->names[h])
+        return -1;
+    fs->n++;
+    return 0;
+}
+
+static void functions_release(struct functions *fs)
+{
+    for (size_t i = 0; fs->mask && i <= fs->mask; i++)
+        free(fs->names[i]);
+    free(fs->names);
+    prof_sbuf_release(&fs->records);
+    memset(fs, 0, sizeof *fs);
+}
+
+/* Next NUL-ended string of a payload at *off, or NULL when the payload ends first. */
+static const char *next_cstr(const unsigned char *p, size_t len, size_t *off)
+{
+    if (*off >= len)
+        return NULL;
+    const char *s = (const char *)p + *off;
+    size_t n = strnlen(s, len - *off);
+    if (*off + n >= len)
+        return NULL;
+    *off += n + 1;
+    return s;
+}
+
+static void field(struct prof_sbuf *b, const char *s);
+
+/* A PRFL chunk: Function records (docs/FORMAT.md 1.2) for the functions among the ids. */
+static enum prof_error locations_add(struct functions *fs, const struct ids *ids,
+                                     const unsigned char *p, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        uint32_t idx;
+        if (len - off < sizeof idx)
+            return PROF_ERR_FORMAT;
+        memcpy(&idx, p + off, sizeof idx);
+        off += sizeof idx;
+        const char *file = next_cstr(p, len, &off), *line = next_cstr(p, len, &off);
+        const char *module = next_cstr(p, len, &off), *offset = next_cstr(p, len, &off);
+        if (!offset || idx >= ids->n)
+            return PROF_ERR_FORMAT;
+        int seen = functions_seen(fs, ids->s[idx]);
+        if (seen < 0)
+            return PROF_ERR_NOMEM;
+        if (seen)
+            continue;
+        struct prof_sbuf *b = &fs->records;
+        prof_sbuf_str(b, "Function,");
+        prof_sbuf_add(b, ids->csv[idx], ids->csv_len[idx]);
+        prof_sbuf_char(b, ',');
+        field(b, file);
+        prof_sbuf_char(b, ',');
+        field(b, line);
+        prof_sbuf_char(b, ',');
+        field(b, module);
+        prof_sbuf_char(b, ',');
+        field(b, offset);
+        prof_sbuf_char(b, '\n');
     }
     return PROF_OK;
 }
@@ -357,6 +455,8 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
                 err = PROF_ERR_FORMAT;
             else
                 err = prof_replay_words(&rp, (const uint32_t *)(const void *)p, len / 4);
+        } else if (type == PROF_CHUNK_LOCATIONS && pi && w->functions) {
+            err = locations_add(w->functions, &ids, p, len);
         } else if (type == PROF_CHUNK_NAME && pi) {
             free(pi->name);
             pi->name = dup_n((const char *)p, strnlen((const char *)p, len));
@@ -487,7 +587,9 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
         return PROF_ERR_NOMEM;
     enum prof_error err = PROF_OK;
     struct writer w = {0};
+    struct functions fs = {0};
     w.out = out;
+    w.functions = &fs;
     if (ov && ov->header)
         meta_from(&m, (const unsigned char *)ov->header, ov->header_len);
 
@@ -579,6 +681,9 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
     for (size_t k = 0; k < count; k++)
         if (info[order[k]].damaged >= 0)
             part_warnings(b, &info[order[k]]);
+    prof_sbuf_add(b, fs.records.data, fs.records.len);
+    if (fs.records.failed)
+        b->failed = 1;
     prof_sbuf_str(b, summary ? "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram\n"
                              : "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n");
     if (b->failed) {
@@ -606,6 +711,7 @@ done:
         info_release(&info[i]);
     free(info);
     meta_release(&m);
+    functions_release(&fs);
     prof_sbuf_release(&w.buf);
     return err;
 }

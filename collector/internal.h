@@ -142,6 +142,7 @@ void prof_stats_format(struct prof_sbuf *b, const char *id, unsigned thread,
 #define PROF_CHUNK_WARNING PROF_CHUNK('P', 'R', 'F', 'W')
 #define PROF_CHUNK_SUMMARY PROF_CHUNK('P', 'R', 'F', 'S')
 #define PROF_CHUNK_END PROF_CHUNK('P', 'R', 'F', 'Z')
+#define PROF_CHUNK_LOCATIONS PROF_CHUNK('P', 'R', 'F', 'L')
 
 /* Event words (docs/FORMAT.md, section 3). */
 #define PROF_W_EXIT 0x80000000u
@@ -237,19 +238,37 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
 
 enum prof_mode { PROF_MODE_EVENTS, PROF_MODE_SUMMARY };
 
-/* An open region on the recording thread. */
+/*
+ * A function compiled with -finstrument-functions (auto.c, functions.c): described once per
+ * process, at its first call, and never freed while the process lives.
+ */
+struct prof_fn {
+    const void *addr;
+    char *name; /* the region id: demangled, made unique among different functions */
+    char *file; /* source file, or NULL when the module has no line data for it */
+    unsigned line;
+    char *module;    /* the ELF file holding it */
+    uint64_t offset; /* addr minus the module's load bias */
+    int skip;        /* left out by PROFILER_INCLUDE / PROFILER_EXCLUDE */
+};
+
+/* An open region (or instrumented function call) on the recording thread. */
 struct prof_frame {
-    const char *id;
+    const void *id; /* the id table key: the id text pointer, or the function's address */
     uint32_t idx;
     uint32_t serial; /* which instance: lets PROFILER_SCOPE find its own region */
     uint64_t start, child;
     struct prof_stats *stats; /* summary mode: saves the stop a dependent load */
+    const struct prof_fn *fn; /* a function's frame; NULL for a region */
+    /* Events mode, functions: where the enter record went, to fold a short call away */
+    uint32_t pos, epoch;
+    uint64_t last_before;
 };
 
-/* One entry of a thread's id table: region id pointer -> index in its part file. */
+/* One entry of a thread's id table: region id pointer or function address -> index. */
 struct prof_idslot {
-    const char *key;
-    uint32_t idx;
+    const void *key;
+    uint32_t idx; /* PROF_IDX_SKIP: a function the filters leave out */
 };
 
 /*
@@ -268,6 +287,7 @@ struct prof_thread {
     enum prof_mode mode;
     struct prof_idslot *slots;
     uint32_t mask;
+    uint32_t nslots; /* used slots: ids plus filtered-out functions */
     struct prof_frame *stack;
     struct prof_stats **stats; /* summary mode: per index */
     /*
@@ -281,6 +301,15 @@ struct prof_thread {
         uint64_t ticks;
     } pending[PROF_PENDING];
 
+    /* function hooks (auto.c) */
+    uint32_t epoch;       /* buffer writes so far: a fold needs its enter record still there */
+    uint32_t excess;      /* calls deeper than PROFILER_MAX_DEPTH open now, not recorded */
+    int in_hook;          /* inside the hooks' slow path: calls made from there record nothing */
+    uint64_t folded;      /* calls shorter than PROFILER_MIN_DURATION folded into their parent */
+    uint64_t fold_ticks;  /* PROFILER_MIN_DURATION in ticks; 0: no folding */
+    uint64_t unwound;     /* frames closed because an enclosing function returned */
+    uint32_t fns_written; /* ids whose PRFL location chunk is written */
+
     /* live report (live.c): off when live_interval is 0 */
     uint64_t live_interval, live_next, live_since, live_frequency;
     struct prof_live {
@@ -291,10 +320,11 @@ struct prof_thread {
     /* cold */
     pthread_mutex_t lock; /* guards fd, flushed, ids; order: run lock, then this */
     int fd;
-    uint32_t flushed; /* words of buf already written */
-    const char **ids; /* index -> id */
-    uint32_t *canon;  /* summary mode: index -> first index with the same text (shares stats) */
-    uint32_t *texts;  /* summary mode: open addressing over id texts, index + 1 (0 = empty) */
+    uint32_t flushed;           /* words of buf already written */
+    const char **ids;           /* index -> id text (a function's name for a function) */
+    const struct prof_fn **fns; /* index -> the function, or NULL for a region id */
+    uint32_t *canon; /* summary mode: index -> first index with the same text (shares stats) */
+    uint32_t *texts; /* summary mode: open addressing over id texts, index + 1 (0 = empty) */
     uint32_t tmask;
     uint32_t nids, ids_cap, ids_written;
     unsigned number;
@@ -331,6 +361,25 @@ int prof_live_grow(struct prof_thread *t);
 /* live.c: count a stop of the region at depth d (its frame is still on the stack) and print
    the thread's report when its interval has passed. */
 void prof_live_stop(struct prof_thread *t, uint32_t d, uint64_t now);
+
+/* ---- libprofreport-auto only: symbols.c, functions.c, auto.c ---- */
+
+struct prof_symbolizer;
+/* symbols.c: open a symbolizer for this process's code; NULL when libdwfl cannot start. */
+struct prof_symbolizer *prof_sym_open(void);
+void prof_sym_close(struct prof_symbolizer *s);
+/* symbols.c: describe the code at addr (name, file, line, module, offset) into out. */
+enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out);
+/* symbols.c: a C++ symbol demangled, anything else copied; NULL when memory runs out. */
+char *prof_sym_demangle(const char *name);
+/* symbols.c: free the strings of a description. */
+void prof_fn_release(struct prof_fn *fn);
+
+/* functions.c: the process-wide description of the function at addr (resolved at its first
+   call, with the filters applied); NULL when it cannot be described. */
+const struct prof_fn *prof_fn_get(const void *addr);
+/* functions.c: whether name passes PROFILER_INCLUDE / PROFILER_EXCLUDE (comma-separated globs). */
+int prof_fn_selected(const char *name, const char *include, const char *exclude);
 
 /* thread.c: the calling thread's recorder, or NULL. */
 struct prof_thread *prof_thread_self(void);

@@ -2,9 +2,10 @@
  * thread.c - the hot path: each thread appends small event words to a buffer it owns and writes
  * the buffer to its own part file when it fills. No lock and no allocation per event.
  */
-#include "internal.h"
+#include "record.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +14,12 @@
 #include <unistd.h>
 
 /* initial-exec: one instruction to reach the pointer, instead of a __tls_get_addr call. */
-static __thread struct prof_thread *self __attribute__((tls_model("initial-exec")));
+__thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")));
 /* A name given before the thread's first region: naming alone creates no part file. */
 static __thread char pending_name[PROF_NAME_MAX] __attribute__((tls_model("initial-exec")));
 
-struct prof_thread *prof_thread_self(void) { return self; }
-void prof_thread_set_self(struct prof_thread *t) { self = t; }
-
-/* Slot of id in a table of mask + 1 entries: pointer bits mixed by a Fibonacci multiplier. */
-static inline uint32_t slot_of(const char *id, uint32_t mask)
-{
-    return (uint32_t)(((uintptr_t)id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
+struct prof_thread *prof_thread_self(void) { return prof_self; }
+void prof_thread_set_self(struct prof_thread *t) { prof_self = t; }
 
 /* Allocate an empty recorder. */
 struct prof_thread *prof_thread_new(void)
@@ -64,10 +59,43 @@ void prof_thread_free(struct prof_thread *t)
     free(t->slots);
     free(t->stack);
     free(t->ids);
+    free(t->fns);
     free(t->live);
     free(t->path);
     pthread_mutex_destroy(&t->lock);
     free(t);
+}
+
+/* Append a NUL-ended string (NULL as an empty one). */
+static void add_cstr(struct prof_sbuf *b, const char *s)
+{
+    if (s)
+        prof_sbuf_str(b, s);
+    prof_sbuf_char(b, 0);
+}
+
+/* Write where the functions among the new ids come from, as one PRFL chunk (t->lock held). */
+static int write_locations(struct prof_thread *t)
+{
+    struct prof_sbuf b = {0};
+    for (uint32_t i = t->ids_written; i < t->nids; i++) {
+        const struct prof_fn *fn = t->fns[i];
+        if (!fn)
+            continue;
+        char num[24];
+        prof_sbuf_add(&b, (const char *)&i, sizeof i);
+        add_cstr(&b, fn->file);
+        snprintf(num, sizeof num, "%u", fn->line);
+        add_cstr(&b, fn->file ? num : "");
+        add_cstr(&b, fn->module);
+        snprintf(num, sizeof num, "0x%llx", (unsigned long long)fn->offset);
+        add_cstr(&b, num);
+    }
+    int err = b.failed ? ENOMEM : 0;
+    if (!err && b.len)
+        err = prof_part_write(t->fd, PROF_CHUNK_LOCATIONS, b.data, b.len);
+    prof_sbuf_release(&b);
+    return err;
 }
 
 /* Write the ids defined since the last write as one PRFI chunk (t->lock held). */
@@ -83,6 +111,8 @@ static int write_ids(struct prof_thread *t)
     }
     int err = b.failed ? ENOMEM : prof_part_write(t->fd, PROF_CHUNK_IDS, b.data, b.len);
     prof_sbuf_release(&b);
+    if (!err)
+        err = write_locations(t);
     if (!err)
         t->ids_written = t->nids;
     return err;
@@ -104,7 +134,7 @@ static int write_pending(struct prof_thread *t)
 }
 
 /* The buffer is full: write it and start again at its beginning. */
-static __attribute__((noinline)) void flush(struct prof_thread *t)
+__attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
     pthread_mutex_lock(&t->lock);
     int err = write_pending(t);
@@ -114,6 +144,7 @@ static __attribute__((noinline)) void flush(struct prof_thread *t)
         prof_fail("cannot write", t->path, err);
     }
     t->flushed = 0;
+    t->epoch++;
     __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&t->lock);
 }
@@ -128,7 +159,7 @@ static int slots_grow(struct prof_thread *t)
     for (uint32_t i = 0; i <= t->mask; i++) {
         if (!t->slots[i].key)
             continue;
-        uint32_t h = slot_of(t->slots[i].key, n - 1);
+        uint32_t h = prof_slot_of(t->slots[i].key, n - 1);
         while (s[h].key)
             h = (h + 1) & (n - 1);
         s[h] = t->slots[i];
@@ -177,21 +208,34 @@ static int texts_grow(struct prof_thread *t, uint32_t size)
     return 0;
 }
 
-/* A region id seen for the first time on this thread: give it the next index. */
-static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const char *id)
+/*
+ * A key seen for the first time on this thread: a region id text (fn NULL) or a function's
+ * address (fn its description). Gives it the next index, or PROF_IDX_SKIP for a function the
+ * filters leave out; UINT32_MAX when memory runs out.
+ */
+__attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void *key,
+                                               const struct prof_fn *fn)
 {
     if (t->nids >= PROF_W_MAX_ID)
         return UINT32_MAX;
-    if ((t->nids + 1) * 2 > t->mask + 1 && slots_grow(t) != 0)
+    if ((t->nslots + 1) * 2 > t->mask + 1 && slots_grow(t) != 0)
         return UINT32_MAX;
     pthread_mutex_lock(&t->lock); /* prof_finish may read ids from another thread */
     uint32_t idx = UINT32_MAX;
+    if (fn && fn->skip) {
+        idx = PROF_IDX_SKIP;
+        goto insert;
+    }
     if (t->nids == t->ids_cap) {
         uint32_t cap = t->ids_cap ? t->ids_cap * 2 : 64;
         const char **ids = realloc(t->ids, cap * sizeof *ids);
         if (!ids)
             goto out;
         t->ids = ids;
+        const struct prof_fn **fns = realloc(t->fns, cap * sizeof *fns);
+        if (!fns)
+            goto out;
+        t->fns = fns;
         if (t->mode == PROF_MODE_SUMMARY) {
             struct prof_stats **st = realloc(t->stats, cap * sizeof *st);
             if (st)
@@ -207,7 +251,8 @@ static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const ch
             goto out;
     }
     idx = t->nids;
-    t->ids[idx] = id;
+    t->ids[idx] = fn ? fn->name : (const char *)key;
+    t->fns[idx] = fn;
     if (t->mode == PROF_MODE_SUMMARY) {
         /* A new pointer with the text of an earlier id is the same region: share its stats, so
            recursion through either pointer is seen (Outer) and one row is written. */
@@ -226,72 +271,29 @@ static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const ch
         }
     }
     t->nids++;
-    uint32_t h = slot_of(id, t->mask);
+insert:;
+    uint32_t h = prof_slot_of(key, t->mask);
     while (t->slots[h].key)
         h = (h + 1) & t->mask;
-    t->slots[h].key = id;
+    t->slots[h].key = key;
     t->slots[h].idx = idx;
+    t->nslots++;
 out:
     pthread_mutex_unlock(&t->lock);
     return idx;
 }
 
-/* The index of id on this thread: usually the first slot probed. */
+/* The index of a region id text on this thread. */
 static inline uint32_t id_index(struct prof_thread *t, const char *id)
 {
-    for (uint32_t h = slot_of(id, t->mask);; h = (h + 1) & t->mask) {
-        const struct prof_idslot *s = &t->slots[h];
-        if (PROF_LIKELY(s->key == id))
-            return s->idx;
-        if (!s->key)
-            return id_add(t, id);
-    }
-}
-
-/* Events mode: append an enter record at time now. */
-static inline void put_enter(struct prof_thread *t, uint32_t idx, uint64_t now)
-{
-    uint64_t gap = now - t->last;
-    t->last = now;
-    uint32_t *w = t->buf + t->pos, n = 2;
-    if (PROF_UNLIKELY(gap > UINT32_MAX)) {
-        w[0] = PROF_W_LONG;
-        w[1] = (uint32_t)(gap >> 32);
-        w[2] = (uint32_t)gap;
-        w += 3;
-        n += 3;
-        gap = 0;
-    }
-    w[0] = idx;
-    w[1] = (uint32_t)gap;
-    __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
-}
-
-/* Events mode: append an exit (or stray-stop) record at time now. */
-static inline void put_exit(struct prof_thread *t, uint64_t now, int stray)
-{
-    uint64_t gap = now - t->last;
-    t->last = now;
-    uint32_t *w = t->buf + t->pos, n = 0;
-    if (PROF_UNLIKELY(gap > (stray ? UINT32_MAX : 0x7fffffffu))) {
-        w[0] = PROF_W_LONG;
-        w[1] = (uint32_t)(gap >> 32);
-        w[2] = (uint32_t)gap;
-        n = 3;
-        gap = 0;
-    }
-    if (stray) {
-        w[n++] = PROF_W_STRAY;
-        w[n++] = (uint32_t)gap;
-    } else {
-        w[n++] = PROF_W_EXIT | (uint32_t)gap;
-    }
-    __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
+    uint32_t slot, idx = prof_id_find(t, id, &slot);
+    return PROF_LIKELY(idx != UINT32_MAX) ? idx : prof_id_add(t, id, NULL);
 }
 
 /* Summary mode: push the region; its statistics are counted when it stops. */
-static __attribute__((noinline)) void summary_start(struct prof_thread *t, const char *id,
-                                                    uint32_t idx, uint32_t d)
+__attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const void *id,
+                                                  const struct prof_fn *fn, uint32_t idx,
+                                                  uint32_t d)
 {
     if (PROF_UNLIKELY(d >= PROF_MAX_DEPTH)) {
         PROF_STORE(t->depth_limit, t->depth_limit + 1);
@@ -302,6 +304,7 @@ static __attribute__((noinline)) void summary_start(struct prof_thread *t, const
     struct prof_frame *f = &t->stack[d];
     f->stats = st;
     f->id = id;
+    f->fn = fn;
     f->idx = idx;
     f->serial = ++t->serial;
     f->child = 0;
@@ -311,7 +314,7 @@ static __attribute__((noinline)) void summary_start(struct prof_thread *t, const
 /* Open a region. */
 void prof_start(const char *id)
 {
-    struct prof_thread *t = self;
+    struct prof_thread *t = prof_self;
     if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
         t = prof_attach();
         if (!t)
@@ -327,20 +330,21 @@ void prof_start(const char *id)
     uint32_t d = t->depth;
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
-        summary_start(t, id, idx, d);
+        prof_summary_start(t, id, NULL, idx, d);
         return;
     }
     /* Room for the largest record (long gap + enter) before reading the clock, so a write of
        the buffer is not counted inside the new region. */
     if (PROF_UNLIKELY(t->pos + 5 > PROF_BUFFER_WORDS))
-        flush(t);
+        prof_thread_flush(t);
     uint64_t now = prof_ticks();
     if (PROF_UNLIKELY(now < t->last))
         now = t->last; /* never let a clock step back make a negative gap */
-    put_enter(t, idx, now);
+    prof_put_enter(t, idx, now);
     if (PROF_LIKELY(d < PROF_MAX_DEPTH)) {
         struct prof_frame *f = &t->stack[d];
         f->id = id;
+        f->fn = NULL;
         f->idx = idx;
         f->serial = ++t->serial;
         f->start = now;
@@ -356,7 +360,7 @@ static __attribute__((noinline)) void apply_pending(struct prof_thread *t)
 }
 
 /* Summary mode: close the innermost region at time now. */
-static __attribute__((noinline)) void summary_stop(struct prof_thread *t, uint32_t d, uint64_t now)
+__attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now)
 {
     if (d >= PROF_MAX_DEPTH)
         return;
@@ -379,7 +383,7 @@ static __attribute__((noinline)) void summary_stop(struct prof_thread *t, uint32
 /* Close the innermost open region. */
 void prof_stop(void)
 {
-    struct prof_thread *t = self;
+    struct prof_thread *t = prof_self;
     if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
         t = prof_attach();
         if (!t)
@@ -391,8 +395,8 @@ void prof_stop(void)
         PROF_STORE(t->stray, t->stray + 1);
         if (t->mode == PROF_MODE_EVENTS) {
             if (t->pos + 5 > PROF_BUFFER_WORDS)
-                flush(t);
-            put_exit(t, now < t->last ? t->last : now, 1);
+                prof_thread_flush(t);
+            prof_put_exit(t, now < t->last ? t->last : now, 1);
         }
         return;
     }
@@ -400,14 +404,14 @@ void prof_stop(void)
     if (PROF_UNLIKELY(t->live_interval))
         prof_live_stop(t, d - 1, now);
     if (t->mode == PROF_MODE_SUMMARY) {
-        summary_stop(t, d - 1, now);
+        prof_summary_stop(t, d - 1, now);
         return;
     }
     if (PROF_UNLIKELY(now < t->last))
         now = t->last;
     if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
-        flush(t);
-    put_exit(t, now, 0);
+        prof_thread_flush(t);
+    prof_put_exit(t, now, 0);
 }
 
 /* Open a region for PROFILER_SCOPE and name it by depth and instance. */
@@ -415,7 +419,7 @@ struct prof_scope prof_scope_begin(const char *id)
 {
     struct prof_scope tok = {~0u, 0};
     prof_start(id);
-    struct prof_thread *t = self;
+    struct prof_thread *t = prof_self;
     if (!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)
         return tok;
     tok.depth = t->depth - 1;
@@ -427,7 +431,7 @@ struct prof_scope prof_scope_begin(const char *id)
 /* Close a PROFILER_SCOPE region and whatever was left open inside it (see profreport.h). */
 void prof_scope_end(const struct prof_scope *tok)
 {
-    struct prof_thread *t = self;
+    struct prof_thread *t = prof_self;
     if (!tok || tok->depth == ~0u || !t || t->gen != PROF_LOAD(prof_gen))
         return;
     /* Still open: at its depth, the same instance (beyond the stack, trust the depth alone). */
@@ -486,7 +490,7 @@ static int write_summary(struct prof_thread *t)
 {
     /* Only the owner may apply its queue; another thread's last few calls (fewer than
        PROF_PENDING) then miss the histogram but not the other columns. */
-    if (t == self)
+    if (t == prof_self)
         apply_pending(t);
     struct prof_sbuf b = {0};
     for (uint32_t i = 0; i < t->nids; i++) {
@@ -504,11 +508,11 @@ static int write_summary(struct prof_thread *t)
         /* The stack can be read only by its own thread: name the regions when that is us. */
         struct prof_sbuf msg = {0};
         prof_sbuf_str(&msg, open == 1 ? "region never stopped" : "regions never stopped");
-        if (t == self) {
+        if (t == prof_self) {
             uint32_t top = open < PROF_MAX_DEPTH ? open : PROF_MAX_DEPTH;
             for (uint32_t k = 0; k < top && k < 5; k++) {
                 prof_sbuf_str(&msg, k ? ", " : ": ");
-                prof_sbuf_str(&msg, t->stack[top - 1 - k].id);
+                prof_sbuf_str(&msg, t->ids[t->stack[top - 1 - k].idx]);
             }
             if (top > 5)
                 prof_sbuf_str(&msg, ", ...");
@@ -541,6 +545,18 @@ void prof_thread_end(struct prof_thread *t, const char *state)
             err = write_warning(t, "scope-mismatch", mismatch,
                                 "a scope ended after its region was stopped by hand, or with "
                                 "regions inside it still open");
+        uint64_t folded = PROF_LOAD(t->folded), unwound = PROF_LOAD(t->unwound);
+        if (!err && folded) {
+            char msg[96];
+            snprintf(msg, sizeof msg,
+                     "calls shorter than %" PRIu64 " ticks were folded into their caller",
+                     t->fold_ticks);
+            err = write_warning(t, "folded", folded, msg);
+        }
+        if (!err && unwound)
+            err = write_warning(t, "unwound", unwound,
+                                "regions still open when an enclosing function returned were "
+                                "closed with it (a missing stop, or a longjmp)");
         if (!err)
             err = prof_part_write(t->fd, PROF_CHUNK_END, state, strlen(state));
         if (err)
@@ -590,11 +606,14 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         t->stack = malloc(PROF_MAX_DEPTH * sizeof *t->stack);
     free(t->slots);
     t->mask = 63;
+    t->nslots = 0;
     t->slots = calloc(t->mask + 1, sizeof *t->slots);
     stats_free(t);
     t->nids = t->ids_written = t->ids_cap = 0;
     free(t->ids);
+    free(t->fns);
     t->ids = NULL;
+    t->fns = NULL;
     if (!t->buf || !t->stack || !t->slots)
         return PROF_ERR_NOMEM;
 
@@ -616,6 +635,9 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->depth = 0;
     t->last = run->base_ticks;
     t->stray = t->mismatch = t->depth_limit = 0;
+    t->excess = 0;
+    t->folded = t->unwound = 0;
+    t->epoch++;
     t->exited = 0;
 
     free(t->path);
@@ -641,8 +663,10 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     /* Reopen the regions a fork child inherited, at the child's start. */
     for (uint32_t d = 0; d < inherited; d++) {
         struct prof_frame *f = &t->stack[d];
-        uint32_t idx = id_index(t, f->id);
+        uint32_t slot, idx = prof_id_find(t, f->id, &slot);
         if (idx == UINT32_MAX)
+            idx = prof_id_add(t, f->id, f->fn);
+        if (idx == UINT32_MAX || idx == PROF_IDX_SKIP)
             return PROF_ERR_NOMEM;
         f->idx = idx;
         f->start = run->base_ticks;
@@ -652,7 +676,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
             f->stats = t->stats[idx];
             f->stats->active++;
         } else
-            put_enter(t, idx, run->base_ticks);
+            prof_put_enter(t, idx, run->base_ticks);
     }
     return PROF_OK;
 }
@@ -660,7 +684,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
 /* Name the calling thread: at once in its part when it records, else at its first region. */
 void prof_thread_name(const char *name)
 {
-    struct prof_thread *t = self;
+    struct prof_thread *t = prof_self;
     if (!name)
         return;
     if (!t || t->gen != PROF_LOAD(prof_gen)) {

@@ -24,6 +24,7 @@ void model_release(struct model *m)
         struct region *r = &m->regions[i];
         free(r->name);
         free(r->display);
+        free(r->file);
         dist_release(&r->cost);
         free(r->run_sum);
         free(r->run_calls);
@@ -160,6 +161,20 @@ static size_t region_get(struct model *m, const char *s, size_t n)
     return m->nregions - 1;
 }
 
+/* The index of the region with id s[0..n), or SIZE_MAX when there is none. */
+static size_t region_find(const struct model *m, const char *s, size_t n)
+{
+    if (!m->region_mask)
+        return SIZE_MAX;
+    for (size_t h = hash_bytes(s, n) & m->region_mask; m->region_table[h];
+         h = (h + 1) & m->region_mask) {
+        const struct region *r = &m->regions[m->region_table[h] - 1];
+        if (r->len == n && memcmp(r->name, s, n) == 0)
+            return m->region_table[h] - 1;
+    }
+    return SIZE_MAX;
+}
+
 /* Make room in a region's per-run and per-key arrays. */
 static void region_grow(struct region *r, size_t run, size_t key)
 {
@@ -257,7 +272,30 @@ struct ingest {
     int has_duration;
     uint64_t unterminated; /* seed form: rows with an empty delta */
     char names[1200];      /* ... the first few of their ids */
+    struct location {
+        char *region, *file;
+        size_t region_len;
+        unsigned long line;
+    } * locations; /* Function records, attached to their regions after the rows */
+    size_t nlocations;
 };
+
+/* Give the regions that ran their source file and line from the run's Function records. */
+static void attach_locations(struct ingest *in)
+{
+    for (size_t i = 0; i < in->nlocations; i++) {
+        struct location *l = &in->locations[i];
+        size_t k = region_find(in->m, l->region, l->region_len);
+        if (k != SIZE_MAX && !in->m->regions[k].file) {
+            in->m->regions[k].file = l->file;
+            in->m->regions[k].line = l->line;
+            l->file = NULL;
+        }
+        free(l->region);
+        free(l->file);
+    }
+    free(in->locations);
+}
 
 /* The model's thread record for thread number n of the current run, created on first sight. */
 static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *tid,
@@ -327,6 +365,13 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         unsigned long num = strtoul(f[1], &end, 10);
         if (*end == 0 && num < 1000000)
             thread_get(in, (unsigned)num, f[2], f[3], f[4]);
+    } else if (strcmp(f[0], "Function") == 0 && n >= 4 && lens[2] > 0) {
+        in->locations = xrealloc(in->locations, (in->nlocations + 1) * sizeof *in->locations);
+        struct location *l = &in->locations[in->nlocations++];
+        l->region = xstrndup(f[1], lens[1]);
+        l->region_len = lens[1];
+        l->file = utf8_repair(f[2], lens[2]);
+        l->line = strtoul(f[3], NULL, 10);
     } else if (strcmp(f[0], "Warning") == 0 && n >= 5) {
         model_warn(in->m, in->name, f[1], strtoull(f[3], NULL, 10), "thread %s: %s", f[2], f[4]);
     }
@@ -470,7 +515,7 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
     run->file = utf8_repair(name, strlen(name));
     run->complete = 1;
     run->recovered = recovered;
-    struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, ""};
+    struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, "", NULL, 0};
     m->nruns++;
     size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
     struct run_handler h = {&in, on_meta, on_begin, on_event, on_summary, on_problem};
@@ -478,6 +523,7 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
     unsigned long line = 0;
     enum run_status st = runfile_parse(f, name, &h, &why, &line);
     free(in.thread_of);
+    attach_locations(&in);
     run = &m->runs[m->nruns - 1];
     if (st == RUNFILE_SKIPPED || st == RUNFILE_IO_ERROR) {
         /* Forget the run: nothing of it was counted but its threads and warnings. */

@@ -191,7 +191,9 @@ struct thread_rec {
 struct region {
     char *name; /* raw bytes of the id */
     size_t len;
-    char *display;            /* valid UTF-8, for output */
+    char *display; /* valid UTF-8, for output */
+    char *file;    /* source file (instrumented functions' Function records), or NULL */
+    unsigned long line;
     int excluded;             /* by --include / --exclude */
     struct dist cost;         /* inclusive ns per call */
     double self_ns, outer_ns; /* outer: non-nested calls only (recursion counted once) */

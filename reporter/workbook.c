@@ -172,6 +172,8 @@ static void sheet_call_cost(struct book *b, const size_t *rank, size_t n)
         with_unit(h[13], sizeof h[13], "Slowest run", b->cost),
         "Never stopped",
         "Percentiles",
+        "Source file",
+        "Line",
     };
     size_t ncols = sizeof heads / sizeof heads[0];
     double busy = busy_total(m);
@@ -202,10 +204,15 @@ static void sheet_call_cost(struct book *b, const size_t *rank, size_t n)
         put_num(ws, row, 19, s.max / c, b->f.cost);
         put_num(ws, row, 20, (double)r->unterminated, b->f.count);
         put_str(b, ws, row, 21, dist_approximate(&r->cost) ? "histogram" : "exact", NULL);
+        if (r->file) {
+            put_str(b, ws, row, 22, r->file, NULL);
+            if (r->line)
+                put_num(ws, row, 23, (double)r->line, NULL);
+        }
     }
     if (n > 0) {
-        lxw_table_column cols[24];
-        lxw_table_column *colp[25];
+        lxw_table_column cols[32];
+        lxw_table_column *colp[33];
         for (size_t i = 0; i < ncols; i++) {
             memset(&cols[i], 0, sizeof cols[i]);
             cols[i].header = (char *)(uintptr_t)heads[i];

@@ -4,7 +4,8 @@
 set -u
 
 PACKAGES="gcc g++ make pkg-config libcsv-dev libxlsxwriter-dev gnuplot-nox fonts-dejavu-core
-libcmocka-dev python3 python3-pytest python3-openpyxl libdw-dev clang-format"
+libcmocka-dev python3 python3-pytest python3-openpyxl libdw-dev libiberty-dev uftrace
+clang-format"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: not a Debian system; make sure these (or your system's equivalents) are installed:"

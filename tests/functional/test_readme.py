@@ -42,3 +42,37 @@ def test_readme_example_leaves_one_run_file_per_run(tmp_path):
         rows = records[header + 1:]
         assert sum(r[0] == "load" for r in rows) == 1
         assert sum(r[0] == "step" for r in rows) == 100
+
+
+def test_readme_auto_instrumentation_command_times_every_function(tmp_path):
+    """The README's uninstalled command for libprofreport-auto, applied to the README's example,
+    gives a run whose rows include main (a function) beside the manual regions."""
+    text = (ROOT / "README.md").read_text()
+    match = re.search(r"Before `make install`:\n`(cc -g -finstrument-functions app\.c [^`]*)`", text)
+    assert match, "README.md lost the uninstalled libprofreport-auto command"
+    src = tmp_path / "app.c"
+    src.write_text(readme_c_example())
+    exe = tmp_path / "app"
+    argv = []
+    for word in match.group(1).split():
+        if word == "app.c":
+            word = str(src)
+        elif word.startswith("build/"):
+            word = str(BUILD / word[len("build/"):])
+        elif word == "-Icollector":
+            word = "-I" + str(ROOT / "collector")
+        argv.append(word)
+    flags = ["-fsanitize=" + SAN] if SAN else []
+    subprocess.run([argv[0], *flags, *argv[1:], "-o", str(exe)], check=True, cwd=ROOT)
+    runs = tmp_path / "runs"
+    env = dict(os.environ, PROFILER_DIR=str(runs))
+    done = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == ""
+    (run,) = runs.iterdir()
+    records = list(csv.reader(run.open(newline="")))
+    regions = [r[0] for r in records[records.index(
+        ["Region", "Ticks", "Thread", "Parent", "Depth", "Self", "Start", "Nested"]) + 1:]]
+    # The manual region "load" and the function load() inside it: two rows of one name.
+    assert regions.count("main") == 1 and regions.count("load") == 2
+    assert regions.count("step") == 200
+    assert ["Function", "main"] == [r[:2] for r in records if r[:2] == ["Function", "main"]][0]

@@ -1,0 +1,232 @@
+/*
+ * auto.c - the -finstrument-functions hooks of libprofreport-auto: every call of an
+ * instrumented function becomes a region named after the function.
+ *
+ * The hook path records an address and a timestamp: a lookup of the address in the thread's
+ * id table (the same table and event records as PROFILER_START) and one rdtsc. A function's
+ * first call on a thread takes the slow path, which describes it once per process
+ * (functions.c) and hides the time that took from every open region.
+ */
+#include "record.h"
+
+#include <stdlib.h>
+
+/* The hooks gcc and clang call; they must never be instrumented themselves. */
+#define PROF_HOOK __attribute__((visibility("default"), no_instrument_function))
+PROF_HOOK void __cyg_profile_func_enter(void *fn, void *site);
+PROF_HOOK void __cyg_profile_func_exit(void *fn, void *site);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static uint32_t max_depth = PROF_MAX_DEPTH; /* PROFILER_MAX_DEPTH */
+static double min_ns;                       /* PROFILER_MIN_DURATION, in nanoseconds */
+
+/* Inside attach() on this thread: a hook called from there records nothing. */
+static __thread int attaching __attribute__((tls_model("initial-exec")));
+
+/* Parse a duration such as "500ns", "2us", "1.5ms" or "3" (nanoseconds); -1 if malformed. */
+static double parse_ns(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0)
+        return -1;
+    if (*end == 0 || __builtin_strcmp(end, "ns") == 0)
+        return v;
+    if (__builtin_strcmp(end, "us") == 0)
+        return v * 1e3;
+    if (__builtin_strcmp(end, "ms") == 0)
+        return v * 1e6;
+    if (__builtin_strcmp(end, "s") == 0)
+        return v * 1e9;
+    return -1;
+}
+
+/* Read the hooks' settings from the environment, once per process. */
+static void configure(void)
+{
+    const char *v = getenv("PROFILER_MAX_DEPTH");
+    if (v && *v) {
+        char *end;
+        unsigned long d = strtoul(v, &end, 10);
+        if (*end || d == 0)
+            prof_warn("ignoring PROFILER_MAX_DEPTH='%s': not a positive integer", v);
+        else
+            max_depth = d < PROF_MAX_DEPTH ? (uint32_t)d : PROF_MAX_DEPTH;
+    }
+    v = getenv("PROFILER_MIN_DURATION");
+    if (v && *v) {
+        double ns = parse_ns(v);
+        if (ns < 0)
+            prof_warn("ignoring PROFILER_MIN_DURATION='%s': expected a duration such as 500ns, "
+                      "2us or 1ms",
+                      v);
+        else
+            min_ns = ns;
+    }
+}
+
+/* The calling thread's recorder for the current run, starting it if needed; NULL if off. */
+static __attribute__((noinline, cold)) struct prof_thread *attach(void)
+{
+    if (attaching)
+        return NULL;
+    attaching = 1;
+    pthread_once(&once, configure);
+    struct prof_thread *t = prof_attach();
+    if (t)
+        t->fold_ticks = (uint64_t)(min_ns * (double)t->live_frequency / 1e9);
+    attaching = 0;
+    return t;
+}
+
+/*
+ * Shift every open frame (and, in events mode, the thread's clock) by the ticks the slow path
+ * took, so describing a function is not counted in anyone's time.
+ */
+static void hide(struct prof_thread *t, uint64_t spent)
+{
+    uint32_t open = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+    for (uint32_t d = 0; d < open; d++)
+        t->stack[d].start += spent;
+    if (t->mode == PROF_MODE_EVENTS)
+        t->last += spent;
+}
+
+/* A function's first call on this thread: describe it and give it an index (or SKIP). */
+static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, void *addr)
+{
+    if (t->in_hook)
+        return PROF_IDX_SKIP; /* called from inside the description: record nothing */
+    uint64_t t0 = prof_ticks();
+    t->in_hook = 1;
+    const struct prof_fn *fn = prof_fn_get(addr);
+    uint32_t idx = fn ? prof_id_add(t, addr, fn) : UINT32_MAX;
+    t->in_hook = 0;
+    if (idx == UINT32_MAX)
+        prof_fail("out of memory for function names", NULL, 12 /* ENOMEM */);
+    uint64_t t1 = prof_ticks();
+    hide(t, t1 > t0 ? t1 - t0 : 0);
+    return idx;
+}
+
+/* Enter an instrumented function. */
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+    (void)site;
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = attach();
+        if (!t)
+            return;
+    }
+    uint32_t slot, idx = prof_id_find(t, fn, &slot);
+    if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
+        if (idx == PROF_IDX_SKIP)
+            return;
+        idx = fn_add(t, fn);
+        if (idx >= PROF_IDX_SKIP)
+            return;
+    }
+    uint32_t d = t->depth;
+    if (PROF_UNLIKELY(t->excess || d >= max_depth)) {
+        t->excess++;
+        return;
+    }
+    PROF_STORE(t->depth, d + 1);
+    if (t->mode == PROF_MODE_SUMMARY) {
+        prof_summary_start(t, fn, t->fns[idx], idx, d);
+        return;
+    }
+    if (PROF_UNLIKELY(t->pos + 5 > PROF_BUFFER_WORDS))
+        prof_thread_flush(t);
+    struct prof_frame *f = &t->stack[d];
+    f->pos = t->pos;
+    f->epoch = t->epoch;
+    f->last_before = t->last;
+    uint64_t now = prof_ticks();
+    if (PROF_UNLIKELY(now < t->last))
+        now = t->last;
+    prof_put_enter(t, idx, now);
+    f->id = fn;
+    f->fn = t->fns[idx];
+    f->idx = idx;
+    f->serial = ++t->serial;
+    f->start = now;
+}
+
+/* Close the innermost frame at time now; a short function call may be folded away. */
+static inline void pop(struct prof_thread *t, uint64_t now, int may_fold)
+{
+    uint32_t d = t->depth - 1;
+    PROF_STORE(t->depth, d);
+    if (PROF_UNLIKELY(t->live_interval))
+        prof_live_stop(t, d, now);
+    struct prof_frame *f = &t->stack[d];
+    /* Folding drops the call's records, so its time stays in the parent's self time. */
+    int fold = may_fold && t->fold_ticks && now - f->start < t->fold_ticks;
+    if (t->mode == PROF_MODE_SUMMARY) {
+        if (PROF_UNLIKELY(fold)) {
+            f->stats->active--;
+            PROF_STORE(t->folded, t->folded + 1);
+            return;
+        }
+        prof_summary_stop(t, d, now);
+        return;
+    }
+    if (PROF_UNLIKELY(fold) && f->epoch == t->epoch && f->pos >= PROF_LOAD(t->flushed)) {
+        t->last = f->last_before;
+        __atomic_store_n(&t->pos, f->pos, __ATOMIC_RELEASE);
+        PROF_STORE(t->folded, t->folded + 1);
+        return;
+    }
+    if (PROF_UNLIKELY(now < t->last))
+        now = t->last;
+    if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
+        prof_thread_flush(t);
+    prof_put_exit(t, now, 0);
+}
+
+/*
+ * The returning function is not the innermost frame: regions left open inside it (a missing
+ * stop, or a longjmp past instrumented frames) close with it. Returns 0 when the function has
+ * no frame at all (it was entered before this run started recording).
+ */
+static __attribute__((noinline, cold)) int unwind_to(struct prof_thread *t, const void *fn,
+                                                     uint64_t now)
+{
+    uint32_t open = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+    if (t->depth > open)
+        return 0;
+    uint32_t k = open;
+    while (k > 0 && t->stack[k - 1].id != fn)
+        k--;
+    if (k == 0)
+        return 0;
+    while (t->depth > k) {
+        pop(t, now, 0);
+        PROF_STORE(t->unwound, t->unwound + 1);
+    }
+    return 1;
+}
+
+/* Leave an instrumented function (also called while an exception unwinds through it). */
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+    (void)site;
+    uint64_t now = prof_ticks();
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen)))
+        return;
+    uint32_t slot, idx = prof_id_find(t, fn, &slot);
+    if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP))
+        return; /* filtered out, or first seen before this run */
+    if (PROF_UNLIKELY(t->excess)) {
+        t->excess--;
+        return;
+    }
+    uint32_t d = t->depth;
+    if (PROF_UNLIKELY(d == 0 || d > PROF_MAX_DEPTH || t->stack[d - 1].id != fn) &&
+        !unwind_to(t, fn, now))
+        return;
+    pop(t, now, 1);
+}

@@ -1,0 +1,259 @@
+/*
+ * functions.c - the process-wide table of instrumented functions: each distinct address is
+ * described once, at its first call on any thread, by symbols.c, given a region id that no
+ * other function shares, and checked against PROFILER_INCLUDE / PROFILER_EXCLUDE.
+ *
+ * The table is only reached from the hooks' slow path (a thread's first call of a function),
+ * so one mutex is enough. Descriptions live until the process ends: recorders keep pointers.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct prof_fn **by_addr; /* open addressing, mask + 1 slots */
+static struct prof_fn **by_name;
+static size_t mask, count;
+static struct prof_symbolizer *symbolizer;
+static const char *include, *exclude;
+
+/* fork: the child must not inherit the lock held by a thread that no longer exists. */
+static void fork_prepare(void) { pthread_mutex_lock(&lock); }
+static void fork_release(void) { pthread_mutex_unlock(&lock); }
+
+static void setup(void)
+{
+    include = getenv("PROFILER_INCLUDE");
+    exclude = getenv("PROFILER_EXCLUDE");
+    if (include && !include[0])
+        include = NULL;
+    if (exclude && !exclude[0])
+        exclude = NULL;
+    pthread_atfork(fork_prepare, fork_release, fork_release);
+}
+
+static size_t addr_hash(const void *a)
+{
+    return (size_t)(((uintptr_t)a * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 14695981039346656037ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Grow both tables to twice their size; -1 when memory runs out. */
+static int grow(void)
+{
+    size_t n = mask ? (mask + 1) * 2 : 256;
+    struct prof_fn **a = calloc(n, sizeof *a), **b = calloc(n, sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return -1;
+    }
+    for (size_t i = 0; mask && i <= mask; i++) {
+        if (by_addr[i]) {
+            size_t h = addr_hash(by_addr[i]->addr) & (n - 1);
+            while (a[h])
+                h = (h + 1) & (n - 1);
+            a[h] = by_addr[i];
+        }
+        if (by_name[i]) {
+            size_t h = name_hash(by_name[i]->name) & (n - 1);
+            while (b[h])
+                h = (h + 1) & (n - 1);
+            b[h] = by_name[i];
+        }
+    }
+    free(by_addr);
+    free(by_name);
+    by_addr = a;
+    by_name = b;
+    mask = n - 1;
+    return 0;
+}
+
+/* The function already named name, or NULL. */
+static struct prof_fn *named(const char *name)
+{
+    for (size_t h = name_hash(name) & mask; by_name[h]; h = (h + 1) & mask)
+        if (strcmp(by_name[h]->name, name) == 0)
+            return by_name[h];
+    return NULL;
+}
+
+/* Whether two descriptions are copies of one source function (an inline in two modules). */
+static int same_source(const struct prof_fn *a, const struct prof_fn *b)
+{
+    return a->file && b->file && a->line == b->line && strcmp(a->file, b->file) == 0;
+}
+
+/*
+ * A name no different function has yet: two static functions called helper in two files
+ * become "helper (a.c:10)" and "helper (b.c:20)"; the first keeps the plain name.
+ */
+static char *unique_name(const struct prof_fn *fn)
+{
+    const struct prof_fn *other = named(fn->name);
+    if (!other || same_source(other, fn))
+        return strdup(fn->name);
+    char where[64];
+    for (unsigned k = 1;; k++) {
+        const char *file = fn->file ? strrchr(fn->file, '/') : NULL;
+        file = file ? file + 1 : fn->file;
+        size_t n = strlen(fn->name) + (file ? strlen(file) : strlen(fn->module)) + 80;
+        char *s = malloc(n);
+        if (!s)
+            return NULL;
+        if (k > 1)
+            snprintf(where, sizeof where, " #%u", k);
+        else
+            where[0] = 0;
+        if (file)
+            snprintf(s, n, "%s (%s:%u)%s", fn->name, file, fn->line, where);
+        else
+            snprintf(s, n, "%s (+0x%" PRIx64 ")%s", fn->name, fn->offset, where);
+        other = named(s);
+        if (!other || same_source(other, fn))
+            return s;
+        free(s);
+    }
+}
+
+/* The length of a C++ name without its parameter list, so "*::OnPaint" matches
+   "Widget::OnPaint() const". */
+static size_t bare_length(const char *name)
+{
+    int angle = 0;
+    for (size_t i = 0; name[i]; i++) {
+        if (name[i] == '<')
+            angle++;
+        else if (name[i] == '>' && angle > 0)
+            angle--;
+        else if (name[i] == '(' && angle == 0) {
+            if (strncmp(name + i, "(anonymous namespace)", 21) == 0) {
+                i += 20;
+                continue;
+            }
+            if (i >= 8 && strncmp(name + i - 8, "operator", 8) == 0)
+                continue;
+            return i;
+        }
+    }
+    return strlen(name);
+}
+
+/* Whether name (or name without its parameters) matches one of the comma-separated globs;
+   "\," is a comma inside a pattern. */
+static int matches(const char *name, const char *patterns)
+{
+    size_t bare = bare_length(name);
+    char *short_name = strndup(name, bare);
+    char pat[1024];
+    int hit = 0;
+    for (const char *p = patterns; *p && !hit;) {
+        size_t n = 0;
+        for (; *p && *p != ','; p++) {
+            if (*p == '\\' && p[1] == ',')
+                p++;
+            if (n < sizeof pat - 1)
+                pat[n++] = *p;
+        }
+        if (*p == ',')
+            p++;
+        pat[n] = 0;
+        while (n > 0 && pat[n - 1] == ' ')
+            pat[--n] = 0;
+        const char *q = pat;
+        while (*q == ' ')
+            q++;
+        if (!*q)
+            continue;
+        hit = fnmatch(q, name, 0) == 0 || (short_name && fnmatch(q, short_name, 0) == 0);
+    }
+    free(short_name);
+    return hit;
+}
+
+/* Whether a function of this name is recorded under the given filters (either may be NULL). */
+int prof_fn_selected(const char *name, const char *incl, const char *excl)
+{
+    if (incl && !matches(name, incl))
+        return 0;
+    return !(excl && matches(name, excl));
+}
+
+/* Describe a new function (lock held); NULL when memory runs out. */
+static struct prof_fn *describe(const void *addr)
+{
+    struct prof_fn *fn = calloc(1, sizeof *fn), d;
+    if (!fn)
+        return NULL;
+    if (!symbolizer)
+        symbolizer = prof_sym_open();
+    if (prof_sym_lookup(symbolizer, addr, &d) != PROF_OK) {
+        /* No module holds it (or no memory): the address is the only name there is. */
+        char buf[32];
+        snprintf(buf, sizeof buf, "0x%" PRIxPTR, (uintptr_t)addr);
+        memset(&d, 0, sizeof d);
+        d.addr = addr;
+        d.name = strdup(buf);
+        d.module = strdup("");
+        d.offset = (uintptr_t)addr;
+        if (!d.name || !d.module) {
+            prof_fn_release(&d);
+            free(fn);
+            return NULL;
+        }
+    }
+    *fn = d;
+    char *name = unique_name(fn);
+    if (!name) {
+        prof_fn_release(fn);
+        free(fn);
+        return NULL;
+    }
+    free(fn->name);
+    fn->name = name;
+    fn->skip = !prof_fn_selected(fn->name, include, exclude);
+    return fn;
+}
+
+/* The process-wide description of the function at addr, made at its first call. */
+const struct prof_fn *prof_fn_get(const void *addr)
+{
+    pthread_once(&once, setup);
+    pthread_mutex_lock(&lock);
+    struct prof_fn *fn = NULL;
+    if ((count + 1) * 2 > mask + 1 && grow() != 0)
+        goto out;
+    size_t h = addr_hash(addr) & mask;
+    for (; by_addr[h]; h = (h + 1) & mask)
+        if (by_addr[h]->addr == addr) {
+            fn = by_addr[h];
+            goto out;
+        }
+    fn = describe(addr);
+    if (!fn)
+        goto out;
+    by_addr[h] = fn;
+    size_t k = name_hash(fn->name) & mask;
+    while (by_name[k] && strcmp(by_name[k]->name, fn->name) != 0)
+        k = (k + 1) & mask;
+    if (!by_name[k])
+        by_name[k] = fn;
+    count++;
+out:
+    pthread_mutex_unlock(&lock);
+    return fn;
+}

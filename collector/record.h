@@ -1,0 +1,88 @@
+/*
+ * record.h - the hot path's building blocks, shared by the region API (thread.c) and the
+ * function hooks (auto.c): the thread's recorder, its id table lookup and the event records.
+ */
+#ifndef PROF_RECORD_H
+#define PROF_RECORD_H
+
+#include "internal.h"
+
+/* The calling thread's recorder; initial-exec: one instruction to reach it. */
+extern __thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")))
+PROF_INTERNAL;
+
+/* Slot index of the id table meaning "filtered out: record nothing" (function hooks only). */
+#define PROF_IDX_SKIP 0xfffffffeu
+
+/* thread.c: a key seen for the first time on this thread; fn is NULL for a region id text. */
+uint32_t prof_id_add(struct prof_thread *t, const void *key, const struct prof_fn *fn);
+/* thread.c, summary mode: push a region or function at depth d (counted when it stops). */
+void prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *fn,
+                        uint32_t idx, uint32_t d);
+/* thread.c, summary mode: close the frame at depth d at time now. */
+void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now);
+/* thread.c: the buffer is full: write it and start again at its beginning. */
+void prof_thread_flush(struct prof_thread *t);
+
+/* Slot of key in a table of mask + 1 entries: pointer bits mixed by a Fibonacci multiplier. */
+static inline uint32_t prof_slot_of(const void *key, uint32_t mask)
+{
+    return (uint32_t)(((uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* The index of key on this thread (UINT32_MAX when out of memory): usually one probe. */
+static inline uint32_t prof_id_find(struct prof_thread *t, const void *key, uint32_t *slot)
+{
+    for (uint32_t h = prof_slot_of(key, t->mask);; h = (h + 1) & t->mask) {
+        const struct prof_idslot *s = &t->slots[h];
+        if (PROF_LIKELY(s->key == key))
+            return s->idx;
+        if (!s->key) {
+            *slot = h;
+            return UINT32_MAX;
+        }
+    }
+}
+
+/* Events mode: append an enter record at time now. */
+static inline void prof_put_enter(struct prof_thread *t, uint32_t idx, uint64_t now)
+{
+    uint64_t gap = now - t->last;
+    t->last = now;
+    uint32_t *w = t->buf + t->pos, n = 2;
+    if (PROF_UNLIKELY(gap > UINT32_MAX)) {
+        w[0] = PROF_W_LONG;
+        w[1] = (uint32_t)(gap >> 32);
+        w[2] = (uint32_t)gap;
+        w += 3;
+        n += 3;
+        gap = 0;
+    }
+    w[0] = idx;
+    w[1] = (uint32_t)gap;
+    __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
+}
+
+/* Events mode: append an exit (or stray-stop) record at time now. */
+static inline void prof_put_exit(struct prof_thread *t, uint64_t now, int stray)
+{
+    uint64_t gap = now - t->last;
+    t->last = now;
+    uint32_t *w = t->buf + t->pos, n = 0;
+    if (PROF_UNLIKELY(gap > (stray ? UINT32_MAX : 0x7fffffffu))) {
+        w[0] = PROF_W_LONG;
+        w[1] = (uint32_t)(gap >> 32);
+        w[2] = (uint32_t)gap;
+        n = 3;
+        gap = 0;
+    }
+    if (stray) {
+        w[n++] = PROF_W_STRAY;
+        w[n++] = (uint32_t)gap;
+    } else {
+        w[n++] = PROF_W_EXIT | (uint32_t)gap;
+    }
+    __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
+}
+
+#endif /* PROF_RECORD_H */

@@ -1,0 +1,255 @@
+"""test_auto.py - automatic function instrumentation (-finstrument-functions with
+libprofreport-auto): real instrumented programs, their run files read with the csv module and
+their workbooks with openpyxl, against counts known from the programs' own structure and, where
+it is installed, against uftrace's counts for the same binary."""
+
+import re
+import shutil
+import subprocess
+from collections import Counter
+
+import pytest
+
+from conftest import ROOT, SAN, clean_env, parse_run, run_command, run_once
+from reporter_helpers import Book, must_run, templates_args
+
+SOURCE = ROOT / "tests" / "programs" / "auto"
+
+
+def fib_calls(n):
+    """Calls made by the recursive fib(n): 1 + calls(n-1) + calls(n-2), 1 below 2."""
+    a, b = 1, 1  # calls(0), calls(1)
+    for _ in range(n - 1):
+        a, b = b, a + b + 1
+    return b if n >= 1 else a
+
+
+def parity_calls(n):
+    """(is_even calls, is_odd calls) made by is_even(n) (mutual recursion down to 0)."""
+    even = odd = 0
+    fn = "even"
+    for _ in range(n + 1):
+        if fn == "even":
+            even += 1
+            fn = "odd"
+        else:
+            odd += 1
+            fn = "even"
+    return even, odd
+
+
+def source_line(path, pattern):
+    """1-based line of the first line of path matching the regex."""
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        if re.search(pattern, line):
+            return i
+    raise AssertionError(f"{pattern!r} not in {path}")
+
+
+def sub(tmp_path, name):
+    """A fresh subfolder of tmp_path, for one of several runs in a test."""
+    d = tmp_path / name
+    d.mkdir()
+    return d
+
+
+def counts(run):
+    return Counter(r["Region"] for r in run.rows)
+
+
+def run_calls(tmp_path, *args, env=None):
+    return run_once(tmp_path, "auto/calls", *map(str, args), env=env)
+
+
+def functions(run):
+    """Function records: {region: (file, line, module, offset)}."""
+    return {r[0]: tuple(r[1:5]) for r in run.values("Function")}
+
+
+def test_c_call_counts_are_exact_and_named_from_debug_info(tmp_path):
+    _, run = run_calls(tmp_path, 12, 9, 5)
+    even, odd = parity_calls(9)
+    assert counts(run) == {
+        "main": 1, "fib": fib_calls(12), "is_even": even, "is_odd": odd,
+        "helper": 5,  # a static function
+        "shared_twice_square": 5, "shared_square": 10,  # from the instrumented shared library
+        "manual loop": 1,  # a PROFILER_START region in the same run
+    }
+    assert fib_calls(12) == 465
+    assert run.warnings == []
+    # The tree: exact parents and depths.
+    for r in run.rows:
+        parent = {"main": "", "fib": None, "is_even": None, "is_odd": None,
+                  "manual loop": "main", "helper": "manual loop",
+                  "shared_twice_square": "manual loop",
+                  "shared_square": "shared_twice_square"}[r["Region"]]
+        if parent is not None:
+            assert r["Parent"] == parent, r
+    assert {r["Parent"] for r in run.rows_of("fib")} == {"main", "fib"}
+    assert {r["Parent"] for r in run.rows_of("is_odd")} == {"is_even"}
+    assert max(int(r["Depth"]) for r in run.rows_of("fib")) == 12  # main 0, fib(12) 1 ... fib(1) 12
+    # Self is ticks minus the children's ticks on every row (FORMAT.md 1.3).
+    for r in run.rows:
+        assert int(r["Self"]) <= int(r["Ticks"])
+    # Function records: source file and line from DWARF, module and offset.
+    fn = functions(run)
+    assert set(fn) == {"main", "fib", "is_even", "is_odd", "helper", "shared_twice_square",
+                       "shared_square"}
+    calls_c = SOURCE / "calls.c"
+    for name, pattern in [("fib", r"^long fib\(int n\) \{"), ("is_even", r"^int is_even.*\{"),
+                          ("helper", r"int helper\(int i\)"), ("main", r"^int main")]:
+        file, line, module, offset = fn[name]
+        assert file.endswith("tests/programs/auto/calls.c"), fn[name]
+        assert int(line) == source_line(calls_c, pattern), (name, fn[name])
+        assert module.endswith("/auto/calls") and offset.startswith("0x")
+    file, line, module, _ = fn["shared_square"]
+    assert file.endswith("shared_lib.c") and module.endswith("libauto_shared.so")
+    assert int(line) == source_line(SOURCE / "shared_lib.c", r"^int shared_square.*\{")
+
+
+def test_recursion_is_counted_once_in_total_and_exactly_in_self(tmp_path):
+    _, run = run_calls(tmp_path, 14, 11, 3)
+    fibs = run.rows_of("fib")
+    outer = [r for r in fibs if r["Nested"] == "0"]
+    assert len(outer) == 1 and len(fibs) == fib_calls(14)
+    evens = run.rows_of("is_even")
+    assert [r["Nested"] for r in evens].count("0") == 1  # mutual recursion: one outermost
+    book_path = tmp_path / "r.xlsx"
+    must_run(run.path, "-o", book_path, "--unit", "ns", "--no-gnuplot", "-q")
+    _, cost, _ = Book(book_path).cost()
+    ns = 1e9 / run.frequency
+    for name, rows in [("fib", fibs), ("is_even", evens)]:
+        outer_ticks = sum(int(r["Ticks"]) for r in rows if r["Nested"] == "0")
+        self_ticks = sum(int(r["Self"]) for r in rows)
+        assert cost[name]["Calls"] == len(rows)
+        assert cost[name]["Total (ns)"] == pytest.approx(outer_ticks * ns, rel=1e-9)
+        assert cost[name]["Self (ns)"] == pytest.approx(self_ticks * ns, rel=1e-9)
+        # Summing every call's inclusive time would count the nested calls again.
+        assert sum(int(r["Ticks"]) for r in rows) > outer_ticks
+    line = source_line(SOURCE / "calls.c", r"^long fib\(int n\) \{")
+    assert cost["fib"]["Source file"].endswith("calls.c") and cost["fib"]["Line"] == line
+    assert cost["manual loop"]["Source file"] is None
+
+
+def test_cxx_names_are_demangled_and_exceptions_keep_the_stack(tmp_path):
+    _, run = run_once(tmp_path, "auto/cxx_calls", "5")
+    c = counts(run)
+    assert c["main"] == 1
+    assert c["shapes::Square::area() const"] == 3
+    assert c["double shapes::total_area<shapes::Square>(std::vector<shapes::Square, "
+             "std::allocator<shapes::Square> > const&)"] == 1
+    # Each of 5 iterations throws from thrower through middle and outer into catcher.
+    for name, parent, depth in [("catcher(int)", "main", 1), ("outer(int)", "catcher(int)", 2),
+                                ("middle(int)", "outer(int)", 3),
+                                ("thrower(int)", "middle(int)", 4)]:
+        rows = run.rows_of(name)
+        assert len(rows) == 5, name
+        assert all(r["Parent"] == parent and int(r["Depth"]) == depth and r["Ticks"] != ""
+                   for r in rows), rows
+    assert all(r["Ticks"] != "" for r in run.rows)
+    assert run.warnings == []
+    assert not any(n.startswith("_Z") for n in c)
+
+
+def test_exclude_and_include_filter_by_glob(tmp_path):
+    _, full = run_once(sub(tmp_path, "a"), "auto/cxx_calls", "2")
+    _, run = run_once(sub(tmp_path, "b"), "auto/cxx_calls", "2",
+                      env={"PROFILER_EXCLUDE": "std::*, __gnu_cxx::*,*::area"})
+    names = set(counts(run))
+    assert not any(n.startswith(("std::", "__gnu_cxx::")) or "::area" in n for n in names)
+    assert any(n.startswith("std::") for n in counts(full))
+    # What stays is untouched, and the tree closes over the holes.
+    for n in ["main", "catcher(int)", "thrower(int)"]:
+        assert counts(run)[n] == counts(full)[n]
+    total = next(n for n in names if n.startswith("double shapes::total_area"))
+    assert {r["Parent"] for r in run.rows_of(total)} == {"main"}
+
+    _, only = run_calls(sub(tmp_path, "c"), 10, 4, 3, env={"PROFILER_INCLUDE": "fib,is_*"})
+    even, odd = parity_calls(4)
+    assert counts(only) == {"fib": fib_calls(10), "is_even": even, "is_odd": odd,
+                            "manual loop": 1}  # manual regions are never filtered
+    assert {r["Parent"] for r in only.rows_of("fib") if r["Depth"] == "0"} == {""}
+    # A comma inside a pattern is written \, and a C++ name matches without its parameters.
+    _, one = run_once(sub(tmp_path, "d"), "auto/cxx_calls", "1",
+                      env={"PROFILER_INCLUDE": r"shapes::Square::area,nothing\,else"})
+    assert counts(one) == {"shapes::Square::area() const": 3}
+
+
+def test_max_depth_stops_recording_below_it(tmp_path):
+    _, run = run_calls(tmp_path, 12, 9, 5, env={"PROFILER_MAX_DEPTH": "3"})
+    assert max(int(r["Depth"]) for r in run.rows) == 2
+    c = counts(run)
+    assert c["fib"] == 3  # fib(12) at depth 1 and its two children at depth 2
+    assert c["shared_twice_square"] == 5 and "shared_square" not in c  # depth 3: not recorded
+    assert c["is_even"] == 1 and c["is_odd"] == 1
+    assert run.warnings == []
+
+
+def test_min_duration_folds_short_calls_into_their_parent(tmp_path):
+    _, run = run_calls(tmp_path, 16, 9, 5, env={"PROFILER_MIN_DURATION": "20us"})
+    min_ticks = 20e-6 * run.frequency
+    c = counts(run)
+    even, odd = parity_calls(9)
+    every = fib_calls(16) + even + odd + 5 + 5 + 10 + 1  # all function calls
+    folded = [w for w in run.warnings if w["kind"] == "folded"]
+    assert len(folded) == 1
+    kept = sum(n for name, n in c.items() if name != "manual loop")
+    assert kept + folded[0]["count"] == every  # every call is either a row or folded
+    assert 0 < c["fib"] < fib_calls(16)
+    for r in run.rows:
+        if r["Region"] != "manual loop":
+            assert int(r["Ticks"]) >= min_ticks * 0.999, r
+    # The folded time stays in the parents: self + kept children = ticks, for every row.
+    main = run.rows_of("main")[0]
+    children = sum(int(r["Ticks"]) for r in run.rows if r["Parent"] == "main")
+    assert int(main["Self"]) == int(main["Ticks"]) - children
+
+
+def test_summary_mode_counts_functions(tmp_path):
+    _, run = run_calls(tmp_path, 12, 9, 5, env={"PROFILER_MODE": "summary"})
+    calls = {r["Region"]: int(r["Calls"]) for r in run.rows}
+    even, odd = parity_calls(9)
+    assert calls == {"main": 1, "fib": fib_calls(12), "is_even": even, "is_odd": odd,
+                     "helper": 5, "shared_twice_square": 5, "shared_square": 10,
+                     "manual loop": 1}
+    fib = next(r for r in run.rows if r["Region"] == "fib")
+    assert int(fib["Outer"]) < int(fib["Ticks"])  # recursion counted once in Outer
+    assert "fib" in functions(run)
+
+
+@pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
+@pytest.mark.skipif(SAN != "", reason="uftrace's preloaded runtime does not mix with sanitizers")
+def test_counts_match_uftrace_for_the_same_binary(tmp_path):
+    from conftest import program
+    binary = program("auto/calls")
+    args = ["13", "7", "6"]
+    _, ours = run_calls(tmp_path, *args)
+    data = tmp_path / "uftrace.data"
+    rec = run_command(["uftrace", "record", "--no-libcall", "-d", data, binary, *args],
+                      env=clean_env(), cwd=tmp_path, timeout=120)
+    assert rec.returncode == 0, rec.stderr
+    rep = run_command(["uftrace", "report", "-d", data, "-s", "call"], env=clean_env(),
+                      cwd=tmp_path)
+    assert rep.returncode == 0, rep.stderr
+    theirs = {}
+    for line in rep.stdout.decode().splitlines():
+        m = re.match(r"\s*[\d.]+ \S+\s+[\d.]+ \S+\s+(\d+)\s+(\S+)\s*$", line)
+        if m:
+            theirs[m.group(2)] = int(m.group(1))
+    mine = counts(ours)
+    for name in ["main", "fib", "is_even", "is_odd", "helper", "shared_twice_square",
+                 "shared_square"]:
+        assert mine[name] == theirs[name], (name, mine[name], theirs.get(name))
+
+
+def test_report_has_function_locations_and_call_tree(tmp_path):
+    _, run = run_calls(tmp_path, 10, 5, 4)
+    out = tmp_path / "auto.xlsx"
+    must_run(run.path, "-o", out, "-q", *templates_args())
+    book = Book(out)
+    _, cost, _ = book.cost()
+    assert cost["shared_square"]["Source file"].endswith("shared_lib.c")
+    assert cost["fib"]["Calls"] == fib_calls(10)
+    tree = book.rows("Call tree")
+    text = "\n".join(" | ".join("" if v is None else str(v) for v in r) for r in tree)
+    assert "shared_twice_square" in text and "shared_square" in text
