@@ -165,6 +165,11 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB) collector/in
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
 
+# functions.c and symbols.c live in libprofreport-auto only.
+$(BUILD)/tests/unit/test_functions: tests/unit/test_functions.c $(AUTO_STATIC) collector/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(AUTO_STATIC) $(AUTO_DEPLIBS) -pthread -lcmocka
+
 $(BUILD)/tests/programs/%: tests/programs/%.c $(SHARED_LINKS) collector/profreport.h
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)

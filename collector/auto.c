@@ -213,13 +213,13 @@ static __attribute__((noinline, cold)) int unwind_to(struct prof_thread *t, cons
 void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)site;
-    uint64_t now = prof_ticks();
     struct prof_thread *t = prof_self;
     if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen)))
         return;
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP))
-        return; /* filtered out, or first seen before this run */
+        return; /* filtered out (no clock read: close to an empty hook), or not in this run */
+    uint64_t now = prof_ticks();
     if (PROF_UNLIKELY(t->excess)) {
         t->excess--;
         return;
