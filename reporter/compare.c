@@ -469,6 +469,8 @@ void compare_build(const struct model *base, const struct model *new,
     c->opt = *opt;
     c->nbase = base->nruns;
     c->nnew = new->nruns;
+    c->base_model = base;
+    c->new_model = new;
     size_t nb, nn;
     size_t *bi = present_sorted(base, &nb), *ni = present_sorted(new, &nn);
     c->rows = xcalloc(nb + nn + 1, sizeof *c->rows);

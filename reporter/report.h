@@ -248,6 +248,7 @@ struct comparison {
     size_t ngeomean; /* regions in it (a ratio must be finite and positive) */
     double min_p;    /* compare_mwu_min_p(nbase, nnew) */
     char *warning;   /* too few runs for the test, or NULL */
+    const struct model *base_model, *new_model; /* the two sides, not owned */
 };
 
 struct model;
