@@ -127,11 +127,11 @@ void flat_print_compare(FILE *out, const struct comparison *c, const struct repo
     size_t changed = c->faster + c->slower;
     char rule[160];
     snprintf(rule, sizeof rule,
-             "Benjamini-Hochberg adjusted p < %g and a change of the median total time per run "
-             "beyond %g%%",
+             "(Benjamini-Hochberg adjusted p < %g, and the median total time per run moved by "
+             "more than %g%%)",
              c->opt.alpha, 100 * c->opt.noise);
     if (changed == 0) {
-        fprintf(out, "\nno region changed significantly (%s)\n", rule);
+        fprintf(out, "\nno region changed significantly\n%s\n", rule);
     } else {
         double typical = 0;
         for (size_t i = 0; i < c->nrows; i++)
@@ -140,8 +140,8 @@ void flat_print_compare(FILE *out, const struct comparison *c, const struct repo
                 break;
             }
         struct unit u = unit_for(isfinite(typical) ? typical : 0, ri->unit);
-        fprintf(out, "\n%zu region%s changed significantly (%s): %zu slower, %zu faster\n", changed,
-                changed == 1 ? "" : "s", rule, c->slower, c->faster);
+        fprintf(out, "\n%zu region%s changed significantly: %zu slower, %zu faster\n%s\n", changed,
+                changed == 1 ? "" : "s", c->slower, c->faster, rule);
         fprintf(out, "\n  %-7s %9s %8s  %-18s %10s %12s %12s  region\n", "verdict", "change",
                 "ratio", "95% interval", "adj. p", "baseline", "new");
         char med[32];
