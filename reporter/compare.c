@@ -430,8 +430,10 @@ static int by_change(const void *x, const void *y)
     if (ga != gb)
         return ga - gb;
     if (ga == 0) {
+        /* A ratio of 0 (the region stopped running in most new runs) is the biggest change of
+           all: |log 0| is infinite. Only undefined ratios (NaN) go last. */
         double la = fabs(log(a->ratio)), lb = fabs(log(b->ratio));
-        int fa = isfinite(la), fb = isfinite(lb);
+        int fa = !isnan(la), fb = !isnan(lb);
         if (fa != fb)
             return fb - fa;
         if (fa && la != lb)

@@ -488,6 +488,48 @@ static void build_noise_threshold_and_few_runs(void **state)
     model_release(&new);
 }
 
+/* A region that stops running in most new runs (median 0, ratio 0) is the biggest change,
+   ahead of a doubling; one whose baseline median is 0 has no ratio and comes last of the
+   regions on both sides. */
+static void build_orders_vanishing_regions_first(void **state)
+{
+    (void)state;
+    static const char *const base_runs[] = {
+        "Frequency,1000000000\nvanish,100\ndouble,10\nappear,9\n",
+        "Frequency,1000000000\nvanish,101\ndouble,11\n",
+        "Frequency,1000000000\nvanish,102\ndouble,12\n",
+        "Frequency,1000000000\nvanish,103\ndouble,13\n",
+        "Frequency,1000000000\nvanish,104\ndouble,14\n"};
+    static const char *const new_runs[] = {"Frequency,1000000000\nvanish,5\ndouble,20\nappear,50\n",
+                                           "Frequency,1000000000\nvanish,5\ndouble,22\nappear,51\n",
+                                           "Frequency,1000000000\ndouble,24\nappear,52\n",
+                                           "Frequency,1000000000\ndouble,26\nappear,53\n",
+                                           "Frequency,1000000000\ndouble,28\nappear,54\n"};
+    struct model base, new;
+    model_init(&base);
+    model_init(&new);
+    add_runs(&base, base_runs, 5);
+    add_runs(&new, new_runs, 5);
+    struct compare_options opt = {COMPARE_NOISE, COMPARE_ALPHA, COMPARE_SEED, 500};
+    struct comparison c;
+    compare_build(&base, &new, &opt, &c);
+    assert_int_equal(c.nrows, 3);
+    assert_string_equal(c.rows[0].display, "vanish");
+    assert_close(c.rows[0].ratio, 0, 0); /* new values 5 5 0 0 0: median 0 */
+    assert_int_equal(c.rows[0].verdict, VERDICT_FASTER);
+    assert_string_equal(c.rows[1].display, "double");
+    assert_string_equal(c.rows[2].display, "appear"); /* baseline 9 0 0 0 0: median 0 */
+    assert_true(isnan(c.rows[2].ratio));
+    /* The means give its direction: 1.8 -> 52, all new values above all old ones. */
+    assert_int_equal(c.rows[2].verdict, VERDICT_SLOWER);
+    /* Only "double" has a positive, finite ratio for the geometric mean. */
+    assert_int_equal(c.ngeomean, 1);
+    assert_close(c.geomean, 2, 1e-12);
+    compare_release(&c);
+    model_release(&base);
+    model_release(&new);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +547,7 @@ int main(void)
         cmocka_unit_test(noise_parsing),
         cmocka_unit_test(build_finds_the_changed_region),
         cmocka_unit_test(build_noise_threshold_and_few_runs),
+        cmocka_unit_test(build_orders_vanishing_regions_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
