@@ -1,6 +1,7 @@
 /*
  * flat.c - the terminal summary: a flat profile of the top regions in the spirit of gprof's
- * and uftrace's reports, printed after the workbook is written.
+ * and uftrace's reports, printed after the workbook is written; for a comparison (--baseline),
+ * the regions that changed significantly instead.
  */
 #include "report.h"
 
@@ -82,4 +83,98 @@ void flat_print(FILE *out, struct model *m, const struct report_info *ri)
     if (n > top)
         fprintf(out, "  ... %zu more regions in the workbook\n", n - top);
     free(rank);
+}
+
+/* A ratio or bound with three decimals, or "-" when unknown. */
+static void ratio_text(char *buf, size_t size, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, size, "%.3f", v);
+    else
+        snprintf(buf, size, "-");
+}
+
+/* Names of the regions with verdict v, comma-separated, at most top of them. */
+static void list_regions(FILE *out, const struct comparison *c, enum compare_verdict v,
+                         const char *what, size_t count, size_t top)
+{
+    if (count == 0)
+        return;
+    fprintf(out, "%s (%zu): ", what, count);
+    size_t shown = 0;
+    for (size_t i = 0; i < c->nrows && shown < top; i++) {
+        if (c->rows[i].verdict != v)
+            continue;
+        fputs(shown ? ", " : "", out);
+        name_cell(out, c->rows[i].display);
+        shown++;
+    }
+    if (count > shown)
+        fprintf(out, ", ... %zu more in the workbook", count - shown);
+    fputc('\n', out);
+}
+
+/* The comparison: counts, the geometric mean, then the regions that changed significantly. */
+void flat_print_compare(FILE *out, const struct comparison *c, const struct report_info *ri)
+{
+    fprintf(out,
+            "baseline: %zu run%s, new: %zu run%s; %zu region%s in both, %zu added, %zu removed\n",
+            c->nbase, c->nbase == 1 ? "" : "s", c->nnew, c->nnew == 1 ? "" : "s", c->nboth,
+            c->nboth == 1 ? "" : "s", c->added, c->removed);
+    if (isfinite(c->geomean))
+        fprintf(out, "geometric-mean ratio (new / baseline): %.4f over %zu region%s (%+.2f%%)\n",
+                c->geomean, c->ngeomean, c->ngeomean == 1 ? "" : "s", 100 * (c->geomean - 1));
+    size_t changed = c->faster + c->slower;
+    char rule[160];
+    snprintf(rule, sizeof rule,
+             "(Benjamini-Hochberg adjusted p < %g, and the median total time per run moved by "
+             "more than %g%%)",
+             c->opt.alpha, 100 * c->opt.noise);
+    if (changed == 0) {
+        fprintf(out, "\nno region changed significantly\n%s\n", rule);
+    } else {
+        double typical = 0;
+        for (size_t i = 0; i < c->nrows; i++)
+            if (c->rows[i].verdict == VERDICT_FASTER || c->rows[i].verdict == VERDICT_SLOWER) {
+                typical = c->rows[i].base_median;
+                break;
+            }
+        struct unit u = unit_for(isfinite(typical) ? typical : 0, ri->unit);
+        fprintf(out, "\n%zu region%s changed significantly: %zu slower, %zu faster\n%s\n", changed,
+                changed == 1 ? "" : "s", c->slower, c->faster, rule);
+        fprintf(out, "\n  %-7s %9s %8s  %-18s %10s %12s %12s  region\n", "verdict", "change",
+                "ratio", "95% interval", "adj. p", "baseline", "new");
+        char med[32];
+        snprintf(med, sizeof med, "median (%s)", u.name);
+        fprintf(out, "  %-7s %9s %8s  %-18s %10s %12s %12s\n", "", "", "", "", "", med, med);
+        size_t shown = 0;
+        for (size_t i = 0; i < c->nrows && shown < ri->top; i++) {
+            const struct compare_row *r = &c->rows[i];
+            if (r->verdict != VERDICT_FASTER && r->verdict != VERDICT_SLOWER)
+                continue;
+            char lo[32], hi[32], interval[72], ratio[32];
+            ratio_text(ratio, sizeof ratio, r->ratio);
+            ratio_text(lo, sizeof lo, r->ratio_low);
+            ratio_text(hi, sizeof hi, r->ratio_high);
+            snprintf(interval, sizeof interval, "[%s, %s]", lo, hi);
+            fprintf(out, "  %-7s", compare_verdict_name(r->verdict));
+            if (isfinite(r->change))
+                fprintf(out, " %+8.2f%%", 100 * r->change);
+            else
+                fprintf(out, " %9s", "-");
+            fprintf(out, " %8s  %-18s %10.3g", ratio, interval, r->q);
+            cell(out, r->base_median, u, 12);
+            cell(out, r->new_median, u, 12);
+            fputs("  ", out);
+            name_cell(out, r->display);
+            fputc('\n', out);
+            shown++;
+        }
+        if (changed > shown)
+            fprintf(out, "  ... %zu more in the workbook's Comparison sheet\n", changed - shown);
+    }
+    if (c->added || c->removed)
+        fputc('\n', out);
+    list_regions(out, c, VERDICT_ADDED, "added", c->added, ri->top);
+    list_regions(out, c, VERDICT_REMOVED, "removed", c->removed, ri->top);
 }

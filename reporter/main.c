@@ -30,7 +30,9 @@
 
 static const char usage_text[] =
     "usage: profreport [OPTIONS] PATH...\n"
+    "       profreport [OPTIONS] --baseline OLD_PATH... -- NEW_PATH... [OPTIONS]\n"
     "Merge profreport run files (or folders of them) into an XLSX workbook with charts.\n"
+    "With --baseline, compare the runs named up to '--' with the runs after it.\n"
     "\n"
     "  -o, --output FILE      workbook to write (default report.xlsx), replaced atomically\n"
     "      --charts-dir DIR   where PNG and SVG charts go (default: beside the output,\n"
@@ -43,6 +45,11 @@ static const char usage_text[] =
     "      --exclude GLOB     leave out regions whose id matches (repeatable)\n"
     "      --title TEXT       title of the report and its charts\n"
     "  -q, --quiet            no summary or warnings on the terminal, errors only\n"
+    "      --baseline OLD... --\n"
+    "                         compare the OLD runs (files or folders) with the runs after\n"
+    "                         '--': a Comparison sheet, the regions that changed\n"
+    "      --noise PCT        comparison: smaller changes are not reported (default 1%)\n"
+    "      --seed N           comparison: seed of the bootstrap intervals (default 1)\n"
     "      --version          print the version and exit\n"
     "  -h, --help             print this help and exit\n"
     "\n"
@@ -58,6 +65,12 @@ struct options {
     size_t ninclude, nexclude;
     char **paths;
     size_t npaths;
+    char **args;     /* the copy of argv that getopt reads (owned) */
+    char **baseline; /* --baseline OLD... --: the array is owned, the strings are argv's */
+    size_t nbaseline;
+    double noise;
+    uint64_t seed;
+    int noise_set, seed_set;
 };
 
 /* Bad usage: say why, point at --help, exit 2. */
@@ -76,6 +89,39 @@ static void push(const char ***v, size_t *n, const char *s)
     (*v)[(*n)++] = s;
 }
 
+/*
+ * Take "--baseline OLD... --" out of argv (getopt cannot read an option with many values):
+ * the paths up to "--" are the baseline runs, and everything around them stays for getopt.
+ */
+static void take_baseline(int *argc, char **argv, struct options *o)
+{
+    int b = 1;
+    while (b < *argc && strcmp(argv[b], "--") != 0 && strcmp(argv[b], "--baseline") != 0)
+        b++;
+    if (b == *argc || strcmp(argv[b], "--baseline") != 0)
+        return;
+    int end = b + 1;
+    while (end < *argc && strcmp(argv[end], "--") != 0)
+        end++;
+    if (end == *argc)
+        usage_error("%s", "--baseline needs its paths, then '--', then the new runs: "
+                          "--baseline OLD_PATH... -- NEW_PATH...");
+    if (end == b + 1)
+        usage_error("%s", "--baseline needs at least one path before '--'");
+    for (int i = b + 1; i < end; i++)
+        if (argv[i][0] == '-')
+            usage_error("'%s' between --baseline and '--': options go before --baseline or "
+                        "after '--'",
+                        argv[i]);
+    o->nbaseline = (size_t)(end - b - 1);
+    o->baseline = xmalloc(o->nbaseline * sizeof *o->baseline);
+    memcpy(o->baseline, argv + b + 1, o->nbaseline * sizeof *o->baseline);
+    int rest = *argc - end - 1;
+    memmove(argv + b, argv + end + 1, (size_t)rest * sizeof *argv);
+    *argc = b + rest;
+    argv[*argc] = NULL;
+}
+
 /* Parse argv into o, or exit with EXIT_USAGE. */
 static void parse_options(int argc, char **argv, struct options *o)
 {
@@ -88,7 +134,10 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_INCLUDE,
         OPT_EXCLUDE,
         OPT_TITLE,
-        OPT_VERSION
+        OPT_VERSION,
+        OPT_BASELINE,
+        OPT_NOISE,
+        OPT_SEED
     };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -102,6 +151,9 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"title", required_argument, NULL, OPT_TITLE},
         {"quiet", no_argument, NULL, 'q'},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"baseline", no_argument, NULL, OPT_BASELINE},
+        {"noise", required_argument, NULL, OPT_NOISE},
+        {"seed", required_argument, NULL, OPT_SEED},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -109,6 +161,13 @@ static void parse_options(int argc, char **argv, struct options *o)
     o->output = "report.xlsx";
     o->unit = "auto";
     o->top = 15;
+    o->noise = COMPARE_NOISE;
+    o->seed = COMPARE_SEED;
+    /* getopt reads a copy without "--baseline OLD... --"; argv stays whole for the Summary. */
+    o->args = xmalloc(((size_t)argc + 1) * sizeof *o->args);
+    memcpy(o->args, argv, ((size_t)argc + 1) * sizeof *o->args);
+    argv = o->args;
+    take_baseline(&argc, argv, o);
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
@@ -152,6 +211,23 @@ static void parse_options(int argc, char **argv, struct options *o)
         case 'q':
             o->quiet = 1;
             break;
+        case OPT_BASELINE:
+            usage_error("%s", "--baseline is given once: --baseline OLD_PATH... -- NEW_PATH...");
+            break;
+        case OPT_NOISE:
+            if (compare_parse_noise(optarg, &o->noise) != 0)
+                usage_error("--noise needs a percentage such as 1%% or 0.5%%, not '%s'", optarg);
+            o->noise_set = 1;
+            break;
+        case OPT_SEED: {
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (*optarg == '-' || *end || end == optarg || errno)
+                usage_error("--seed needs a whole number from 0 to 2^64 - 1, not '%s'", optarg);
+            o->seed = v;
+            o->seed_set = 1;
+            break;
+        }
         case OPT_VERSION:
             printf("profreport %s (run-file format %d)\n", prof_version(), PROF_FORMAT_VERSION);
             exit(EXIT_OK);
@@ -166,7 +242,11 @@ static void parse_options(int argc, char **argv, struct options *o)
         }
     }
     if (optind >= argc)
-        usage_error("%s", "no PATH given: name run files or folders of them");
+        usage_error("%s", o->nbaseline ? "no new runs after '--': --baseline OLD_PATH... -- "
+                                         "NEW_PATH..."
+                                       : "no PATH given: name run files or folders of them");
+    if ((o->noise_set || o->seed_set) && !o->nbaseline)
+        usage_error("%s", "--noise and --seed are for comparisons: add --baseline OLD_PATH... --");
     o->paths = argv + optind;
     o->npaths = (size_t)(argc - optind);
 }
@@ -374,6 +454,68 @@ static void make_charts(struct charts *ch, const struct chart_env *env, struct m
     free(rank);
 }
 
+/* The comparison's chart: the biggest changes (in percent) with their 95 % intervals. */
+static void make_compare_chart(struct charts *ch, const struct chart_env *env,
+                               const struct comparison *c, const struct options *o)
+{
+    const char **labels = xcalloc(c->nboth + 1, sizeof *labels);
+    double *v = xcalloc((c->nboth + 1) * 4, sizeof *v);
+    size_t n = 0;
+    /* Rows come biggest change first; regions on one side only have no ratio. */
+    for (size_t i = 0; i < c->nrows && n < o->top; i++) {
+        const struct compare_row *r = &c->rows[i];
+        if (r->verdict == VERDICT_ADDED || r->verdict == VERDICT_REMOVED || !isfinite(r->ratio))
+            continue;
+        labels[n] = r->display;
+        v[n * 4] = 100 * r->change;
+        v[n * 4 + 1] = 100 * (r->ratio_low - 1);
+        v[n * 4 + 2] = 100 * (r->ratio_high - 1);
+        v[n * 4 + 3] = r->verdict == VERDICT_SLOWER ? 1 : r->verdict == VERDICT_FASTER ? -1 : 0;
+        n++;
+    }
+    if (n) {
+        static const char *const cols[] = {"change", "low", "high", "verdict"};
+        struct chart_table t = {n, 4, labels, v, cols, NULL, 0};
+        char title[512];
+        snprintf(title, sizeof title, "%s: biggest changes, new runs against baseline",
+                 o->title ? o->title : "profreport");
+        render(ch, env, "compare", title,
+               "change of the median total time per run, % (95% bootstrap interval)", &t);
+    }
+    free(labels);
+    free(v);
+}
+
+/* Read the baseline runs into base; their warnings join m's, their place marked "baseline".
+   EXIT_OK, or EXIT_NO_INPUT when none can be read. */
+static int read_baseline(const struct options *o, struct model *base, struct model *m)
+{
+    base->include = o->include;
+    base->ninclude = o->ninclude;
+    base->exclude = o->exclude;
+    base->nexclude = o->nexclude;
+    struct input *in = NULL;
+    size_t n = inputs_collect((const char *const *)o->baseline, o->nbaseline, &in, base);
+    for (size_t i = 0; i < n; i++)
+        input_read(&in[i], base);
+    inputs_free(in, n);
+    for (size_t i = 0; i < base->nwarnings; i++) {
+        const struct warning_rec *w = &base->warnings[i];
+        size_t len = strlen(w->where) + 16;
+        char *where = xmalloc(len);
+        snprintf(where, len, "baseline: %s", w->where);
+        model_warn(m, where, w->kind, w->count, "%s", w->message);
+        free(where);
+    }
+    if (base->nruns > 0)
+        return EXIT_OK;
+    for (size_t i = 0; i < base->nwarnings; i++)
+        fprintf(stderr, "profreport: %s: %s\n", base->warnings[i].where, base->warnings[i].message);
+    fprintf(stderr, "profreport: no readable baseline run among %zu input%s\n", n,
+            n == 1 ? "" : "s");
+    return EXIT_NO_INPUT;
+}
+
 /* Copy a file into place through a temporary name. 0 or an errno value. */
 static int copy_file(const char *from, const char *to)
 {
@@ -454,8 +596,11 @@ int main(int argc, char **argv)
     struct input *inputs = NULL;
     size_t ninputs = 0, copied = 0;
     struct charts ch = {0};
-    struct model m;
+    struct model m, old;
     model_init(&m);
+    model_init(&old);
+    struct comparison cmp = {0};
+    int comparing = 0;
 
     /* Every output name is checked before anything is created. */
     check_output_path("output", o.output);
@@ -536,6 +681,20 @@ int main(int argc, char **argv)
         goto done;
     }
 
+    /* --baseline: those runs in a model of their own, set against the new ones. */
+    if (o.nbaseline) {
+        rc = read_baseline(&o, &old, &m);
+        if (rc != EXIT_OK)
+            goto done;
+        struct compare_options copt = {o.noise, COMPARE_ALPHA, o.seed, COMPARE_RESAMPLES};
+        compare_build(&old, &m, &copt, &cmp);
+        comparing = 1;
+        if (cmp.warning) {
+            model_warn(&m, "comparison", "few runs", 1, "%s", cmp.warning);
+            warn_msg("%s", cmp.warning);
+        }
+    }
+
     /* Charts, rendered in a private folder; copied to the charts folder once all is well. */
     templates = find_templates(o.templates);
     if (!o.no_gnuplot) {
@@ -557,6 +716,8 @@ int main(int argc, char **argv)
                 ch.note = xmalloc(wl);
                 snprintf(ch.note, wl, "no gnuplot charts: %s", why);
             } else {
+                if (comparing)
+                    make_compare_chart(&ch, &env, &cmp, &o);
                 make_charts(&ch, &env, &m, &o);
             }
         }
@@ -579,7 +740,8 @@ int main(int argc, char **argv)
                              (const char *const *)ch.pngs,
                              (const char *const *)ch.titles,
                              ch.n,
-                             o.no_gnuplot ? NULL : ch.note};
+                             o.no_gnuplot ? NULL : ch.note,
+                             comparing ? &cmp : NULL};
     const char *why = NULL;
     if (workbook_write(tmp_out, &m, &ri, &why) != 0) {
         fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, why);
@@ -613,7 +775,10 @@ int main(int argc, char **argv)
     tmp_out = NULL; /* in place: not to be removed */
 
     if (!o.quiet) {
-        flat_print(stdout, &m, &ri);
+        if (comparing)
+            flat_print_compare(stdout, &cmp, &ri);
+        else
+            flat_print(stdout, &m, &ri);
         printf("\nworkbook: %s\n", o.output);
         if (copied)
             printf("charts:   %s/ (%zu files)\n", charts_dir, copied);
@@ -640,6 +805,10 @@ done:
     free(base);
     inputs_free(inputs, ninputs);
     model_release(&m);
+    compare_release(&cmp);
+    model_release(&old);
+    free(o.baseline);
+    free(o.args);
     free(o.include);
     free(o.exclude);
     return rc;

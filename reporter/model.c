@@ -27,6 +27,7 @@ void model_release(struct model *m)
         free(r->file);
         dist_release(&r->cost);
         free(r->run_sum);
+        free(r->run_outer);
         free(r->run_calls);
         free(r->key_sum);
         free(r->key_self);
@@ -183,9 +184,10 @@ static void region_grow(struct region *r, size_t run, size_t key)
         while (cap <= run)
             cap *= 2;
         r->run_sum = xrealloc(r->run_sum, cap * sizeof *r->run_sum);
+        r->run_outer = xrealloc(r->run_outer, cap * sizeof *r->run_outer);
         r->run_calls = xrealloc(r->run_calls, cap * sizeof *r->run_calls);
         for (size_t i = r->run_cap; i < cap; i++) {
-            r->run_sum[i] = 0;
+            r->run_sum[i] = r->run_outer[i] = 0;
             r->run_calls[i] = 0;
         }
         r->run_cap = cap;
@@ -440,6 +442,8 @@ static void on_event(void *ctx, const struct run_event *e)
         r->outer_ns += ns;
     region_grow(r, in->run, key);
     r->run_sum[in->run] += ns;
+    if (!e->nested)
+        r->run_outer[in->run] += ns;
     r->run_calls[in->run]++;
     r->key_sum[key] += ns;
     r->key_self[key] += self;
@@ -488,6 +492,7 @@ static void on_summary(void *ctx, const struct run_summary *s)
     r->outer_ns += (double)s->outer * k;
     region_grow(r, in->run, t->key);
     r->run_sum[in->run] += (double)s->ticks * k;
+    r->run_outer[in->run] += (double)s->outer * k;
     r->run_calls[in->run] += s->calls;
     r->key_sum[t->key] += (double)s->ticks * k;
     r->key_self[t->key] += (double)s->self * k;

@@ -1,6 +1,7 @@
 /*
  * workbook.c - write the report as an XLSX workbook with libxlsxwriter: Summary, Call cost,
- * Hit count, Runs, Threads, Call tree, Warnings, Charts and About sheets, native charts.
+ * Hit count, Runs, Threads, Call tree, Warnings, Charts and About sheets, native charts; for a
+ * comparison (--baseline), Comparison and Comparison runs sheets first.
  *
  * Untrusted text (region ids, thread names, file contents) is only ever written with
  * worksheet_write_string, so "=HYPERLINK(...)" stays text; NaN and infinities are never
@@ -21,6 +22,7 @@
 /* The formats every sheet uses. */
 struct fmts {
     lxw_format *bold, *header, *title, *num, *cost, *pct, *count, *wrap, *note;
+    lxw_format *ratio, *pvalue, *slower, *faster;
 };
 
 /* Writing state: the workbook, formats and units. */
@@ -117,6 +119,16 @@ static void make_formats(struct book *b)
     format_set_align(b->f.wrap, LXW_ALIGN_VERTICAL_TOP);
     b->f.note = workbook_add_format(wb);
     format_set_italic(b->f.note);
+    b->f.ratio = workbook_add_format(wb);
+    format_set_num_format(b->f.ratio, "0.0000");
+    b->f.pvalue = workbook_add_format(wb);
+    format_set_num_format(b->f.pvalue, "0.0000E+00");
+    b->f.slower = workbook_add_format(wb);
+    format_set_font_color(b->f.slower, 0x9C0006);
+    format_set_bg_color(b->f.slower, 0xFFC7CE);
+    b->f.faster = workbook_add_format(wb);
+    format_set_font_color(b->f.faster, 0x006100);
+    format_set_bg_color(b->f.faster, 0xC6EFCE);
 }
 
 /* Sum of the time spent at depth 0 on every thread of every run: the base of "Total %". */
@@ -631,6 +643,178 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     }
 }
 
+/* The unit of a comparison's per-run totals: that of its largest median. */
+static struct unit compare_unit(const struct book *b, const struct comparison *c)
+{
+    double largest = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct compare_row *r = &c->rows[i];
+        if (r->base_median > largest)
+            largest = r->base_median;
+        if (r->new_median > largest)
+            largest = r->new_median;
+    }
+    return unit_for(largest, b->ri->unit);
+}
+
+/* Comparison: the verdicts first, then one row per region, biggest change first. */
+static void sheet_comparison(struct book *b, lxw_worksheet *ws, const struct comparison *c)
+{
+    struct unit u = compare_unit(b, c);
+    lxw_row_t row = 0;
+    put_str(b, ws, row++, 0,
+            b->ri->title ? b->ri->title : "Comparison: new runs against the baseline", b->f.title);
+    row++;
+    kv_num(b, ws, &row, "Baseline runs", (double)c->nbase, b->f.count);
+    kv_num(b, ws, &row, "New runs", (double)c->nnew, b->f.count);
+    kv_num(b, ws, &row, "Regions in both", (double)c->nboth, b->f.count);
+    kv_num(b, ws, &row, "Slower", (double)c->slower, b->f.count);
+    kv_num(b, ws, &row, "Faster", (double)c->faster, b->f.count);
+    kv_num(b, ws, &row, "Added", (double)c->added, b->f.count);
+    kv_num(b, ws, &row, "Removed", (double)c->removed, b->f.count);
+    kv_num(b, ws, &row, "Geometric-mean ratio (new / baseline)", c->geomean, b->f.ratio);
+    kv_num(b, ws, &row, "Regions in the geometric mean", (double)c->ngeomean, b->f.count);
+    kv_num(b, ws, &row, "Noise threshold", c->opt.noise, b->f.pct);
+    kv_num(b, ws, &row, "Significance level (adjusted p)", c->opt.alpha, b->f.num);
+    kv_num(b, ws, &row, "Smallest p-value possible", c->min_p, b->f.pvalue);
+    kv_num(b, ws, &row, "Bootstrap resamples", c->opt.resamples, b->f.count);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)c->opt.seed);
+    kv(b, ws, &row, "Bootstrap seed", seed);
+    kv(b, ws, &row, "Warning", c->warning ? c->warning : "none");
+
+    /* The table, below the chart's place. */
+    row = row + 2 > 20 ? row + 2 : 20;
+    lxw_row_t head = row;
+    char h[4][48];
+    const char *heads[] = {
+        "Region",
+        "Verdict",
+        with_unit(h[0], sizeof h[0], "Baseline median", u),
+        with_unit(h[1], sizeof h[1], "New median", u),
+        with_unit(h[2], sizeof h[2], "Baseline mean", u),
+        with_unit(h[3], sizeof h[3], "New mean", u),
+        "Change",
+        "Ratio",
+        "Ratio 95% low",
+        "Ratio 95% high",
+        "U",
+        "p-value",
+        "Adjusted p",
+        "Test",
+        "Baseline runs with it",
+        "New runs with it",
+    };
+    size_t ncols = sizeof heads / sizeof heads[0];
+    put_headers(b, ws, head, heads, ncols);
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct compare_row *r = &c->rows[i];
+        lxw_row_t at = (lxw_row_t)(head + 1 + i);
+        put_str(b, ws, at, 0, r->display, NULL);
+        put_str(b, ws, at, 1, compare_verdict_name(r->verdict),
+                r->verdict == VERDICT_SLOWER   ? b->f.slower
+                : r->verdict == VERDICT_FASTER ? b->f.faster
+                                               : NULL);
+        put_num(ws, at, 2, r->base_median / u.ns, b->f.num);
+        put_num(ws, at, 3, r->new_median / u.ns, b->f.num);
+        put_num(ws, at, 4, r->base_mean / u.ns, b->f.num);
+        put_num(ws, at, 5, r->new_mean / u.ns, b->f.num);
+        put_num(ws, at, 6, r->change, b->f.pct);
+        put_num(ws, at, 7, r->ratio, b->f.ratio);
+        put_num(ws, at, 8, r->ratio_low, b->f.ratio);
+        put_num(ws, at, 9, r->ratio_high, b->f.ratio);
+        put_num(ws, at, 10, r->test.u, b->f.num);
+        put_num(ws, at, 11, r->test.p, b->f.pvalue);
+        put_num(ws, at, 12, r->q, b->f.pvalue);
+        if (isfinite(r->test.p))
+            put_str(b, ws, at, 13, r->test.exact ? "exact" : "normal approximation", NULL);
+        if (r->base)
+            put_num(ws, at, 14, (double)r->base_runs, b->f.count);
+        if (r->new)
+            put_num(ws, at, 15, (double)r->new_runs, b->f.count);
+    }
+    if (c->nrows == 0)
+        put_str(b, ws, head + 1, 0, "no regions", b->f.note);
+    else
+        worksheet_autofilter(ws, head, 0, (lxw_row_t)(head + c->nrows), (lxw_col_t)(ncols - 1));
+    worksheet_set_row(ws, head, 45, NULL);
+    worksheet_set_column(ws, 0, 0, 40, NULL);
+    worksheet_set_column(ws, 1, 1, 22, NULL);
+    worksheet_set_column(ws, 2, (lxw_col_t)(ncols - 1), 13, NULL);
+
+    /* A native chart of the biggest changes: the leading rows that have a ratio. */
+    size_t n = 0;
+    while (n < c->nrows && n < b->ri->top && isfinite(c->rows[n].change) &&
+           c->rows[n].verdict != VERDICT_ADDED && c->rows[n].verdict != VERDICT_REMOVED)
+        n++;
+    if (n > 0) {
+        lxw_chart *ch = workbook_add_chart(b->wb, LXW_CHART_BAR);
+        lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
+        chart_series_set_categories(s, "Comparison", head + 1, 0, (lxw_row_t)(head + n), 0);
+        chart_series_set_values(s, "Comparison", head + 1, 6, (lxw_row_t)(head + n), 6);
+        char title[96];
+        snprintf(title, sizeof title, "Change of the median total time per run, top %zu", n);
+        chart_title_set_name(ch, title);
+        chart_axis_set_name(ch->x_axis, "change (new / baseline - 1)");
+        chart_axis_set_num_format(ch->x_axis, "0%");
+        chart_axis_set_reverse(ch->y_axis); /* biggest change on top */
+        chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
+        lxw_chart_options place = {0};
+        place.x_scale = 1.6;
+        place.y_scale = 1.25;
+        worksheet_insert_chart_opt(ws, 1, 3, ch, &place);
+    }
+}
+
+/* Comparison runs: the run files of each side, then every region's total time per run. */
+static void sheet_comparison_runs(struct book *b, const struct comparison *c)
+{
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Comparison runs");
+    struct unit u = compare_unit(b, c);
+    const char *heads[] = {"Side", "Run", "File", "Start", "Program"};
+    put_headers(b, ws, 0, heads, 5);
+    lxw_row_t row = 1;
+    for (int side = 0; side < 2; side++) {
+        const struct model *m = side ? c->new_model : c->base_model;
+        for (size_t k = 0; k < m->nruns; k++, row++) {
+            put_str(b, ws, row, 0, side ? "new" : "baseline", NULL);
+            put_num(ws, row, 1, (double)(k + 1), b->f.count);
+            put_str(b, ws, row, 2, m->runs[k].file, NULL);
+            put_str(b, ws, row, 3, m->runs[k].start, NULL);
+            put_str(b, ws, row, 4, m->runs[k].program, NULL);
+        }
+    }
+    row += 2;
+    char title[96];
+    snprintf(title, sizeof title, "Total time per run (%s), region x run: the values compared",
+             u.name);
+    put_str(b, ws, row++, 0, title, b->f.bold);
+    put_str(b, ws, row, 0, "Region", b->f.header);
+    /* Excel has 16384 columns: runs past that are in the table above, not in the matrix. */
+    size_t nb = c->nbase < 8000 ? c->nbase : 8000, nn = c->nnew < 8000 ? c->nnew : 8000;
+    char buf[48];
+    for (size_t k = 0; k < nb; k++) {
+        snprintf(buf, sizeof buf, "Baseline %zu", k + 1);
+        put_str(b, ws, row, (lxw_col_t)(1 + k), buf, b->f.header);
+    }
+    for (size_t k = 0; k < nn; k++) {
+        snprintf(buf, sizeof buf, "New %zu", k + 1);
+        put_str(b, ws, row, (lxw_col_t)(1 + nb + k), buf, b->f.header);
+    }
+    row++;
+    for (size_t i = 0; i < c->nrows; i++, row++) {
+        const struct compare_row *r = &c->rows[i];
+        put_str(b, ws, row, 0, r->display, NULL);
+        for (size_t k = 0; r->base && k < nb; k++)
+            put_num(ws, row, (lxw_col_t)(1 + k), r->base[k] / u.ns, b->f.num);
+        for (size_t k = 0; r->new &&k < nn; k++)
+            put_num(ws, row, (lxw_col_t)(1 + nb + k), r->new[k] / u.ns, b->f.num);
+    }
+    worksheet_set_column(ws, 0, 0, 40, NULL);
+    worksheet_set_column(ws, 2, 2, 48, NULL);
+    worksheet_set_column(ws, 3, 4, 28, NULL);
+}
+
 /* Charts: the gnuplot pictures, or why there are none. */
 static void sheet_charts(struct book *b)
 {
@@ -694,11 +878,53 @@ static void sheet_about(struct book *b)
         {"Warnings", "Problems found while reading, with file and line; 'none' when none."},
         {"Charts", "Pictures drawn by gnuplot from templates/*.gp (also saved as PNG and SVG)."},
     };
+    static const char *const compare_lines[][2] = {
+        {"Comparison", "profreport --baseline OLD... -- NEW...: the runs named before '--' "
+                       "(baseline) against the runs after it (new). The other sheets, from "
+                       "Summary on, describe the new runs only."},
+        {"Value compared", "A region's total time in one run: the sum of its calls' inclusive "
+                           "time, recursion counted once (the run's share of Total); 0 in a run "
+                           "where the region did not run. Each side has one value per run."},
+        {"Baseline median, New median, Baseline mean, New mean", "Of those per-run values on "
+                                                                 "each side."},
+        {"Ratio, Change", "Ratio = New median / Baseline median; Change = Ratio - 1 (shown in "
+                          "percent)."},
+        {"Ratio 95% low, Ratio 95% high", "Percentile bootstrap interval of the ratio of "
+                                          "medians: both sides resampled with replacement "
+                                          "5000 times with profreport's own generator "
+                                          "(xoshiro256**), seeded from --seed and the region's "
+                                          "name, so the same input gives the same interval."},
+        {"U, p-value", "Two-sided Mann-Whitney U test of the per-run values; U counts the "
+                       "(baseline, new) pairs in which the new value is larger, ties counting "
+                       "half. Exact distribution when no values tie and the arrangements can be "
+                       "counted exactly (C(n1 + n2, n1) < 2^53), else the normal approximation "
+                       "with tie and continuity corrections (Test column)."},
+        {"Adjusted p", "Benjamini-Hochberg adjustment over the regions found on both sides: "
+                       "controls the share of false discoveries among the regions reported."},
+        {"Verdict", "'slower' or 'faster' when the adjusted p is below 0.05 and the change is "
+                    "larger than the noise threshold (--noise, default 1 %); 'no significant "
+                    "change' otherwise; 'added' or 'removed' for regions with completed calls "
+                    "on one side only."},
+        {"Geometric-mean ratio", "exp(mean(log Ratio)) over the regions on both sides with a "
+                                 "positive ratio: the typical change, every region weighing the "
+                                 "same."},
+        {"Smallest p-value possible", "2 / C(n1 + n2, n1): with 3 runs per side it is 0.1, so "
+                                      "nothing can be significant; use 5 or more runs per "
+                                      "side."},
+        {"Comparison runs", "The run files of each side, then the per-run values the tests "
+                            "used, region x run."},
+    };
     put_str(b, ws, 0, 0, "Sheet or column", b->f.header);
     put_str(b, ws, 0, 1, "Meaning", b->f.header);
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-        put_str(b, ws, (lxw_row_t)(i + 1), 0, lines[i][0], b->f.bold);
-        put_str(b, ws, (lxw_row_t)(i + 1), 1, lines[i][1], b->f.wrap);
+    lxw_row_t row = 1;
+    if (b->ri->compare)
+        for (size_t i = 0; i < sizeof compare_lines / sizeof compare_lines[0]; i++, row++) {
+            put_str(b, ws, row, 0, compare_lines[i][0], b->f.bold);
+            put_str(b, ws, row, 1, compare_lines[i][1], b->f.wrap);
+        }
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++, row++) {
+        put_str(b, ws, row, 0, lines[i][0], b->f.bold);
+        put_str(b, ws, row, 1, lines[i][1], b->f.wrap);
     }
     worksheet_set_column(ws, 0, 0, 30, NULL);
     worksheet_set_column(ws, 1, 1, 100, NULL);
@@ -758,8 +984,13 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     props.comments = comments;
     workbook_set_properties(b.wb, &props);
 
-    /* Summary first (it is the sheet the workbook opens on), filled last: its charts refer
-       to the other sheets. */
+    /* A comparison's sheets come first: the workbook opens on its answer. */
+    if (ri->compare) {
+        sheet_comparison(&b, workbook_add_worksheet(b.wb, "Comparison"), ri->compare);
+        sheet_comparison_runs(&b, ri->compare);
+    }
+    /* Summary first otherwise (it is the sheet the workbook opens on), filled last: its charts
+       refer to the other sheets. */
     lxw_worksheet *summary = workbook_add_worksheet(b.wb, "Summary");
     sheet_call_cost(&b, rank, n);
     sheet_hit_count(&b, rank, n);

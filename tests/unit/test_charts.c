@@ -243,6 +243,27 @@ static void callcost_renders_png_and_svg(void **state)
     assert_int_equal(count_files(f->out), 2);
 }
 
+/* compare: label, change %, low, high, verdict; growth, shrinkage, and no interval. */
+static void compare_renders_png_and_svg(void **state)
+{
+    struct fixture *f = *state;
+    struct chart_env env = env_of(f);
+    static const char *const cols[] = {"change", "low", "high", "verdict"};
+    static const double v[] = {98.5, 92.1, 104.2, 1, -23.4, -30.1, -15, -1, 0.8, NAN, NAN, 0};
+    struct chart_table t = {3, 4, three_labels, v, cols, NULL, 0};
+    const char *why;
+    assert_int_equal(render(f, &env, "compare", &t, &why), 0);
+    assert_png_and_svg(f->base);
+    /* The changes are written past their bars, with their sign. */
+    char path[256];
+    snprintf(path, sizeof path, "%s.svg", f->base);
+    char *svg = read_all(path, NULL);
+    assert_non_null(strstr(svg, "+98.5%"));
+    assert_non_null(strstr(svg, "-23.4%"));
+    assert_non_null(strstr(svg, "+0.8%"));
+    free(svg);
+}
+
 /* hitcount: label, calls. */
 static void hitcount_renders_png_and_svg(void **state)
 {
@@ -348,7 +369,7 @@ static void hostile_labels_execute_nothing(void **state)
     hostile_labels(f, hostile);
     /* Ten regions with 1, 3 and 5 columns; for trend, two runs each, one block per region. */
     const char *labels[10], *trend_labels[20];
-    double v1[10], v3[30], v5[50], trend[40];
+    double v1[10], v3[30], v4[40], v5[50], trend[40];
     size_t ends[10];
     for (int i = 0; i < 10; i++) {
         labels[i] = trend_labels[2 * i] = trend_labels[2 * i + 1] = hostile[i];
@@ -357,6 +378,8 @@ static void hostile_labels_execute_nothing(void **state)
             v3[3 * i + c] = 10 * (i + 1) + c;
         for (int c = 0; c < 5; c++)
             v5[5 * i + c] = 10 * (i + 1) + c;
+        for (int c = 0; c < 4; c++)
+            v4[4 * i + c] = c == 3 ? i % 3 - 1 : 10 * (i - 5) + c;
         trend[4 * i] = 1;
         trend[4 * i + 1] = i + 10;
         trend[4 * i + 2] = 2;
@@ -369,9 +392,10 @@ static void hostile_labels_execute_nothing(void **state)
     const struct chart_table tables[] = {{10, 3, labels, v3, NULL, NULL, 0},
                                          {10, 1, labels, v1, NULL, NULL, 0},
                                          {10, 5, labels, v5, NULL, NULL, 0},
+                                         {10, 4, labels, v4, NULL, NULL, 0},
                                          {20, 2, trend_labels, trend, NULL, ends, 10}};
-    static const char *const names[] = {"callcost", "hitcount", "distribution", "trend"};
-    for (int n = 0; n < 4; n++) {
+    static const char *const names[] = {"callcost", "hitcount", "distribution", "compare", "trend"};
+    for (int n = 0; n < 5; n++) {
         struct chart_request req = {names[n], f->base, title, title, &tables[n]};
         const char *why = NULL;
         if (chart_render(&env, &req, &why) != 0)
@@ -482,9 +506,9 @@ static void nan_values_are_accepted(void **state)
 {
     struct fixture *f = *state;
     struct chart_env env = env_of(f);
-    static const char *const names[] = {"callcost", "hitcount", "distribution", "trend"};
-    static const size_t ncols[] = {3, 1, 5, 2};
-    for (int n = 0; n < 4; n++) {
+    static const char *const names[] = {"callcost", "hitcount", "distribution", "trend", "compare"};
+    static const size_t ncols[] = {3, 1, 5, 2, 4};
+    for (int n = 0; n < 5; n++) {
         for (int all = 0; all < 2; all++) {
             double v[15];
             for (size_t i = 0; i < 3 * ncols[n]; i++)
@@ -709,6 +733,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(callcost_renders_png_and_svg, setup, teardown),
+        cmocka_unit_test_setup_teardown(compare_renders_png_and_svg, setup, teardown),
         cmocka_unit_test_setup_teardown(hitcount_renders_png_and_svg, setup, teardown),
         cmocka_unit_test_setup_teardown(distribution_renders_png_and_svg, setup, teardown),
         cmocka_unit_test_setup_teardown(distribution_renders_narrow_range, setup, teardown),
