@@ -324,7 +324,7 @@ static int by_name(const void *a, const void *b, void *ctx)
 }
 
 /* A node's children, sorted by name (*n of them; the caller frees the array). */
-static uint32_t *sorted_children(const struct cct *t, uint32_t node, size_t *n)
+uint32_t *cct_sorted_children(const struct cct *t, uint32_t node, size_t *n)
 {
     size_t k = 0;
     for (uint32_t c = t->nodes[node].child; c != CCT_NONE; c = t->nodes[c].sibling)
@@ -348,7 +348,7 @@ void cct_walk(const struct cct *t, uint32_t from, cct_visit pre, cct_visit post,
     size_t cap = 16, nframes = 1, len = 0;
     struct frame *st = xmalloc(cap * sizeof *st);
     uint32_t *path = xmalloc(cap * sizeof *path);
-    st[0].kids = sorted_children(t, from, &st[0].n);
+    st[0].kids = cct_sorted_children(t, from, &st[0].n);
     st[0].i = 0;
     while (nframes > 0) {
         struct frame *f = &st[nframes - 1];
@@ -362,7 +362,7 @@ void cct_walk(const struct cct *t, uint32_t from, cct_visit pre, cct_visit post,
             path[len++] = node;
             if (pre)
                 pre(ctx, t, path, len);
-            st[nframes].kids = sorted_children(t, node, &st[nframes].n);
+            st[nframes].kids = cct_sorted_children(t, node, &st[nframes].n);
             st[nframes].i = 0;
             nframes++;
             continue;

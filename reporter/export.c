@@ -242,13 +242,17 @@ static void callgrind_node(void *ctx, const struct cct *t, const uint32_t *path,
     sbuf_add(&x->line, "fn=", 3);
     callgrind_ref(x, t, t->nodes[i].name);
     sbuf_addf(&x->line, "0 %.0f\n", x->self[i]);
-    for (uint32_t c = t->nodes[i].child; c != CCT_NONE; c = t->nodes[c].sibling) {
+    size_t nkids;
+    uint32_t *kids = cct_sorted_children(t, i, &nkids);
+    for (size_t j = 0; j < nkids; j++) {
+        uint32_t c = kids[j];
         const struct cct_node *k = &t->nodes[c];
         sbuf_add(&x->line, "cfn=", 4);
         callgrind_ref(x, t, k->name);
         sbuf_addf(&x->line, "calls=%llu 0\n0 %.0f\n", (unsigned long long)(k->calls + k->never),
                   x->incl[c]);
     }
+    free(kids);
     fwrite(x->line.s, 1, x->line.len, x->f);
 }
 
