@@ -14,13 +14,14 @@ import json
 import math
 import random
 import re
+import shlex
 import shutil
 import subprocess
 from collections import defaultdict
 
 import pytest
 
-from conftest import BUILD, clean_env, run_command, run_files
+from conftest import BUILD, ROOT, clean_env, run_command, run_files
 from reporter_helpers import (
     Book,
     EventRow,
@@ -442,3 +443,23 @@ def test_worker_pool_example_trace_has_its_thread_names(tmp_path):
     headers, cost, _ = book.cost()
     self_col = headers_by_name(headers)["Self"]
     assert math.isclose(total, sum(r[self_col] for r in cost.values()), abs_tol=0.5 * nrows)
+
+
+def test_readme_exports_command_works_as_written(tmp_path):
+    """The README's exports command, run as written (with the built profreport) on the basic
+    example's run files, writes the workbook and every export it names."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## Exports for other tools\n.*?```sh\n(.*?)```", text, re.S).group(1)
+    args = shlex.split(block.replace("\\\n", " "))
+    assert args[0] == "profreport"
+    p = run_command([BUILD / "examples" / "basic"],
+                    env=clean_env({"PROFILER_DIR": tmp_path / "profiler-runs"}), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    must_run(*args[1:], "--no-gnuplot", cwd=tmp_path)
+    for name in ("report.xlsx", "trace.json", "app.folded", "callgrind.out", "stats.json"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    assert sorted(p.name for p in (tmp_path / "stats").iterdir()) == sorted(
+        f"{n}.csv" for n in EXPORT_NAMES)
+    folded = read_folded(tmp_path / "app.folded")
+    assert {k for k in folded if k[0] == "load"} <= {("load",), ("load", "parse")}
+    assert ("load", "parse") in folded
