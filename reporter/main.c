@@ -44,6 +44,11 @@ static const char usage_text[] =
     "      --include GLOB     report only regions whose id matches (repeatable)\n"
     "      --exclude GLOB     leave out regions whose id matches (repeatable)\n"
     "      --title TEXT       title of the report and its charts\n"
+    "      --trace FILE       also write a Chrome trace (JSON) of every region instance\n"
+    "      --folded FILE      also write folded stacks for flame graphs (self ns per path)\n"
+    "      --callgrind FILE   also write the call paths in callgrind format (ns)\n"
+    "      --csv DIR          also write the statistics as CSV files into DIR\n"
+    "      --json FILE        also write the statistics as one JSON file\n"
     "  -q, --quiet            no summary or warnings on the terminal, errors only\n"
     "      --baseline OLD... --\n"
     "                         compare the OLD runs (files or folders) with the runs after\n"
@@ -71,6 +76,7 @@ struct options {
     double noise;
     uint64_t seed;
     int noise_set, seed_set;
+    struct export_options ex;
 };
 
 /* Bad usage: say why, point at --help, exit 2. */
@@ -137,7 +143,12 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_VERSION,
         OPT_BASELINE,
         OPT_NOISE,
-        OPT_SEED
+        OPT_SEED,
+        OPT_TRACE,
+        OPT_FOLDED,
+        OPT_CALLGRIND,
+        OPT_CSV,
+        OPT_JSON
     };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -149,6 +160,11 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"include", required_argument, NULL, OPT_INCLUDE},
         {"exclude", required_argument, NULL, OPT_EXCLUDE},
         {"title", required_argument, NULL, OPT_TITLE},
+        {"trace", required_argument, NULL, OPT_TRACE},
+        {"folded", required_argument, NULL, OPT_FOLDED},
+        {"callgrind", required_argument, NULL, OPT_CALLGRIND},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"json", required_argument, NULL, OPT_JSON},
         {"quiet", no_argument, NULL, 'q'},
         {"version", no_argument, NULL, OPT_VERSION},
         {"baseline", no_argument, NULL, OPT_BASELINE},
@@ -228,6 +244,21 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->seed_set = 1;
             break;
         }
+        case OPT_TRACE:
+            o->ex.trace = optarg;
+            break;
+        case OPT_FOLDED:
+            o->ex.folded = optarg;
+            break;
+        case OPT_CALLGRIND:
+            o->ex.callgrind = optarg;
+            break;
+        case OPT_CSV:
+            o->ex.csv_dir = optarg;
+            break;
+        case OPT_JSON:
+            o->ex.json = optarg;
+            break;
         case OPT_VERSION:
             printf("profreport %s (run-file format %d)\n", prof_version(), PROF_FORMAT_VERSION);
             exit(EXIT_OK);
@@ -596,6 +627,8 @@ int main(int argc, char **argv)
     struct input *inputs = NULL;
     size_t ninputs = 0, copied = 0;
     struct charts ch = {0};
+    struct exports *ex = NULL;
+    char why_ex[4400];
     struct model m, old;
     model_init(&m);
     model_init(&old);
@@ -615,6 +648,10 @@ int main(int argc, char **argv)
         }
         check_output_path("charts folder", charts_dir);
     }
+    const char *ex_paths[] = {o.ex.trace, o.ex.folded, o.ex.callgrind, o.ex.csv_dir, o.ex.json};
+    for (size_t i = 0; i < sizeof ex_paths / sizeof *ex_paths; i++)
+        if (ex_paths[i])
+            check_output_path("export", ex_paths[i]);
 
     /* The output's temporary file first: an unwritable place fails before any work. */
     const char *outdir = dirname(outdup);
@@ -633,6 +670,13 @@ int main(int argc, char **argv)
     umask(mask);
     fchmod(tfd, 0666 & ~mask);
     close(tfd);
+    cmdline = join_args(argc, argv);
+    o.ex.command_line = cmdline;
+    if (!(ex = exports_open(&o.ex, &m, why_ex, sizeof why_ex))) {
+        fprintf(stderr, "profreport: %s\n", why_ex);
+        rc = EXIT_OUTPUT;
+        goto done;
+    }
 
     m.include = o.include;
     m.ninclude = o.ninclude;
@@ -730,7 +774,6 @@ int main(int argc, char **argv)
     struct tm lt;
     localtime_r(&now, &lt);
     strftime(generated, sizeof generated, "%Y-%m-%d %H:%M:%S %Z", &lt);
-    cmdline = join_args(argc, argv);
     struct report_info ri = {o.title,
                              cmdline,
                              generated,
@@ -745,6 +788,11 @@ int main(int argc, char **argv)
     const char *why = NULL;
     if (workbook_write(tmp_out, &m, &ri, &why) != 0) {
         fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, why);
+        rc = EXIT_OUTPUT;
+        goto done;
+    }
+    if (exports_write(ex, &m, why_ex, sizeof why_ex) != 0) {
+        fprintf(stderr, "profreport: %s\n", why_ex);
         rc = EXIT_OUTPUT;
         goto done;
     }
@@ -766,6 +814,11 @@ int main(int argc, char **argv)
             goto done;
         }
     }
+    if (exports_commit(ex, why_ex, sizeof why_ex) != 0) {
+        fprintf(stderr, "profreport: %s\n", why_ex);
+        rc = EXIT_OUTPUT;
+        goto done;
+    }
     if (rename(tmp_out, o.output) != 0) {
         fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, strerror(errno));
         rc = EXIT_OUTPUT;
@@ -782,6 +835,7 @@ int main(int argc, char **argv)
         printf("\nworkbook: %s\n", o.output);
         if (copied)
             printf("charts:   %s/ (%zu files)\n", charts_dir, copied);
+        exports_print(ex, stdout);
         if (m.nwarnings)
             printf("warnings: %zu (see the Warnings sheet)\n", m.nwarnings);
     }
@@ -790,6 +844,7 @@ done:
     if (tmp_out)
         unlink(tmp_out);
     remove_work(&ch);
+    exports_free(ex);
     for (size_t i = 0; i < ch.n; i++) {
         free(ch.pngs[i]);
         free(ch.titles[i]);

@@ -397,6 +397,8 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
     run->mode = xstrdup(kind == RUN_SUMMARY ? "summary" : kind == RUN_SEED ? "seed" : "events");
     if (kind == RUN_SUMMARY)
         in->m->any_summary = 1;
+    if (in->m->sink && in->m->sink->run_begin)
+        in->m->sink->run_begin(in->m->sink->ctx, in->m, in->run);
 }
 
 /* One region instance (events table or seed form). */
@@ -411,6 +413,13 @@ static void on_event(void *ctx, const struct run_event *e)
     m->events++;
     t->events++;
     struct region *r = &m->regions[ri];
+    double ns = (double)e->ticks * in->ns_per_tick;
+    double self = (double)e->self * in->ns_per_tick;
+    if (in->m->runs[in->run].kind == RUN_SEED)
+        self = ns; /* the seed form knows nothing of nesting */
+    if (m->sink && m->sink->event)
+        m->sink->event(m->sink->ctx, m, in->run, t, e, ns, self,
+                       (double)e->start * in->ns_per_tick);
     if (!e->has_ticks) {
         r->unterminated++;
         /* Events files list these in their Warning records; the seed form has none. */
@@ -424,10 +433,6 @@ static void on_event(void *ctx, const struct run_event *e)
         }
         return;
     }
-    double ns = (double)e->ticks * in->ns_per_tick;
-    double self = (double)e->self * in->ns_per_tick;
-    if (in->m->runs[in->run].kind == RUN_SEED)
-        self = ns; /* the seed form knows nothing of nesting */
     m->self_total_ns += self;
     double end = (double)e->start * in->ns_per_tick + ns;
     if (end > in->max_end_ns)
@@ -476,6 +481,8 @@ static void on_summary(void *ctx, const struct run_summary *s)
     m->events += s->calls;
     t->events += s->calls;
     m->self_total_ns += (double)s->self * k;
+    if (m->sink && m->sink->summary)
+        m->sink->summary(m->sink->ctx, m, in->run, t, s, k);
     if (r->excluded || s->calls == 0)
         return;
     dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k, (double)s->min * k,
@@ -564,6 +571,8 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
                    st == RUNFILE_IO_ERROR ? "read error"
                    : why                  ? why
                                           : "not a run file");
+        if (m->sink && m->sink->run_end)
+            m->sink->run_end(m->sink->ctx, m, m->nruns, 0);
         return st;
     }
     if (in.problems > PROBLEMS_PER_FILE)
@@ -581,6 +590,8 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
         model_warn(m, name, "incomplete", 1,
                    recovered ? "run rebuilt from the temporary files of a killed run"
                              : "the run's data ends early (killed, or a write failed)");
+    if (m->sink && m->sink->run_end)
+        m->sink->run_end(m->sink->ctx, m, m->nruns - 1, 1);
     return st;
 }
 
@@ -615,4 +626,50 @@ double model_run_mean(const struct region *r, size_t k)
     if (k >= r->run_cap || r->run_calls[k] == 0)
         return NAN;
     return r->run_sum[k] / (double)r->run_calls[k];
+}
+
+/* Time in top-level regions over every thread of every run. */
+double model_busy(const struct model *m)
+{
+    double t = 0;
+    for (size_t i = 0; i < m->nthreads; i++)
+        t += m->threads[i].busy_ns;
+    return t;
+}
+
+/* One region's Call cost figures. */
+void model_cost_row(struct model *m, size_t ri, double busy, struct cost_row *out)
+{
+    struct region *r = &m->regions[ri];
+    double *v = xmalloc((m->nruns ? m->nruns : 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t k = 0; k < m->nruns; k++) {
+        double x = model_run_mean(r, k);
+        if (isfinite(x))
+            v[n++] = x;
+    }
+    struct spread s = spread_of(v, n);
+    free(v);
+    struct dist *d = &r->cost;
+    out->calls = d->n;
+    out->never = r->unterminated;
+    out->total = r->outer_ns;
+    out->total_share = busy > 0 ? r->outer_ns / busy : NAN;
+    out->self = r->self_ns;
+    out->self_share = m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN;
+    out->mean = dist_mean(d);
+    out->median = dist_quantile(d, 0.5);
+    out->stddev = dist_stddev(d);
+    out->min = d->n ? d->min : NAN;
+    out->max = d->n ? d->max : NAN;
+    out->p90 = dist_quantile(d, 0.9);
+    out->p99 = dist_quantile(d, 0.99);
+    out->runs = s.n;
+    out->run_mean = s.mean;
+    out->run_stddev = s.stddev;
+    out->run_cv = s.cv;
+    out->ci95 = s.ci95;
+    out->fastest = s.min;
+    out->slowest = s.max;
+    out->approximate = dist_approximate(d);
 }

@@ -318,7 +318,26 @@ struct warning_rec {
     char *message;
 };
 
+struct model;
+
+/*
+ * Rows as they are read, for the exports that need more than the model keeps (instances,
+ * call paths). Every row of every run is passed on, --include/--exclude notwithstanding.
+ * ns, self_ns and start_ns are the row's ticks converted with its run's Frequency (self_ns
+ * equals ns in the seed form). run_end's kept is 0 when the run was dropped (skipped file).
+ */
+struct model_sink {
+    void *ctx;
+    void (*run_begin)(void *ctx, const struct model *m, size_t run);
+    void (*event)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                  const struct run_event *e, double ns, double self_ns, double start_ns);
+    void (*summary)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                    const struct run_summary *s, double ns_per_tick);
+    void (*run_end)(void *ctx, const struct model *m, size_t run, int kept);
+};
+
 struct model {
+    const struct model_sink *sink; /* NULL, or told of every row (not owned) */
     struct region *regions;
     size_t nregions, regions_cap;
     size_t *region_table; /* open addressing: index + 1 */
@@ -356,6 +375,103 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
 size_t *model_ranked(const struct model *m, size_t *n);
 /* Mean cost per call of region r in run k (NaN when it did not run). */
 double model_run_mean(const struct region *r, size_t k);
+/* Time spent in top-level regions, all threads of all runs: the base of "Total %". */
+double model_busy(const struct model *m);
+
+/* The Call cost sheet's figures for one region: ns, fractions, NaN when undefined. */
+struct cost_row {
+    uint64_t calls, never;
+    double total, total_share, self, self_share;
+    double mean, median, stddev, min, max, p90, p99;
+    size_t runs; /* runs where the region ran */
+    double run_mean, run_stddev, run_cv, ci95, fastest, slowest;
+    int approximate; /* percentiles from the histogram */
+};
+/* Fill *out for region r; busy is model_busy(m). */
+void model_cost_row(struct model *m, size_t r, double busy, struct cost_row *out);
+
+/* ---- cct.c: the calling-context tree, built while rows stream in ---- */
+
+#define CCT_NONE UINT32_MAX
+
+/*
+ * One calling context: a region reached through one path of enclosing regions. calls counts
+ * the instances that stopped, never those that did not (they add their children's time to
+ * total_ns but nothing to self_ns). Times are nanoseconds. Nodes are linked by index.
+ */
+struct cct_node {
+    uint32_t name;                   /* index into cct.names; CCT_NONE for the root */
+    uint32_t parent, child, sibling; /* CCT_NONE when none */
+    uint32_t hnext;                  /* next node in the same (parent, name) hash chain */
+    uint64_t calls, never;
+    double total_ns, self_ns;
+};
+
+/*
+ * A forest of calling contexts under one root node (index cct.root, which holds no time).
+ * Memory grows with the distinct call paths (and, while a thread's rows stream in, with the
+ * distinct paths still waiting for their caller's row), never with rows. The tree owns the
+ * interned names (raw bytes, NUL-ended) and the nodes.
+ */
+struct cct {
+    struct cct_node *nodes;
+    size_t nnodes, cap;
+    uint32_t free_list; /* freed nodes, chained through sibling */
+    uint32_t root;
+    uint32_t *buckets; /* (parent, name) -> node chain heads */
+    size_t bucket_mask, linked;
+    char **names;
+    size_t *name_lens;
+    size_t nnames;
+    uint32_t *name_table; /* name hash -> name index + 1 */
+    size_t name_mask;
+};
+
+/*
+ * One thread's rows on their way into the tree. Rows arrive in end order (FORMAT.md 1.3):
+ * pending[d] is a placeholder node whose children are the merged subtrees at depth d still
+ * waiting for their caller; a row at depth d adopts pending[d + 1].
+ */
+struct cct_stream {
+    struct cct *tree;
+    uint32_t under; /* where depth-0 rows go: the root, or a node chosen by the caller */
+    uint32_t *pending;
+    size_t npending; /* pending[0..npending) exist; pending[0] is under */
+    size_t top;      /* no subtree waits at a depth above this */
+};
+
+/* Rows deeper than this are taken as depth-0 rows (a sane run never nests this deep). */
+#define CCT_MAX_DEPTH (1u << 20)
+
+void cct_init(struct cct *t);
+void cct_release(struct cct *t);
+/* The index of the name s[0..n), interned on first sight. */
+uint32_t cct_intern(struct cct *t, const char *s, size_t n);
+/* The child of parent named s[0..n), created (with no time) on first sight. */
+uint32_t cct_child(struct cct *t, uint32_t parent, const char *s, size_t n);
+/* Start a thread's rows; depth-0 rows become children of under (t->root for the forest). */
+void cct_stream_begin(struct cct_stream *s, struct cct *t, uint32_t under);
+/*
+ * One row: region s[0..n) at depth, with inclusive and self ns; stopped 0 for an instance
+ * that never stopped (its times are ignored).
+ */
+void cct_stream_row(struct cct_stream *s, const char *name, size_t n, unsigned depth, int stopped,
+                    double total_ns, double self_ns);
+/* End the thread: subtrees whose caller's row never came become children of under. */
+void cct_stream_end(struct cct_stream *s);
+/* Account calls and times to the child of parent named s[0..n) (summary-mode and seed rows). */
+void cct_add(struct cct *t, uint32_t parent, const char *name, size_t n, uint64_t calls,
+             double total_ns, double self_ns);
+
+/*
+ * Visit the nodes below from (not from itself) depth first, siblings in byte order of their
+ * names. pre is called before a node's children, post after them; path[0..len) holds the
+ * node indexes from the first level below from down to the node. Either may be NULL.
+ */
+/* The children of node in byte order of their names; *n of them; the caller frees it. */
+uint32_t *cct_sorted_children(const struct cct *t, uint32_t node, size_t *n);
+typedef void (*cct_visit)(void *ctx, const struct cct *t, const uint32_t *path, size_t len);
+void cct_walk(const struct cct *t, uint32_t from, cct_visit pre, cct_visit post, void *ctx);
 
 /* ---- input.c: which files to read ---- */
 
@@ -410,6 +526,69 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
 void flat_print(FILE *out, struct model *m, const struct report_info *ri);
 /* The terminal's account of a comparison: the regions that changed significantly. */
 void flat_print_compare(FILE *out, const struct comparison *c, const struct report_info *ri);
+
+/* ---- export.c: trace, folded stacks, callgrind, CSV and JSON exports ---- */
+
+/* A growable string (always NUL-ended once anything was added). */
+struct sbuf {
+    char *s;
+    size_t len, cap;
+};
+void sbuf_add(struct sbuf *b, const char *s, size_t n);
+void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_release(struct sbuf *b);
+
+/* One CSV text field: a leading = + - @ TAB or CR gets a ' (OWASP), then RFC 4180 quoting. */
+void export_csv_text(struct sbuf *b, const char *s);
+/* s[0..n) as a JSON string literal: invalid UTF-8 repaired, quotes and controls escaped. */
+void export_json_text(struct sbuf *b, const char *s, size_t n);
+/* s[0..n) as one frame of a folded stack: repaired, ';' -> ':', control characters -> ' '. */
+void export_folded_frame(struct sbuf *b, const char *s, size_t n);
+/* s[0..n) as a callgrind function name: repaired, control characters -> ' '. */
+void export_callgrind_name(struct sbuf *b, const char *s, size_t n);
+
+/*
+ * One Chrome trace event, with the comma that separates it from the previous one unless
+ * first: a complete ("X") event, or a begin ("B") event for an instance that never stopped.
+ * name_json is the name as a JSON literal; times in ns (written in microseconds).
+ */
+void export_trace_event(struct sbuf *b, int first, const char *name_json, size_t pid, unsigned tid,
+                        double start_ns, int stopped, double dur_ns, double self_ns, unsigned depth,
+                        int nested);
+
+/* The folded stacks of every path with self time: "a;b;c <self ns>" lines. 0, or -1. */
+int export_folded_write(FILE *f, const struct cct *t);
+/* The tree in callgrind format (events: ns); cmd names the profiled command. 0, or -1. */
+int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t nruns);
+
+/* The statistics tables written by --csv (one file each) and --json (one member each). */
+enum export_table { TABLE_CALLCOST, TABLE_CALLTREE, TABLE_RUNS, TABLE_THREADS, TABLE_COUNT };
+extern const char *const export_table_names[TABLE_COUNT]; /* "callcost", ... */
+/* One table as CSV (header line first). 0, or -1 on a write error. */
+int export_csv_write(FILE *f, struct model *m, enum export_table which);
+/* Every table as one JSON object. 0, or -1 on a write error. */
+int export_json_write(FILE *f, struct model *m, const char *command_line);
+
+/* What the command line asked for; NULL: not wanted. */
+struct export_options {
+    const char *trace, *folded, *callgrind, *csv_dir, *json;
+    const char *command_line; /* for the exports' metadata */
+};
+
+/*
+ * The exports of one report. exports_open creates their temporary files (so an unwritable
+ * place fails before any work) and attaches the row sink to m; exports_write fills them
+ * after reading; exports_commit renames them into place; exports_free removes what was not
+ * committed. Errors: -1 (or NULL) with a message in why[0..whylen).
+ */
+struct exports;
+struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
+                             size_t whylen);
+int exports_write(struct exports *x, struct model *m, char *why, size_t whylen);
+int exports_commit(struct exports *x, char *why, size_t whylen);
+/* "trace:    FILE" lines for the terminal, one per export written. */
+void exports_print(const struct exports *x, FILE *out);
+void exports_free(struct exports *x);
 
 /* ---- charts.c: gnuplot charts ---- */
 

@@ -131,30 +131,6 @@ static void make_formats(struct book *b)
     format_set_bg_color(b->f.faster, 0xC6EFCE);
 }
 
-/* Sum of the time spent at depth 0 on every thread of every run: the base of "Total %". */
-static double busy_total(const struct model *m)
-{
-    double t = 0;
-    for (size_t i = 0; i < m->nthreads; i++)
-        t += m->threads[i].busy_ns;
-    return t;
-}
-
-/* Spread of a region's per-run mean costs over the runs where it ran. */
-static struct spread run_spread(const struct model *m, const struct region *r)
-{
-    double *v = xmalloc((m->nruns ? m->nruns : 1) * sizeof *v);
-    size_t n = 0;
-    for (size_t k = 0; k < m->nruns; k++) {
-        double x = model_run_mean(r, k);
-        if (isfinite(x))
-            v[n++] = x;
-    }
-    struct spread s = spread_of(v, n);
-    free(v);
-    return s;
-}
-
 /* Call cost: one row per region, the flat profile with per-run spread. */
 static void sheet_call_cost(struct book *b, const size_t *rank, size_t n)
 {
@@ -188,34 +164,35 @@ static void sheet_call_cost(struct book *b, const size_t *rank, size_t n)
         "Line",
     };
     size_t ncols = sizeof heads / sizeof heads[0];
-    double busy = busy_total(m);
+    double busy = model_busy(m);
     for (size_t i = 0; i < n; i++) {
         struct region *r = &m->regions[rank[i]];
         lxw_row_t row = (lxw_row_t)(i + 1);
-        struct spread s = run_spread(m, r);
+        struct cost_row x;
+        model_cost_row(m, rank[i], busy, &x);
         double c = b->cost.ns, t = b->total.ns;
         put_str(b, ws, row, 0, r->display, NULL);
-        put_num(ws, row, 1, (double)r->cost.n, b->f.count);
-        put_num(ws, row, 2, r->outer_ns / t, b->f.num);
-        put_num(ws, row, 3, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
-        put_num(ws, row, 4, r->self_ns / t, b->f.num);
-        put_num(ws, row, 5, m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN, b->f.pct);
-        put_num(ws, row, 6, dist_mean(&r->cost) / c, b->f.cost);
-        put_num(ws, row, 7, dist_quantile(&r->cost, 0.5) / c, b->f.cost);
-        put_num(ws, row, 8, dist_stddev(&r->cost) / c, b->f.cost);
-        put_num(ws, row, 9, r->cost.n ? r->cost.min / c : NAN, b->f.cost);
-        put_num(ws, row, 10, r->cost.n ? r->cost.max / c : NAN, b->f.cost);
-        put_num(ws, row, 11, dist_quantile(&r->cost, 0.9) / c, b->f.cost);
-        put_num(ws, row, 12, dist_quantile(&r->cost, 0.99) / c, b->f.cost);
-        put_num(ws, row, 13, (double)s.n, b->f.count);
-        put_num(ws, row, 14, s.mean / c, b->f.cost);
-        put_num(ws, row, 15, s.stddev / c, b->f.cost);
-        put_num(ws, row, 16, s.cv, b->f.pct);
-        put_num(ws, row, 17, s.ci95 / c, b->f.cost);
-        put_num(ws, row, 18, s.min / c, b->f.cost);
-        put_num(ws, row, 19, s.max / c, b->f.cost);
-        put_num(ws, row, 20, (double)r->unterminated, b->f.count);
-        put_str(b, ws, row, 21, dist_approximate(&r->cost) ? "histogram" : "exact", NULL);
+        put_num(ws, row, 1, (double)x.calls, b->f.count);
+        put_num(ws, row, 2, x.total / t, b->f.num);
+        put_num(ws, row, 3, x.total_share, b->f.pct);
+        put_num(ws, row, 4, x.self / t, b->f.num);
+        put_num(ws, row, 5, x.self_share, b->f.pct);
+        put_num(ws, row, 6, x.mean / c, b->f.cost);
+        put_num(ws, row, 7, x.median / c, b->f.cost);
+        put_num(ws, row, 8, x.stddev / c, b->f.cost);
+        put_num(ws, row, 9, x.min / c, b->f.cost);
+        put_num(ws, row, 10, x.max / c, b->f.cost);
+        put_num(ws, row, 11, x.p90 / c, b->f.cost);
+        put_num(ws, row, 12, x.p99 / c, b->f.cost);
+        put_num(ws, row, 13, (double)x.runs, b->f.count);
+        put_num(ws, row, 14, x.run_mean / c, b->f.cost);
+        put_num(ws, row, 15, x.run_stddev / c, b->f.cost);
+        put_num(ws, row, 16, x.run_cv, b->f.pct);
+        put_num(ws, row, 17, x.ci95 / c, b->f.cost);
+        put_num(ws, row, 18, x.fastest / c, b->f.cost);
+        put_num(ws, row, 19, x.slowest / c, b->f.cost);
+        put_num(ws, row, 20, (double)x.never, b->f.count);
+        put_str(b, ws, row, 21, x.approximate ? "histogram" : "exact", NULL);
         if (r->file) {
             put_str(b, ws, row, 22, r->file, NULL);
             if (r->line)
@@ -613,7 +590,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     const char *heads[] = {"Region", with_unit(h[0], sizeof h[0], "Total", b->total), "Total %",
                            "Calls", with_unit(h[1], sizeof h[1], "Mean", b->cost)};
     put_headers(b, ws, row++, heads, 5);
-    double busy = busy_total(m);
+    double busy = model_busy(m);
     size_t top = n < ri->top ? n : ri->top;
     for (size_t i = 0; i < top; i++, row++) {
         struct region *r = &m->regions[rank[i]];

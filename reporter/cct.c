@@ -1,0 +1,380 @@
+/*
+ * cct.c - the calling-context tree: every distinct path of nested regions with its calls,
+ * inclusive and self time, built while a thread's rows stream in (in end order, FORMAT.md 1.3)
+ * with memory bounded by the distinct paths, not by the rows. Used by the folded-stack and
+ * callgrind exports.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Hash of a name's bytes (FNV-1a). */
+static uint64_t name_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Hash of a (parent, name) pair. */
+static size_t pair_hash(uint32_t parent, uint32_t name)
+{
+    uint64_t h = ((uint64_t)parent << 32 | name) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* An empty tree: just its root. */
+void cct_init(struct cct *t)
+{
+    memset(t, 0, sizeof *t);
+    t->free_list = CCT_NONE;
+    t->cap = 64;
+    t->nodes = xmalloc(t->cap * sizeof *t->nodes);
+    t->bucket_mask = 255;
+    t->buckets = xmalloc((t->bucket_mask + 1) * sizeof *t->buckets);
+    memset(t->buckets, 0xff, (t->bucket_mask + 1) * sizeof *t->buckets);
+    t->root = 0;
+    t->nnodes = 1;
+    t->nodes[0] = (struct cct_node){CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, 0, 0, 0, 0};
+}
+
+/* Free everything the tree owns. */
+void cct_release(struct cct *t)
+{
+    for (size_t i = 0; i < t->nnames; i++)
+        free(t->names[i]);
+    free(t->names);
+    free(t->name_lens);
+    free(t->name_table);
+    free(t->nodes);
+    free(t->buckets);
+    memset(t, 0, sizeof *t);
+}
+
+/* The index of the name s[0..n), interned on first sight. */
+uint32_t cct_intern(struct cct *t, const char *s, size_t n)
+{
+    if ((t->nnames + 1) * 2 > t->name_mask + 1) {
+        size_t size = t->name_mask ? (t->name_mask + 1) * 2 : 64;
+        free(t->name_table);
+        t->name_table = xcalloc(size, sizeof *t->name_table);
+        t->name_mask = size - 1;
+        for (size_t i = 0; i < t->nnames; i++) {
+            size_t h = name_hash(t->names[i], t->name_lens[i]) & t->name_mask;
+            while (t->name_table[h])
+                h = (h + 1) & t->name_mask;
+            t->name_table[h] = (uint32_t)(i + 1);
+        }
+        t->names = xrealloc(t->names, size / 2 * sizeof *t->names);
+        t->name_lens = xrealloc(t->name_lens, size / 2 * sizeof *t->name_lens);
+    }
+    size_t h = name_hash(s, n) & t->name_mask;
+    for (; t->name_table[h]; h = (h + 1) & t->name_mask) {
+        uint32_t i = t->name_table[h] - 1;
+        if (t->name_lens[i] == n && memcmp(t->names[i], s, n) == 0)
+            return i;
+    }
+    t->names[t->nnames] = xstrndup(s, n);
+    t->name_lens[t->nnames] = n;
+    t->name_table[h] = (uint32_t)(t->nnames + 1);
+    return (uint32_t)t->nnames++;
+}
+
+/* A fresh node with no time and no links. */
+static uint32_t node_new(struct cct *t, uint32_t name)
+{
+    uint32_t i;
+    if (t->free_list != CCT_NONE) {
+        i = t->free_list;
+        t->free_list = t->nodes[i].sibling;
+    } else {
+        if (t->nnodes == t->cap) {
+            if (t->cap >= CCT_NONE / 2)
+                die_msg("out of memory: too many call paths");
+            t->cap *= 2;
+            t->nodes = xrealloc(t->nodes, t->cap * sizeof *t->nodes);
+        }
+        i = (uint32_t)t->nnodes++;
+    }
+    t->nodes[i] = (struct cct_node){name, CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, 0, 0, 0, 0};
+    return i;
+}
+
+/* Give a node (already unlinked, its children moved away) back to the pool. */
+static void node_free(struct cct *t, uint32_t i)
+{
+    t->nodes[i].name = CCT_NONE;
+    t->nodes[i].parent = CCT_NONE;
+    t->nodes[i].child = CCT_NONE;
+    t->nodes[i].sibling = t->free_list;
+    t->free_list = i;
+}
+
+/* The child of parent with this name, or CCT_NONE. */
+static uint32_t find(const struct cct *t, uint32_t parent, uint32_t name)
+{
+    uint32_t i = t->buckets[pair_hash(parent, name) & t->bucket_mask];
+    while (i != CCT_NONE && (t->nodes[i].parent != parent || t->nodes[i].name != name))
+        i = t->nodes[i].hnext;
+    return i;
+}
+
+/* Put a linked node into its hash chain. */
+static void hash_insert(struct cct *t, uint32_t i)
+{
+    size_t h = pair_hash(t->nodes[i].parent, t->nodes[i].name) & t->bucket_mask;
+    t->nodes[i].hnext = t->buckets[h];
+    t->buckets[h] = i;
+}
+
+/* Take a node out of its hash chain (it is about to move or disappear). */
+static void hash_remove(struct cct *t, uint32_t i)
+{
+    uint32_t *p = &t->buckets[pair_hash(t->nodes[i].parent, t->nodes[i].name) & t->bucket_mask];
+    while (*p != i)
+        p = &t->nodes[*p].hnext;
+    *p = t->nodes[i].hnext;
+    t->linked--;
+}
+
+/* Make node i (with no parent) a child of parent. */
+static void link_under(struct cct *t, uint32_t parent, uint32_t i)
+{
+    if ((t->linked + 1) > t->bucket_mask + 1) {
+        size_t size = (t->bucket_mask + 1) * 2;
+        t->buckets = xrealloc(t->buckets, size * sizeof *t->buckets);
+        memset(t->buckets, 0xff, size * sizeof *t->buckets);
+        t->bucket_mask = size - 1;
+        for (size_t k = 0; k < t->nnodes; k++)
+            if (t->nodes[k].parent != CCT_NONE)
+                hash_insert(t, (uint32_t)k);
+    }
+    t->nodes[i].parent = parent;
+    t->nodes[i].sibling = t->nodes[parent].child;
+    t->nodes[parent].child = i;
+    hash_insert(t, i);
+    t->linked++;
+}
+
+/*
+ * Merge the unlinked subtree src into dst (same name): times add up, children with the same
+ * name merge, the others move under dst. src's nodes are freed. Iterative: subtrees can be
+ * as deep as the deepest recursion.
+ */
+static void merge(struct cct *t, uint32_t src, uint32_t dst)
+{
+    size_t cap = 16, n = 0;
+    uint32_t *stack = xmalloc(cap * 2 * sizeof *stack);
+    stack[n * 2] = src;
+    stack[n * 2 + 1] = dst;
+    n++;
+    while (n > 0) {
+        n--;
+        uint32_t s = stack[n * 2], d = stack[n * 2 + 1];
+        t->nodes[d].calls += t->nodes[s].calls;
+        t->nodes[d].never += t->nodes[s].never;
+        t->nodes[d].total_ns += t->nodes[s].total_ns;
+        t->nodes[d].self_ns += t->nodes[s].self_ns;
+        for (uint32_t c = t->nodes[s].child, next; c != CCT_NONE; c = next) {
+            next = t->nodes[c].sibling;
+            hash_remove(t, c);
+            t->nodes[c].parent = CCT_NONE;
+            uint32_t e = find(t, d, t->nodes[c].name);
+            if (e == CCT_NONE) {
+                link_under(t, d, c);
+                continue;
+            }
+            if (n == cap) {
+                cap *= 2;
+                stack = xrealloc(stack, cap * 2 * sizeof *stack);
+            }
+            stack[n * 2] = c;
+            stack[n * 2 + 1] = e;
+            n++;
+        }
+        t->nodes[s].child = CCT_NONE;
+        node_free(t, s);
+    }
+    free(stack);
+}
+
+/* Put the unlinked subtree i under parent: merged with a same-name child, or linked. */
+static void adopt(struct cct *t, uint32_t parent, uint32_t i)
+{
+    uint32_t e = find(t, parent, t->nodes[i].name);
+    if (e == CCT_NONE)
+        link_under(t, parent, i);
+    else
+        merge(t, i, e);
+}
+
+/* Move every child of from under to (merging by name). */
+static void adopt_children(struct cct *t, uint32_t from, uint32_t to)
+{
+    for (uint32_t c = t->nodes[from].child, next; c != CCT_NONE; c = next) {
+        next = t->nodes[c].sibling;
+        hash_remove(t, c);
+        t->nodes[c].parent = CCT_NONE;
+        adopt(t, to, c);
+    }
+    t->nodes[from].child = CCT_NONE;
+}
+
+/* The child of parent named s[0..n), created on first sight. */
+uint32_t cct_child(struct cct *t, uint32_t parent, const char *s, size_t n)
+{
+    uint32_t name = cct_intern(t, s, n);
+    uint32_t i = find(t, parent, name);
+    if (i == CCT_NONE) {
+        i = node_new(t, name);
+        link_under(t, parent, i);
+    }
+    return i;
+}
+
+/* Account calls and times to a child of parent. */
+void cct_add(struct cct *t, uint32_t parent, const char *name, size_t n, uint64_t calls,
+             double total_ns, double self_ns)
+{
+    uint32_t i = cct_child(t, parent, name, n);
+    t->nodes[i].calls += calls;
+    t->nodes[i].total_ns += total_ns;
+    t->nodes[i].self_ns += self_ns;
+}
+
+/* Start a thread's rows. */
+void cct_stream_begin(struct cct_stream *s, struct cct *t, uint32_t under)
+{
+    memset(s, 0, sizeof *s);
+    s->tree = t;
+    s->under = under;
+    s->pending = xmalloc(16 * sizeof *s->pending);
+    s->pending[0] = under;
+    s->npending = 1;
+}
+
+/* The placeholder of depth d, made (with those above it) on first need. */
+static uint32_t placeholder(struct cct_stream *s, size_t d)
+{
+    while (s->npending <= d) {
+        if ((s->npending & (s->npending - 1)) == 0 && s->npending >= 16)
+            s->pending = xrealloc(s->pending, s->npending * 2 * sizeof *s->pending);
+        s->pending[s->npending++] = node_new(s->tree, CCT_NONE);
+    }
+    return s->pending[d];
+}
+
+/* One row of the thread. */
+void cct_stream_row(struct cct_stream *s, const char *name, size_t n, unsigned depth, int stopped,
+                    double total_ns, double self_ns)
+{
+    struct cct *t = s->tree;
+    size_t d = depth > CCT_MAX_DEPTH ? 0 : depth;
+    /* Subtrees waiting deeper than d + 1 lost their caller (a malformed or cut file). */
+    for (size_t k = s->top; k > d + 1; k--)
+        if (k < s->npending)
+            adopt_children(t, s->pending[k], s->under);
+    uint32_t id = cct_intern(t, name, n);
+    uint32_t node;
+    if (d + 1 < s->npending && t->nodes[s->pending[d + 1]].child != CCT_NONE) {
+        /* The placeholder holding this row's children becomes the row's node. */
+        node = s->pending[d + 1];
+        t->nodes[node].name = id;
+        s->pending[d + 1] = node_new(t, CCT_NONE);
+    } else {
+        node = node_new(t, id);
+    }
+    struct cct_node *x = &t->nodes[node];
+    if (stopped) {
+        x->calls = 1;
+        x->total_ns = total_ns;
+        x->self_ns = self_ns;
+    } else {
+        /* Never stopped: its own time is unknown, its children's time is not. */
+        x->never = 1;
+        for (uint32_t c = x->child; c != CCT_NONE; c = t->nodes[c].sibling)
+            x->total_ns += t->nodes[c].total_ns;
+    }
+    adopt(t, placeholder(s, d), node);
+    s->top = d;
+}
+
+/* End the thread's rows. */
+void cct_stream_end(struct cct_stream *s)
+{
+    for (size_t k = 1; k < s->npending; k++) {
+        adopt_children(s->tree, s->pending[k], s->under);
+        node_free(s->tree, s->pending[k]);
+    }
+    free(s->pending);
+    memset(s, 0, sizeof *s);
+}
+
+/* Order of siblings: by name bytes, shorter first on a common prefix. */
+static int by_name(const void *a, const void *b, void *ctx)
+{
+    const struct cct *t = ctx;
+    uint32_t x = t->nodes[*(const uint32_t *)a].name, y = t->nodes[*(const uint32_t *)b].name;
+    size_t lx = t->name_lens[x], ly = t->name_lens[y];
+    int c = memcmp(t->names[x], t->names[y], lx < ly ? lx : ly);
+    return c ? c : (lx > ly) - (lx < ly);
+}
+
+/* A node's children, sorted by name (*n of them; the caller frees the array). */
+uint32_t *cct_sorted_children(const struct cct *t, uint32_t node, size_t *n)
+{
+    size_t k = 0;
+    for (uint32_t c = t->nodes[node].child; c != CCT_NONE; c = t->nodes[c].sibling)
+        k++;
+    uint32_t *kids = xmalloc((k ? k : 1) * sizeof *kids);
+    k = 0;
+    for (uint32_t c = t->nodes[node].child; c != CCT_NONE; c = t->nodes[c].sibling)
+        kids[k++] = c;
+    qsort_r(kids, k, sizeof *kids, by_name, (void *)(uintptr_t)t);
+    *n = k;
+    return kids;
+}
+
+/* Visit the nodes below from, depth first. */
+void cct_walk(const struct cct *t, uint32_t from, cct_visit pre, cct_visit post, void *ctx)
+{
+    struct frame {
+        uint32_t *kids;
+        size_t n, i;
+    };
+    size_t cap = 16, nframes = 1, len = 0;
+    struct frame *st = xmalloc(cap * sizeof *st);
+    uint32_t *path = xmalloc(cap * sizeof *path);
+    st[0].kids = cct_sorted_children(t, from, &st[0].n);
+    st[0].i = 0;
+    while (nframes > 0) {
+        struct frame *f = &st[nframes - 1];
+        if (f->i < f->n) {
+            uint32_t node = f->kids[f->i++];
+            if (nframes == cap) {
+                cap *= 2;
+                st = xrealloc(st, cap * sizeof *st);
+                path = xrealloc(path, cap * sizeof *path);
+            }
+            path[len++] = node;
+            if (pre)
+                pre(ctx, t, path, len);
+            st[nframes].kids = cct_sorted_children(t, node, &st[nframes].n);
+            st[nframes].i = 0;
+            nframes++;
+            continue;
+        }
+        free(f->kids);
+        nframes--;
+        if (nframes > 0) {
+            if (post)
+                post(ctx, t, path, len);
+            len--;
+        }
+    }
+    free(st);
+    free(path);
+}

@@ -1,0 +1,936 @@
+/*
+ * export.c - the report's data for other tools: a Chrome trace (streamed while the runs are
+ * read), folded stacks and callgrind (from the calling-context tree of cct.c), and the
+ * statistics as CSV files and one JSON file. Formatting is pure and tested on its own; files
+ * are written under temporary names beside their targets and renamed into place.
+ *
+ * Untrusted text (region ids, thread names, file contents) is repaired to valid UTF-8 and
+ * escaped for each format; CSV text cells that a spreadsheet would take for a formula get a
+ * leading single quote.
+ */
+#include "report.h"
+
+#include <profreport.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- strings ---- */
+
+/* Append n bytes. */
+void sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        b->s = xrealloc(b->s, cap);
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+/* Append formatted text. */
+void sbuf_addf(struct sbuf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sbuf_add(b, small, (size_t)n);
+        return;
+    }
+    char *big = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sbuf_add(b, big, (size_t)n);
+    free(big);
+}
+
+/* Free the buffer. */
+void sbuf_release(struct sbuf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* One CSV text field, safe to open in a spreadsheet. */
+void export_csv_text(struct sbuf *b, const char *s)
+{
+    /* OWASP's CSV injection advice: a cell a spreadsheet would read as a formula starts with
+       one of these; a leading ' makes it text and is not shown. */
+    int formula = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+    int quote = strpbrk(s, ",\"\r\n") != NULL;
+    if (quote)
+        sbuf_add(b, "\"", 1);
+    if (formula)
+        sbuf_add(b, "'", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            sbuf_add(b, "\"", 1);
+        sbuf_add(b, p, 1);
+    }
+    if (quote)
+        sbuf_add(b, "\"", 1);
+}
+
+/* A JSON string literal of s[0..n). */
+void export_json_text(struct sbuf *b, const char *s, size_t n)
+{
+    char *u = utf8_repair(s, n);
+    sbuf_add(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)u; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char e[2] = {'\\', (char)*p};
+            sbuf_add(b, e, 2);
+        } else if (*p < 0x20) {
+            sbuf_addf(b, "\\u%04x", *p);
+        } else {
+            sbuf_add(b, (const char *)p, 1);
+        }
+    }
+    sbuf_add(b, "\"", 1);
+    free(u);
+}
+
+/* Repaired s[0..n) with control characters as spaces and, when semi, ';' as ':'. */
+static void plain_name(struct sbuf *b, const char *s, size_t n, int semi)
+{
+    char *u = utf8_repair(s, n);
+    for (char *p = u; *p; p++) {
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+        else if (semi && *p == ';')
+            *p = ':';
+    }
+    sbuf_add(b, u, strlen(u));
+    free(u);
+}
+
+/* One frame of a folded stack: ';' separates frames there, and a line ends the stack. */
+void export_folded_frame(struct sbuf *b, const char *s, size_t n) { plain_name(b, s, n, 1); }
+
+/* A callgrind name: the rest of its line. */
+void export_callgrind_name(struct sbuf *b, const char *s, size_t n) { plain_name(b, s, n, 0); }
+
+/* ---- Chrome trace ---- */
+
+/* One trace event (see report.h). */
+void export_trace_event(struct sbuf *b, int first, const char *name_json, size_t pid, unsigned tid,
+                        double start_ns, int stopped, double dur_ns, double self_ns, unsigned depth,
+                        int nested)
+{
+    if (!first)
+        sbuf_add(b, ",\n", 2);
+    if (stopped)
+        sbuf_addf(b,
+                  "{\"name\":%s,\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+                  "\"pid\":%zu,\"tid\":%u,\"args\":{\"self_us\":%.3f,\"depth\":%u%s}}",
+                  name_json, start_ns / 1e3, dur_ns / 1e3, pid, tid, self_ns / 1e3, depth,
+                  nested ? ",\"nested\":1" : "");
+    else
+        sbuf_addf(b,
+                  "{\"name\":%s,\"cat\":\"region\",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%zu,"
+                  "\"tid\":%u,\"args\":{\"never_stopped\":1,\"depth\":%u%s}}",
+                  name_json, start_ns / 1e3, pid, tid, depth, nested ? ",\"nested\":1" : "");
+}
+
+/* A metadata ("M") event naming or ordering a process or a thread. */
+static void trace_meta(struct sbuf *b, int first, const char *what, size_t pid, unsigned tid,
+                       const char *arg, const char *text, size_t sort)
+{
+    if (!first)
+        sbuf_add(b, ",\n", 2);
+    sbuf_addf(b, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%zu,\"tid\":%u,\"args\":{\"%s\":", what,
+              pid, tid, arg);
+    if (text)
+        export_json_text(b, text, strlen(text));
+    else
+        sbuf_addf(b, "%zu", sort);
+    sbuf_add(b, "}}", 2);
+}
+
+/* ---- folded stacks ---- */
+
+struct folded {
+    FILE *f;
+    struct sbuf line;
+};
+
+/* A path with self time becomes one line. */
+static void folded_visit(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+{
+    struct folded *x = ctx;
+    const struct cct_node *n = &t->nodes[path[len - 1]];
+    double self = llround(n->self_ns);
+    if (!(self >= 1))
+        return;
+    x->line.len = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint32_t name = t->nodes[path[i]].name;
+        if (i)
+            sbuf_add(&x->line, ";", 1);
+        export_folded_frame(&x->line, t->names[name], t->name_lens[name]);
+    }
+    sbuf_addf(&x->line, " %.0f\n", self);
+    fwrite(x->line.s, 1, x->line.len, x->f);
+}
+
+/* Folded stacks, one line per path with at least 1 ns of self time. */
+int export_folded_write(FILE *f, const struct cct *t)
+{
+    struct folded x = {f, {0}};
+    cct_walk(t, t->root, folded_visit, NULL, &x);
+    sbuf_release(&x.line);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- callgrind ---- */
+
+struct callgrind {
+    FILE *f;
+    double *self, *incl; /* per node: whole ns, so that every sum is exact */
+    char *named;         /* per name: its compressed id was defined */
+    double total;
+    struct sbuf line;
+};
+
+/* After a node's children: its whole-ns self time and inclusive time. */
+static void callgrind_sum(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+{
+    struct callgrind *x = ctx;
+    uint32_t i = path[len - 1];
+    x->self[i] = fmax(0, llround(t->nodes[i].self_ns));
+    x->incl[i] = x->self[i];
+    for (uint32_t c = t->nodes[i].child; c != CCT_NONE; c = t->nodes[c].sibling)
+        x->incl[i] += x->incl[c];
+    x->total += x->self[i];
+}
+
+/* "(id)" and, the first time, the name after it. */
+static void callgrind_ref(struct callgrind *x, const struct cct *t, uint32_t name)
+{
+    sbuf_addf(&x->line, "(%u)", name + 1);
+    if (!x->named[name]) {
+        x->named[name] = 1;
+        sbuf_add(&x->line, " ", 1);
+        export_callgrind_name(&x->line, t->names[name], t->name_lens[name]);
+    }
+    sbuf_add(&x->line, "\n", 1);
+}
+
+/* A node: its function's self cost, then one call record per child. */
+static void callgrind_node(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+{
+    struct callgrind *x = ctx;
+    uint32_t i = path[len - 1];
+    x->line.len = 0;
+    sbuf_add(&x->line, "fn=", 3);
+    callgrind_ref(x, t, t->nodes[i].name);
+    sbuf_addf(&x->line, "0 %.0f\n", x->self[i]);
+    size_t nkids;
+    uint32_t *kids = cct_sorted_children(t, i, &nkids);
+    for (size_t j = 0; j < nkids; j++) {
+        uint32_t c = kids[j];
+        const struct cct_node *k = &t->nodes[c];
+        sbuf_add(&x->line, "cfn=", 4);
+        callgrind_ref(x, t, k->name);
+        sbuf_addf(&x->line, "calls=%llu 0\n0 %.0f\n", (unsigned long long)(k->calls + k->never),
+                  x->incl[c]);
+    }
+    free(kids);
+    fwrite(x->line.s, 1, x->line.len, x->f);
+}
+
+/* The tree in callgrind format. */
+int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t nruns)
+{
+    struct callgrind x = {f, NULL, NULL, NULL, 0, {0}};
+    x.self = xcalloc(t->nnodes, sizeof *x.self);
+    x.incl = xcalloc(t->nnodes, sizeof *x.incl);
+    x.named = xcalloc(t->nnames ? t->nnames : 1, 1);
+    cct_walk(t, t->root, NULL, callgrind_sum, &x);
+    fprintf(f, "# callgrind format\nversion: 1\ncreator: profreport %s\n", prof_version());
+    struct sbuf b = {0};
+    export_callgrind_name(&b, cmd ? cmd : "", cmd ? strlen(cmd) : 0);
+    fprintf(f, "cmd: %s\n", b.s ? b.s : "");
+    sbuf_release(&b);
+    fprintf(f, "desc: Runs: %zu\ndesc: Unit: nanoseconds of region time\n", nruns);
+    fprintf(f, "positions: line\nevents: ns\nsummary: %.0f\n\n", x.total);
+    fputs("fl=(1) regions\n", f);
+    cct_walk(t, t->root, callgrind_node, NULL, &x);
+    fprintf(f, "\ntotals: %.0f\n", x.total);
+    free(x.self);
+    free(x.incl);
+    free(x.named);
+    sbuf_release(&x.line);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- statistics tables ---- */
+
+const char *const export_table_names[TABLE_COUNT] = {"callcost", "calltree", "runs", "threads"};
+
+enum cell_kind { CELL_NONE, CELL_TEXT, CELL_NUM, CELL_INT };
+
+struct cell {
+    enum cell_kind kind;
+    const char *s;
+    double v;
+    uint64_t i;
+};
+
+#define MAX_COLS 32
+
+static const char *const callcost_heads[] = {"Region",           "Calls",
+                                             "Total (ns)",       "Total %",
+                                             "Self (ns)",        "Self %",
+                                             "Mean (ns)",        "Median (ns)",
+                                             "Std dev (ns)",     "Min (ns)",
+                                             "Max (ns)",         "P90 (ns)",
+                                             "P99 (ns)",         "Runs",
+                                             "Run mean (ns)",    "Run std dev (ns)",
+                                             "Run CV",           "95% CI +/- (ns)",
+                                             "Fastest run (ns)", "Slowest run (ns)",
+                                             "Never stopped",    "Percentiles",
+                                             "Source file",      "Line"};
+static const char *const calltree_heads[] = {
+    "Caller", "Callee", "Calls", "Total (ns)", "Self (ns)", "Mean (ns)", "Share of callee's calls"};
+static const char *const runs_heads[] = {
+    "Run",   "File",           "Start",   "Program",       "Pid",    "Host",     "Mode",
+    "Clock", "Frequency (Hz)", "Threads", "Duration (ns)", "Events", "Complete", "Recovered"};
+static const char *const threads_heads[] = {"Run",  "File",  "Thread", "Tid",
+                                            "Name", "State", "Events", "Busy (ns)"};
+
+/* A table being written: its columns and the order of its rows. */
+struct table {
+    struct model *m;
+    enum export_table which;
+    const char *const *heads;
+    size_t ncols, nrows;
+    size_t *order; /* callcost: ranked regions; calltree: edges */
+    double busy;
+};
+
+static const struct model *edge_order_model;
+/* Edges as the Call tree sheet orders them: heavier first, then by callee. */
+static int by_edge_total(const void *a, const void *b)
+{
+    const struct edge *x = &edge_order_model->edges[*(const size_t *)a];
+    const struct edge *y = &edge_order_model->edges[*(const size_t *)b];
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+/* Set up one table. */
+static void table_open(struct table *tb, struct model *m, enum export_table which)
+{
+    memset(tb, 0, sizeof *tb);
+    tb->m = m;
+    tb->which = which;
+    switch (which) {
+    case TABLE_CALLCOST:
+        tb->heads = callcost_heads;
+        tb->ncols = sizeof callcost_heads / sizeof *callcost_heads;
+        tb->order = model_ranked(m, &tb->nrows);
+        tb->busy = model_busy(m);
+        break;
+    case TABLE_CALLTREE:
+        tb->heads = calltree_heads;
+        tb->ncols = sizeof calltree_heads / sizeof *calltree_heads;
+        tb->order = xmalloc((m->nedges ? m->nedges : 1) * sizeof *tb->order);
+        for (size_t i = 0; i < m->nedges; i++)
+            if (!m->regions[m->edges[i].callee].excluded)
+                tb->order[tb->nrows++] = i;
+        edge_order_model = m;
+        qsort(tb->order, tb->nrows, sizeof *tb->order, by_edge_total);
+        break;
+    case TABLE_RUNS:
+        tb->heads = runs_heads;
+        tb->ncols = sizeof runs_heads / sizeof *runs_heads;
+        tb->nrows = m->nruns;
+        break;
+    default:
+        tb->heads = threads_heads;
+        tb->ncols = sizeof threads_heads / sizeof *threads_heads;
+        tb->nrows = m->nthreads;
+        break;
+    }
+}
+
+static struct cell text(const char *s) { return (struct cell){s ? CELL_TEXT : CELL_NONE, s, 0, 0}; }
+static struct cell num(double v)
+{
+    return (struct cell){isfinite(v) ? CELL_NUM : CELL_NONE, 0, v, 0};
+}
+static struct cell count(uint64_t i) { return (struct cell){CELL_INT, 0, 0, i}; }
+
+/* The cells of row i. */
+static void table_row(struct table *tb, size_t i, struct cell *c)
+{
+    struct model *m = tb->m;
+    switch (tb->which) {
+    case TABLE_CALLCOST: {
+        struct cost_row x;
+        model_cost_row(m, tb->order[i], tb->busy, &x);
+        struct cell row[] = {text(m->regions[tb->order[i]].display),
+                             count(x.calls),
+                             num(x.total),
+                             num(x.total_share),
+                             num(x.self),
+                             num(x.self_share),
+                             num(x.mean),
+                             num(x.median),
+                             num(x.stddev),
+                             num(x.min),
+                             num(x.max),
+                             num(x.p90),
+                             num(x.p99),
+                             count(x.runs),
+                             num(x.run_mean),
+                             num(x.run_stddev),
+                             num(x.run_cv),
+                             num(x.ci95),
+                             num(x.fastest),
+                             num(x.slowest),
+                             count(x.never),
+                             text(x.approximate ? "histogram" : "exact"),
+                             text(m->regions[tb->order[i]].file),
+                             m->regions[tb->order[i]].line ? count(m->regions[tb->order[i]].line)
+                                                           : text(NULL)};
+        memcpy(c, row, sizeof row);
+        break;
+    }
+    case TABLE_CALLTREE: {
+        struct edge *e = &m->edges[tb->order[i]];
+        uint64_t all = m->regions[e->callee].cost.n;
+        struct cell row[] = {
+            text(e->caller == SIZE_MAX ? "(thread top level)" : m->regions[e->caller].display),
+            text(m->regions[e->callee].display),
+            count(e->calls),
+            num(e->total_ns),
+            num(e->self_ns),
+            num(e->calls ? e->total_ns / (double)e->calls : NAN),
+            num(all ? (double)e->calls / (double)all : NAN)};
+        memcpy(c, row, sizeof row);
+        break;
+    }
+    case TABLE_RUNS: {
+        struct run_rec *r = &m->runs[i];
+        struct cell row[] = {count(i + 1),
+                             text(r->file),
+                             text(r->start),
+                             text(r->program),
+                             text(r->pid),
+                             text(r->host),
+                             text(r->mode),
+                             text(r->clock),
+                             count(r->frequency),
+                             count(r->threads),
+                             num(r->duration_ns),
+                             count(r->events),
+                             text(r->complete ? "yes" : "no"),
+                             text(r->recovered ? "yes" : "no")};
+        memcpy(c, row, sizeof row);
+        break;
+    }
+    default: {
+        struct thread_rec *t = &m->threads[i];
+        struct cell row[] = {count(t->run + 1), text(m->runs[t->run].file),
+                             count(t->number),  text(t->tid),
+                             text(t->name),     text(t->state),
+                             count(t->events),  num(t->busy_ns)};
+        memcpy(c, row, sizeof row);
+        break;
+    }
+    }
+}
+
+/* A number as the shortest text that reads back as the same double. */
+static void put_number(struct sbuf *b, double v)
+{
+    char s[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*g", prec, v);
+        if (strtod(s, NULL) == v)
+            break;
+    }
+    sbuf_add(b, s, strlen(s));
+}
+
+/* One table as CSV. */
+int export_csv_write(FILE *f, struct model *m, enum export_table which)
+{
+    struct table tb;
+    table_open(&tb, m, which);
+    struct sbuf b = {0};
+    for (size_t k = 0; k < tb.ncols; k++) {
+        if (k)
+            sbuf_add(&b, ",", 1);
+        export_csv_text(&b, tb.heads[k]);
+    }
+    sbuf_add(&b, "\n", 1);
+    struct cell c[MAX_COLS];
+    for (size_t i = 0; i < tb.nrows; i++) {
+        table_row(&tb, i, c);
+        for (size_t k = 0; k < tb.ncols; k++) {
+            if (k)
+                sbuf_add(&b, ",", 1);
+            if (c[k].kind == CELL_TEXT)
+                export_csv_text(&b, c[k].s);
+            else if (c[k].kind == CELL_NUM)
+                put_number(&b, c[k].v);
+            else if (c[k].kind == CELL_INT)
+                sbuf_addf(&b, "%llu", (unsigned long long)c[k].i);
+        }
+        sbuf_add(&b, "\n", 1);
+        fwrite(b.s, 1, b.len, f);
+        b.len = 0;
+    }
+    if (b.len)
+        fwrite(b.s, 1, b.len, f);
+    sbuf_release(&b);
+    free(tb.order);
+    return ferror(f) ? -1 : 0;
+}
+
+/* Every table as one JSON object, each an array of objects keyed by the column names. */
+int export_json_write(FILE *f, struct model *m, const char *command_line)
+{
+    struct sbuf b = {0};
+    sbuf_addf(&b, "{\n\"generator\": \"profreport %s\",\n\"unit\": \"ns\",\n\"command\": ",
+              prof_version());
+    export_json_text(&b, command_line ? command_line : "", command_line ? strlen(command_line) : 0);
+    struct cell c[MAX_COLS];
+    for (int which = 0; which < TABLE_COUNT; which++) {
+        struct table tb;
+        table_open(&tb, m, (enum export_table)which);
+        sbuf_addf(&b, ",\n\"%s\": [", export_table_names[which]);
+        for (size_t i = 0; i < tb.nrows; i++) {
+            table_row(&tb, i, c);
+            sbuf_add(&b, i ? ",\n  {" : "\n  {", i ? 5 : 4);
+            for (size_t k = 0; k < tb.ncols; k++) {
+                if (k)
+                    sbuf_add(&b, ", ", 2);
+                export_json_text(&b, tb.heads[k], strlen(tb.heads[k]));
+                sbuf_add(&b, ": ", 2);
+                if (c[k].kind == CELL_TEXT)
+                    export_json_text(&b, c[k].s, strlen(c[k].s));
+                else if (c[k].kind == CELL_NUM)
+                    put_number(&b, c[k].v);
+                else if (c[k].kind == CELL_INT)
+                    sbuf_addf(&b, "%llu", (unsigned long long)c[k].i);
+                else
+                    sbuf_add(&b, "null", 4);
+            }
+            sbuf_add(&b, "}", 1);
+            fwrite(b.s, 1, b.len, f);
+            b.len = 0;
+        }
+        sbuf_add(&b, tb.nrows ? "\n]" : "]", tb.nrows ? 2 : 1);
+        free(tb.order);
+    }
+    sbuf_add(&b, "\n}\n", 3);
+    fwrite(b.s, 1, b.len, f);
+    sbuf_release(&b);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- the files ---- */
+
+/* One output file: its target and the temporary file it is written to first. */
+struct out {
+    char *target, *tmp;
+    FILE *f;
+    int committed;
+};
+
+struct exports {
+    struct export_options o;
+    struct out trace, folded, callgrind, json, csv[TABLE_COUNT];
+    /* trace */
+    struct sbuf buf;
+    int first;
+    size_t pid;   /* the trace's process id of the run being read (runs count from 1) */
+    int in_run;   /* between run_begin and run_end */
+    char **names; /* per CCT name: its JSON literal, made on first use */
+    size_t nnames;
+    struct sbuf other; /* otherData members, written at the end */
+    /* call paths */
+    struct cct tree;
+    struct cct_stream stream;
+    int streaming;
+    size_t stream_run;
+    unsigned stream_thread;
+    struct model_sink sink;
+};
+
+/* Create target's temporary file beside it (same folder, so rename is atomic). */
+static int out_open(struct out *o, const char *target, char *why, size_t whylen)
+{
+    o->target = xstrdup(target);
+    char *d = xstrdup(target), *b = xstrdup(target);
+    const char *dir = dirname(d), *base = basename(b);
+    size_t len = strlen(dir) + strlen(base) + 16;
+    o->tmp = xmalloc(len);
+    snprintf(o->tmp, len, "%s/.%s.XXXXXX", dir, base);
+    free(d);
+    free(b);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot write '%s': %s", target, strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
+    }
+    mode_t mask = umask(0); /* mkstemp makes 0600; an export is as readable as any file */
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        snprintf(why, whylen, "cannot write '%s': %s", target, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+/* Flush and close the temporary file; 0, or -1 with why. */
+static int out_close(struct out *o, char *why, size_t whylen)
+{
+    if (!o->f)
+        return 0;
+    int bad = ferror(o->f);
+    int err = fclose(o->f) != 0 ? errno : 0;
+    o->f = NULL;
+    if (bad || err) {
+        snprintf(why, whylen, "cannot write '%s': %s", o->target,
+                 strerror(err     ? err
+                          : errno ? errno
+                                  : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* Forget an output, removing its temporary file unless it was renamed into place. */
+static void out_free(struct out *o)
+{
+    if (o->f)
+        fclose(o->f);
+    if (o->tmp && !o->committed)
+        unlink(o->tmp);
+    free(o->tmp);
+    free(o->target);
+    memset(o, 0, sizeof *o);
+}
+
+/* The JSON literal of a CCT name, cached: the trace writes it once per instance. */
+static const char *trace_name(struct exports *x, const char *s, size_t n)
+{
+    uint32_t id = cct_intern(&x->tree, s, n);
+    if (id >= x->nnames) {
+        size_t cap = x->nnames ? x->nnames : 64;
+        while (cap <= id)
+            cap *= 2;
+        x->names = xrealloc(x->names, cap * sizeof *x->names);
+        memset(x->names + x->nnames, 0, (cap - x->nnames) * sizeof *x->names);
+        x->nnames = cap;
+    }
+    if (!x->names[id]) {
+        struct sbuf b = {0};
+        export_json_text(&b, s, n);
+        x->names[id] = b.s;
+    }
+    return x->names[id];
+}
+
+/* Write the trace buffer out when it has grown. */
+static void trace_flush(struct exports *x, int force)
+{
+    if (x->trace.f && (force || x->buf.len >= 1 << 16)) {
+        fwrite(x->buf.s, 1, x->buf.len, x->trace.f);
+        x->buf.len = 0;
+    }
+}
+
+/* Close the call-path stream of the thread being read. */
+static void stream_stop(struct exports *x)
+{
+    if (x->streaming)
+        cct_stream_end(&x->stream);
+    x->streaming = 0;
+}
+
+/* A run's table starts: it is the trace's next process. */
+static void sink_run_begin(void *ctx, const struct model *m, size_t run)
+{
+    struct exports *x = ctx;
+    (void)m;
+    (void)run;
+    x->pid++;
+    x->in_run = 1;
+}
+
+/* One row: a trace event, and a step of the calling-context tree. */
+static void sink_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                       const struct run_event *e, double ns, double self_ns, double start_ns)
+{
+    struct exports *x = ctx;
+    enum run_kind kind = m->runs[run].kind;
+    if (x->trace.f && kind == RUN_EVENTS) {
+        export_trace_event(&x->buf, x->first, trace_name(x, e->region, e->region_len), x->pid,
+                           e->thread, start_ns, e->has_ticks, ns, self_ns, e->depth, e->nested);
+        x->first = 0;
+        trace_flush(x, 0);
+    }
+    (void)t;
+    if (!x->folded.f && !x->callgrind.f)
+        return;
+    if (!x->streaming || x->stream_run != run || x->stream_thread != e->thread) {
+        stream_stop(x);
+        cct_stream_begin(&x->stream, &x->tree, x->tree.root);
+        x->streaming = 1;
+        x->stream_run = run;
+        x->stream_thread = e->thread;
+    }
+    cct_stream_row(&x->stream, e->region, e->region_len, kind == RUN_EVENTS ? e->depth : 0,
+                   e->has_ticks, ns, self_ns);
+}
+
+/* A summary row: no paths, so the region counts as a root of the tree. */
+static void sink_summary(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                         const struct run_summary *s, double k)
+{
+    struct exports *x = ctx;
+    (void)m;
+    (void)run;
+    (void)t;
+    if (!x->folded.f && !x->callgrind.f)
+        return;
+    stream_stop(x);
+    cct_add(&x->tree, x->tree.root, s->region, s->region_len, s->calls, (double)s->outer * k,
+            (double)s->self * k);
+}
+
+/* A run ends: name its process and threads in the trace, keep its facts for otherData. */
+static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
+{
+    struct exports *x = ctx;
+    stream_stop(x);
+    if (!x->in_run)
+        return;
+    x->in_run = 0;
+    if (!x->trace.f)
+        return;
+    if (!kept) {
+        trace_meta(&x->buf, x->first, "process_name", x->pid, 0, "name", "(skipped run)", 0);
+        x->first = 0;
+        trace_flush(x, 0);
+        return;
+    }
+    const struct run_rec *r = &m->runs[run];
+    char label[64];
+    snprintf(label, sizeof label, "run %zu", x->pid);
+    struct sbuf name = {0};
+    sbuf_addf(&name, "%s: %s", label, r->program ? r->program : r->file);
+    trace_meta(&x->buf, x->first, "process_name", x->pid, 0, "name", name.s, 0);
+    x->first = 0;
+    trace_meta(&x->buf, 0, "process_sort_index", x->pid, 0, "sort_index", NULL, x->pid);
+    name.len = 0;
+    sbuf_addf(&name, "%s, pid %s, host %s, %s", r->file, r->pid ? r->pid : "?",
+              r->host ? r->host : "?", r->start ? r->start : "?");
+    trace_meta(&x->buf, 0, "process_labels", x->pid, 0, "labels", name.s, 0);
+    for (size_t i = 0; i < m->nthreads; i++) {
+        const struct thread_rec *t = &m->threads[i];
+        if (t->run != run)
+            continue;
+        name.len = 0;
+        if (t->name[0])
+            sbuf_addf(&name, "%s", t->name);
+        else
+            sbuf_addf(&name, "thread %u", t->number);
+        trace_meta(&x->buf, 0, "thread_name", x->pid, t->number, "name", name.s, 0);
+        trace_meta(&x->buf, 0, "thread_sort_index", x->pid, t->number, "sort_index", NULL,
+                   t->number);
+    }
+    sbuf_release(&name);
+    trace_flush(x, 0);
+    /* otherData holds strings only: the trace viewers show it as a table. */
+    const char *keys[] = {"file",  "program", "command", "pid",     "host",
+                          "start", "clock",   "mode",    "complete"};
+    const char *vals[] = {r->file,  r->program, r->command,
+                          r->pid,   r->host,    r->start,
+                          r->clock, r->mode,    r->complete ? "yes" : "no"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        if (!vals[k])
+            continue;
+        sbuf_addf(&x->other, ",\n\"%s %s\": ", label, keys[k]);
+        export_json_text(&x->other, vals[k], strlen(vals[k]));
+    }
+    sbuf_addf(&x->other, ",\n\"%s frequency\": \"%llu Hz\"", label,
+              (unsigned long long)r->frequency);
+}
+
+/* Create the exports' temporary files and attach the sink. */
+struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
+                             size_t whylen)
+{
+    struct exports *x = xcalloc(1, sizeof *x);
+    x->o = *o;
+    x->first = 1;
+    cct_init(&x->tree);
+    if ((o->trace && out_open(&x->trace, o->trace, why, whylen) != 0) ||
+        (o->folded && out_open(&x->folded, o->folded, why, whylen) != 0) ||
+        (o->callgrind && out_open(&x->callgrind, o->callgrind, why, whylen) != 0) ||
+        (o->json && out_open(&x->json, o->json, why, whylen) != 0)) {
+        exports_free(x);
+        return NULL;
+    }
+    if (x->trace.f)
+        fputs("{\"traceEvents\":[\n", x->trace.f);
+    x->sink = (struct model_sink){x, sink_run_begin, sink_event, sink_summary, sink_run_end};
+    m->sink = &x->sink;
+    return x;
+}
+
+/* Fill every export's temporary file. */
+int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
+{
+    m->sink = NULL;
+    stream_stop(x);
+    if (x->trace.f) {
+        trace_flush(x, 1);
+        fprintf(x->trace.f,
+                "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\n"
+                "\"generator\": \"profreport %s\",\n\"command\": ",
+                prof_version());
+        struct sbuf b = {0};
+        const char *cl = x->o.command_line ? x->o.command_line : "";
+        export_json_text(&b, cl, strlen(cl));
+        sbuf_addf(&b, ",\n\"runs\": \"%zu\"", x->pid);
+        fwrite(b.s, 1, b.len, x->trace.f);
+        sbuf_release(&b);
+        if (x->other.len)
+            fwrite(x->other.s, 1, x->other.len, x->trace.f);
+        fputs("\n}}\n", x->trace.f);
+        if (out_close(&x->trace, why, whylen) != 0)
+            return -1;
+    }
+    if (x->folded.f) {
+        export_folded_write(x->folded.f, &x->tree);
+        if (out_close(&x->folded, why, whylen) != 0)
+            return -1;
+    }
+    if (x->callgrind.f) {
+        const char *cmd = NULL;
+        for (size_t i = 0; i < m->nruns && !cmd; i++)
+            cmd = m->runs[i].command ? m->runs[i].command : m->runs[i].program;
+        export_callgrind_write(x->callgrind.f, &x->tree, cmd, m->nruns);
+        if (out_close(&x->callgrind, why, whylen) != 0)
+            return -1;
+    }
+    if (x->json.f) {
+        export_json_write(x->json.f, m, x->o.command_line);
+        if (out_close(&x->json, why, whylen) != 0)
+            return -1;
+    }
+    if (x->o.csv_dir) {
+        struct stat st;
+        if (mkdir(x->o.csv_dir, 0777) != 0 && errno != EEXIST) {
+            snprintf(why, whylen, "cannot create '%s': %s", x->o.csv_dir, strerror(errno));
+            return -1;
+        }
+        if (stat(x->o.csv_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(why, whylen, "cannot write CSV files into '%s': not a folder", x->o.csv_dir);
+            return -1;
+        }
+        for (int k = 0; k < TABLE_COUNT; k++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir, export_table_names[k]);
+            if (out_open(&x->csv[k], path, why, whylen) != 0)
+                return -1;
+            export_csv_write(x->csv[k].f, m, (enum export_table)k);
+            if (out_close(&x->csv[k], why, whylen) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Rename one written output into place. */
+static int out_commit(struct out *o, char *why, size_t whylen)
+{
+    if (!o->tmp || o->committed)
+        return 0;
+    if (rename(o->tmp, o->target) != 0) {
+        snprintf(why, whylen, "cannot write '%s': %s", o->target, strerror(errno));
+        return -1;
+    }
+    o->committed = 1;
+    return 0;
+}
+
+/* Rename every export into place. */
+int exports_commit(struct exports *x, char *why, size_t whylen)
+{
+    struct out *all[] = {&x->trace, &x->folded, &x->callgrind, &x->json};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (out_commit(all[i], why, whylen) != 0)
+            return -1;
+    for (int k = 0; k < TABLE_COUNT; k++)
+        if (out_commit(&x->csv[k], why, whylen) != 0)
+            return -1;
+    return 0;
+}
+
+/* Say where the exports went. */
+void exports_print(const struct exports *x, FILE *out)
+{
+    if (x->trace.committed)
+        fprintf(out, "trace:    %s\n", x->trace.target);
+    if (x->folded.committed)
+        fprintf(out, "folded:   %s\n", x->folded.target);
+    if (x->callgrind.committed)
+        fprintf(out, "callgrind: %s\n", x->callgrind.target);
+    if (x->json.committed)
+        fprintf(out, "json:     %s\n", x->json.target);
+    if (x->csv[0].committed)
+        fprintf(out, "csv:      %s/ (%d files)\n", x->o.csv_dir, TABLE_COUNT);
+}
+
+/* Remove uncommitted temporary files and free everything. */
+void exports_free(struct exports *x)
+{
+    if (!x)
+        return;
+    stream_stop(x);
+    out_free(&x->trace);
+    out_free(&x->folded);
+    out_free(&x->callgrind);
+    out_free(&x->json);
+    for (int k = 0; k < TABLE_COUNT; k++)
+        out_free(&x->csv[k]);
+    for (size_t i = 0; i < x->nnames; i++)
+        free(x->names[i]);
+    free(x->names);
+    sbuf_release(&x->buf);
+    sbuf_release(&x->other);
+    cct_release(&x->tree);
+    free(x);
+}

@@ -1,0 +1,256 @@
+/*
+ * test_export.c - unit tests of export.c's pure parts: CSV, JSON, folded and callgrind text
+ * for hostile names, trace events, and the folded, callgrind, CSV and JSON writers on small
+ * trees and run files whose expected output is worked out by hand.
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* s after one of the sbuf formatters, as a fresh string. */
+#define FORMAT(call, ...)                                                                          \
+    ({                                                                                             \
+        struct sbuf b_ = {0};                                                                      \
+        call(&b_, __VA_ARGS__);                                                                    \
+        b_.s ? b_.s : strdup("");                                                                  \
+    })
+
+/* Compare a formatter's output with the expected text. */
+static void expect_csv(const char *in, const char *want)
+{
+    char *got = FORMAT(export_csv_text, in);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* Cells a spreadsheet would run get a leading quote; RFC 4180 quoting as needed. */
+static void csv_text_is_formula_safe(void **state)
+{
+    (void)state;
+    expect_csv("plain", "plain");
+    expect_csv("", "");
+    expect_csv("=1+1", "'=1+1");
+    expect_csv("+cmd", "'+cmd");
+    expect_csv("-2", "'-2");
+    expect_csv("@SUM(A1)", "'@SUM(A1)");
+    expect_csv("\tx", "'\tx");
+    expect_csv("\rx", "\"'\rx\"");
+    expect_csv("a,b", "\"a,b\"");
+    expect_csv("say \"hi\"", "\"say \"\"hi\"\"\"");
+    expect_csv("=HYPERLINK(\"x\",\"y\")", "\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\"");
+    expect_csv("line\nbreak", "\"line\nbreak\"");
+    expect_csv("a=b", "a=b"); /* only the first character matters */
+}
+
+/* JSON strings escape quotes, backslashes and controls, and repair invalid UTF-8. */
+static void json_text_is_valid_json(void **state)
+{
+    (void)state;
+    char *got = FORMAT(export_json_text, "a\"b\\c\n\x01\x1f", 8);
+    assert_string_equal(got, "\"a\\\"b\\\\c\\u000a\\u0001\\u001f\"");
+    free(got);
+    got = FORMAT(export_json_text,
+                 "\xff"
+                 "ok\xc3\xa9",
+                 5);
+    assert_string_equal(got, "\"\xef\xbf\xbdok\xc3\xa9\"");
+    free(got);
+    got = FORMAT(export_json_text, "a\0b", 3); /* a NUL inside an id */
+    assert_string_equal(got, "\"a\xef\xbf\xbd"
+                             "b\"");
+    free(got);
+}
+
+/* A folded frame holds no ';' and no line break; a callgrind name no line break. */
+static void folded_and_callgrind_names_stay_on_their_line(void **state)
+{
+    (void)state;
+    char *got = FORMAT(export_folded_frame, "a;b\nc\td \x80", 9);
+    assert_string_equal(got, "a:b c d \xef\xbf\xbd");
+    free(got);
+    got = FORMAT(export_callgrind_name, "x;y\r\nz", 6);
+    assert_string_equal(got, "x;y  z");
+    free(got);
+}
+
+/* Trace events: microseconds with ns resolution, B for an instance that never stopped. */
+static void trace_events_are_complete_or_begin(void **state)
+{
+    (void)state;
+    struct sbuf b = {0};
+    export_trace_event(&b, 1, "\"run\"", 2, 3, 1500, 1, 2000.4, 999.6, 1, 0);
+    export_trace_event(&b, 0, "\"open\"", 2, 3, 7, 0, 0, 0, 0, 1);
+    assert_string_equal(b.s, "{\"name\":\"run\",\"cat\":\"region\",\"ph\":\"X\",\"ts\":1.500,"
+                             "\"dur\":2.000,\"pid\":2,\"tid\":3,\"args\":{\"self_us\":1.000,"
+                             "\"depth\":1}},\n"
+                             "{\"name\":\"open\",\"cat\":\"region\",\"ph\":\"B\",\"ts\":0.007,"
+                             "\"pid\":2,\"tid\":3,\"args\":{\"never_stopped\":1,\"depth\":0,"
+                             "\"nested\":1}}");
+    sbuf_release(&b);
+}
+
+/* A small tree: main (self 10.4) -> {b (self 5, 3 calls), a (self 0.2)}, a -> c (self 7). */
+static void small_tree(struct cct *t)
+{
+    struct cct_stream s;
+    cct_init(t);
+    cct_stream_begin(&s, t, t->root);
+    cct_stream_row(&s, "b", 1, 1, 1, 2, 2);
+    cct_stream_row(&s, "c", 1, 2, 1, 7, 7);
+    cct_stream_row(&s, "a;x", 3, 1, 1, 7.2, 0.2);
+    cct_stream_row(&s, "b", 1, 1, 1, 1.5, 1.5);
+    cct_stream_row(&s, "b", 1, 1, 1, 1.5, 1.5);
+    cct_stream_row(&s, "main", 4, 0, 1, 22.6, 10.4);
+    cct_stream_end(&s);
+}
+
+/* Text written to a memory stream by fn(f, ...). */
+static char *written(int (*fn)(FILE *, const struct cct *), const struct cct *t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(fn(f, t), 0);
+    fclose(f);
+    return text;
+}
+
+/* One line per path with at least 1 ns of self time, frames joined by ';'. */
+static void folded_lines_are_paths_with_self_time(void **state)
+{
+    (void)state;
+    struct cct t;
+    small_tree(&t);
+    char *text = written(export_folded_write, &t);
+    /* "a;x" is one frame: its ';' becomes ':'. Self 0.2 rounds to 0: no line. */
+    assert_string_equal(text, "main 10\nmain;a:x;c 7\nmain;b 5\n");
+    free(text);
+    cct_release(&t);
+}
+
+static int callgrind_of(FILE *f, const struct cct *t)
+{
+    return export_callgrind_write(f, t, "app --fast", 1);
+}
+
+/* Callgrind: self cost per function, calls and inclusive cost per call, exact sums. */
+static void callgrind_has_calls_and_inclusive_costs(void **state)
+{
+    (void)state;
+    struct cct t;
+    small_tree(&t);
+    char *text = written(callgrind_of, &t);
+    /* Whole ns: main 10, a;x 0, c 7, b 5 -> total 22; a;x's inclusive is 0 + 7. */
+    assert_non_null(strstr(text, "cmd: app --fast\n"));
+    assert_non_null(strstr(text, "events: ns\nsummary: 22\n"));
+    assert_non_null(strstr(text, "\ntotals: 22\n"));
+    const char *body = strstr(text, "fl=(1) regions\n");
+    assert_non_null(body);
+    char want[512];
+    unsigned main_id = (unsigned)cct_intern(&t, "main", 4) + 1;
+    unsigned a_id = (unsigned)cct_intern(&t, "a;x", 3) + 1;
+    unsigned b_id = (unsigned)cct_intern(&t, "b", 1) + 1;
+    unsigned c_id = (unsigned)cct_intern(&t, "c", 1) + 1;
+    snprintf(want, sizeof want,
+             "fl=(1) regions\n"
+             "fn=(%u) main\n0 10\n"
+             "cfn=(%u) a;x\ncalls=1 0\n0 7\n"
+             "cfn=(%u) b\ncalls=3 0\n0 5\n"
+             "fn=(%u)\n0 0\n"
+             "cfn=(%u) c\ncalls=1 0\n0 7\n"
+             "fn=(%u)\n0 7\n"
+             "fn=(%u)\n0 5\n"
+             "\ntotals: 22\n",
+             main_id, a_id, b_id, a_id, c_id, c_id, b_id);
+    assert_string_equal(body, want);
+    free(text);
+    cct_release(&t);
+}
+
+/* A run file in memory, read into a model. */
+static void model_of(struct model *m, const char *text)
+{
+    model_init(m);
+    FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
+    assert_int_equal(model_add_run(m, f, "mem.csv", 0), RUNFILE_OK);
+    fclose(f);
+}
+
+static const char run_text[] = "Frequency,1000000000\n"
+                               "Format,profreport-run,1\n"
+                               "Mode,events\n"
+                               "Program,/bin/app\n"
+                               "Threads,1\n"
+                               "Thread,1,77,main,exited\n"
+                               "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                               "\"=cmd|'/c calc'!A0\",100,1,top,1,100,10,0\n"
+                               "top,400,1,,0,300,0,0\n"
+                               "top,200,1,,0,200,500,0\n";
+
+/* The Call cost table as CSV: ns, shares as fractions, the hostile id made harmless. */
+static void csv_callcost_has_workbook_columns_in_ns(void **state)
+{
+    (void)state;
+    struct model m;
+    model_of(&m, run_text);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(export_csv_write(f, &m, TABLE_CALLCOST), 0);
+    fclose(f);
+    /* top: 2 calls, total 600, self 500 of 600, busy 600; mean 300, median 300, sample
+       std dev sqrt(2 * 100^2) = 141.42..., min 200, max 400, P90 380, P99 398. */
+    const char *want_top = "\ntop,2,600,1,500,0.8333333333333334,300,300,141.4213562373095,200,"
+                           "400,380,398,1,300,,,,300,300,0,exact\n";
+    assert_non_null(strstr(text, want_top));
+    assert_non_null(strstr(text, "\n'=cmd|'/c calc'!A0,1,100,"));
+    assert_true(strncmp(text, "Region,Calls,Total (ns),Total %,Self (ns)", 41) == 0);
+    free(text);
+    model_release(&m);
+}
+
+/* The JSON export holds every table as arrays of objects, null where the sheet is empty. */
+static void json_holds_every_table(void **state)
+{
+    (void)state;
+    struct model m;
+    model_of(&m, run_text);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(export_json_write(f, &m, "profreport x"), 0);
+    fclose(f);
+    assert_non_null(strstr(text, "\"command\": \"profreport x\""));
+    assert_non_null(strstr(text, "\"callcost\": [\n  {\"Region\": \"top\", \"Calls\": 2, "
+                                 "\"Total (ns)\": 600,"));
+    assert_non_null(strstr(text, "\"Run std dev (ns)\": null"));
+    assert_non_null(strstr(text, "{\"Caller\": \"top\", \"Callee\": \"=cmd|'/c calc'!A0\", "
+                                 "\"Calls\": 1, \"Total (ns)\": 100,"));
+    assert_non_null(strstr(text, "\"threads\": [\n  {\"Run\": 1, \"File\": \"mem.csv\", "
+                                 "\"Thread\": 1, \"Tid\": \"77\", \"Name\": \"main\""));
+    free(text);
+    model_release(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(csv_text_is_formula_safe),
+        cmocka_unit_test(json_text_is_valid_json),
+        cmocka_unit_test(folded_and_callgrind_names_stay_on_their_line),
+        cmocka_unit_test(trace_events_are_complete_or_begin),
+        cmocka_unit_test(folded_lines_are_paths_with_self_time),
+        cmocka_unit_test(callgrind_has_calls_and_inclusive_costs),
+        cmocka_unit_test(csv_callcost_has_workbook_columns_in_ns),
+        cmocka_unit_test(json_holds_every_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
