@@ -76,13 +76,18 @@ PROGRAM_CXX := $(wildcard tests/programs/*.cpp)
 PROGRAM_BINS := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 	$(PROGRAM_CXX:tests/programs/%.cpp=$(BUILD)/tests/programs/%) \
 	$(BUILD)/tests/programs/static_basic
+# Programs that know nothing of profreport, for the preload library (no sanitizer either).
+PLAIN_SRC := $(wildcard tests/plain/*.c)
+PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
 	format format-check deps
 
 all: lib reporter examples $(BUILD)/profreport.pc
 
-lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS)
+PRELOAD := $(BUILD)/libprofreport-malloc.so
+
+lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS) $(PRELOAD)
 
 $(BUILD)/collector/%.o: collector/%.c collector/internal.h collector/profreport.h
 	@mkdir -p $(@D)
@@ -98,6 +103,12 @@ $(SHARED_LIB): $(LIB_OBJ)
 
 $(SHARED_LINKS): $(SHARED_LIB)
 	ln -sf $(notdir $(SHARED_LIB)) $@
+
+# The LD_PRELOAD library: finds libprofreport.so beside itself ($$ORIGIN), built or installed.
+# No sanitizer: a sanitizer replaces malloc itself, so the two cannot be used together.
+$(PRELOAD): preload/malloc.c collector/profreport.h $(SHARED_LINKS)
+	$(CC) -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
+	    -Icollector -shared -o $@ $< -L$(BUILD) -lprofreport -Wl,-rpath,'$$ORIGIN'
 
 $(BUILD)/profreport.pc: profreport.pc.in collector/profreport.h
 	@mkdir -p $(@D)
@@ -146,6 +157,10 @@ $(BUILD)/tests/programs/%: tests/programs/%.cpp $(SHARED_LINKS) collector/profre
 	@mkdir -p $(@D)
 	$(CXX) $(APP_CXXFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
 
+$(BUILD)/tests/plain/%: tests/plain/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) -pthread $< -o $@
+
 # The basic example linked statically, to cover both link modes.
 
 $(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
@@ -155,7 +170,7 @@ $(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "unit: $$t"; $$t; done
 
-functional: all $(PROGRAM_BINS)
+functional: all $(PROGRAM_BINS) $(PLAIN_BINS)
 	PROF_BUILD=$(abspath $(BUILD)) PROF_SAN=$(SAN) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	    tests/functional
 
@@ -205,14 +220,17 @@ install: all
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so
-	install -m 644 collector/profreport.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
+	install -m 644 collector/profreport.h collector/profreport_new.hpp $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/profreport.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 644 man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
 	-[ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && ldconfig || true
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libprofreport.a $(DESTDIR)$(LIBDIR)/libprofreport.so* \
-	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
+	    $(DESTDIR)$(LIBDIR)/libprofreport-malloc.so \
+	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(INCLUDEDIR)/profreport_new.hpp \
+	    $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
 	    $(DESTDIR)$(MANDIR)/man3/profreport.3 $(DESTDIR)$(MANDIR)/man1/profreport.1 \
 	    $(DESTDIR)$(BINDIR)/profreport
 	rm -rf $(DESTDIR)$(DATADIR)/profreport
@@ -223,8 +241,8 @@ clean:
 
 # ---- formatting ----
 
-FORMAT_FILES := $(wildcard collector/*.[ch] reporter/*.[ch] examples/*.c examples/*.cpp tests/unit/*.c \
-	tests/programs/*.c tests/programs/*.cpp bench/*.c)
+FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp preload/*.c reporter/*.[ch] examples/*.c examples/*.cpp tests/unit/*.c \
+	tests/programs/*.c tests/programs/*.cpp tests/plain/*.c bench/*.c)
 
 format:
 	clang-format -i $(FORMAT_FILES)

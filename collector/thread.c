@@ -65,6 +65,7 @@ void prof_thread_free(struct prof_thread *t)
     free(t->stack);
     free(t->ids);
     free(t->live);
+    free(t->mem);
     free(t->path);
     pthread_mutex_destroy(&t->lock);
     free(t);
@@ -106,6 +107,7 @@ static int write_pending(struct prof_thread *t)
 /* The buffer is full: write it and start again at its beginning. */
 static __attribute__((noinline)) void flush(struct prof_thread *t)
 {
+    prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     pthread_mutex_lock(&t->lock);
     int err = write_pending(t);
     if (err) {
@@ -116,6 +118,7 @@ static __attribute__((noinline)) void flush(struct prof_thread *t)
     t->flushed = 0;
     __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&t->lock);
+    prof_mem_quiet_end();
 }
 
 /* Grow the id table to twice its size (owner thread). */
@@ -178,7 +181,7 @@ static int texts_grow(struct prof_thread *t, uint32_t size)
 }
 
 /* A region id seen for the first time on this thread: give it the next index. */
-static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const char *id)
+static uint32_t id_add_locked(struct prof_thread *t, const char *id)
 {
     if (t->nids >= PROF_W_MAX_ID)
         return UINT32_MAX;
@@ -233,6 +236,15 @@ static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const ch
     t->slots[h].idx = idx;
 out:
     pthread_mutex_unlock(&t->lock);
+    return idx;
+}
+
+/* id_add_locked with the collector's allocations untracked by memory checks. */
+static __attribute__((noinline)) uint32_t id_add(struct prof_thread *t, const char *id)
+{
+    prof_mem_quiet_begin();
+    uint32_t idx = id_add_locked(t, id);
+    prof_mem_quiet_end();
     return idx;
 }
 
@@ -536,6 +548,8 @@ void prof_thread_end(struct prof_thread *t, const char *state)
         int err = write_pending(t);
         if (!err && t->mode == PROF_MODE_SUMMARY)
             err = write_summary(t);
+        if (!err)
+            err = prof_mem_write_part(t);
         uint64_t mismatch = PROF_LOAD(t->mismatch);
         if (!err && mismatch)
             err = write_warning(t, "scope-mismatch", mismatch,
@@ -601,6 +615,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     free(t->live);
     t->live = NULL;
     t->live_cap = 0;
+    prof_mem_thread_reset(t);
     t->live_interval = run->live_interval;
     t->live_frequency = run->frequency;
     t->live_since = prof_ticks();

@@ -531,11 +531,12 @@ static void message_values_are_escaped_and_cut(void **state)
               "number");
 }
 
-/* A version other than 1 is refused, numeric or not. */
+/* A version other than 1 and 2 is refused, numeric or not. */
 static void unknown_format_version_is_skipped(void **state)
 {
     (void)state;
-    check_skipped("Frequency,1000\nFormat,profreport-run,2\n", "unknown format version 2", 2);
+    check_skipped("Frequency,1000\nFormat,profreport-run,3\n", "unknown format version 3", 2);
+    check_skipped("Frequency,1000\nFormat,profreport-run,0\n", "unknown format version 0", 2);
     check_skipped("Frequency,1000\nFormat,profreport-run,1.1\nMode,events\n",
                   "unknown format version \"1.1\"", 2);
 }
