@@ -89,13 +89,19 @@ PROGRAM_CXX := $(wildcard tests/programs/*.cpp)
 PROGRAM_BINS := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 	$(PROGRAM_CXX:tests/programs/%.cpp=$(BUILD)/tests/programs/%) \
 	$(BUILD)/tests/programs/static_basic
+# Programs that know nothing of profreport, for the preload library (no sanitizer either).
+PLAIN_SRC := $(wildcard tests/plain/*.c)
+PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
 	format format-check deps
 
 all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
 
-lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS) $(AUTO_STATIC) $(AUTO_SHARED) $(AUTO_LINKS)
+PRELOAD := $(BUILD)/libprofreport-malloc.so
+
+lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS) $(AUTO_STATIC) $(AUTO_SHARED) $(AUTO_LINKS) \
+	$(PRELOAD)
 
 $(BUILD)/collector/%.o: collector/%.c collector/internal.h collector/profreport.h
 	@mkdir -p $(@D)
@@ -125,6 +131,13 @@ $(AUTO_SHARED): $(LIB_OBJ) $(AUTO_OBJ)
 
 $(AUTO_LINKS): $(AUTO_SHARED)
 	ln -sf $(notdir $(AUTO_SHARED)) $@
+
+
+# The LD_PRELOAD library: finds libprofreport.so beside itself ($$ORIGIN), built or installed.
+# No sanitizer: a sanitizer replaces malloc itself, so the two cannot be used together.
+$(PRELOAD): preload/malloc.c collector/profreport.h $(SHARED_LINKS)
+	$(CC) -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
+	    -Icollector -shared -o $@ $< -L$(BUILD) -lprofreport -Wl,-rpath,'$$ORIGIN'
 
 $(BUILD)/%.pc: %.pc.in collector/profreport.h
 	@mkdir -p $(@D)
@@ -196,6 +209,10 @@ $(BUILD)/tests/programs/auto/%: tests/programs/auto/%.cpp $(AUTO_LINKS) collecto
 	@mkdir -p $(@D)
 	$(CXX) $(APP_CXXFLAGS) $(AUTO_APP_FLAGS) $< -o $@ $(APP_LDFLAGS) -lprofreport-auto
 
+$(BUILD)/tests/plain/%: tests/plain/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) -pthread $< -o $@
+
 # The basic example linked statically, to cover both link modes.
 
 $(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
@@ -205,7 +222,7 @@ $(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "unit: $$t"; $$t; done
 
-functional: all $(PROGRAM_BINS) $(AUTO_PROG_BINS)
+functional: all $(PROGRAM_BINS) $(AUTO_PROG_BINS) $(PLAIN_BINS)
 	PROF_BUILD=$(abspath $(BUILD)) PROF_SAN=$(SAN) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	    tests/functional
 
@@ -255,7 +272,8 @@ install: all
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so
-	install -m 644 collector/profreport.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
+	install -m 644 collector/profreport.h collector/profreport_new.hpp $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 644 $(AUTO_STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(AUTO_SHARED) $(DESTDIR)$(LIBDIR)/
@@ -268,7 +286,9 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libprofreport.a $(DESTDIR)$(LIBDIR)/libprofreport.so* \
 	    $(DESTDIR)$(LIBDIR)/libprofreport-auto.a $(DESTDIR)$(LIBDIR)/libprofreport-auto.so* \
 	    $(DESTDIR)$(PKGCONFIGDIR)/profreport-auto.pc \
-	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
+	    $(DESTDIR)$(LIBDIR)/libprofreport-malloc.so \
+	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(INCLUDEDIR)/profreport_new.hpp \
+	    $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
 	    $(DESTDIR)$(MANDIR)/man3/profreport.3 $(DESTDIR)$(MANDIR)/man1/profreport.1 \
 	    $(DESTDIR)$(BINDIR)/profreport
 	rm -rf $(DESTDIR)$(DATADIR)/profreport
@@ -279,9 +299,9 @@ clean:
 
 # ---- formatting ----
 
-FORMAT_FILES := $(wildcard collector/*.[ch] reporter/*.[ch] examples/*.c examples/*.cpp tests/unit/*.c \
-	tests/programs/*.c tests/programs/*.cpp tests/programs/auto/*.c tests/programs/auto/*.cpp \
-	bench/*.c)
+FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp preload/*.c reporter/*.[ch] \
+	examples/*.c examples/*.cpp tests/unit/*.c tests/programs/*.c tests/programs/*.cpp \
+	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c)
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -56,6 +56,7 @@ struct writer {
     size_t thread_len;
     struct part_info *info;      /* pass one: collects unterminated names */
     struct functions *functions; /* pass one: collects Function records */
+    struct prof_sbuf mem;        /* pass two: region-bytes rows of the memory section */
 };
 
 static char *dup_n(const char *s, size_t n)
@@ -397,6 +398,55 @@ static void note_row(void *ctx, const struct prof_row *row)
         pi->unterminated_names[pi->nnames++] = s;
 }
 
+/* Pass two: a PRFM chunk as region-bytes rows, one per region text (FORMAT.md 1.5 and 3). */
+static enum prof_error memory_rows(struct writer *w, const struct ids *ids, const unsigned char *p,
+                                   size_t len)
+{
+    enum { REC = 20 };
+    if (len % REC != 0)
+        return PROF_ERR_FORMAT;
+    size_t n = len / REC;
+    /* Ids with the same text are one region: add their counts into the first such record. */
+    uint64_t *sum = calloc(n ? 2 * n : 1, sizeof *sum);
+    uint32_t *key = calloc(n ? n : 1, sizeof *key);
+    enum prof_error err = sum && key ? PROF_OK : PROF_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n && err == PROF_OK; i++) {
+        uint32_t idx;
+        uint64_t count, bytes;
+        memcpy(&idx, p + i * REC, 4);
+        memcpy(&count, p + i * REC + 4, 8);
+        memcpy(&bytes, p + i * REC + 12, 8);
+        if (idx != UINT32_MAX && idx >= ids->n) {
+            err = PROF_ERR_FORMAT;
+            break;
+        }
+        uint32_t c = idx == UINT32_MAX ? idx : ids->canon[idx];
+        size_t j = 0;
+        while (j < k && key[j] != c)
+            j++;
+        if (j == k)
+            key[k++] = c;
+        sum[2 * j] += count;
+        sum[2 * j + 1] += bytes;
+    }
+    for (size_t j = 0; j < k && err == PROF_OK; j++) {
+        prof_sbuf_str(&w->mem, "region-bytes,");
+        prof_sbuf_add(&w->mem, w->thread, w->thread_len);
+        prof_sbuf_char(&w->mem, ',');
+        if (key[j] != UINT32_MAX)
+            prof_sbuf_add(&w->mem, ids->csv[key[j]], ids->csv_len[key[j]]);
+        prof_sbuf_str(&w->mem, ",,");
+        prof_sbuf_u64(&w->mem, sum[2 * j]);
+        prof_sbuf_char(&w->mem, ',');
+        prof_sbuf_u64(&w->mem, sum[2 * j + 1]);
+        prof_sbuf_str(&w->mem, ",,,,\n");
+    }
+    free(sum);
+    free(key);
+    return err;
+}
+
 /*
  * Read one part. Pass one (m and pi set) fills the metadata and part info; pass two (w->out
  * set) writes its rows. A damaged part is read up to the damage.
@@ -474,6 +524,8 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
                 field(&pi->warnings, msg);
                 prof_sbuf_char(&pi->warnings, '\n');
             }
+        } else if (type == PROF_CHUNK_MEMORY && !pi) {
+            err = memory_rows(w, &ids, p, len);
         } else if (type == PROF_CHUNK_SUMMARY && !pi) {
             prof_sbuf_add(&w->buf, (const char *)p, len);
         } else if (type == PROF_CHUNK_END && pi) {
@@ -648,7 +700,7 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
         prof_sbuf_u64(b, ov->frequency);
     else
         prof_sbuf_str(b, m.frequency ? m.frequency : "1000000000");
-    prof_sbuf_str(b, "\nFormat,profreport-run,1\n");
+    prof_sbuf_str(b, "\nFormat,profreport-run,2\n");
     int summary = m.mode && strcmp(m.mode, "summary") == 0;
     prof_sbuf_str(b, summary ? "Mode,summary\n" : "Mode,events\n");
     meta_line(b, "Program", m.program);
@@ -702,6 +754,17 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
         if (w.buf.failed)
             err = PROF_ERR_NOMEM;
     }
+    /* The memory section: the run's findings, then each thread's bytes per region. */
+    if (err == PROF_OK && w.mem.failed)
+        err = PROF_ERR_NOMEM;
+    if (err == PROF_OK && ((ov && ov->memory_len) || w.mem.len)) {
+        fputs("Table,memory\nKind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,"
+              "OtherThread,OtherSite\n",
+              out);
+        if (ov && ov->memory_len)
+            fwrite(ov->memory, 1, ov->memory_len, out);
+        fwrite(w.mem.data, 1, w.mem.len, out);
+    }
     if (err == PROF_OK && (fflush(out) != 0 || ferror(out)))
         err = PROF_ERR_IO;
 
@@ -713,6 +776,7 @@ done:
     meta_release(&m);
     functions_release(&fs);
     prof_sbuf_release(&w.buf);
+    prof_sbuf_release(&w.mem);
     return err;
 }
 

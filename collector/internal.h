@@ -143,6 +143,7 @@ void prof_stats_format(struct prof_sbuf *b, const char *id, unsigned thread,
 #define PROF_CHUNK_SUMMARY PROF_CHUNK('P', 'R', 'F', 'S')
 #define PROF_CHUNK_END PROF_CHUNK('P', 'R', 'F', 'Z')
 #define PROF_CHUNK_LOCATIONS PROF_CHUNK('P', 'R', 'F', 'L')
+#define PROF_CHUNK_MEMORY PROF_CHUNK('P', 'R', 'F', 'M')
 
 /* Event words (docs/FORMAT.md, section 3). */
 #define PROF_W_EXIT 0x80000000u
@@ -219,6 +220,8 @@ struct prof_run_override {
     int complete;
     const char *header; /* the run's header pairs (as in a PRFH chunk), used before the parts' */
     size_t header_len;
+    const char *memory; /* memory findings: rows of the memory section (memcheck.c), or NULL */
+    size_t memory_len;
 };
 
 /*
@@ -333,6 +336,13 @@ struct prof_thread {
     int registered, exited, fork_pending;
     uint64_t stray, mismatch, depth_limit;
     char *path;
+
+    /* memory checks (memcheck.c): allocations and bytes per id index, and outside regions;
+       written by the owner (relaxed atomics), grown under lock, read at thread end */
+    struct prof_memcount {
+        uint64_t count, bytes;
+    } * mem, mem_none;
+    uint32_t mem_cap;
     struct prof_thread *next;
 };
 
@@ -395,5 +405,132 @@ void prof_thread_end(struct prof_thread *t, const char *state);
 void prof_thread_free(struct prof_thread *t);
 /* thread.c: forget the parent's file and buffer in a fork child (async-signal-safe). */
 void prof_thread_forked(struct prof_thread *t);
+
+/* run.c: nonzero once PROFILER_ENABLE=0 was seen (valid after prof_attach returned). */
+int prof_disabled(void);
+
+/* ---- memtab.c: the pure bookkeeping of memory checks ---- */
+
+/* Finding kinds, in the order the memory section lists them. */
+enum prof_mem_finding {
+    PROF_MF_LEAK,
+    PROF_MF_DOUBLE_FREE,
+    PROF_MF_UNKNOWN_FREE,
+    PROF_MF_MISMATCH,
+    PROF_MF_CROSS_THREAD,
+    PROF_MF_LAST
+};
+
+/* Where a memory operation came from: a "file:line" string, or a return address. */
+struct prof_site {
+    uintptr_t v;
+    int text; /* v is a const char * */
+};
+
+/* One memory operation as the table sees it. */
+struct prof_mem_op {
+    struct prof_site site;
+    const char *region; /* innermost open region, or NULL */
+    uint32_t thread;    /* the recorder's number in the run; 0: not recording */
+    uint32_t run;       /* run serial (memcheck.c) */
+    pid_t tid;          /* kernel thread id: "same thread" */
+    int kind;           /* enum prof_mem_kind */
+};
+
+/* One block: live, or freed and kept as a tombstone until its address is allocated again. */
+struct prof_mem_block {
+    uintptr_t ptr; /* 0: empty slot */
+    uint64_t size;
+    struct prof_mem_op alloc; /* the allocation */
+    struct prof_site free_site;
+    uint32_t free_thread;
+    int freed;
+};
+
+/* Open addressing by pointer; entries are never removed, only marked freed. Storage is mmap'd so
+   the table never calls the allocator it watches. */
+struct prof_memtab {
+    struct prof_mem_block *slots;
+    size_t mask, used; /* slots: mask + 1, or none */
+};
+
+/* A finding, aggregated by everything but count and bytes. */
+struct prof_mem_find {
+    int kind;                      /* enum prof_mem_finding */
+    int alloc_kind, free_kind;     /* enum prof_mem_kind, or -1 when not known */
+    uint32_t thread, other_thread; /* the operation's thread; the allocating/first-freeing one */
+    const char *region;            /* region of the operation, NULL: none */
+    struct prof_site site, other;  /* the operation's site; the allocation's or first free's */
+};
+
+/* Findings with their counts and bytes. */
+struct prof_memfind_map {
+    struct prof_memfind_slot {
+        struct prof_mem_find key;
+        uint64_t count, bytes;
+        int used;
+    } * slots;
+    size_t mask, used;
+};
+
+/* Record an allocation of size bytes at ptr; a stale entry at ptr is replaced. 0 or -1 (no
+   memory for the table: not recorded). */
+int prof_memtab_alloc(struct prof_memtab *t, uintptr_t ptr, uint64_t size,
+                      const struct prof_mem_op *op);
+/*
+ * Record a free of ptr by op (op->kind: the deallocator's kind). Writes up to two findings to
+ * out[] with their bytes in bytes[], and returns their number in *n. Returns 1 when ptr must not
+ * reach the real deallocator (a double free), else 0.
+ */
+int prof_memtab_free(struct prof_memtab *t, uintptr_t ptr, const struct prof_mem_op *op,
+                     struct prof_mem_find out[2], uint64_t bytes[2], int *n);
+/* Undo the free of ptr just recorded (a realloc that failed). */
+void prof_memtab_unfree(struct prof_memtab *t, uintptr_t ptr);
+/* The block at ptr, live or freed, or NULL. */
+const struct prof_mem_block *prof_memtab_find(const struct prof_memtab *t, uintptr_t ptr);
+/* Add the live blocks of run allocated while recording (thread != 0) to m as leaks. -1: no
+   memory. */
+int prof_memtab_leaks(const struct prof_memtab *t, uint32_t run, struct prof_memfind_map *m);
+void prof_memtab_release(struct prof_memtab *t);
+
+/* Count one finding of bytes. 0, or -1 when the map cannot grow. */
+int prof_memfind_add(struct prof_memfind_map *m, const struct prof_mem_find *f, uint64_t count,
+                     uint64_t bytes);
+/* The used slots in report order: kind, then bytes (largest first), count, site. Caller frees
+   with prof_mem_unmap(p, n * sizeof *p); NULL when empty or out of memory. */
+struct prof_memfind_slot **prof_memfind_sorted(const struct prof_memfind_map *m, size_t *n);
+void prof_memfind_release(struct prof_memfind_map *m);
+
+/* Zeroed memory straight from the kernel, and its release. */
+void *prof_mem_map(size_t bytes);
+void prof_mem_unmap(void *p, size_t bytes);
+
+/* The section's name of a finding kind, and of an allocation or deallocation kind. */
+const char *prof_mem_finding_name(int kind);
+const char *prof_mem_alloc_name(int kind);
+const char *prof_mem_free_name(int kind);
+
+/* ---- memcheck.c: memory checks at run time ---- */
+
+/*
+ * Nonzero while the collector itself works on this thread: its own allocations and frees (and
+ * those of the libc functions it calls) are not tracked. Every collector path that allocates
+ * runs between prof_mem_quiet_begin and prof_mem_quiet_end.
+ */
+extern __thread unsigned prof_mem_quiet __attribute__((tls_model("initial-exec")));
+static inline void prof_mem_quiet_begin(void) { prof_mem_quiet++; }
+static inline void prof_mem_quiet_end(void) { prof_mem_quiet--; }
+
+/* Append the text of a site: the string, or module+0xoffset of a return address. */
+void prof_mem_site_text(struct prof_sbuf *b, struct prof_site site);
+/* thread.c: forget the thread's memory counters (a new run). */
+void prof_mem_thread_reset(struct prof_thread *t);
+/* thread.c: write the thread's PRFM chunk, if it allocated anything (t->lock held). */
+int prof_mem_write_part(struct prof_thread *t);
+/* run.c: the thread's recorder is going away (pthread key destructor). */
+void prof_mem_thread_exit(struct prof_thread *t);
+/* run.c: the run's memory findings and leaks as rows of the memory section (FORMAT.md 1.5);
+   starts the next run's accounting. */
+void prof_mem_run_end(struct prof_sbuf *out);
 
 #endif /* PROF_INTERNAL_H */

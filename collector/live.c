@@ -70,6 +70,7 @@ static void report_line(pid_t tid, const char *id, const struct prof_live *l, ui
 static void report(struct prof_thread *t, uint64_t now)
 {
     uint64_t elapsed = now - t->live_since;
+    prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     uint32_t *order = malloc((t->nids ? t->nids : 1) * sizeof *order);
     uint32_t n = 0;
     for (uint32_t i = 0; order && i < t->nids && i < t->live_cap; i++)
@@ -93,6 +94,7 @@ static void report(struct prof_thread *t, uint64_t now)
             report_line(t->tid, t->ids[order[i]], &t->live[order[i]], elapsed, t->live_frequency);
     }
     free(order);
+    prof_mem_quiet_end();
     memset(t->live, 0, t->live_cap * sizeof *t->live);
     t->live_since = now;
     t->live_next = now + t->live_interval;

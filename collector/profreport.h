@@ -35,7 +35,7 @@ extern "C" {
 #define PROF_VERSION_STRING "0.1.0"
 
 /* The run-file format version this library writes (docs/FORMAT.md). */
-#define PROF_FORMAT_VERSION 1
+#define PROF_FORMAT_VERSION 2
 
 #if defined(__GNUC__) && !defined(PROF_STATIC_BUILD)
 #define PROF_API __attribute__((visibility("default")))
@@ -140,6 +140,53 @@ PROF_API struct prof_api_scope prof_api_enter(const struct prof_api *api, unsign
 /* Used by PROFILER_API: leave the module; closes its region at the outermost exit. */
 PROF_API void prof_api_leave(const struct prof_api_scope *s);
 
+/*
+ * Memory-operation checks. Each allocation and free reported here is entered in a table of
+ * blocks: at the end of the run the blocks never freed are leaks, and a free of a block freed
+ * already (double free), of a pointer never allocated (unknown free), with the deallocator of
+ * another kind (free of a new'd block, delete of a new[]'d one...) or on another thread than
+ * the allocation is a finding of the run file's memory section. Each thread also counts the
+ * bytes it allocates in the innermost region it is inside. Three ways in: the PROFILER_MEM_
+ * macros (site: file and line), the C++ header <profreport_new.hpp> (new and delete) and the
+ * preload library libprofreport-malloc.so (malloc and free of an unmodified program).
+ */
+enum prof_mem_kind {
+    PROF_MEM_MALLOC,    /* malloc/calloc/realloc..., freed with free */
+    PROF_MEM_NEW,       /* operator new, freed with delete */
+    PROF_MEM_NEW_ARRAY, /* operator new[], freed with delete[] */
+    PROF_MEM_KIND_LAST  /* not a kind: the number of kinds */
+};
+
+/* Used by PROFILER_MEM_ALLOC: size bytes at ptr were allocated (NULL is ignored) at site. */
+PROF_API void prof_mem_alloc(void *ptr, size_t size, enum prof_mem_kind kind, const char *site);
+
+/*
+ * Used by PROFILER_MEM_FREE: ptr is about to be freed with the deallocator of kind, at site.
+ * Returns nonzero when ptr was freed already and not allocated again (a double free): the
+ * caller should then not free it. site must be a string that outlives the run (a literal).
+ */
+PROF_API int prof_mem_free(void *ptr, enum prof_mem_kind kind, const char *site);
+
+/* As prof_mem_alloc, the site being a return address (printed as module+0xoffset). */
+PROF_API void prof_mem_alloc_at(void *ptr, size_t size, enum prof_mem_kind kind,
+                                const void *caller);
+
+/* As prof_mem_free, the site being a return address. */
+PROF_API int prof_mem_free_at(void *ptr, enum prof_mem_kind kind, const void *caller);
+
+/*
+ * For the preload library: realloc(ptr, size) through real, recorded as a free of ptr and an
+ * allocation of the result. A double free is refused: NULL with errno set to EINVAL.
+ */
+PROF_API void *prof_mem_realloc_at(void *ptr, size_t size, void *(*real)(void *, size_t),
+                                   const void *caller);
+
+/* For <profreport_new.hpp>: malloc(size) without tracking it as malloc, recorded as kind. */
+PROF_API void *prof_mem_new(size_t size, enum prof_mem_kind kind, const void *caller);
+
+/* For <profreport_new.hpp>: free ptr as kind, unless that is a double free (then refused). */
+PROF_API void prof_mem_delete(void *ptr, enum prof_mem_kind kind, const void *caller);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -191,6 +238,8 @@ class prof_api_guard
 #define PROFILER_API_DECLARE(name) struct prof_api_off_##name
 #define PROFILER_API_DEFINE(name) struct prof_api_off_##name
 #define PROFILER_API(name) ((void)0)
+#define PROFILER_MEM_ALLOC(ptr, size, kind) ((void)0)
+#define PROFILER_MEM_FREE(ptr, kind) ((void)0)
 #else
 #define PROFILER_START(id) prof_start(id)
 #define PROFILER_STOP() prof_stop()
@@ -204,6 +253,12 @@ class prof_api_guard
 #define PROFILER_INIT(dir) ((void)prof_init(dir))
 #define PROFILER_FINISH() ((void)prof_finish())
 #define PROFILER_THREAD_NAME(name) prof_thread_name(name)
+#define PROF_STRING_(x) #x
+#define PROF_STRING(x) PROF_STRING_(x)
+#define PROFILER_MEM_ALLOC(ptr, size, kind)                                                        \
+    prof_mem_alloc((ptr), (size), (kind), __FILE__ ":" PROF_STRING(__LINE__))
+#define PROFILER_MEM_FREE(ptr, kind)                                                               \
+    ((void)prof_mem_free((ptr), (kind), __FILE__ ":" PROF_STRING(__LINE__)))
 #define PROFILER_API_DECLARE(name)                                                                 \
     extern const struct prof_api prof_api_##name;                                                  \
     extern __thread unsigned prof_api_nesting_##name

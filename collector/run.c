@@ -362,8 +362,22 @@ static void free_orphans(void)
     }
 }
 
+/* Nonzero once PROFILER_ENABLE=0 was seen. */
+int prof_disabled(void) { return __atomic_load_n(&prof_off, __ATOMIC_RELAXED); }
+
+static struct prof_thread *attach(void);
+
 /* The slow path of every event: attach the calling thread to the current run. */
 struct prof_thread *prof_attach(void)
+{
+    prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
+    struct prof_thread *t = attach();
+    prof_mem_quiet_end();
+    return t;
+}
+
+/* prof_attach's work. */
+static struct prof_thread *attach(void)
 {
     if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
         return NULL;
@@ -426,6 +440,8 @@ fail:
 static void thread_key_destructor(void *p)
 {
     struct prof_thread *t = p;
+    prof_mem_quiet_begin();
+    prof_mem_thread_exit(t);
     pthread_mutex_lock(&g.lock);
     if (t->registered) {
         prof_thread_end(t, "exited");
@@ -435,6 +451,7 @@ static void thread_key_destructor(void *p)
     }
     pthread_mutex_unlock(&g.lock);
     prof_thread_set_self(NULL);
+    prof_mem_quiet_end();
 }
 
 /* Write the run file from the registry's parts (run lock held); at_exit names live threads. */
@@ -446,10 +463,18 @@ static enum prof_error run_finish(int at_exit)
 
     uint64_t end_ticks, end_ns;
     prof_clock_pair(&end_ticks, &end_ns);
-    struct prof_run_override ov = {0, end_ticks - g.base_ticks, 1, g.header.data, g.header.len};
+    struct prof_run_override ov = {
+        0, end_ticks - g.base_ticks, 1, g.header.data, g.header.len, NULL, 0};
     /* Measure the TSC rate again over the whole run: more exact than the 2 ms at start. */
     if (g.clock == PROF_CLOCK_TSC && end_ns - g.base_ns >= 100000000u)
         ov.frequency = prof_frequency_from(end_ticks - g.base_ticks, end_ns - g.base_ns);
+
+    struct prof_sbuf memory = {0};
+    prof_mem_run_end(&memory);
+    if (!memory.failed) {
+        ov.memory = memory.data;
+        ov.memory_len = memory.len;
+    }
 
     size_t n = 0;
     for (struct prof_thread *t = g.head; t; t = t->next)
@@ -470,6 +495,7 @@ static enum prof_error run_finish(int at_exit)
         ov.complete = 0;
     if (quiet && np == 0) {
         free(paths);
+        prof_sbuf_release(&memory);
         goto release;
     }
 
@@ -516,6 +542,7 @@ static enum prof_error run_finish(int at_exit)
     free(final);
     free(tmp);
     free(paths);
+    prof_sbuf_release(&memory);
 
 release:;
     /* Exited threads are gone; live ones keep their recorder for a later run. */
@@ -535,6 +562,7 @@ release:;
 /* Write the run file now. */
 enum prof_error prof_finish(void)
 {
+    prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
     pthread_mutex_lock(&g.lock);
     enum prof_error err = PROF_OK;
@@ -545,15 +573,19 @@ enum prof_error prof_finish(void)
     else
         __atomic_store_n(&g.stopped, 1, __ATOMIC_RELAXED); /* no lazy start after this */
     pthread_mutex_unlock(&g.lock);
+    prof_mem_quiet_end();
     return err;
 }
 
 /* Choose the output folder and begin a run. */
 enum prof_error prof_init(const char *dir)
 {
+    prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
+    prof_mem_quiet_end();
     if (g.disabled)
         return PROF_ERR_DISABLED;
+    prof_mem_quiet_begin();
     pthread_mutex_lock(&g.lock);
     enum prof_error err;
     if (g.active) {
@@ -564,6 +596,7 @@ enum prof_error prof_init(const char *dir)
         err = run_begin(dir);
     }
     pthread_mutex_unlock(&g.lock);
+    prof_mem_quiet_end();
     return err;
 }
 
@@ -572,11 +605,13 @@ __attribute__((destructor)) static void at_exit(void)
 {
     if (!g.initialised || g.disabled)
         return;
+    prof_mem_quiet_begin();
     pthread_mutex_lock(&g.lock);
     free_orphans();
     if (g.active && !g.fork_child_pending)
         run_finish(1);
     pthread_mutex_unlock(&g.lock);
+    prof_mem_quiet_end();
 }
 
 /* Fork: hold the run lock so the child sees a consistent registry. */

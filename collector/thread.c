@@ -61,6 +61,7 @@ void prof_thread_free(struct prof_thread *t)
     free(t->ids);
     free(t->fns);
     free(t->live);
+    free(t->mem);
     free(t->path);
     pthread_mutex_destroy(&t->lock);
     free(t);
@@ -136,6 +137,7 @@ static int write_pending(struct prof_thread *t)
 /* The buffer is full: write it and start again at its beginning. */
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
+    prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     pthread_mutex_lock(&t->lock);
     int err = write_pending(t);
     if (err) {
@@ -147,6 +149,7 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
     t->epoch++;
     __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&t->lock);
+    prof_mem_quiet_end();
 }
 
 /* Grow the id table to twice its size (owner thread). */
@@ -213,8 +216,7 @@ static int texts_grow(struct prof_thread *t, uint32_t size)
  * address (fn its description). Gives it the next index, or PROF_IDX_SKIP for a function the
  * filters leave out; UINT32_MAX when memory runs out.
  */
-__attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void *key,
-                                               const struct prof_fn *fn)
+static uint32_t id_add_locked(struct prof_thread *t, const void *key, const struct prof_fn *fn)
 {
     if (t->nids >= PROF_W_MAX_ID)
         return UINT32_MAX;
@@ -280,6 +282,16 @@ insert:;
     t->nslots++;
 out:
     pthread_mutex_unlock(&t->lock);
+    return idx;
+}
+
+/* id_add_locked with the collector's allocations untracked by memory checks. */
+__attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void *key,
+                                               const struct prof_fn *fn)
+{
+    prof_mem_quiet_begin();
+    uint32_t idx = id_add_locked(t, key, fn);
+    prof_mem_quiet_end();
     return idx;
 }
 
@@ -540,6 +552,8 @@ void prof_thread_end(struct prof_thread *t, const char *state)
         int err = write_pending(t);
         if (!err && t->mode == PROF_MODE_SUMMARY)
             err = write_summary(t);
+        if (!err)
+            err = prof_mem_write_part(t);
         uint64_t mismatch = PROF_LOAD(t->mismatch);
         if (!err && mismatch)
             err = write_warning(t, "scope-mismatch", mismatch,
@@ -620,6 +634,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     free(t->live);
     t->live = NULL;
     t->live_cap = 0;
+    prof_mem_thread_reset(t);
     t->live_interval = run->live_interval;
     t->live_frequency = run->frequency;
     t->live_since = prof_ticks();

@@ -17,6 +17,17 @@
 /* Empty model. */
 void model_init(struct model *m) { memset(m, 0, sizeof *m); }
 
+/* Free the strings of a memory row. */
+static void mem_rec_release(struct mem_rec *r)
+{
+    free(r->kind);
+    free(r->region);
+    free(r->site);
+    free(r->alloc_kind);
+    free(r->free_kind);
+    free(r->other_site);
+}
+
 /* Free everything the model owns. */
 void model_release(struct model *m)
 {
@@ -64,6 +75,9 @@ void model_release(struct model *m)
         free(m->warnings[i].message);
     }
     free(m->warnings);
+    for (size_t i = 0; i < m->nmem; i++)
+        mem_rec_release(&m->mem[i]);
+    free(m->mem);
     model_init(m);
 }
 
@@ -506,6 +520,30 @@ static void on_summary(void *ctx, const struct run_summary *s)
     r->key_calls[t->key] += s->calls;
 }
 
+/* One row of the memory section: kept as it is, text repaired. */
+static void on_memory(void *ctx, const struct run_memory *mr)
+{
+    struct ingest *in = ctx;
+    struct model *m = in->m;
+    if (m->nmem == m->mem_cap) {
+        m->mem_cap = m->mem_cap ? 2 * m->mem_cap : 64;
+        m->mem = xrealloc(m->mem, m->mem_cap * sizeof *m->mem);
+    }
+    struct mem_rec *r = &m->mem[m->nmem++];
+    r->run = in->run;
+    r->kind = xstrdup(mr->kind);
+    r->region = utf8_repair(mr->region, mr->region_len);
+    r->site = utf8_repair(mr->site, mr->site_len);
+    r->alloc_kind = xstrdup(mr->alloc_kind);
+    r->free_kind = xstrdup(mr->free_kind);
+    r->other_site = utf8_repair(mr->other_site, mr->other_site_len);
+    r->thread = mr->thread;
+    r->other_thread = mr->other_thread;
+    r->count = mr->count;
+    r->bytes = mr->bytes;
+    m->runs[in->run].has_memory = 1;
+}
+
 /* A problem at a line: becomes a warning, up to a limit per file. */
 static void on_problem(void *ctx, unsigned long line, const char *message)
 {
@@ -530,7 +568,8 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
     struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, "", NULL, 0};
     m->nruns++;
     size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
-    struct run_handler h = {&in, on_meta, on_begin, on_event, on_summary, on_problem};
+    size_t mem_before = m->nmem;
+    struct run_handler h = {&in, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
     const char *why = NULL;
     unsigned long line = 0;
     enum run_status st = runfile_parse(f, name, &h, &why, &line);
@@ -545,6 +584,8 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
             free(m->threads[i].state);
         }
         m->nthreads = threads_before;
+        while (m->nmem > mem_before)
+            mem_rec_release(&m->mem[--m->nmem]);
         while (m->nkeys > keys_before)
             free(m->keys[--m->nkeys]);
         free(run->file);

@@ -82,6 +82,20 @@ struct run_summary {
 };
 
 /*
+ * One row of a version 2 run file's memory section (FORMAT.md 1.5). Strings point into the
+ * parser's buffers, valid during the callback, NUL-terminated; empty when the field is.
+ * Threads are 0 when empty.
+ */
+struct run_memory {
+    const char *kind; /* leak, double-free, unknown-free, mismatch, cross-thread-free,
+                         region-bytes */
+    unsigned thread, other_thread;
+    const char *region, *site, *alloc_kind, *free_kind, *other_site;
+    size_t region_len, site_len, other_site_len;
+    uint64_t count, bytes;
+};
+
+/*
  * Callbacks for runfile_parse. meta is called for each metadata record (fields[0] is the key;
  * Frequency and Format are handled by the parser) before begin; begin once the table's kind is
  * known; then event or summary per row. Any callback may be NULL.
@@ -94,6 +108,8 @@ struct run_handler {
     void (*summary)(void *ctx, const struct run_summary *s);
     /* A problem at a line of the file: malformed row (skipped) or the like. */
     void (*problem)(void *ctx, unsigned long line, const char *message);
+    /* A row of the memory section, after the table (version 2). */
+    void (*memory)(void *ctx, const struct run_memory *m);
 };
 
 enum run_status {
@@ -270,8 +286,9 @@ struct run_rec {
     double duration_ns; /* Duration record, else the latest region end seen */
     uint64_t events;    /* rows read (summary mode: calls) */
     unsigned threads;
-    int complete;  /* Complete,yes (seed files: 1 unless truncated) */
-    int recovered; /* rebuilt from .part files */
+    int complete;   /* Complete,yes (seed files: 1 unless truncated) */
+    int has_memory; /* the run file has a memory section (memory checks were used) */
+    int recovered;  /* rebuilt from .part files */
     enum run_kind kind;
 };
 
@@ -309,6 +326,14 @@ struct edge {
     size_t caller, callee;
     uint64_t calls;
     double total_ns, self_ns;
+};
+
+/* One row of a run's memory section (FORMAT.md 1.5), strings UTF-8 repaired. */
+struct mem_rec {
+    size_t run;
+    char *kind, *region, *site, *alloc_kind, *free_kind, *other_site;
+    unsigned thread, other_thread; /* 0: none */
+    uint64_t count, bytes;
 };
 
 struct warning_rec {
@@ -354,6 +379,8 @@ struct model {
     size_t edge_mask;
     struct warning_rec *warnings;
     size_t nwarnings;
+    struct mem_rec *mem; /* memory sections of every run, in file order */
+    size_t nmem, mem_cap;
     const char *const *include, *const *exclude; /* globs, not owned */
     size_t ninclude, nexclude;
     uint64_t events, skipped_rows;

@@ -28,8 +28,11 @@
 enum runfile_state {
     ST_FREQUENCY, /* expecting the Frequency record */
     ST_FORMAT,    /* expecting Format, or else the first seed row */
-    ST_META,      /* version 1 metadata, up to the Region header */
-    ST_ROWS       /* the table */
+    ST_META,      /* metadata, up to the Region header */
+    ST_ROWS,      /* the table */
+    ST_MEM_HEAD,  /* version 2: after Table,memory, expecting its header */
+    ST_MEM_ROWS,  /* version 2: the memory section's rows */
+    ST_IGNORE     /* a section this reader does not know: its records are skipped */
 };
 
 enum { EV_REGION, EV_TICKS, EV_THREAD, EV_PARENT, EV_DEPTH, EV_SELF, EV_START, EV_NESTED, EV_N };
@@ -54,14 +57,38 @@ enum {
 static const char *const summary_header[SU_N] = {
     "Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer", "Histogram"};
 
+enum {
+    ME_KIND,
+    ME_THREAD,
+    ME_REGION,
+    ME_SITE,
+    ME_COUNT,
+    ME_BYTES,
+    ME_ALLOC,
+    ME_FREE,
+    ME_OTHER_THREAD,
+    ME_OTHER_SITE,
+    ME_N
+};
+
+static const char *const memory_header[ME_N] = {"Kind",        "Thread",   "Region",    "Site",
+                                                "Count",       "Bytes",    "AllocKind", "FreeKind",
+                                                "OtherThread", "OtherSite"};
+
+/* The values of the memory section's Kind, AllocKind and FreeKind columns. */
+static const char *const memory_kinds[] = {"leak",     "double-free",       "unknown-free",
+                                           "mismatch", "cross-thread-free", "region-bytes"};
+static const char *const alloc_kinds[] = {"", "malloc", "new", "new[]"};
+static const char *const free_kinds[] = {"", "free", "delete", "delete[]"};
 /* The state of one runfile_parse call; callbacks from libcsv reach it through their data. */
 struct runfile {
     struct csv_parser csv;
     const struct run_handler *h;
     enum runfile_state state;
     enum run_kind kind;
-    int mode_known; /* a Mode record was read (kind holds it) */
-    size_t ncols;   /* fields per table row: the header's count */
+    int mode_known;   /* a Mode record was read (kind holds it) */
+    unsigned version; /* of the Format record: 1 or 2 */
+    size_t ncols;     /* fields per table row: the header's count */
     uint64_t frequency;
 
     /* The record being assembled: libcsv reuses its field buffer, so fields are copied here,
@@ -398,6 +425,90 @@ static void summary_row(struct runfile *r)
         r->h->summary(r->h->ctx, &s);
 }
 
+/* Field i is one of the n words; reports and returns -1 when it is not. */
+static int field_word(struct runfile *r, size_t i, const char *col, const char *const *words,
+                      size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (field_is(r, i, words[k]))
+            return 0;
+    char v[96];
+    problem(r, r->rec_line, "column %s: %s is not a known value", col,
+            show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]));
+    return -1;
+}
+
+/* Field i as an optional thread number: 0 when empty. */
+static int field_thread(struct runfile *r, size_t i, const char *col, unsigned *out)
+{
+    *out = 0;
+    return r->flen[i] == 0 ? 0 : field_uint(r, i, col, out);
+}
+
+/* Handle one row of the memory section (FORMAT.md 1.5). */
+static void memory_row(struct runfile *r)
+{
+    struct run_memory m = {0};
+    const char *const *col = memory_header;
+    if (check_field_count(r, r->ncols) != 0)
+        return;
+    if (field_word(r, ME_KIND, col[ME_KIND], memory_kinds, 6) != 0 ||
+        field_thread(r, ME_THREAD, col[ME_THREAD], &m.thread) != 0 ||
+        field_u64(r, ME_COUNT, col[ME_COUNT], &m.count) != 0 ||
+        field_u64(r, ME_BYTES, col[ME_BYTES], &m.bytes) != 0 ||
+        field_word(r, ME_ALLOC, col[ME_ALLOC], alloc_kinds, 4) != 0 ||
+        field_word(r, ME_FREE, col[ME_FREE], free_kinds, 4) != 0 ||
+        field_thread(r, ME_OTHER_THREAD, col[ME_OTHER_THREAD], &m.other_thread) != 0)
+        return;
+    m.kind = r->rbuf + r->foff[ME_KIND];
+    m.region = r->rbuf + r->foff[ME_REGION];
+    m.region_len = r->flen[ME_REGION];
+    m.site = r->rbuf + r->foff[ME_SITE];
+    m.site_len = r->flen[ME_SITE];
+    m.alloc_kind = r->rbuf + r->foff[ME_ALLOC];
+    m.free_kind = r->rbuf + r->foff[ME_FREE];
+    m.other_site = r->rbuf + r->foff[ME_OTHER_SITE];
+    m.other_site_len = r->flen[ME_OTHER_SITE];
+    if (r->h->memory)
+        r->h->memory(r->h->ctx, &m);
+}
+
+/* The memory section's header: its columns, extra trailing ones allowed. */
+static void memory_header_record(struct runfile *r)
+{
+    char v[96];
+    for (size_t i = 0; i < ME_N; i++) {
+        if (i >= r->nf || !field_is(r, i, memory_header[i])) {
+            problem(r, r->rec_line,
+                    "column %zu of the memory header is %s, expected %s: memory "
+                    "section skipped",
+                    i + 1,
+                    i < r->nf ? show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]) : "missing",
+                    memory_header[i]);
+            r->state = ST_IGNORE;
+            return;
+        }
+    }
+    r->ncols = r->nf;
+    r->state = ST_MEM_ROWS;
+}
+
+/* Version 2: a Table record ends the table and starts a section. */
+static int section_record(struct runfile *r)
+{
+    if (r->version < 2 || r->nf != 2 || !field_is(r, 0, "Table"))
+        return 0;
+    char v[96];
+    if (field_is(r, 1, "memory") && r->state == ST_ROWS) {
+        r->state = ST_MEM_HEAD;
+    } else {
+        problem(r, r->rec_line, "unknown section %s: skipped",
+                show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
+        r->state = ST_IGNORE;
+    }
+    return 1;
+}
+
 /* Check the Region header against the table's columns; extra trailing columns are allowed. */
 static void table_header(struct runfile *r)
 {
@@ -480,10 +591,11 @@ static void format_record(struct runfile *r)
              show(v, sizeof v, r->rbuf + r->foff[2], r->flen[2]));
         return;
     }
-    if (version != 1) {
+    if (version != 1 && version != 2) {
         skip(r, r->rec_line, "unknown format version %llu", (unsigned long long)version);
         return;
     }
+    r->version = (unsigned)version;
     r->state = ST_META;
 }
 
@@ -519,6 +631,9 @@ static void handle_record(struct runfile *r, int c)
         meta_record(r);
         break;
     case ST_ROWS:
+    case ST_MEM_HEAD:
+    case ST_MEM_ROWS:
+    case ST_IGNORE:
         /* The collector ends every record with a line end: a row without one was cut short
            and its last number may be too. A hand-made seed file may just lack the last one. */
         if (c == -1 && r->kind != RUN_SEED) {
@@ -526,7 +641,13 @@ static void handle_record(struct runfile *r, int c)
             r->status = RUNFILE_TRUNCATED;
             break;
         }
-        if (r->kind == RUN_SEED)
+        if (section_record(r) || r->state == ST_IGNORE)
+            break;
+        if (r->state == ST_MEM_HEAD)
+            memory_header_record(r);
+        else if (r->state == ST_MEM_ROWS)
+            memory_row(r);
+        else if (r->kind == RUN_SEED)
             seed_row(r);
         else if (r->kind == RUN_EVENTS)
             event_row(r);
@@ -718,6 +839,9 @@ static void finish(struct runfile *r, int any, int ends_with_nl)
             r->h->begin(r->h->ctx, RUN_SEED, r->frequency);
         break;
     case ST_ROWS:
+    case ST_MEM_HEAD:
+    case ST_MEM_ROWS:
+    case ST_IGNORE:
         break;
     }
     if (in_quotes) {

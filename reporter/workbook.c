@@ -1,7 +1,8 @@
 /*
  * workbook.c - write the report as an XLSX workbook with libxlsxwriter: Summary, Call cost,
- * Hit count, Runs, Threads, Call tree, Warnings, Charts and About sheets, native charts; for a
- * comparison (--baseline), Comparison and Comparison runs sheets first.
+ * Hit count, Runs, Threads, Call tree, Memory (when a run has memory checks), Warnings, Charts
+ * and About sheets, native charts; for a comparison (--baseline), Comparison and Comparison
+ * runs sheets first.
  *
  * Untrusted text (region ids, thread names, file contents) is only ever written with
  * worksheet_write_string, so "=HYPERLINK(...)" stays text; NaN and infinities are never
@@ -468,6 +469,157 @@ static void sheet_call_tree(struct book *b)
     worksheet_set_column(ws, 2, (lxw_col_t)(nh - 1), 14, NULL);
 }
 
+/* Leak sites in the Memory sheet's top table: one site's leaks over all runs. */
+struct leak_site {
+    const char *site;
+    size_t runs, last_run;
+    uint64_t blocks, bytes;
+};
+
+/* Order of leak sites: more bytes first, then more blocks, then by site. */
+static int by_leak(const void *a, const void *b)
+{
+    const struct leak_site *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    if (x->blocks != y->blocks)
+        return x->blocks < y->blocks ? 1 : -1;
+    return strcmp(x->site, y->site);
+}
+
+/* The leak rows of every run, added up by site text, largest first; *n gets their number. */
+static struct leak_site *leak_sites(const struct model *m, size_t *n)
+{
+    struct leak_site *v = xmalloc((m->nmem ? m->nmem : 1) * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < m->nmem; i++) {
+        const struct mem_rec *r = &m->mem[i];
+        if (strcmp(r->kind, "leak") != 0)
+            continue;
+        size_t j = 0;
+        while (j < k && strcmp(v[j].site, r->site) != 0)
+            j++;
+        if (j == k) {
+            v[k].site = r->site;
+            v[k].runs = 0;
+            v[k].last_run = SIZE_MAX;
+            v[k].blocks = v[k].bytes = 0;
+            k++;
+        }
+        if (v[j].last_run != r->run) {
+            v[j].runs++;
+            v[j].last_run = r->run;
+        }
+        v[j].blocks += r->count;
+        v[j].bytes += r->bytes;
+    }
+    qsort(v, k, sizeof *v, by_leak);
+    *n = k;
+    return v;
+}
+
+/* Memory: the largest leak sites with a chart, then each run's findings and bytes per region. */
+static void sheet_memory(struct book *b)
+{
+    struct model *m = b->m;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Memory");
+    lxw_row_t row = 0;
+    char buf[4200];
+    put_str(b, ws, row++, 0, "Memory checks", b->f.title);
+    put_str(b, ws, row++, 0,
+            "From the runs' memory sections: PROFILER_MEM_ macros, <profreport_new.hpp> or "
+            "libprofreport-malloc.so. Sites are file:line, or module+0xoffset for addr2line.",
+            b->f.note);
+    row++;
+    size_t nsites;
+    struct leak_site *sites = leak_sites(m, &nsites);
+    size_t top = nsites < b->ri->top ? nsites : b->ri->top;
+    snprintf(buf, sizeof buf, "Largest leak sites, all runs (top %zu of %zu)", top, nsites);
+    put_str(b, ws, row++, 0, buf, b->f.bold);
+    static const char *const leak_heads[] = {"Site", "Runs", "Blocks", "Bytes"};
+    lxw_row_t head = row;
+    put_headers(b, ws, row++, leak_heads, 4);
+    for (size_t i = 0; i < top; i++, row++) {
+        put_str(b, ws, row, 0, sites[i].site, NULL);
+        put_num(ws, row, 1, (double)sites[i].runs, b->f.count);
+        put_num(ws, row, 2, (double)sites[i].blocks, b->f.count);
+        put_num(ws, row, 3, (double)sites[i].bytes, b->f.count);
+    }
+    if (top == 0)
+        put_str(b, ws, row++, 0, "no leaks", b->f.note);
+    else {
+        lxw_chart *ch = workbook_add_chart(b->wb, LXW_CHART_BAR);
+        lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
+        chart_series_set_categories(s, "Memory", head + 1, 0, (lxw_row_t)(head + top), 0);
+        chart_series_set_values(s, "Memory", head + 1, 3, (lxw_row_t)(head + top), 3);
+        chart_title_set_name(ch, "Largest leak sites (bytes never freed)");
+        chart_axis_set_name(ch->x_axis, "bytes");
+        chart_axis_set_reverse(ch->y_axis); /* the largest on top */
+        chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
+        lxw_chart_options place = {0};
+        place.x_scale = 1.4;
+        place.y_scale = 1.2;
+        worksheet_insert_chart_opt(ws, 0, 11, ch, &place);
+    }
+    free(sites);
+
+    static const char *const heads[] = {"Finding",      "Thread",    "Region",     "Site",
+                                        "Count",        "Bytes",     "Alloc kind", "Free kind",
+                                        "Other thread", "Other site"};
+    static const char *const region_heads[] = {"Region", "Thread", "Allocations", "Bytes"};
+    for (size_t k = 0; k < m->nruns; k++) {
+        if (!m->runs[k].has_memory)
+            continue;
+        row++;
+        snprintf(buf, sizeof buf, "Run %zu: %s", k + 1, m->runs[k].file);
+        put_str(b, ws, row++, 0, buf, b->f.bold);
+        put_headers(b, ws, row++, heads, 10);
+        size_t found = 0;
+        for (size_t i = 0; i < m->nmem; i++) {
+            const struct mem_rec *r = &m->mem[i];
+            if (r->run != k || strcmp(r->kind, "region-bytes") == 0)
+                continue;
+            put_str(b, ws, row, 0, r->kind, NULL);
+            if (r->thread)
+                put_num(ws, row, 1, r->thread, b->f.count);
+            put_str(b, ws, row, 2, r->region, NULL);
+            put_str(b, ws, row, 3, r->site, NULL);
+            put_num(ws, row, 4, (double)r->count, b->f.count);
+            put_num(ws, row, 5, (double)r->bytes, b->f.count);
+            put_str(b, ws, row, 6, r->alloc_kind, NULL);
+            put_str(b, ws, row, 7, r->free_kind, NULL);
+            if (r->other_thread)
+                put_num(ws, row, 8, r->other_thread, b->f.count);
+            put_str(b, ws, row, 9, r->other_site, NULL);
+            row++;
+            found++;
+        }
+        if (!found)
+            put_str(b, ws, row++, 0, "no findings", b->f.note);
+        row++;
+        snprintf(buf, sizeof buf, "Allocations per region, run %zu", k + 1);
+        put_str(b, ws, row++, 0, buf, b->f.bold);
+        put_headers(b, ws, row++, region_heads, 4);
+        for (size_t i = 0; i < m->nmem; i++) {
+            const struct mem_rec *r = &m->mem[i];
+            if (r->run != k || strcmp(r->kind, "region-bytes") != 0)
+                continue;
+            put_str(b, ws, row, 0, r->region[0] ? r->region : "(no region)",
+                    r->region[0] ? NULL : b->f.note);
+            if (r->thread)
+                put_num(ws, row, 1, r->thread, b->f.count);
+            put_num(ws, row, 2, (double)r->count, b->f.count);
+            put_num(ws, row, 3, (double)r->bytes, b->f.count);
+            row++;
+        }
+    }
+    worksheet_set_column(ws, 0, 0, 40, NULL);
+    worksheet_set_column(ws, 1, 2, 14, NULL);
+    worksheet_set_column(ws, 3, 3, 50, NULL);
+    worksheet_set_column(ws, 4, 8, 12, NULL);
+    worksheet_set_column(ws, 9, 9, 50, NULL);
+}
+
 /* Warnings: everything that went wrong, or "none". */
 static void sheet_warnings(struct book *b, lxw_worksheet *ws)
 {
@@ -852,6 +1004,14 @@ static void sheet_about(struct book *b)
                     "name in different runs add up)."},
         {"Call tree", "Exact caller -> callee edges from the Parent column: calls, total and "
                       "self time of the callee when called from that caller."},
+        {"Memory", "Only when a run used memory checks. Largest leak sites over all runs, with a "
+                   "chart; then per run the findings: leak (allocated, never freed), "
+                   "double-free (refused, so the program ran on), unknown-free (a pointer never "
+                   "seen allocated), mismatch (Alloc kind and Free kind differ: new/free, "
+                   "malloc/delete, new/delete[]...), cross-thread-free (freed on Thread, "
+                   "allocated on Other thread; legal, but worth knowing); Other site is the "
+                   "allocation, or the first free of a double free. Then each thread's "
+                   "allocations and bytes in the innermost region it was inside."},
         {"Warnings", "Problems found while reading, with file and line; 'none' when none."},
         {"Charts", "Pictures drawn by gnuplot from templates/*.gp (also saved as PNG and SVG)."},
     };
@@ -974,6 +1134,11 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     sheet_runs(&b, rank, n);
     sheet_threads(&b, rank, n);
     sheet_call_tree(&b);
+    int any_memory = 0;
+    for (size_t k = 0; k < m->nruns; k++)
+        any_memory |= m->runs[k].has_memory;
+    if (any_memory)
+        sheet_memory(&b);
     lxw_worksheet *warnings = workbook_add_worksheet(b.wb, "Warnings");
     sheet_charts(&b);
     sheet_about(&b);

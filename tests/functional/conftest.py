@@ -40,6 +40,11 @@ SUMMARY_COLUMNS = [
     "Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer", "Histogram",
 ]
 
+MEMORY_COLUMNS = [
+    "Kind", "Thread", "Region", "Site", "Count", "Bytes", "AllocKind", "FreeKind", "OtherThread",
+    "OtherSite",
+]
+
 _counter = itertools.count(1)
 
 
@@ -69,6 +74,7 @@ class Run:
     header: list
     rows: list  # dicts keyed by the header, values as strings
     records: list = field(default_factory=list)  # every record, Frequency included
+    memory: list = None  # the memory section's rows as dicts (FORMAT.md 1.5), None when absent
 
     def values(self, key):
         """All metadata records with this key, without the key."""
@@ -120,6 +126,7 @@ def parse_run_text(text, path=None):
     assert len(first) == 2 and first[0] == "Frequency", f"{path}: first record is {first}"
     assert re.fullmatch(r"[1-9][0-9]*", first[1]), f"{path}: bad frequency {first[1]!r}"
     meta, header, rows = [], None, []
+    memory, memory_header = None, None
     for i, rec in enumerate(records[1:], start=1):
         if header is None:
             if rec and rec[0] == "Region":
@@ -127,10 +134,21 @@ def parse_run_text(text, path=None):
             else:
                 meta.append(rec)
             continue
+        if memory is None and rec == ["Table", "memory"]:
+            memory = []
+            continue
+        if memory is not None:
+            if memory_header is None:
+                assert rec == MEMORY_COLUMNS, f"{path}: memory header {rec}"
+                memory_header = rec
+                continue
+            assert len(rec) == len(MEMORY_COLUMNS), f"{path}: record {i} has {len(rec)} fields"
+            memory.append(dict(zip(MEMORY_COLUMNS, rec)))
+            continue
         assert len(rec) == len(header), f"{path}: record {i} has {len(rec)} fields: {rec}"
         rows.append(dict(zip(header, rec)))
     assert header is not None, f"{path}: no header record"
-    return Run(path, int(first[1]), meta, header, rows, records)
+    return Run(path, int(first[1]), meta, header, rows, records, memory)
 
 
 def run_files(folder):
@@ -281,7 +299,7 @@ def _end_thread(pending, thread):
 
 def check_metadata(run, pid=None):
     """The metadata every run file has (FORMAT.md 1.2)."""
-    assert run.meta[0] == ["Format", "profreport-run", "1"], run.meta[0]
+    assert run.meta[0] == ["Format", "profreport-run", "2"], run.meta[0]
     assert run.value("Mode") in ("events", "summary")
     assert run.value("Clock") in ("tsc", "monotonic")
     assert re.fullmatch(r"\d+", run.value("Duration"))

@@ -87,12 +87,12 @@ static void parts_merge_into_one_run_file(void **state)
     char *p1 = make_part(1, "main", ids1, 2, w1, 6, "exited");
     char *p2 = make_part(2, "worker", ids2, 1, w2, 3, "exited");
     const char *paths[] = {p1, p2};
-    struct prof_run_override ov = {2000, 500, 1, NULL, 0};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0};
     enum prof_error err;
     char *text = assemble(paths, 2, &ov, &err);
     assert_int_equal(err, PROF_OK);
     assert_string_equal(text, "Frequency,2000\n"
-                              "Format,profreport-run,1\n"
+                              "Format,profreport-run,2\n"
                               "Mode,events\n"
                               "Program,/bin/app\n"
                               "Pid,42\n"
@@ -199,7 +199,7 @@ static void damage_keeps_the_rows_before_it(void **state)
 static void run_without_parts_is_empty(void **state)
 {
     (void)state;
-    struct prof_run_override ov = {1000, 5, 1, NULL, 0};
+    struct prof_run_override ov = {1000, 5, 1, NULL, 0, NULL, 0};
     enum prof_error err;
     char *text = assemble(NULL, 0, &ov, &err);
     assert_int_equal(err, PROF_OK);

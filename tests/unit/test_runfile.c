@@ -117,6 +117,19 @@ static void on_summary(void *ctx, const struct run_summary *s)
             (unsigned long long)s->max, s->sumsq, (unsigned long long)s->outer, hist);
 }
 
+/* Log a memory-section row. */
+static void on_memory(void *ctx, const struct run_memory *m)
+{
+    char r[400], s[400], o[400];
+    assert_int_equal(m->region[m->region_len], 0);
+    log_add(ctx,
+            "memory %s thread=%u region=%s site=%s count=%llu bytes=%llu alloc=%s free=%s "
+            "other=%u %s",
+            m->kind, m->thread, esc(r, m->region, m->region_len), esc(s, m->site, m->site_len),
+            (unsigned long long)m->count, (unsigned long long)m->bytes, m->alloc_kind, m->free_kind,
+            m->other_thread, esc(o, m->other_site, m->other_site_len));
+}
+
 /* Log a problem with its line. */
 static void on_problem(void *ctx, unsigned long line, const char *message)
 {
@@ -127,7 +140,7 @@ static void on_problem(void *ctx, unsigned long line, const char *message)
 static enum run_status parse_bytes(const char *text, size_t len, struct log *l, const char **why,
                                    unsigned long *line)
 {
-    struct run_handler h = {l, on_meta, on_begin, on_event, on_summary, on_problem};
+    struct run_handler h = {l, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
     FILE *f = fmemopen((void *)text, len, "r");
     assert_non_null(f);
     enum run_status st = runfile_parse(f, "test.csv", &h, why, line);
@@ -531,11 +544,12 @@ static void message_values_are_escaped_and_cut(void **state)
               "number");
 }
 
-/* A version other than 1 is refused, numeric or not. */
+/* A version other than 1 and 2 is refused, numeric or not. */
 static void unknown_format_version_is_skipped(void **state)
 {
     (void)state;
-    check_skipped("Frequency,1000\nFormat,profreport-run,2\n", "unknown format version 2", 2);
+    check_skipped("Frequency,1000\nFormat,profreport-run,3\n", "unknown format version 3", 2);
+    check_skipped("Frequency,1000\nFormat,profreport-run,0\n", "unknown format version 0", 2);
     check_skipped("Frequency,1000\nFormat,profreport-run,1.1\nMode,events\n",
                   "unknown format version \"1.1\"", 2);
 }
@@ -826,7 +840,7 @@ static void read_error_is_io_error(void **state)
 {
     (void)state;
     struct log l = {0};
-    struct run_handler h = {&l, on_meta, on_begin, on_event, on_summary, on_problem};
+    struct run_handler h = {&l, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
     FILE *f = fopen("/", "r"); /* opens, but reading a directory fails with EISDIR */
     assert_non_null(f);
     const char *why = NULL;
@@ -848,6 +862,63 @@ static void callbacks_may_be_null(void **state)
     assert_non_null(f);
     assert_int_equal(runfile_parse(f, "t", &h, NULL, NULL), RUNFILE_OK);
     fclose(f);
+}
+
+#define V2_EVENTS                                                                                  \
+    "Frequency,1000\nFormat,profreport-run,2\nMode,events\n"                                       \
+    "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+#define MEM_HEAD                                                                                   \
+    "Table,memory\nKind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,OtherThread,OtherSite\n"
+
+/* Version 2: the rows of the memory section follow the table, each field as written. */
+static void version_2_memory_section_is_read(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V2_EVENTS "a,5,1,,0,5,0,0\n" MEM_HEAD
+                                          "leak,1,a,x.c:3,2,200,malloc,,,\n"
+                                          "double-free,2,,\"m,o+0x1\",1,8,new,delete,1,x.c:9\n"
+                                          "region-bytes,1,,,4,64,,,,\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [a] parent=[] ticks=5 self=5 start=0 thread=1 depth=0 nested=0",
+              "memory leak thread=1 region=[a] site=[x.c:3] count=2 bytes=200 alloc=malloc free= "
+              "other=0 []",
+              "memory double-free thread=2 region=[] site=[m,o+0x1] count=1 bytes=8 alloc=new "
+              "free=delete other=1 [x.c:9]",
+              "memory region-bytes thread=1 region=[] site=[] count=4 bytes=64 alloc= free= "
+              "other=0 []");
+}
+
+/* In a version 1 file, Table,memory is a malformed events row like any other. */
+static void memory_section_needs_version_2(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V1_EVENTS MEM_HEAD, &l, NULL, NULL), RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "problem 5: expected 8 fields, found 2", "problem 6: expected 8 fields, found 10");
+}
+
+/* A bad memory row is a problem naming its line; an unknown section is skipped whole. */
+static void bad_memory_rows_are_problems(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V2_EVENTS MEM_HEAD "lost,1,,,1,1,,,,\n"
+                                                   "leak,x,,,1,1,malloc,,,\n"
+                                                   "leak,1,,,1,1,calloc,,,\n"
+                                                   "leak,1,,,1\n"
+                                                   "Table,later\nwhatever,1\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "problem 7: column Kind: \"lost\" is not a known value",
+              "problem 8: column Thread: \"x\" is not a number",
+              "problem 9: column AllocKind: \"calloc\" is not a known value",
+              "problem 10: expected 10 fields, found 5",
+              "problem 11: unknown section \"later\": skipped");
 }
 
 /* Append printf output to a growing buffer. */
@@ -993,6 +1064,9 @@ int main(void)
         cmocka_unit_test(strict_csv_error_in_multiline_record_names_both_lines),
         cmocka_unit_test(read_error_is_io_error),
         cmocka_unit_test(callbacks_may_be_null),
+        cmocka_unit_test(version_2_memory_section_is_read),
+        cmocka_unit_test(memory_section_needs_version_2),
+        cmocka_unit_test(bad_memory_rows_are_problems),
         cmocka_unit_test(records_across_read_blocks_keep_line_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

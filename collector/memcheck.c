@@ -1,0 +1,481 @@
+/*
+ * memcheck.c - memory checks at run time: allocations and frees reported by the PROFILER_MEM_
+ * macros, <profreport_new.hpp> or libprofreport-malloc.so go into a sharded table of blocks;
+ * findings are counted for the run, and each thread counts the bytes it allocates per region.
+ *
+ * This code runs inside malloc and free of the host program: it saves errno, takes one lock per
+ * operation (the block table's shard), and while it works it sets prof_mem_quiet so that the
+ * allocations of the collector (and of the libc functions it calls) are not tracked.
+ */
+#define _GNU_SOURCE /* dladdr1 */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SHARDS 64
+
+__thread unsigned prof_mem_quiet __attribute__((tls_model("initial-exec")));
+
+/* What a thread keeps about itself: its kernel id, and its number once its recorder is gone. */
+static __thread struct {
+    pid_t tid;
+    int exiting; /* the pthread key destructor freed its recorder */
+    uint32_t number;
+    unsigned gen;
+} me __attribute__((tls_model("initial-exec")));
+
+/* The table of blocks, split by pointer so that threads seldom wait for each other. Aligned to
+   a cache line each, so two shards' locks never share one. */
+static struct shard {
+    pthread_mutex_t lock;
+    struct prof_memtab tab;
+} __attribute__((aligned(64)))
+shards[SHARDS] = {[0 ... SHARDS - 1] = {PTHREAD_MUTEX_INITIALIZER, {NULL, 0, 0}}};
+
+/* The run's findings (leaks are added at its end). */
+static pthread_mutex_t find_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct prof_memfind_map findings;
+/* Which run a block belongs to: only the current run's live blocks are its leaks. */
+static uint32_t run_serial = 1;
+static int warned_nomem;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+/* The shard of a pointer. */
+static struct shard *shard_of(uintptr_t p)
+{
+    uint64_t h = (uint64_t)p * 0x9E3779B97F4A7C15ull;
+    return &shards[h >> 58];
+}
+
+/* Fork: hold every lock so the child's copy of the table is consistent. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&find_lock);
+    for (int i = 0; i < SHARDS; i++)
+        pthread_mutex_lock(&shards[i].lock);
+}
+
+static void fork_parent(void)
+{
+    for (int i = SHARDS - 1; i >= 0; i--)
+        pthread_mutex_unlock(&shards[i].lock);
+    pthread_mutex_unlock(&find_lock);
+}
+
+/* The child keeps the parent's blocks (it may free them) but starts a run of its own. */
+static void fork_child(void)
+{
+    for (int i = 0; i < SHARDS; i++)
+        pthread_mutex_init(&shards[i].lock, NULL);
+    pthread_mutex_init(&find_lock, NULL);
+    prof_memfind_release(&findings); /* munmap: async-signal-safe */
+    __atomic_add_fetch(&run_serial, 1, __ATOMIC_RELAXED);
+}
+
+static void register_fork(void) { pthread_atfork(fork_prepare, fork_parent, fork_child); }
+
+/* Out of memory for the table: say so once; the checks go on with what they have. */
+static void nomem(void)
+{
+    if (!__atomic_exchange_n(&warned_nomem, 1, __ATOMIC_RELAXED))
+        prof_warn("memory checks: out of memory for the table of blocks; some blocks are not "
+                  "tracked");
+}
+
+/*
+ * Describe the calling thread's operation. Returns 0 when memory checks are off (PROFILER_ENABLE
+ * =0); *tp is the recorder when the run records, else NULL (the table is still kept, so a double
+ * free is still refused, but nothing is reported). Called with prof_mem_quiet set.
+ */
+static int op_begin(struct prof_mem_op *op, struct prof_site site, int kind,
+                    struct prof_thread **tp)
+{
+    struct prof_thread *t = prof_thread_self();
+    if (!t || t->gen != PROF_LOAD(prof_gen)) {
+        t = me.exiting ? NULL : prof_attach();
+        if (!t && !me.exiting && prof_disabled())
+            return 0;
+    }
+    pthread_once(&fork_once, register_fork);
+    if (!me.tid)
+        me.tid = (pid_t)syscall(SYS_gettid);
+    memset(op, 0, sizeof *op);
+    op->site = site;
+    op->tid = me.tid;
+    op->kind = kind;
+    if (t) {
+        op->thread = t->number;
+        uint32_t d = t->depth;
+        if (d > PROF_MAX_DEPTH)
+            d = PROF_MAX_DEPTH;
+        if (d)
+            op->region = t->stack[d - 1].id;
+    } else if (me.exiting && me.gen == PROF_LOAD(prof_gen)) {
+        op->thread = me.number;
+    }
+    op->run = op->thread ? __atomic_load_n(&run_serial, __ATOMIC_RELAXED) : 0;
+    *tp = t;
+    return 1;
+}
+
+/* Room for the counters of index idx (owner thread; under t->lock, which the reader takes). */
+static int mem_grow(struct prof_thread *t, uint32_t idx)
+{
+    pthread_mutex_lock(&t->lock);
+    uint32_t cap = t->ids_cap > idx ? t->ids_cap : idx + 1;
+    struct prof_memcount *m = realloc(t->mem, cap * sizeof *m);
+    if (m) {
+        memset(m + t->mem_cap, 0, (cap - t->mem_cap) * sizeof *m);
+        t->mem = m;
+        t->mem_cap = cap;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return m ? 0 : -1;
+}
+
+/* Count size bytes in the innermost open region of the recording thread. */
+static void count_region(struct prof_thread *t, uint64_t size)
+{
+    uint32_t d = t->depth;
+    if (d > PROF_MAX_DEPTH)
+        d = PROF_MAX_DEPTH;
+    struct prof_memcount *c = &t->mem_none;
+    if (d) {
+        uint32_t idx = t->stack[d - 1].idx;
+        if (idx >= t->mem_cap && mem_grow(t, idx) != 0)
+            return;
+        c = &t->mem[idx];
+    }
+    PROF_STORE(c->count, c->count + 1);
+    PROF_STORE(c->bytes, c->bytes + size);
+}
+
+/* Count what a free found, when the run records. */
+static void add_findings(const struct prof_mem_find *f, const uint64_t *bytes, int n)
+{
+    if (n == 0 || f[0].thread == 0)
+        return;
+    pthread_mutex_lock(&find_lock);
+    for (int i = 0; i < n; i++)
+        if (prof_memfind_add(&findings, &f[i], 1, bytes[i]) != 0)
+            nomem();
+    pthread_mutex_unlock(&find_lock);
+}
+
+/* Record an allocation. */
+static void mem_alloc(void *ptr, size_t size, int kind, struct prof_site site)
+{
+    if (!ptr || prof_mem_quiet)
+        return;
+    int saved = errno;
+    prof_mem_quiet_begin();
+    struct prof_mem_op op;
+    struct prof_thread *t;
+    if ((unsigned)kind >= PROF_MEM_KIND_LAST)
+        kind = PROF_MEM_MALLOC;
+    if (op_begin(&op, site, kind, &t)) {
+        struct shard *s = shard_of((uintptr_t)ptr);
+        pthread_mutex_lock(&s->lock);
+        int err = prof_memtab_alloc(&s->tab, (uintptr_t)ptr, size, &op);
+        pthread_mutex_unlock(&s->lock);
+        if (err)
+            nomem();
+        if (t)
+            count_region(t, size);
+    }
+    prof_mem_quiet_end();
+    errno = saved;
+}
+
+/* Record a free; nonzero when it is a double free, which must not reach the real free. */
+static int mem_free(void *ptr, int kind, struct prof_site site)
+{
+    if (!ptr || prof_mem_quiet)
+        return 0;
+    int saved = errno, refuse = 0;
+    prof_mem_quiet_begin();
+    struct prof_mem_op op;
+    struct prof_thread *t;
+    if ((unsigned)kind >= PROF_MEM_KIND_LAST)
+        kind = PROF_MEM_MALLOC;
+    if (op_begin(&op, site, kind, &t)) {
+        struct prof_mem_find f[2];
+        uint64_t bytes[2];
+        int n;
+        struct shard *s = shard_of((uintptr_t)ptr);
+        pthread_mutex_lock(&s->lock);
+        refuse = prof_memtab_free(&s->tab, (uintptr_t)ptr, &op, f, bytes, &n);
+        pthread_mutex_unlock(&s->lock);
+        add_findings(f, bytes, n);
+    }
+    prof_mem_quiet_end();
+    errno = saved;
+    return refuse;
+}
+
+/* A "file:line" site. */
+static struct prof_site text_site(const char *s)
+{
+    struct prof_site site = {(uintptr_t)s, 1};
+    return site;
+}
+
+/* A return-address site. */
+static struct prof_site addr_site(const void *a)
+{
+    struct prof_site site = {(uintptr_t)a, 0};
+    return site;
+}
+
+/* PROFILER_MEM_ALLOC. */
+void prof_mem_alloc(void *ptr, size_t size, enum prof_mem_kind kind, const char *site)
+{
+    mem_alloc(ptr, size, (int)kind, text_site(site));
+}
+
+/* PROFILER_MEM_FREE. */
+int prof_mem_free(void *ptr, enum prof_mem_kind kind, const char *site)
+{
+    return mem_free(ptr, (int)kind, text_site(site));
+}
+
+/* An allocation known by its caller's return address. */
+void prof_mem_alloc_at(void *ptr, size_t size, enum prof_mem_kind kind, const void *caller)
+{
+    mem_alloc(ptr, size, (int)kind, addr_site(caller));
+}
+
+/* A free known by its caller's return address. */
+int prof_mem_free_at(void *ptr, enum prof_mem_kind kind, const void *caller)
+{
+    return mem_free(ptr, (int)kind, addr_site(caller));
+}
+
+/* realloc through real, with ptr's shard locked so no other thread sees ptr half-freed. */
+void *prof_mem_realloc_at(void *ptr, size_t size, void *(*real)(void *, size_t), const void *caller)
+{
+    if (!ptr) {
+        void *p = real(NULL, size);
+        prof_mem_alloc_at(p, size, PROF_MEM_MALLOC, caller);
+        return p;
+    }
+    if (prof_mem_quiet)
+        return real(ptr, size);
+    int saved = errno, refuse = 0, real_errno = 0;
+    void *q = NULL;
+    prof_mem_quiet_begin();
+    struct prof_mem_op op;
+    struct prof_thread *t;
+    if (!op_begin(&op, addr_site(caller), PROF_MEM_MALLOC, &t)) {
+        q = real(ptr, size);
+        real_errno = errno;
+    } else {
+        struct prof_mem_find f[2];
+        uint64_t bytes[2];
+        int n;
+        struct shard *s = shard_of((uintptr_t)ptr);
+        pthread_mutex_lock(&s->lock);
+        refuse = prof_memtab_free(&s->tab, (uintptr_t)ptr, &op, f, bytes, &n);
+        if (!refuse) {
+            q = real(ptr, size);
+            real_errno = errno;
+            /* glibc's realloc(ptr, 0) frees ptr; any other NULL leaves it allocated. */
+            if (!q && size != 0)
+                prof_memtab_unfree(&s->tab, (uintptr_t)ptr);
+        }
+        pthread_mutex_unlock(&s->lock);
+        add_findings(f, bytes, n);
+        if (q) {
+            s = shard_of((uintptr_t)q);
+            pthread_mutex_lock(&s->lock);
+            int err = prof_memtab_alloc(&s->tab, (uintptr_t)q, size, &op);
+            pthread_mutex_unlock(&s->lock);
+            if (err)
+                nomem();
+            if (t)
+                count_region(t, size);
+        }
+    }
+    prof_mem_quiet_end();
+    errno = refuse ? ENOMEM : q || size == 0 ? saved : real_errno;
+    return q;
+}
+
+/* operator new of <profreport_new.hpp>: a malloc the preload library (if any) leaves alone. */
+void *prof_mem_new(size_t size, enum prof_mem_kind kind, const void *caller)
+{
+    prof_mem_quiet_begin();
+    void *p = malloc(size ? size : 1);
+    int e = errno;
+    prof_mem_quiet_end();
+    if (p)
+        prof_mem_alloc_at(p, size, kind, caller);
+    errno = e;
+    return p;
+}
+
+/* operator delete of <profreport_new.hpp>. */
+void prof_mem_delete(void *ptr, enum prof_mem_kind kind, const void *caller)
+{
+    if (!ptr || prof_mem_free_at(ptr, kind, caller))
+        return;
+    prof_mem_quiet_begin();
+    free(ptr);
+    prof_mem_quiet_end();
+}
+
+/* Forget the thread's counters: a new run starts. */
+void prof_mem_thread_reset(struct prof_thread *t)
+{
+    free(t->mem);
+    t->mem = NULL;
+    t->mem_cap = 0;
+    memset(&t->mem_none, 0, sizeof t->mem_none);
+}
+
+/* Append one PRFM record. */
+static void put_count(struct prof_sbuf *b, uint32_t idx, const struct prof_memcount *c)
+{
+    uint64_t count = PROF_LOAD(c->count), bytes = PROF_LOAD(c->bytes);
+    if (!count)
+        return;
+    prof_sbuf_add(b, (const char *)&idx, 4);
+    prof_sbuf_add(b, (const char *)&count, 8);
+    prof_sbuf_add(b, (const char *)&bytes, 8);
+}
+
+/* The thread's allocations per region as one PRFM chunk (FORMAT.md 3). */
+int prof_mem_write_part(struct prof_thread *t)
+{
+    struct prof_sbuf b = {0};
+    for (uint32_t i = 0; i < t->mem_cap && i < t->nids; i++)
+        put_count(&b, i, &t->mem[i]);
+    put_count(&b, UINT32_MAX, &t->mem_none);
+    int err = b.failed ? ENOMEM : 0;
+    if (!err && b.len)
+        err = prof_part_write(t->fd, PROF_CHUNK_MEMORY, b.data, b.len);
+    prof_sbuf_release(&b);
+    return err;
+}
+
+/* The thread's recorder is going: later operations keep its number, without region counts. */
+void prof_mem_thread_exit(struct prof_thread *t)
+{
+    me.number = t->registered ? t->number : 0;
+    me.gen = t->gen;
+    me.exiting = 1;
+}
+
+static char exe_path[PATH_MAX];
+static pthread_once_t exe_once = PTHREAD_ONCE_INIT;
+
+static void read_exe(void)
+{
+    ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+    exe_path[n > 0 ? n : 0] = 0;
+}
+
+/*
+ * The text of a site. A return address is printed as the module's path and the offset from the
+ * module's load bias of the byte before it (inside the call instruction), the address that
+ * addr2line -e module takes.
+ */
+void prof_mem_site_text(struct prof_sbuf *b, struct prof_site site)
+{
+    if (site.text) {
+        if (site.v)
+            prof_sbuf_str(b, (const char *)site.v);
+        return;
+    }
+    if (!site.v)
+        return;
+    uintptr_t a = site.v - 1;
+    Dl_info info;
+    struct link_map *lm = NULL;
+    char hex[32];
+    if (dladdr1((void *)a, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
+        const char *name = lm->l_name;
+        if (!name || !name[0]) {
+            pthread_once(&exe_once, read_exe);
+            name = exe_path[0] ? exe_path : "(program)";
+        }
+        prof_sbuf_str(b, name);
+        snprintf(hex, sizeof hex, "+0x%lx", (unsigned long)(a - lm->l_addr));
+    } else {
+        snprintf(hex, sizeof hex, "0x%lx", (unsigned long)a);
+    }
+    prof_sbuf_str(b, hex);
+}
+
+/* A site as one CSV field. */
+static void site_field(struct prof_sbuf *out, struct prof_site site)
+{
+    struct prof_sbuf s = {0};
+    prof_mem_site_text(&s, site);
+    if (s.failed)
+        out->failed = 1;
+    else if (s.len)
+        prof_sbuf_field(out, s.data, s.len);
+    prof_sbuf_release(&s);
+}
+
+/* A thread number, empty for 0. */
+static void thread_field(struct prof_sbuf *out, uint32_t n)
+{
+    if (n)
+        prof_sbuf_u64(out, n);
+}
+
+/* The run's findings and leaks as memory-section rows; the next run starts afresh. */
+void prof_mem_run_end(struct prof_sbuf *out)
+{
+    uint32_t run = __atomic_load_n(&run_serial, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&find_lock);
+    for (int i = 0; i < SHARDS; i++) {
+        pthread_mutex_lock(&shards[i].lock);
+        if (prof_memtab_leaks(&shards[i].tab, run, &findings) != 0)
+            nomem();
+        pthread_mutex_unlock(&shards[i].lock);
+    }
+    /* Blocks allocated from now on belong to the next run. */
+    __atomic_add_fetch(&run_serial, 1, __ATOMIC_RELAXED);
+    size_t n = 0;
+    struct prof_memfind_slot **v = prof_memfind_sorted(&findings, &n);
+    if (findings.used && !v)
+        nomem();
+    for (size_t i = 0; i < n; i++) {
+        const struct prof_mem_find *f = &v[i]->key;
+        prof_sbuf_str(out, prof_mem_finding_name(f->kind));
+        prof_sbuf_char(out, ',');
+        thread_field(out, f->thread);
+        prof_sbuf_char(out, ',');
+        if (f->region)
+            prof_sbuf_field(out, f->region, strlen(f->region));
+        prof_sbuf_char(out, ',');
+        site_field(out, f->site);
+        prof_sbuf_char(out, ',');
+        prof_sbuf_u64(out, v[i]->count);
+        prof_sbuf_char(out, ',');
+        prof_sbuf_u64(out, v[i]->bytes);
+        prof_sbuf_char(out, ',');
+        prof_sbuf_str(out, prof_mem_alloc_name(f->alloc_kind));
+        prof_sbuf_char(out, ',');
+        prof_sbuf_str(out, prof_mem_free_name(f->free_kind));
+        prof_sbuf_char(out, ',');
+        thread_field(out, f->other_thread);
+        prof_sbuf_char(out, ',');
+        site_field(out, f->other);
+        prof_sbuf_char(out, '\n');
+    }
+    if (v)
+        prof_mem_unmap(v, findings.used * sizeof *v);
+    prof_memfind_release(&findings);
+    pthread_mutex_unlock(&find_lock);
+}

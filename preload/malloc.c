@@ -1,0 +1,122 @@
+/*
+ * malloc.c - libprofreport-malloc.so, loaded with LD_PRELOAD: the malloc family of an
+ * unmodified program, recorded by libprofreport's memory checks and then done by glibc.
+ *
+ * The real allocator is reached through glibc's __libc_ entry points, so nothing here needs
+ * dlsym (which itself allocates). A double free is refused (glibc would abort the program);
+ * everything else reaches glibc unchanged, with errno as glibc left it. malloc_usable_size is
+ * not replaced: every block is glibc's, so glibc's own answers for it.
+ */
+#define _GNU_SOURCE
+#include <profreport.h>
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* glibc's own allocator, exported for replacements like this one. */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void __libc_free(void *ptr);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void *__libc_valloc(size_t size);
+extern void *__libc_pvalloc(size_t size);
+
+#define EXPORT __attribute__((visibility("default")))
+#define CALLER __builtin_return_address(0)
+
+/* malloc. */
+EXPORT void *malloc(size_t size)
+{
+    void *p = __libc_malloc(size);
+    prof_mem_alloc_at(p, size, PROF_MEM_MALLOC, CALLER);
+    return p;
+}
+
+/* calloc: n * size bytes, recorded once calloc has checked the product. */
+EXPORT void *calloc(size_t n, size_t size)
+{
+    void *p = __libc_calloc(n, size);
+    prof_mem_alloc_at(p, n * size, PROF_MEM_MALLOC, CALLER);
+    return p;
+}
+
+/* realloc: a free of ptr and an allocation of the result. */
+EXPORT void *realloc(void *ptr, size_t size)
+{
+    return prof_mem_realloc_at(ptr, size, __libc_realloc, CALLER);
+}
+
+/* reallocarray, as glibc does it: realloc after an overflow check. */
+EXPORT void *reallocarray(void *ptr, size_t n, size_t size)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return prof_mem_realloc_at(ptr, bytes, __libc_realloc, CALLER);
+}
+
+/* free; a double free stops here. */
+EXPORT void free(void *ptr)
+{
+    if (prof_mem_free_at(ptr, PROF_MEM_MALLOC, CALLER))
+        return;
+    __libc_free(ptr);
+}
+
+/* memalign. */
+EXPORT void *memalign(size_t alignment, size_t size)
+{
+    void *p = __libc_memalign(alignment, size);
+    prof_mem_alloc_at(p, size, PROF_MEM_MALLOC, CALLER);
+    return p;
+}
+
+/* aligned_alloc: glibc's rule, a power of two alignment. */
+EXPORT void *aligned_alloc(size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    void *p = __libc_memalign(alignment, size);
+    prof_mem_alloc_at(p, size, PROF_MEM_MALLOC, CALLER);
+    return p;
+}
+
+/* posix_memalign: an error number instead of errno, and *out untouched on failure. */
+EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
+{
+    if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0)
+        return EINVAL;
+    int saved = errno;
+    void *p = __libc_memalign(alignment, size);
+    if (!p) {
+        int e = errno;
+        errno = saved;
+        return e ? e : ENOMEM;
+    }
+    prof_mem_alloc_at(p, size, PROF_MEM_MALLOC, CALLER);
+    *out = p;
+    return 0;
+}
+
+/* valloc. */
+EXPORT void *valloc(size_t size)
+{
+    void *p = __libc_valloc(size);
+    prof_mem_alloc_at(p, size, PROF_MEM_MALLOC, CALLER);
+    return p;
+}
+
+/* pvalloc. */
+EXPORT void *pvalloc(size_t size)
+{
+    void *p = __libc_pvalloc(size);
+    prof_mem_alloc_at(p, size, PROF_MEM_MALLOC, CALLER);
+    return p;
+}
