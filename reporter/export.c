@@ -700,8 +700,6 @@ static void sink_event(void *ctx, const struct model *m, size_t run, const struc
         trace_flush(x, 0);
     }
     (void)t;
-    if (!x->folded.f && !x->callgrind.f)
-        return;
     if (!x->streaming || x->stream_run != run || x->stream_thread != e->thread) {
         stream_stop(x);
         cct_stream_begin(&x->stream, &x->tree, x->tree.root);
@@ -721,8 +719,6 @@ static void sink_summary(void *ctx, const struct model *m, size_t run, const str
     (void)m;
     (void)run;
     (void)t;
-    if (!x->folded.f && !x->callgrind.f)
-        return;
     stream_stop(x);
     cct_add(&x->tree, x->tree.root, s->region, s->region_len, s->calls, (double)s->outer * k,
             (double)s->self * k);
@@ -785,6 +781,13 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
     }
     sbuf_addf(&x->other, ",\n\"%s frequency\": \"%llu Hz\"", label,
               (unsigned long long)r->frequency);
+}
+
+/* The calling-context tree built from the rows read so far (the Call paths sheet's too). */
+const struct cct *exports_paths(struct exports *x)
+{
+    stream_stop(x);
+    return &x->tree;
 }
 
 /* Create the exports' temporary files and attach the sink. */

@@ -784,7 +784,8 @@ int main(int argc, char **argv)
                              (const char *const *)ch.titles,
                              ch.n,
                              o.no_gnuplot ? NULL : ch.note,
-                             comparing ? &cmp : NULL};
+                             comparing ? &cmp : NULL,
+                             exports_paths(ex)};
     const char *why = NULL;
     if (workbook_write(tmp_out, &m, &ri, &why) != 0) {
         fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, why);

@@ -544,6 +544,7 @@ struct report_info {
     size_t nimages;
     const char *charts_note;          /* why there are no gnuplot charts, or NULL */
     const struct comparison *compare; /* --baseline: the Comparison sheets; NULL otherwise */
+    const struct cct *paths;          /* the calling-context tree, or NULL */
 };
 
 /* Write the workbook to path (the caller renames it into place). 0, or -1 with *why set. */
@@ -609,6 +610,9 @@ struct export_options {
  * committed. Errors: -1 (or NULL) with a message in why[0..whylen).
  */
 struct exports;
+/* The calling-context tree of every row read so far (built whether or not an export needs it;
+   complete once the last run is read). */
+const struct cct *exports_paths(struct exports *x);
 struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
                              size_t whylen);
 int exports_write(struct exports *x, struct model *m, char *why, size_t whylen);

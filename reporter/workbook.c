@@ -469,6 +469,142 @@ static void sheet_call_tree(struct book *b)
     worksheet_set_column(ws, 2, (lxw_col_t)(nh - 1), 14, NULL);
 }
 
+static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, size_t n,
+                            const char *title, const char *axis);
+
+/* Call paths: every calling context of the tree, for the heaviest-paths table. */
+struct path_pick {
+    uint32_t *nodes;
+    size_t n, cap;
+};
+
+/* cct_walk visitor: note every node that has time of its own. */
+static void pick_path(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+{
+    struct path_pick *p = ctx;
+    uint32_t node = path[len - 1];
+    if (!(t->nodes[node].self_ns > 0))
+        return;
+    if (p->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 256;
+        p->nodes = xrealloc(p->nodes, p->cap * sizeof *p->nodes);
+    }
+    p->nodes[p->n++] = node;
+}
+
+static const struct cct *path_tree;
+/* Heaviest self time first, then the earlier node (a stable order for equal times). */
+static int by_path_self(const void *a, const void *b)
+{
+    const struct cct_node *x = &path_tree->nodes[*(const uint32_t *)a];
+    const struct cct_node *y = &path_tree->nodes[*(const uint32_t *)b];
+    if (x->self_ns != y->self_ns)
+        return x->self_ns < y->self_ns ? 1 : -1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+#define PATHS_SHOWN 50
+#define PATH_TEXT_MAX 2000
+
+/* "main > run > fib" for a node, outermost first; long paths keep their innermost frames. */
+static char *path_text(const struct cct *t, uint32_t node, size_t *depth)
+{
+    size_t n = 0;
+    for (uint32_t k = node; k != t->root && k != CCT_NONE; k = t->nodes[k].parent)
+        n++;
+    *depth = n;
+    char **parts = xmalloc((n ? n : 1) * sizeof *parts);
+    size_t i = n, total = 0;
+    for (uint32_t k = node; k != t->root && k != CCT_NONE; k = t->nodes[k].parent) {
+        uint32_t name = t->nodes[k].name;
+        parts[--i] = utf8_repair(t->names[name], t->name_lens[name]);
+    }
+    size_t first = 0;
+    for (size_t j = n; j-- > 0;) { /* drop outer frames until the rest fits */
+        total += strlen(parts[j]) + 3;
+        if (total > PATH_TEXT_MAX) {
+            first = j + 1;
+            break;
+        }
+    }
+    size_t len = 8;
+    for (size_t j = first; j < n; j++)
+        len += strlen(parts[j]) + 3;
+    char *out = xmalloc(len), *o = out;
+    if (first > 0)
+        o += sprintf(o, "... > ");
+    for (size_t j = first; j < n; j++)
+        o += sprintf(o, "%s%s", j > first ? " > " : "", parts[j]);
+    for (size_t j = 0; j < n; j++)
+        free(parts[j]);
+    free(parts);
+    return out;
+}
+
+/* Call paths: the calling contexts with the most self time (where the time is spent, and
+   through which callers), with a native chart of the heaviest ones. */
+static void sheet_call_paths(struct book *b, const struct cct *t)
+{
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call paths");
+    char h[3][48];
+    const char *heads[] = {"Call path", "Depth",
+                           "Calls",     with_unit(h[0], sizeof h[0], "Self", b->total),
+                           "Self %",    with_unit(h[1], sizeof h[1], "Total", b->total),
+                           "Region"};
+    size_t nh = sizeof heads / sizeof heads[0];
+    put_headers(b, ws, 0, heads, nh);
+    struct path_pick p = {0};
+    if (t)
+        cct_walk(t, t->root, pick_path, NULL, &p);
+    double all = 0;
+    for (size_t i = 0; i < p.n; i++)
+        all += t->nodes[p.nodes[i]].self_ns;
+    path_tree = t;
+    if (p.n)
+        qsort(p.nodes, p.n, sizeof *p.nodes, by_path_self);
+    size_t shown = p.n < PATHS_SHOWN ? p.n : PATHS_SHOWN;
+    for (size_t i = 0; i < shown; i++) {
+        const struct cct_node *node = &t->nodes[p.nodes[i]];
+        lxw_row_t row = (lxw_row_t)(i + 1);
+        size_t depth = 0;
+        char *text = path_text(t, p.nodes[i], &depth);
+        char *region = utf8_repair(t->names[node->name], t->name_lens[node->name]);
+        put_str(b, ws, row, 0, text, NULL);
+        put_num(ws, row, 1, (double)(depth - 1), b->f.count);
+        put_num(ws, row, 2, (double)node->calls, b->f.count);
+        put_num(ws, row, 3, node->self_ns / b->total.ns, b->f.num);
+        put_num(ws, row, 4, all > 0 ? node->self_ns / all : NAN, b->f.pct);
+        put_num(ws, row, 5, node->total_ns / b->total.ns, b->f.num);
+        put_str(b, ws, row, 6, region, NULL);
+        free(text);
+        free(region);
+    }
+    if (shown == 0) {
+        put_str(b, ws, 1, 0, "no call paths (no events-mode rows with time)", b->f.note);
+    } else {
+        size_t top = shown < b->ri->top ? shown : b->ri->top;
+        if (top > 15)
+            top = 15;
+        char title[96];
+        snprintf(title, sizeof title, "Heaviest call paths: self time (%s)", b->total.name);
+        lxw_chart *ch = bar_chart(b, "Call paths", 3, top, title, b->total.name);
+        lxw_chart_options co = {0};
+        co.x_scale = 1.8;
+        co.y_scale = 1.6;
+        worksheet_insert_chart_opt(ws, 1, (lxw_col_t)nh + 1, ch, &co);
+    }
+    if (p.n > shown) {
+        char note[96];
+        snprintf(note, sizeof note, "%zu more call paths with self time not listed", p.n - shown);
+        put_str(b, ws, (lxw_row_t)shown + 2, 0, note, b->f.note);
+    }
+    free(p.nodes);
+    worksheet_freeze_panes(ws, 1, 1);
+    worksheet_set_column(ws, 0, 0, 70, NULL);
+    worksheet_set_column(ws, 1, (lxw_col_t)(nh - 2), 12, NULL);
+    worksheet_set_column(ws, (lxw_col_t)(nh - 1), (lxw_col_t)(nh - 1), 30, NULL);
+}
+
 /* Leak sites in the Memory sheet's top table: one site's leaks over all runs. */
 struct leak_site {
     const char *site;
@@ -1004,6 +1140,10 @@ static void sheet_about(struct book *b)
                     "name in different runs add up)."},
         {"Call tree", "Exact caller -> callee edges from the Parent column: calls, total and "
                       "self time of the callee when called from that caller."},
+        {"Call paths", "Whole calling contexts (outermost > ... > innermost, merged over threads "
+                       "and runs) with the most self time, and a chart of the heaviest: where "
+                       "the time is spent and through which callers. Built from each row's "
+                       "Depth and end order; summary-mode rows count as top-level paths."},
         {"Memory", "Only when a run used memory checks. Largest leak sites over all runs, with a "
                    "chart; then per run the findings: leak (allocated, never freed), "
                    "double-free (refused, so the program ran on), unknown-free (a pointer never "
@@ -1134,6 +1274,7 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     sheet_runs(&b, rank, n);
     sheet_threads(&b, rank, n);
     sheet_call_tree(&b);
+    sheet_call_paths(&b, ri->paths);
     int any_memory = 0;
     for (size_t k = 0; k < m->nruns; k++)
         any_memory |= m->runs[k].has_memory;

@@ -250,6 +250,21 @@ def test_report_has_function_locations_and_call_tree(tmp_path):
     _, cost, _ = book.cost()
     assert cost["shared_square"]["Source file"].endswith("shared_lib.c")
     assert cost["fib"]["Calls"] == fib_calls(10)
+    # Call paths: whole calling contexts, with exact calls and self time per path.
+    headers, paths = book.table("Call paths")
+    by_path = {r["Call path"]: r for r in paths}
+    sq = by_path["main > manual loop > shared_twice_square > shared_square"]
+    assert sq["Calls"] == 8 and sq["Depth"] == 3 and sq["Region"] == "shared_square"
+    unit = headers[3][len("Self ("):-1]
+    scale = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}[unit] * run.frequency / 1e9
+    want = sum(int(r["Self"]) for r in run.rows_of("shared_square")) / scale
+    assert sq[f"Self ({unit})"] == pytest.approx(want, rel=1e-9)
+    leaf_fibs = [r for r in paths if r["Region"] == "fib"]
+    assert len({r["Depth"] for r in leaf_fibs}) == len(leaf_fibs)  # one row per fib depth
+    selfs = [r[f"Self ({unit})"] for r in paths]
+    assert selfs == sorted(selfs, reverse=True)
+    assert sum(r["Self %"] for r in paths) <= 1 + 1e-9
+    assert len(book.wb["Call paths"]._charts) == 1
     tree = book.rows("Call tree")
     text = "\n".join(" | ".join("" if v is None else str(v) for v in r) for r in tree)
     assert "shared_twice_square" in text and "shared_square" in text

@@ -900,7 +900,8 @@ def check_chart_files(folder):
 
 
 def test_gnuplot_charts_are_embedded_and_saved(tmp_path):
-    """With gnuplot: the workbook zip holds 4 PNG pictures (xl/media) and 2 native charts;
+    """With gnuplot: the workbook zip holds 4 PNG pictures (xl/media) and 3 native charts
+    (Summary: two; Call paths: one);
     --charts-dir (made with its parents) gets callcost/hitcount/distribution/trend as PNG
     (PNG signature) and SVG; the private work folder under TMPDIR is removed."""
     folder = tmp_path / "runs"
@@ -915,7 +916,7 @@ def test_gnuplot_charts_are_embedded_and_saved(tmp_path):
     media, native, data = media_and_charts(out)
     assert len(media) == 4 and all(n.endswith(".png") for n in media), media
     assert all(data[n][:8] == PNG_SIGNATURE for n in media)
-    assert len(native) == 2, native
+    assert len(native) == 3, native
     check_chart_files(charts)
     assert not (tmp_path / "out-charts").exists()
 
@@ -957,7 +958,7 @@ def test_no_gnuplot_keeps_native_charts_and_makes_no_pictures(tmp_path):
     out = tmp_path / "out.xlsx"
     must_run(folder, "-o", out, "--no-gnuplot")
     media, native, _ = media_and_charts(out)
-    assert media == [] and len(native) == 2
+    assert media == [] and len(native) == 3
     assert sorted(os.listdir(tmp_path)) == ["out.xlsx", "runs"]
     assert Book(out).warnings() == []
 
@@ -974,7 +975,7 @@ def test_missing_gnuplot_is_a_warning_not_a_failure(tmp_path):
     p = must_run(folder, "-o", out, *templates_args(), env={"PATH": str(bindir)})
     assert b"gnuplot" in p.stderr
     media, native, _ = media_and_charts(out)
-    assert media == [] and len(native) == 2
+    assert media == [] and len(native) == 3
     assert not (tmp_path / "out-charts").exists()
     warnings = Book(out).warnings()
     assert len(warnings) == 1, warnings
