@@ -4,7 +4,9 @@
  * Flow: input.c finds run files (and leftover .part files of killed runs) -> runfile.c streams
  * each through libcsv -> model.c merges rows into regions, runs, threads and edges, using the
  * pure statistics of stats.c -> workbook.c writes the XLSX, charts.c renders gnuplot charts,
- * flat.c prints the terminal summary. main.c parses the command line and owns the exit codes.
+ * flat.c prints the terminal summary; export.c writes the optional exports (trace, folded
+ * stacks, callgrind, CSV, JSON), told of every row through the model's sink and building call
+ * paths with cct.c. main.c parses the command line and owns the exit codes.
  *
  * Ownership: a struct owns what its pointers point to unless a comment says otherwise, and its
  * _free/_release function frees it.
