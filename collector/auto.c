@@ -99,7 +99,9 @@ static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, vo
         return PROF_IDX_SKIP; /* called from inside the description: record nothing */
     uint64_t t0 = prof_ticks();
     t->in_hook = 1;
+    prof_mem_quiet_begin(); /* libdw's allocations are the collector's, not the program's */
     const struct prof_fn *fn = prof_fn_get(addr);
+    prof_mem_quiet_end();
     uint32_t idx = fn ? prof_id_add(t, addr, fn) : UINT32_MAX;
     t->in_hook = 0;
     if (idx == UINT32_MAX)

@@ -4,8 +4,11 @@
  * Flow: input.c finds run files (and leftover .part files of killed runs) -> runfile.c streams
  * each through libcsv -> model.c merges rows into regions, runs, threads and edges, using the
  * pure statistics of stats.c -> workbook.c writes the XLSX, charts.c renders gnuplot charts,
- * flat.c prints the terminal summary. main.c parses the command line and owns the exit codes.
- * With --baseline, a second model holds the baseline runs and compare.c sets both side by side.
+ * flat.c prints the terminal summary; export.c writes the optional exports (trace, folded
+ * stacks, callgrind, CSV, JSON), told of every row through the model's sink and building call
+ * paths with cct.c (the Call paths sheet's too). main.c parses the command line and owns the
+ * exit codes. With --baseline, a second model holds the baseline runs and compare.c sets both
+ * side by side.
  *
  * Ownership: a struct owns what its pointers point to unless a comment says otherwise, and its
  * _free/_release function frees it.
