@@ -28,22 +28,40 @@ $CC -O2 -finstrument-functions "$HERE/callheavy.c" -o "$WORK/ch-auto-static" \
     "$BUILD/libprofreport-auto.a" -ldw -liberty -pthread
 $CC -O2 -pg "$HERE/callheavy.c" -o "$WORK/ch-pg"
 
-# median NS of REPS runs of a command line (the program prints "calls=C ns=T ...")
-median_ns() {
-    i=0
-    : > "$WORK/times"
-    while [ $i -lt "$REPS" ]; do
-        rm -rf "$RUNS" "$WORK/uftrace.data"
-        out=$(cd "$WORK" && env PROFILER_DIR="$RUNS" "$@" 2>/dev/null | grep '^calls=')
-        echo "$out" | sed 's/.*ns=\([0-9]*\).*/\1/' >> "$WORK/times"
-        i=$((i + 1))
-    done
-    sort -n "$WORK/times" | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
+# One timed run of a command line (the program prints "calls=C ns=T ..."): T.
+once_ns() {
+    rm -rf "$RUNS" "$WORK/uftrace.data"
+    (cd "$WORK" && env PROFILER_DIR="$RUNS" "$@" 2>/dev/null) | sed -n 's/^calls=[0-9]* ns=\([0-9]*\).*/\1/p'
 }
 
+median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
 CALLS=$("$WORK/ch-plain" "$N" | sed 's/calls=\([0-9]*\).*/\1/')
-PLAIN=$(median_ns "$WORK/ch-plain" "$N")
-echo "function-call overhead: fib($N) = $CALLS calls, median of $REPS runs each"
+HAVE_UFTRACE=0
+command -v uftrace >/dev/null 2>&1 && HAVE_UFTRACE=1
+# Round robin: every configuration once per round, so a slow spell of the machine hits all
+# of them alike (this matters for the ratio to uftrace).
+CONFIGS="plain empty pg ours ours_static summary skip skip_static"
+[ $HAVE_UFTRACE = 1 ] && CONFIGS="$CONFIGS uftrace"
+for c in $CONFIGS; do : > "$WORK/t-$c"; done
+round=0
+while [ $round -lt "$REPS" ]; do
+    once_ns "$WORK/ch-plain" "$N" >> "$WORK/t-plain"
+    once_ns "$WORK/ch-empty" "$N" >> "$WORK/t-empty"
+    once_ns "$WORK/ch-pg" "$N" >> "$WORK/t-pg"
+    once_ns "$WORK/ch-auto" "$N" >> "$WORK/t-ours"
+    once_ns "$WORK/ch-auto-static" "$N" >> "$WORK/t-ours_static"
+    once_ns env PROFILER_MODE=summary "$WORK/ch-auto" "$N" >> "$WORK/t-summary"
+    once_ns env PROFILER_EXCLUDE=fib "$WORK/ch-auto" "$N" >> "$WORK/t-skip"
+    once_ns env PROFILER_EXCLUDE=fib "$WORK/ch-auto-static" "$N" >> "$WORK/t-skip_static"
+    [ $HAVE_UFTRACE = 1 ] &&
+        once_ns uftrace record -d "$WORK/uftrace.data" "$WORK/ch-pg" "$N" >> "$WORK/t-uftrace"
+    round=$((round + 1))
+done
+med() { median < "$WORK/t-$1"; }
+
+PLAIN=$(med plain)
+echo "function-call overhead: fib($N) = $CALLS calls; median of $REPS rounds, configurations taken in turn"
 echo "plain build: $(awk -v t="$PLAIN" -v c="$CALLS" 'BEGIN {printf "%.1f ms, %.2f ns per call", t/1e6, t/c}')"
 printf '%-44s %12s %16s\n' "configuration" "time (ms)" "overhead/call"
 
@@ -52,16 +70,15 @@ report() { # name, median ns
         'BEGIN {printf "%-44s %12.1f %13.2f ns\n", name, t/1e6, (t-p)/c}'
 }
 
-EMPTY=$(median_ns "$WORK/ch-empty" "$N"); report "empty hooks" "$EMPTY"
-PG=$(median_ns "$WORK/ch-pg" "$N"); report "gcc -pg (mcount)" "$PG"
-OURS=$(median_ns "$WORK/ch-auto" "$N"); report "profreport-auto, events (shared)" "$OURS"
-OURS_S=$(median_ns "$WORK/ch-auto-static" "$N"); report "profreport-auto, events (static)" "$OURS_S"
-SUMM=$(median_ns env PROFILER_MODE=summary "$WORK/ch-auto" "$N")
-report "profreport-auto, summary (shared)" "$SUMM"
-SKIP=$(median_ns env PROFILER_EXCLUDE=fib "$WORK/ch-auto" "$N")
-report "profreport-auto, fib filtered out (shared)" "$SKIP"
-SKIP_S=$(median_ns env PROFILER_EXCLUDE=fib "$WORK/ch-auto-static" "$N")
-report "profreport-auto, fib filtered out (static)" "$SKIP_S"
+report "empty hooks" "$(med empty)"
+report "gcc -pg (mcount)" "$(med pg)"
+OURS=$(med ours)
+OURS_S=$(med ours_static)
+report "profreport-auto, events (shared)" "$OURS"
+report "profreport-auto, events (static)" "$OURS_S"
+report "profreport-auto, summary (shared)" "$(med summary)"
+report "profreport-auto, fib filtered out (shared)" "$(med skip)"
+report "profreport-auto, fib filtered out (static)" "$(med skip_static)"
 
 # Whole process, events mode: recording plus the merge into the run file at exit.
 start=$(date +%s%N)
@@ -71,8 +88,8 @@ awk -v w="$((end - start))" -v c="$CALLS" -v s="$(du -sb "$RUNS" | cut -f1)" \
     'BEGIN {printf "events mode, whole process: %.0f ms wall for %d calls (run file %.0f MB)\n", w/1e6, c, s/1e6}'
 rm -rf "$RUNS"
 
-if command -v uftrace >/dev/null 2>&1; then
-    UF=$(median_ns uftrace record -d "$WORK/uftrace.data" "$WORK/ch-pg" "$N")
+if [ $HAVE_UFTRACE = 1 ]; then
+    UF=$(med uftrace)
     report "uftrace record (-pg build)" "$UF"
     awk -v o="$OURS" -v u="$UF" -v p="$PLAIN" -v so="$OURS_S" 'BEGIN {
         r = (o - p) / (u - p); rs = (so - p) / (u - p);
@@ -81,4 +98,4 @@ if command -v uftrace >/dev/null 2>&1; then
 else
     echo "uftrace record: not installed (apt-get install uftrace), ratio not measured"
 fi
-rm -rf "$WORK/uftrace.data"
+rm -rf "$WORK/uftrace.data" "$WORK"/t-*

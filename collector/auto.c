@@ -149,15 +149,15 @@ void __cyg_profile_func_enter(void *fn, void *site)
     if (PROF_UNLIKELY(now < t->last))
         now = t->last;
     prof_put_enter(t, idx, now);
-    f->id = fn;
-    f->fn = t->fns[idx];
+    f->id = fn; /* f->fn is filled in only when a fork child needs it (prof_thread_begin) */
     f->idx = idx;
     f->serial = ++t->serial;
     f->start = now;
 }
 
 /* Close the innermost frame at time now; a short function call may be folded away. */
-static inline void pop(struct prof_thread *t, uint64_t now, int may_fold)
+static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uint64_t now,
+                                                      int may_fold)
 {
     uint32_t d = t->depth - 1;
     PROF_STORE(t->depth, d);
@@ -218,6 +218,13 @@ void __cyg_profile_func_exit(void *fn, void *site)
     struct prof_thread *t = prof_self;
     if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen)))
         return;
+    /* The usual case: the innermost frame is this function's. A filtered-out function never
+       has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
+    uint32_t d = t->depth;
+    if (PROF_LIKELY(d - 1 < PROF_MAX_DEPTH && !t->excess && t->stack[d - 1].id == fn)) {
+        pop(t, prof_ticks(), 1);
+        return;
+    }
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP))
         return; /* filtered out (no clock read: close to an empty hook), or not in this run */
@@ -226,7 +233,6 @@ void __cyg_profile_func_exit(void *fn, void *site)
         t->excess--;
         return;
     }
-    uint32_t d = t->depth;
     if (PROF_UNLIKELY(d == 0 || d > PROF_MAX_DEPTH || t->stack[d - 1].id != fn) &&
         !unwind_to(t, fn, now))
         return;

@@ -618,6 +618,10 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         t->buf = malloc(PROF_BUFFER_WORDS * sizeof *t->buf);
     if (!t->stack)
         t->stack = malloc(PROF_MAX_DEPTH * sizeof *t->stack);
+    /* The function of each inherited frame, before the id table goes (the hooks leave it out
+       of their frames to save a store per call). */
+    for (uint32_t d = 0; d < inherited; d++)
+        t->stack[d].fn = t->fns && t->stack[d].idx < t->nids ? t->fns[t->stack[d].idx] : NULL;
     free(t->slots);
     t->mask = 63;
     t->nslots = 0;
