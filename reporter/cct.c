@@ -271,13 +271,19 @@ static uint32_t placeholder(struct cct_stream *s, size_t d)
 void cct_stream_row(struct cct_stream *s, const char *name, size_t n, unsigned depth, int stopped,
                     double total_ns, double self_ns)
 {
+    cct_stream_row_interned(s, cct_intern(s->tree, name, n), depth, stopped, total_ns, self_ns);
+}
+
+/* One row whose name is interned already: the reporter knows it by region, not by text. */
+void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, int stopped,
+                             double total_ns, double self_ns)
+{
     struct cct *t = s->tree;
     size_t d = depth > CCT_MAX_DEPTH ? 0 : depth;
     /* Subtrees waiting deeper than d + 1 lost their caller (a malformed or cut file). */
     for (size_t k = s->top; k > d + 1; k--)
         if (k < s->npending)
             adopt_children(t, s->pending[k], s->under);
-    uint32_t id = cct_intern(t, name, n);
     uint32_t node;
     if (d + 1 < s->npending && t->nodes[s->pending[d + 1]].child != CCT_NONE) {
         /* The placeholder holding this row's children becomes the row's node. */

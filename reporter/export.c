@@ -574,6 +574,8 @@ struct exports {
     /* call paths */
     struct cct tree;
     struct cct_stream stream;
+    uint32_t *region_name; /* model region index -> CCT name index + 1 (0: not interned yet) */
+    size_t nregion_name;
     int streaming;
     size_t stream_run;
     unsigned stream_thread;
@@ -689,7 +691,8 @@ static void sink_run_begin(void *ctx, const struct model *m, size_t run)
 
 /* One row: a trace event, and a step of the calling-context tree. */
 static void sink_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
-                       const struct run_event *e, double ns, double self_ns, double start_ns)
+                       const struct run_event *e, size_t region, double ns, double self_ns,
+                       double start_ns)
 {
     struct exports *x = ctx;
     enum run_kind kind = m->runs[run].kind;
@@ -707,8 +710,19 @@ static void sink_event(void *ctx, const struct model *m, size_t run, const struc
         x->stream_run = run;
         x->stream_thread = e->thread;
     }
-    cct_stream_row(&x->stream, e->region, e->region_len, kind == RUN_EVENTS ? e->depth : 0,
-                   e->has_ticks, ns, self_ns);
+    /* The model has hashed the name already: intern it once per region, not once per row. */
+    if (region >= x->nregion_name) {
+        size_t n = x->nregion_name ? x->nregion_name : 64;
+        while (n <= region)
+            n *= 2;
+        x->region_name = xrealloc(x->region_name, n * sizeof *x->region_name);
+        memset(x->region_name + x->nregion_name, 0, (n - x->nregion_name) * sizeof *x->region_name);
+        x->nregion_name = n;
+    }
+    if (!x->region_name[region])
+        x->region_name[region] = cct_intern(&x->tree, e->region, e->region_len) + 1;
+    cct_stream_row_interned(&x->stream, x->region_name[region] - 1,
+                            kind == RUN_EVENTS ? e->depth : 0, e->has_ticks, ns, self_ns);
 }
 
 /* A summary row: no paths, so the region counts as a root of the tree. */
@@ -923,6 +937,7 @@ void exports_free(struct exports *x)
     if (!x)
         return;
     stream_stop(x);
+    free(x->region_name);
     out_free(&x->trace);
     out_free(&x->folded);
     out_free(&x->callgrind);

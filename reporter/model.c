@@ -432,7 +432,7 @@ static void on_event(void *ctx, const struct run_event *e)
     if (in->m->runs[in->run].kind == RUN_SEED)
         self = ns; /* the seed form knows nothing of nesting */
     if (m->sink && m->sink->event)
-        m->sink->event(m->sink->ctx, m, in->run, t, e, ns, self,
+        m->sink->event(m->sink->ctx, m, in->run, t, e, ri, ns, self,
                        (double)e->start * in->ns_per_tick);
     if (!e->has_ticks) {
         r->unterminated++;

@@ -358,7 +358,8 @@ struct model_sink {
     void *ctx;
     void (*run_begin)(void *ctx, const struct model *m, size_t run);
     void (*event)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
-                  const struct run_event *e, double ns, double self_ns, double start_ns);
+                  const struct run_event *e, size_t region, double ns, double self_ns,
+                  double start_ns);
     void (*summary)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
                     const struct run_summary *s, double ns_per_tick);
     void (*run_end)(void *ctx, const struct model *m, size_t run, int kept);
@@ -487,6 +488,9 @@ void cct_stream_begin(struct cct_stream *s, struct cct *t, uint32_t under);
  */
 void cct_stream_row(struct cct_stream *s, const char *name, size_t n, unsigned depth, int stopped,
                     double total_ns, double self_ns);
+/* cct_stream_row for a name already interned (its index from cct_intern). */
+void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, int stopped,
+                             double total_ns, double self_ns);
 /* End the thread: subtrees whose caller's row never came become children of under. */
 void cct_stream_end(struct cct_stream *s);
 /* Account calls and times to the child of parent named s[0..n) (summary-mode and seed rows). */
