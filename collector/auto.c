@@ -181,11 +181,7 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
         PROF_STORE(t->folded, t->folded + 1);
         return;
     }
-    if (PROF_UNLIKELY(now < t->last))
-        now = t->last;
-    if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
-        prof_thread_flush(t);
-    prof_put_exit(t, now, 0);
+    prof_record_exit(t, now);
 }
 
 /*

@@ -157,6 +157,20 @@ static void count_region(struct prof_thread *t, uint64_t size)
     PROF_STORE(c->bytes, c->bytes + size);
 }
 
+/* Enter a block in its shard's table and count it in the thread's innermost region. */
+static void enter_block(uintptr_t p, uint64_t size, const struct prof_mem_op *op,
+                        struct prof_thread *t)
+{
+    struct shard *s = shard_of(p);
+    pthread_mutex_lock(&s->lock);
+    int err = prof_memtab_alloc(&s->tab, p, size, op);
+    pthread_mutex_unlock(&s->lock);
+    if (err)
+        nomem();
+    if (t)
+        count_region(t, size);
+}
+
 /* Count what a free found, when the run records. */
 static void add_findings(const struct prof_mem_find *f, const uint64_t *bytes, int n)
 {
@@ -180,16 +194,8 @@ static void mem_alloc(void *ptr, size_t size, int kind, struct prof_site site)
     struct prof_thread *t;
     if ((unsigned)kind >= PROF_MEM_KIND_LAST)
         kind = PROF_MEM_MALLOC;
-    if (op_begin(&op, site, kind, &t)) {
-        struct shard *s = shard_of((uintptr_t)ptr);
-        pthread_mutex_lock(&s->lock);
-        int err = prof_memtab_alloc(&s->tab, (uintptr_t)ptr, size, &op);
-        pthread_mutex_unlock(&s->lock);
-        if (err)
-            nomem();
-        if (t)
-            count_region(t, size);
-    }
+    if (op_begin(&op, site, kind, &t))
+        enter_block((uintptr_t)ptr, size, &op, t);
     prof_mem_quiet_end();
     errno = saved;
 }
@@ -292,16 +298,8 @@ void *prof_mem_realloc_at(void *ptr, size_t size, void *(*real)(void *, size_t),
         }
         pthread_mutex_unlock(&s->lock);
         add_findings(f, bytes, n);
-        if (q) {
-            s = shard_of((uintptr_t)q);
-            pthread_mutex_lock(&s->lock);
-            int err = prof_memtab_alloc(&s->tab, (uintptr_t)q, size, &op);
-            pthread_mutex_unlock(&s->lock);
-            if (err)
-                nomem();
-            if (t)
-                count_region(t, size);
-        }
+        if (q)
+            enter_block((uintptr_t)q, size, &op, t);
     }
     prof_mem_quiet_end();
     errno = refuse ? ENOMEM : q || size == 0 ? saved : real_errno;

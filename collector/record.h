@@ -85,4 +85,14 @@ static inline void prof_put_exit(struct prof_thread *t, uint64_t now, int stray)
     __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
 }
 
+/* Events mode: close the innermost region at time now, writing the buffer first if full. */
+static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
+{
+    if (PROF_UNLIKELY(now < t->last))
+        now = t->last; /* never let a clock step back make a negative gap */
+    if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
+        prof_thread_flush(t);
+    prof_put_exit(t, now, 0);
+}
+
 #endif /* PROF_RECORD_H */

@@ -419,11 +419,7 @@ void prof_stop(void)
         prof_summary_stop(t, d - 1, now);
         return;
     }
-    if (PROF_UNLIKELY(now < t->last))
-        now = t->last;
-    if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
-        prof_thread_flush(t);
-    prof_put_exit(t, now, 0);
+    prof_record_exit(t, now);
 }
 
 /* Open a region for PROFILER_SCOPE and name it by depth and instance. */

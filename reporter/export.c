@@ -642,18 +642,34 @@ static void out_free(struct out *o)
     memset(o, 0, sizeof *o);
 }
 
-/* The JSON literal of a CCT name, cached: the trace writes it once per instance. */
-static const char *trace_name(struct exports *x, const char *s, size_t n)
+/* Make room for index i in a zero-filled array of *cap elements of size elem. */
+static void *grow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
 {
-    uint32_t id = cct_intern(&x->tree, s, n);
-    if (id >= x->nnames) {
-        size_t cap = x->nnames ? x->nnames : 64;
-        while (cap <= id)
-            cap *= 2;
-        x->names = xrealloc(x->names, cap * sizeof *x->names);
-        memset(x->names + x->nnames, 0, (cap - x->nnames) * sizeof *x->names);
-        x->nnames = cap;
-    }
+    if (i < *cap)
+        return arr;
+    size_t n = *cap ? *cap : 64;
+    while (n <= i)
+        n *= 2;
+    arr = xrealloc(arr, n * elem);
+    memset((char *)arr + *cap * elem, 0, (n - *cap) * elem);
+    *cap = n;
+    return arr;
+}
+
+/* The tree's name index of model region `region` (text s[0..n)): the model hashed the text
+   already, so it is interned once per region, not once per row. */
+static uint32_t region_name(struct exports *x, size_t region, const char *s, size_t n)
+{
+    x->region_name = grow_zeroed(x->region_name, &x->nregion_name, region, sizeof(uint32_t));
+    if (!x->region_name[region])
+        x->region_name[region] = cct_intern(&x->tree, s, n) + 1;
+    return x->region_name[region] - 1;
+}
+
+/* The JSON literal of tree name id (text s[0..n)), cached: the trace writes it per instance. */
+static const char *trace_name(struct exports *x, uint32_t id, const char *s, size_t n)
+{
+    x->names = grow_zeroed(x->names, &x->nnames, id, sizeof *x->names);
     if (!x->names[id]) {
         struct sbuf b = {0};
         export_json_text(&b, s, n);
@@ -696,8 +712,9 @@ static void sink_event(void *ctx, const struct model *m, size_t run, const struc
 {
     struct exports *x = ctx;
     enum run_kind kind = m->runs[run].kind;
+    uint32_t id = region_name(x, region, e->region, e->region_len);
     if (x->trace.f && kind == RUN_EVENTS) {
-        export_trace_event(&x->buf, x->first, trace_name(x, e->region, e->region_len), x->pid,
+        export_trace_event(&x->buf, x->first, trace_name(x, id, e->region, e->region_len), x->pid,
                            e->thread, start_ns, e->has_ticks, ns, self_ns, e->depth, e->nested);
         x->first = 0;
         trace_flush(x, 0);
@@ -710,19 +727,8 @@ static void sink_event(void *ctx, const struct model *m, size_t run, const struc
         x->stream_run = run;
         x->stream_thread = e->thread;
     }
-    /* The model has hashed the name already: intern it once per region, not once per row. */
-    if (region >= x->nregion_name) {
-        size_t n = x->nregion_name ? x->nregion_name : 64;
-        while (n <= region)
-            n *= 2;
-        x->region_name = xrealloc(x->region_name, n * sizeof *x->region_name);
-        memset(x->region_name + x->nregion_name, 0, (n - x->nregion_name) * sizeof *x->region_name);
-        x->nregion_name = n;
-    }
-    if (!x->region_name[region])
-        x->region_name[region] = cct_intern(&x->tree, e->region, e->region_len) + 1;
-    cct_stream_row_interned(&x->stream, x->region_name[region] - 1,
-                            kind == RUN_EVENTS ? e->depth : 0, e->has_ticks, ns, self_ns);
+    cct_stream_row_interned(&x->stream, id, kind == RUN_EVENTS ? e->depth : 0, e->has_ticks, ns,
+                            self_ns);
 }
 
 /* A summary row: no paths, so the region counts as a root of the tree. */
