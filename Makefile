@@ -94,7 +94,7 @@ PLAIN_SRC := $(wildcard tests/plain/*.c)
 PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
-	format format-check deps
+	format format-check deps FORCE
 
 all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
 
@@ -139,7 +139,20 @@ $(PRELOAD): preload/malloc.c collector/profreport.h $(SHARED_LINKS)
 	$(CC) -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
 	    -Icollector -shared -o $@ $< -L$(BUILD) -lprofreport -Wl,-rpath,'$$ORIGIN'
 
-$(BUILD)/%.pc: %.pc.in collector/profreport.h
+# The install paths baked into the build (the .pc files, the reporter's templates folder) are
+# recorded in a stamp file, rewritten only when they change, so that `make install PREFIX=/opt/x`
+# after a plain `make` rebuilds what depends on them (as git does with GIT-PREFIX).
+CONFIG_STAMP := $(BUILD)/CONFIG-PATHS
+CONFIG_PATHS := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DATADIR=$(DATADIR)
+
+$(CONFIG_STAMP): FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(CONFIG_PATHS)' ]; then \
+	    echo '$(CONFIG_PATHS)' > $@; echo "configured: $(CONFIG_PATHS)"; fi
+
+FORCE:
+
+$(BUILD)/%.pc: %.pc.in collector/profreport.h $(CONFIG_STAMP)
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -151,6 +164,9 @@ reporter: $(REPORTER)
 $(BUILD)/reporter/%.o: reporter/%.c reporter/report.h collector/profreport.h
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) -c $< -o $@
+
+# main.c and charts.c hold the installed templates folder.
+$(BUILD)/reporter/main.o $(BUILD)/reporter/charts.o: $(CONFIG_STAMP)
 
 # Everything but main.o, so unit tests can link the modules they test.
 $(REPORTER_LIB): $(filter-out $(BUILD)/reporter/main.o,$(REPORTER_OBJ))

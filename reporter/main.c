@@ -345,25 +345,30 @@ static int counted_close(void *cookie) { return close((int)(intptr_t)cookie); }
 
 /* ---- charts ---- */
 
-/* Where the templates are: --templates, then beside the program (a build tree), installed. */
+/*
+ * Where the templates are: --templates, then beside the program (a build tree), then the folder
+ * of the PREFIX it was built for, then <bin>/../share/profreport/templates (an installed tree that
+ * was moved or is still staged under DESTDIR).
+ */
 static char *find_templates(const char *opt)
 {
     if (opt)
         return xstrdup(opt);
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *dir = dirname(exe);
-        char cand[PATH_MAX + 32];
-        /* build/profreport, or a sanitizer build one folder deeper */
-        static const char *const up[] = {"..", "../.."};
-        for (size_t i = 0; i < 2; i++) {
-            snprintf(cand, sizeof cand, "%s/%s/templates/callcost.gp", dir, up[i]);
-            if (access(cand, R_OK) == 0) {
-                snprintf(cand, sizeof cand, "%s/%s/templates", dir, up[i]);
-                return xstrdup(cand);
-            }
+    exe[n > 0 ? n : 0] = 0;
+    char *dir = dirname(exe);
+    char cand[PATH_MAX + 48];
+    /* build/profreport, a sanitizer build one folder deeper, a relocated install */
+    static const char *const up[] = {"../templates", "../../templates",
+                                     "../share/profreport/templates"};
+    for (size_t i = 0; n > 0 && i < sizeof up / sizeof *up; i++) {
+        if (i == 2 && access(PROF_TEMPLATES_DIR "/callcost.gp", R_OK) == 0)
+            break; /* the PREFIX it was built for has them */
+        snprintf(cand, sizeof cand, "%s/%s/callcost.gp", dir, up[i]);
+        if (access(cand, R_OK) == 0) {
+            snprintf(cand, sizeof cand, "%s/%s", dir, up[i]);
+            return xstrdup(cand);
         }
     }
     return xstrdup(PROF_TEMPLATES_DIR);
