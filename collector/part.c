@@ -2,6 +2,7 @@
  * part.c - chunks of the temporary part files: written whole with one writev, read back one
  * at a time so that a run killed mid-write loses at most its last chunk.
  */
+#include "fileutil.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -43,13 +44,18 @@ static int write_all(int fd, struct iovec *iov, int n)
     return 0;
 }
 
-/* Write one chunk whose payload is a followed by b. */
+/* Write one chunk whose payload is a followed by b; a file-size limit is an error (EFBIG),
+   never a signal to the host (fileutil.h). */
 int prof_part_write2(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
 {
     uint32_t head[2] = {type, (uint32_t)(alen + blen)};
     struct iovec iov[3] = {
         {head, sizeof head}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
-    return write_all(fd, iov, blen ? 3 : (alen ? 2 : 1));
+    struct prof_xfsz_guard guard;
+    prof_xfsz_hold(&guard);
+    int err = write_all(fd, iov, blen ? 3 : (alen ? 2 : 1));
+    prof_xfsz_release(&guard);
+    return err;
 }
 
 /* Write one chunk. */

@@ -2,6 +2,7 @@
  * run.c - the process side of recording: configuration from the environment, the run and its
  * registry of thread recorders, writing the run file at exit, fork, and failing quietly.
  */
+#include "fileutil.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -69,8 +70,7 @@ void prof_warn(const char *fmt, ...)
     if ((size_t)n > sizeof line - 2)
         n = (int)sizeof line - 2;
     line[n++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
-    (void)w;
+    prof_write_stderr(line, (size_t)n);
 }
 
 /* Stop all profiling in this process after an error; the first failure is reported. */
@@ -83,9 +83,9 @@ void prof_fail(const char *what, const char *path, int err)
         return;
     if (path)
         prof_warn("%s '%s': %s; profiling is off for the rest of this run", what, path,
-                  strerror(err));
+                  prof_errno_text(err));
     else
-        prof_warn("%s: %s; profiling is off for the rest of this run", what, strerror(err));
+        prof_warn("%s: %s; profiling is off for the rest of this run", what, prof_errno_text(err));
 }
 
 /* Whether an environment switch says "off". */
@@ -500,31 +500,39 @@ static enum prof_error run_finish(int at_exit)
     }
 
     size_t dl = strlen(g.dir) + strlen(g.runname) + 16;
-    char *final = malloc(dl), *tmp = malloc(dl);
-    if (!paths || !final || !tmp) {
+    char *final = malloc(dl), *tmp = NULL;
+    if (!paths || !final) {
         err = PROF_ERR_NOMEM;
         if (!quiet)
-            prof_warn("cannot write the run file: %s; parts kept in '%s'", strerror(ENOMEM), g.dir);
+            prof_warn("cannot write the run file: %s; parts kept in '%s'", prof_errno_text(ENOMEM),
+                      g.dir);
     } else {
         snprintf(final, dl, "%s/%s.csv", g.dir, g.runname);
-        snprintf(tmp, dl, "%s/.%s.csv.tmp", g.dir, g.runname);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        /* The folder may be shared: a new file under a random name, and a rename that replaces
+           nothing (fileutil.h), so a link planted at either name leads nowhere. */
+        int fd = prof_file_create_temp(g.dir, g.runname, ".csv.tmp", &tmp);
         FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
         if (!out) {
             int e = errno;
-            if (fd >= 0)
+            if (fd >= 0) {
                 close(fd);
+                unlink(tmp);
+            }
             err = PROF_ERR_IO;
             if (!quiet)
-                prof_warn("cannot create '%s': %s; parts kept in '%s'", tmp, strerror(e), g.dir);
+                prof_warn("cannot create a temporary file in '%s': %s; parts kept there", g.dir,
+                          prof_errno_text(e));
         } else {
+            struct prof_xfsz_guard guard;
+            prof_xfsz_hold(&guard);
             err = prof_assemble(paths, np, out, &ov);
             int e = errno;
             if (fclose(out) != 0 && err == PROF_OK) {
                 err = PROF_ERR_IO;
                 e = errno;
             }
-            if (err == PROF_OK && rename(tmp, final) != 0) {
+            prof_xfsz_release(&guard);
+            if (err == PROF_OK && prof_file_publish(tmp, final) != 0) {
                 err = PROF_ERR_IO;
                 e = errno;
             }
@@ -532,7 +540,7 @@ static enum prof_error run_finish(int at_exit)
                 unlink(tmp);
                 if (!quiet)
                     prof_warn("cannot write '%s': %s; parts kept in '%s'", final,
-                              err == PROF_ERR_IO ? strerror(e) : prof_strerror(err), g.dir);
+                              err == PROF_ERR_IO ? prof_errno_text(e) : prof_strerror(err), g.dir);
             } else {
                 for (size_t i = 0; i < np; i++)
                     unlink(paths[i]);

@@ -1,0 +1,92 @@
+"""test_collector_safety.py - the collector among other people's files and the host's limits.
+
+A shared output folder where others may plant links, a file-size limit (ulimit -f), a shell
+run under the preload library, fork + exec within one second, and two copies of the recorder
+in one process: in each the host program runs exactly as it would without profreport, and the
+collector either records or says once why it does not.
+"""
+
+import os
+import re
+import resource
+import signal
+import subprocess
+
+import pytest
+
+from conftest import (
+    BUILD,
+    PART_NAME,
+    RUN_NAME,
+    SAN,
+    clean_env,
+    fresh_dir,
+    library_lines,
+    parse_run,
+    program,
+    run_command,
+    run_files,
+)
+
+PRELOAD = BUILD / "libprofreport-malloc.so"
+needs_preload = pytest.mark.skipif(
+    bool(SAN), reason="a sanitizer replaces malloc itself: the preload library cannot be used")
+
+
+def victim(tmp_path, name="victim"):
+    """A file of someone else's that must stay as it is."""
+    path = tmp_path / name
+    path.write_text("precious\n")
+    return path
+
+
+# ---- files in folders other people can write ----
+
+
+def test_link_at_the_temporary_run_file_name_is_not_followed(tmp_path):
+    """A link planted at the hidden temporary name of the run file (.RUN.csv.tmp) leaves its
+    target untouched; the run file is written under its own name, complete, and the program's
+    output and status are its own."""
+    folder = fresh_dir(tmp_path)
+    target = victim(tmp_path)
+    proc = run_command([program("plant"), target, "tmp"],
+                       env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path)
+    assert proc.returncode == 3 and proc.stdout == b"planted 1\n", proc
+    assert proc.stderr == b""
+    assert target.read_text() == "precious\n"
+    (run,) = [parse_run(f) for f in run_files(folder) if not f.is_symlink()]
+    assert run.value("Complete") == "yes"
+    assert {r["Region"] for r in run.rows} == {"first", "second"}
+
+
+def test_link_at_the_run_file_name_is_kept_and_the_parts_too(tmp_path):
+    """A link planted at the run file's own name is neither followed nor replaced: its target
+    is untouched, one warning names the run file, the parts stay for profreport to recover,
+    and the program's output and status are its own."""
+    folder = fresh_dir(tmp_path)
+    target = victim(tmp_path)
+    proc = run_command([program("plant"), target, "final"],
+                       env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path)
+    assert proc.returncode == 3 and proc.stdout == b"planted 1\n", proc
+    lines = library_lines(proc.stderr)
+    assert len(lines) == 1 and "File exists" in lines[0], lines
+    assert target.read_text() == "precious\n"
+    names = os.listdir(folder)
+    assert sorted(n for n in names if PART_NAME.match(n)) and not [
+        n for n in names if n.startswith(".")], names
+    (link,) = [folder / n for n in names if RUN_NAME.match(n)]
+    assert link.is_symlink() and os.readlink(link) == str(target)
+
+
+def test_link_at_a_part_name_is_not_followed(tmp_path):
+    """A link planted at the part name of the run's next thread is not opened: its target is
+    untouched, one warning says profiling is off, and the program's output and status are its
+    own."""
+    folder = fresh_dir(tmp_path)
+    target = victim(tmp_path)
+    proc = run_command([program("plant"), target, "part2"],
+                       env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path)
+    assert proc.returncode == 3 and proc.stdout == b"planted 1\n", proc
+    lines = library_lines(proc.stderr)
+    assert len(lines) == 1 and "profiling is off" in lines[0], lines
+    assert target.read_text() == "precious\n"
