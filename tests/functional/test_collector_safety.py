@@ -90,3 +90,31 @@ def test_link_at_a_part_name_is_not_followed(tmp_path):
     lines = library_lines(proc.stderr)
     assert len(lines) == 1 and "profiling is off" in lines[0], lines
     assert target.read_text() == "precious\n"
+
+
+# ---- file-size limits ----
+
+LIMIT = 64 * 1024
+
+
+@pytest.mark.parametrize("regions,where", [(40000, "a part"), (3000, "the run file")])
+def test_file_size_limit_stops_profiling_not_the_program(tmp_path, regions, where):
+    """Under a file-size limit the collector's write that meets the limit (while the program
+    runs: a part; at exit: the run file) gets one warning and profiling stops; the program
+    never sees SIGXFSZ, exits with its own status and output, its signal mask and actions are
+    its own, and its own write past the limit still gets EFBIG and its own handler."""
+    folder = fresh_dir(tmp_path)
+    mine = tmp_path / "mine.bin"
+    with subprocess.Popen(
+            [str(program("fsize")), str(regions), str(mine)],
+            env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))) as p:
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 5, (p.returncode, err)
+    assert out == f"blocked 0 default 1 wrote {LIMIT} efbig 1 caught 1\n".encode(), out
+    lines = library_lines(err)
+    assert len(lines) == 1 and "File too large" in lines[0], lines
+    assert err.decode().splitlines() == lines
+    assert not run_files(folder) or all(
+        parse_run(f).value("Complete") == "no" for f in run_files(folder))
