@@ -46,6 +46,8 @@ static struct {
     char *dir;
     char runname[128];
     unsigned runs; /* runs started by this process: the second and later get a -N suffix */
+    uint32_t token; /* random, drawn once per process image: run names never repeat */
+    pid_t token_pid;
     struct prof_sbuf header;
     uint64_t base_ticks, base_ns;
     pid_t pid, ppid;
@@ -279,7 +281,14 @@ static int name_run(void)
     strftime(when, sizeof when, "%Y.%m.%d_%H.%M.%S", &lt);
     if (g.runs > 1)
         snprintf(suffix, sizeof suffix, "-%u", g.runs);
-    snprintf(g.runname, sizeof g.runname, "profiling_%s_%ld%s", when, (long)g.pid, suffix);
+    /* The pid alone repeats: after exec (same pid, same second) and when two copies of the
+       library record in one process (the preload library and a static link). */
+    if (g.token_pid != g.pid) {
+        g.token = prof_random32();
+        g.token_pid = g.pid;
+    }
+    snprintf(g.runname, sizeof g.runname, "profiling_%s_%ld_%08x%s", when, (long)g.pid,
+             (unsigned)g.token, suffix);
 
     char start[48], iso[32], num[32];
     strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S", &ut);

@@ -457,7 +457,7 @@ def test_killed_run_leaves_parts_that_recover_as_incomplete(tmp_path):
     assert not [n for n in names if n.endswith(".csv")], names
     parts = [folder / n for n in names if PART_NAME.match(n)]
     assert len(parts) == 1 and len(names) == 1, names
-    assert f"_{pid}.1.part" in parts[0].name
+    assert f"_{pid}_" in parts[0].name and parts[0].name.endswith(".1.part")
     data = parts[0].read_bytes()
     chunks, end = read_chunks(data)
     assert end == len(data), "a run killed while sleeping has only whole chunks"

@@ -118,3 +118,50 @@ def test_file_size_limit_stops_profiling_not_the_program(tmp_path, regions, wher
     assert err.decode().splitlines() == lines
     assert not run_files(folder) or all(
         parse_run(f).value("Complete") == "no" for f in run_files(folder))
+
+
+# ---- run names: one per process image ----
+
+
+def test_exec_in_a_fork_child_gives_the_new_image_a_run_of_its_own(tmp_path):
+    """A fork child that records and then execs keeps its pid, and the new image starts within
+    the same second: the new image still writes a complete run file of its own, and nothing is
+    printed. The child's part from before exec stays as a run of its own (exec, like a kill,
+    skips the exit that would have merged it)."""
+    folder = fresh_dir(tmp_path)
+    proc = run_command([program("execself")], env=clean_env({"PROFILER_DIR": folder}),
+                       cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == b"", proc
+    runs = {frozenset(r["Region"] for r in run.rows): run
+            for run in map(parse_run, run_files(folder))}
+    assert set(runs) == {frozenset({"parent", "parent-after"}), frozenset({"after-exec"})}
+    assert all(run.value("Complete") == "yes" for run in runs.values())
+    parent, child = runs[frozenset({"parent", "parent-after"})], runs[frozenset({"after-exec"})]
+    assert parent.value("Pid") == str(proc.pid) != child.value("Pid")
+    names = os.listdir(folder)
+    (part,) = [n for n in names if PART_NAME.match(n)]
+    assert f"_{child.value('Pid')}_" in part
+    assert part.split(".1.part")[0] != child.path.name[:-len(".csv")]
+    assert all(RUN_NAME.match(f.name) for f in run_files(folder))
+
+
+@needs_preload
+def test_preload_on_a_program_with_its_own_static_recorder(tmp_path):
+    """The preload library on a program linked with libprofreport.a: two recorders in one
+    process, each writes its own complete run file under its own name (the program's with its
+    regions, the preload library's with its memory section), and neither prints anything or
+    leaves a part behind."""
+    folder = fresh_dir(tmp_path)
+    proc = run_command([program("static_basic")],
+                       env=clean_env({"PROFILER_DIR": folder, "LD_PRELOAD": PRELOAD}),
+                       cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == b"", proc
+    assert proc.stdout.startswith(b"basic: ")
+    assert sorted(n for n in os.listdir(folder) if not RUN_NAME.match(n)) == []
+    runs = [parse_run(f) for f in run_files(folder)]
+    assert len(runs) == 2
+    assert all(r.value("Complete") == "yes" and r.value("Pid") == str(proc.pid) for r in runs)
+    (regions,) = [r for r in runs if r.rows]
+    (memory,) = [r for r in runs if not r.rows]
+    assert {r["Region"] for r in regions.rows} == {"load", "parse", "step", "checksum"}
+    assert memory.memory is not None
