@@ -45,8 +45,10 @@ static struct {
     int warned;  /* atomic: the failure warning was printed */
     char *dir;
     char runname[128];
-    unsigned runs; /* runs started by this process: the second and later get a -N suffix */
-    uint32_t token; /* random, drawn once per process image: run names never repeat */
+    unsigned runs;    /* runs started by this process: the second and later get a -N suffix */
+    uint32_t token;   /* random, drawn once per process image: run names never repeat */
+    long utc_offset;  /* atomic: seconds east of UTC, as localtime_r last said */
+    int offset_known; /* atomic */
     pid_t token_pid;
     struct prof_sbuf header;
     uint64_t base_ticks, base_ns;
@@ -205,7 +207,6 @@ static void process_init(void)
     }
 
     g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
 
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -265,8 +266,22 @@ static void header_kv(const char *key, const char *value)
     prof_sbuf_add(&g.header, value, strlen(value) + 1);
 }
 
-/* Name the run after its start and build the header every part begins with. */
-static int name_run(void)
+/* Remember the local time's offset from UTC at secs (localtime_r takes the time-zone lock). */
+static void learn_utc_offset(time_t secs)
+{
+    struct tm lt;
+    if (!localtime_r(&secs, &lt))
+        return;
+    __atomic_store_n(&g.utc_offset, lt.tm_gmtoff, __ATOMIC_RELAXED);
+    __atomic_store_n(&g.offset_known, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Name the run after its start and build the header every part begins with. With lock_free
+ * (called from inside an allocation, where the C library may hold its time-zone lock) the local
+ * time uses the offset learnt last, at load or at a run begun from the program's own code.
+ */
+static int name_run(int lock_free)
 {
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
@@ -274,11 +289,17 @@ static int name_run(void)
     uint64_t since = prof_monotonic_ns() - g.base_ns;
     uint64_t wall_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec - since;
     time_t secs = (time_t)(wall_ns / 1000000000u);
+    if (!lock_free)
+        learn_utc_offset(secs);
+    long offset = __atomic_load_n(&g.offset_known, __ATOMIC_ACQUIRE)
+                      ? __atomic_load_n(&g.utc_offset, __ATOMIC_RELAXED)
+                      : 0;
     struct tm lt, ut;
-    localtime_r(&secs, &lt);
-    gmtime_r(&secs, &ut);
-    char when[32], suffix[16] = "";
-    strftime(when, sizeof when, "%Y.%m.%d_%H.%M.%S", &lt);
+    prof_civil_time((int64_t)secs + offset, &lt);
+    prof_civil_time((int64_t)secs, &ut);
+    char when[80], suffix[16] = "";
+    snprintf(when, sizeof when, "%04d.%02d.%02d_%02d.%02d.%02d", lt.tm_year + 1900, lt.tm_mon + 1,
+             lt.tm_mday, lt.tm_hour, lt.tm_min, lt.tm_sec);
     if (g.runs > 1)
         snprintf(suffix, sizeof suffix, "-%u", g.runs);
     /* The pid alone repeats: after exec (same pid, same second) and when two copies of the
@@ -290,9 +311,10 @@ static int name_run(void)
     snprintf(g.runname, sizeof g.runname, "profiling_%s_%ld_%08x%s", when, (long)g.pid,
              (unsigned)g.token, suffix);
 
-    char start[48], iso[32], num[32];
-    strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S", &ut);
-    snprintf(start, sizeof start, "%s.%06luZ", iso, (unsigned long)(wall_ns % 1000000000u / 1000));
+    char start[96], num[32];
+    snprintf(start, sizeof start, "%04d-%02d-%02dT%02d:%02d:%02d.%06luZ", ut.tm_year + 1900,
+             ut.tm_mon + 1, ut.tm_mday, ut.tm_hour, ut.tm_min, ut.tm_sec,
+             (unsigned long)(wall_ns % 1000000000u / 1000));
     prof_sbuf_release(&g.header);
     header_kv("Format", "profreport-part,1");
     snprintf(num, sizeof num, "%llu", (unsigned long long)g.frequency);
@@ -312,8 +334,9 @@ static int name_run(void)
     return g.header.failed ? ENOMEM : 0;
 }
 
-/* Begin a run in dir (NULL: $PROFILER_DIR or ./profiler-runs). Run lock held. */
-static enum prof_error run_begin(const char *dir)
+/* Begin a run in dir (NULL: $PROFILER_DIR or ./profiler-runs). Run lock held; lock_free as
+   for name_run. */
+static enum prof_error run_begin(const char *dir, int lock_free)
 {
     if (!dir || !*dir)
         dir = getenv("PROFILER_DIR");
@@ -339,7 +362,7 @@ static enum prof_error run_begin(const char *dir)
     g.pid = getpid();
     g.runs++;
     prof_clock_pair(&g.base_ticks, &g.base_ns);
-    if (name_run() != 0) {
+    if (name_run(lock_free) != 0) {
         prof_fail("cannot start a run", NULL, ENOMEM);
         return PROF_ERR_NOMEM;
     }
@@ -374,19 +397,22 @@ static void free_orphans(void)
 /* Nonzero once PROFILER_ENABLE=0 was seen. */
 int prof_disabled(void) { return __atomic_load_n(&prof_off, __ATOMIC_RELAXED); }
 
-static struct prof_thread *attach(void);
+static struct prof_thread *attach(int lock_free);
 
 /* The slow path of every event: attach the calling thread to the current run. */
 struct prof_thread *prof_attach(void)
 {
+    /* Called inside the collector's quiet section, we are in an allocation (memcheck.c), maybe
+       one the C library makes while it holds a lock of its own: start without taking one. */
+    int lock_free = prof_mem_quiet != 0;
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
-    struct prof_thread *t = attach();
+    struct prof_thread *t = attach(lock_free);
     prof_mem_quiet_end();
     return t;
 }
 
 /* prof_attach's work. */
-static struct prof_thread *attach(void)
+static struct prof_thread *attach(int lock_free)
 {
     if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
         return NULL;
@@ -399,12 +425,13 @@ static struct prof_thread *attach(void)
     int keep = 0;
     if (g.fork_child_pending) {
         g.fork_child_pending = 0;
-        if (name_run() != 0) {
+        if (name_run(lock_free) != 0) {
             prof_fail("cannot start a run", NULL, ENOMEM);
             goto fail;
         }
     }
-    if (!g.active && (__atomic_load_n(&g.stopped, __ATOMIC_RELAXED) || run_begin(NULL) != PROF_OK))
+    if (!g.active &&
+        (__atomic_load_n(&g.stopped, __ATOMIC_RELAXED) || run_begin(NULL, lock_free) != PROF_OK))
         goto fail;
     if (t && t->fork_pending) {
         keep = 1;
@@ -610,7 +637,7 @@ enum prof_error prof_init(const char *dir)
         prof_warn("PROFILER_INIT called while a run is recording; call it before the first "
                   "region, or after PROFILER_FINISH");
     } else {
-        err = run_begin(dir);
+        err = run_begin(dir, 0);
     }
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
@@ -628,6 +655,20 @@ __attribute__((destructor)) static void at_exit(void)
     if (g.active && !g.fork_child_pending)
         run_finish(1);
     pthread_mutex_unlock(&g.lock);
+    prof_mem_quiet_end();
+}
+
+/*
+ * At load, where the caller holds no lock of the C library: what the start of a run would
+ * otherwise do from inside an allocation. The fork handlers (pthread_atfork takes the lock that
+ * fork holds while it runs the prepare handlers, which may allocate) and the local time's offset
+ * (localtime_r takes the time-zone lock, which localtime holds while it allocates).
+ */
+__attribute__((constructor)) static void at_load(void)
+{
+    prof_mem_quiet_begin();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    learn_utc_offset(time(NULL));
     prof_mem_quiet_end();
 }
 

@@ -165,3 +165,45 @@ def test_preload_on_a_program_with_its_own_static_recorder(tmp_path):
     (memory,) = [r for r in runs if not r.rows]
     assert {r["Region"] for r in regions.rows} == {"load", "parse", "step", "checksum"}
     assert memory.memory is not None
+
+
+# ---- the preload library in programs that allocate under the C library's own locks ----
+
+
+def unusable_dir(tmp_path):
+    """An output folder that cannot be created: a path under a regular file."""
+    plain = tmp_path / "plain-file"
+    plain.write_text("")
+    return plain / "runs"
+
+
+PRELOADED = [
+    (["bash", "-c", "echo hi"], b"hi\n"),
+    (["sh", "-c", "echo hi"], b"hi\n"),
+    (["ls", "-d", "/"], b"/\n"),
+    ([None], b"year ok\nlocale ok\n"),
+]
+
+
+@needs_preload
+@pytest.mark.parametrize("usable", [True, False], ids=["good-dir", "unusable-dir"])
+@pytest.mark.parametrize("argv,expected", PRELOADED, ids=["bash", "sh", "ls", "localefirst"])
+def test_preload_in_shells_and_locale_programs_never_hangs(tmp_path, argv, expected, usable):
+    """Shells, ls, and a program whose first allocations happen inside localtime and
+    setlocale, under the preload library with a good and with an unusable PROFILER_DIR: each
+    prints what it prints without profreport and exits 0, well within the timeout; with the
+    unusable folder one warning says so, with the good one a run file is written (dash may
+    allocate nothing for a builtin, and then has none)."""
+    argv = [str(BUILD / "tests" / "plain" / "localefirst") if a is None else a for a in argv]
+    folder = fresh_dir(tmp_path) if usable else unusable_dir(tmp_path)
+    env = clean_env({"PROFILER_DIR": folder, "LD_PRELOAD": PRELOAD, "LANG": "C.UTF-8"})
+    proc = run_command(argv, env=env, cwd=tmp_path, timeout=10)
+    assert proc.returncode == 0 and proc.stdout == expected, proc
+    lines = library_lines(proc.stderr)
+    if usable:
+        assert proc.stderr == b""
+        runs = [parse_run(f) for f in run_files(folder)]
+        assert runs or argv[0] == "sh"
+        assert all(r.value("Complete") == "yes" for r in runs)
+    else:
+        assert len(lines) == 1 and "Not a directory" in lines[0], lines
