@@ -119,6 +119,7 @@ $(SHARED_LINKS): $(SHARED_LIB)
 	ln -sf $(notdir $(SHARED_LIB)) $@
 
 $(BUILD)/collector/auto.o $(BUILD)/collector/thread.o: collector/record.h
+$(patsubst %,$(BUILD)/collector/%.o,fileutil live part run thread): collector/fileutil.h
 
 $(AUTO_STATIC): $(LIB_OBJ) $(AUTO_OBJ)
 	@mkdir -p $(@D)

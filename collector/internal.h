@@ -64,6 +64,11 @@ uint64_t prof_frequency_from(uint64_t ticks, uint64_t ns);
  */
 uint64_t prof_timer_setup(enum prof_clock wanted, enum prof_clock *chosen);
 
+struct tm;
+/* The calendar date and time (fields as gmtime_r's) of secs seconds after the epoch, taking no
+   lock of the C library. */
+void prof_civil_time(int64_t secs, struct tm *out);
+
 /* ---- csvout.c: growable text buffers and RFC 4180 fields ---- */
 
 /* A growable byte string; failed is set (and further appends ignored) when memory runs out. */

@@ -3,6 +3,7 @@
  * a thread prints where its time went since its previous report, checked on region stops.
  */
 #define _GNU_SOURCE /* qsort_r: threads report at the same time */
+#include "fileutil.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -59,11 +60,8 @@ static void report_line(pid_t tid, const char *id, const struct prof_live *l, ui
                        "TID 0x%x time spent in \"%s\": %.0f/%.0f ms %.1f%% %llux\n", (unsigned)tid,
                        name, ms, all, elapsed ? 100.0 * (double)l->ticks / (double)elapsed : 0.0,
                        (unsigned long long)l->calls);
-    if (len > 0) {
-        ssize_t w =
-            write(STDERR_FILENO, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
-        (void)w;
-    }
+    if (len > 0)
+        prof_write_stderr(line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
 }
 
 /* Print the thread's report: one line per region (by text) it spent time in, heaviest first. */

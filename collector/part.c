@@ -2,16 +2,21 @@
  * part.c - chunks of the temporary part files: written whole with one writev, read back one
  * at a time so that a run killed mid-write loses at most its last chunk.
  */
+#include "fileutil.h"
 #include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 /* Largest payload a reader accepts: far above what the collector writes (256 KiB buffers). */
 #define PART_MAX_PAYLOAD (1u << 30)
+/* From input of unknown size, the payload buffer grows by at most this much beyond the bytes
+   that have arrived, so a damaged length cannot make the reader allocate what is not there. */
+#define PART_READ_STEP (64u * 1024)
 
 /* Write the iovecs completely, retrying after EINTR and short writes; 0 or an errno value. */
 static int write_all(int fd, struct iovec *iov, int n)
@@ -39,19 +44,64 @@ static int write_all(int fd, struct iovec *iov, int n)
     return 0;
 }
 
-/* Write one chunk whose payload is a followed by b. */
+/* Write one chunk whose payload is a followed by b; a file-size limit is an error (EFBIG),
+   never a signal to the host (fileutil.h). */
 int prof_part_write2(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
 {
     uint32_t head[2] = {type, (uint32_t)(alen + blen)};
     struct iovec iov[3] = {
         {head, sizeof head}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
-    return write_all(fd, iov, blen ? 3 : (alen ? 2 : 1));
+    struct prof_xfsz_guard guard;
+    prof_xfsz_hold(&guard);
+    int err = write_all(fd, iov, blen ? 3 : (alen ? 2 : 1));
+    prof_xfsz_release(&guard);
+    return err;
 }
 
 /* Write one chunk. */
 int prof_part_write(int fd, uint32_t type, const void *payload, size_t len)
 {
     return prof_part_write2(fd, type, payload, len, NULL, 0);
+}
+
+/* Bytes left in the reader's file after its position, or SIZE_MAX when unknown (a pipe). */
+static size_t bytes_left(FILE *f)
+{
+    int fd = fileno(f);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return SIZE_MAX;
+    off_t pos = ftello(f);
+    if (pos < 0)
+        return SIZE_MAX;
+    return pos < st.st_size ? (size_t)(st.st_size - pos) : 0;
+}
+
+/*
+ * Read len payload bytes into the reader's buffer: 1 when all came, 0 when the input ended
+ * first, -1 on a read error. The buffer grows only as the bytes arrive (a chunk's length is
+ * untrusted: the file may be damaged), except where the file's size already vouches for them.
+ */
+static int read_payload(struct prof_part_reader *r, size_t len, size_t left)
+{
+    size_t have = 0;
+    while (have < len) {
+        size_t want = len;
+        if (left == SIZE_MAX && want - have > PART_READ_STEP)
+            want = have + (have > PART_READ_STEP ? have : PART_READ_STEP);
+        if (want > r->cap) {
+            unsigned char *p = realloc(r->payload, want);
+            if (!p)
+                return -1;
+            r->payload = p;
+            r->cap = want;
+        }
+        size_t got = fread(r->payload + have, 1, want - have, r->f);
+        have += got;
+        if (have < want)
+            return ferror(r->f) ? -1 : 0;
+    }
+    return 1;
 }
 
 /* Read the next chunk into the reader's buffer. */
@@ -67,23 +117,16 @@ int prof_part_next(struct prof_part_reader *r, uint32_t *type, const unsigned ch
             r->truncated = 1;
         return 0;
     }
-    if (head[1] > PART_MAX_PAYLOAD) {
+    size_t left = bytes_left(r->f);
+    if (head[1] > PART_MAX_PAYLOAD || (left != SIZE_MAX && head[1] > left)) {
         r->truncated = 1;
         return 0;
     }
-    if (head[1] > r->cap) {
-        unsigned char *p = realloc(r->payload, head[1]);
-        if (!p)
-            return -1;
-        r->payload = p;
-        r->cap = head[1];
-    }
-    got = fread(r->payload, 1, head[1], r->f);
-    if (got < head[1]) {
-        if (ferror(r->f))
-            return -1;
-        r->truncated = 1;
-        return 0;
+    int rc = read_payload(r, head[1], left);
+    if (rc <= 0) {
+        if (rc == 0)
+            r->truncated = 1;
+        return rc;
     }
     *type = head[0];
     *payload = r->payload;

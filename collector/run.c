@@ -2,6 +2,7 @@
  * run.c - the process side of recording: configuration from the environment, the run and its
  * registry of thread recorders, writing the run file at exit, fork, and failing quietly.
  */
+#include "fileutil.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -44,7 +45,11 @@ static struct {
     int warned;  /* atomic: the failure warning was printed */
     char *dir;
     char runname[128];
-    unsigned runs; /* runs started by this process: the second and later get a -N suffix */
+    unsigned runs;    /* runs started by this process: the second and later get a -N suffix */
+    uint32_t token;   /* random, drawn once per process image: run names never repeat */
+    long utc_offset;  /* atomic: seconds east of UTC, as localtime_r last said */
+    int offset_known; /* atomic */
+    pid_t token_pid;
     struct prof_sbuf header;
     uint64_t base_ticks, base_ns;
     pid_t pid, ppid;
@@ -69,8 +74,7 @@ void prof_warn(const char *fmt, ...)
     if ((size_t)n > sizeof line - 2)
         n = (int)sizeof line - 2;
     line[n++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
-    (void)w;
+    prof_write_stderr(line, (size_t)n);
 }
 
 /* Stop all profiling in this process after an error; the first failure is reported. */
@@ -83,9 +87,9 @@ void prof_fail(const char *what, const char *path, int err)
         return;
     if (path)
         prof_warn("%s '%s': %s; profiling is off for the rest of this run", what, path,
-                  strerror(err));
+                  prof_errno_text(err));
     else
-        prof_warn("%s: %s; profiling is off for the rest of this run", what, strerror(err));
+        prof_warn("%s: %s; profiling is off for the rest of this run", what, prof_errno_text(err));
 }
 
 /* Whether an environment switch says "off". */
@@ -203,7 +207,6 @@ static void process_init(void)
     }
 
     g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
 
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -263,8 +266,22 @@ static void header_kv(const char *key, const char *value)
     prof_sbuf_add(&g.header, value, strlen(value) + 1);
 }
 
-/* Name the run after its start and build the header every part begins with. */
-static int name_run(void)
+/* Remember the local time's offset from UTC at secs (localtime_r takes the time-zone lock). */
+static void learn_utc_offset(time_t secs)
+{
+    struct tm lt;
+    if (!localtime_r(&secs, &lt))
+        return;
+    __atomic_store_n(&g.utc_offset, lt.tm_gmtoff, __ATOMIC_RELAXED);
+    __atomic_store_n(&g.offset_known, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Name the run after its start and build the header every part begins with. With lock_free
+ * (called from inside an allocation, where the C library may hold its time-zone lock) the local
+ * time uses the offset learnt last, at load or at a run begun from the program's own code.
+ */
+static int name_run(int lock_free)
 {
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
@@ -272,18 +289,32 @@ static int name_run(void)
     uint64_t since = prof_monotonic_ns() - g.base_ns;
     uint64_t wall_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec - since;
     time_t secs = (time_t)(wall_ns / 1000000000u);
+    if (!lock_free)
+        learn_utc_offset(secs);
+    long offset = __atomic_load_n(&g.offset_known, __ATOMIC_ACQUIRE)
+                      ? __atomic_load_n(&g.utc_offset, __ATOMIC_RELAXED)
+                      : 0;
     struct tm lt, ut;
-    localtime_r(&secs, &lt);
-    gmtime_r(&secs, &ut);
-    char when[32], suffix[16] = "";
-    strftime(when, sizeof when, "%Y.%m.%d_%H.%M.%S", &lt);
+    prof_civil_time((int64_t)secs + offset, &lt);
+    prof_civil_time((int64_t)secs, &ut);
+    char when[80], suffix[16] = "";
+    snprintf(when, sizeof when, "%04d.%02d.%02d_%02d.%02d.%02d", lt.tm_year + 1900, lt.tm_mon + 1,
+             lt.tm_mday, lt.tm_hour, lt.tm_min, lt.tm_sec);
     if (g.runs > 1)
         snprintf(suffix, sizeof suffix, "-%u", g.runs);
-    snprintf(g.runname, sizeof g.runname, "profiling_%s_%ld%s", when, (long)g.pid, suffix);
+    /* The pid alone repeats: after exec (same pid, same second) and when two copies of the
+       library record in one process (the preload library and a static link). */
+    if (g.token_pid != g.pid) {
+        g.token = prof_random32();
+        g.token_pid = g.pid;
+    }
+    snprintf(g.runname, sizeof g.runname, "profiling_%s_%ld_%08x%s", when, (long)g.pid,
+             (unsigned)g.token, suffix);
 
-    char start[48], iso[32], num[32];
-    strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S", &ut);
-    snprintf(start, sizeof start, "%s.%06luZ", iso, (unsigned long)(wall_ns % 1000000000u / 1000));
+    char start[96], num[32];
+    snprintf(start, sizeof start, "%04d-%02d-%02dT%02d:%02d:%02d.%06luZ", ut.tm_year + 1900,
+             ut.tm_mon + 1, ut.tm_mday, ut.tm_hour, ut.tm_min, ut.tm_sec,
+             (unsigned long)(wall_ns % 1000000000u / 1000));
     prof_sbuf_release(&g.header);
     header_kv("Format", "profreport-part,1");
     snprintf(num, sizeof num, "%llu", (unsigned long long)g.frequency);
@@ -303,8 +334,9 @@ static int name_run(void)
     return g.header.failed ? ENOMEM : 0;
 }
 
-/* Begin a run in dir (NULL: $PROFILER_DIR or ./profiler-runs). Run lock held. */
-static enum prof_error run_begin(const char *dir)
+/* Begin a run in dir (NULL: $PROFILER_DIR or ./profiler-runs). Run lock held; lock_free as
+   for name_run. */
+static enum prof_error run_begin(const char *dir, int lock_free)
 {
     if (!dir || !*dir)
         dir = getenv("PROFILER_DIR");
@@ -330,7 +362,7 @@ static enum prof_error run_begin(const char *dir)
     g.pid = getpid();
     g.runs++;
     prof_clock_pair(&g.base_ticks, &g.base_ns);
-    if (name_run() != 0) {
+    if (name_run(lock_free) != 0) {
         prof_fail("cannot start a run", NULL, ENOMEM);
         return PROF_ERR_NOMEM;
     }
@@ -365,19 +397,22 @@ static void free_orphans(void)
 /* Nonzero once PROFILER_ENABLE=0 was seen. */
 int prof_disabled(void) { return __atomic_load_n(&prof_off, __ATOMIC_RELAXED); }
 
-static struct prof_thread *attach(void);
+static struct prof_thread *attach(int lock_free);
 
 /* The slow path of every event: attach the calling thread to the current run. */
 struct prof_thread *prof_attach(void)
 {
+    /* Called inside the collector's quiet section, we are in an allocation (memcheck.c), maybe
+       one the C library makes while it holds a lock of its own: start without taking one. */
+    int lock_free = prof_mem_quiet != 0;
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
-    struct prof_thread *t = attach();
+    struct prof_thread *t = attach(lock_free);
     prof_mem_quiet_end();
     return t;
 }
 
 /* prof_attach's work. */
-static struct prof_thread *attach(void)
+static struct prof_thread *attach(int lock_free)
 {
     if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
         return NULL;
@@ -390,12 +425,13 @@ static struct prof_thread *attach(void)
     int keep = 0;
     if (g.fork_child_pending) {
         g.fork_child_pending = 0;
-        if (name_run() != 0) {
+        if (name_run(lock_free) != 0) {
             prof_fail("cannot start a run", NULL, ENOMEM);
             goto fail;
         }
     }
-    if (!g.active && (__atomic_load_n(&g.stopped, __ATOMIC_RELAXED) || run_begin(NULL) != PROF_OK))
+    if (!g.active &&
+        (__atomic_load_n(&g.stopped, __ATOMIC_RELAXED) || run_begin(NULL, lock_free) != PROF_OK))
         goto fail;
     if (t && t->fork_pending) {
         keep = 1;
@@ -500,31 +536,39 @@ static enum prof_error run_finish(int at_exit)
     }
 
     size_t dl = strlen(g.dir) + strlen(g.runname) + 16;
-    char *final = malloc(dl), *tmp = malloc(dl);
-    if (!paths || !final || !tmp) {
+    char *final = malloc(dl), *tmp = NULL;
+    if (!paths || !final) {
         err = PROF_ERR_NOMEM;
         if (!quiet)
-            prof_warn("cannot write the run file: %s; parts kept in '%s'", strerror(ENOMEM), g.dir);
+            prof_warn("cannot write the run file: %s; parts kept in '%s'", prof_errno_text(ENOMEM),
+                      g.dir);
     } else {
         snprintf(final, dl, "%s/%s.csv", g.dir, g.runname);
-        snprintf(tmp, dl, "%s/.%s.csv.tmp", g.dir, g.runname);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        /* The folder may be shared: a new file under a random name, and a rename that replaces
+           nothing (fileutil.h), so a link planted at either name leads nowhere. */
+        int fd = prof_file_create_temp(g.dir, g.runname, ".csv.tmp", &tmp);
         FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
         if (!out) {
             int e = errno;
-            if (fd >= 0)
+            if (fd >= 0) {
                 close(fd);
+                unlink(tmp);
+            }
             err = PROF_ERR_IO;
             if (!quiet)
-                prof_warn("cannot create '%s': %s; parts kept in '%s'", tmp, strerror(e), g.dir);
+                prof_warn("cannot create a temporary file in '%s': %s; parts kept there", g.dir,
+                          prof_errno_text(e));
         } else {
+            struct prof_xfsz_guard guard;
+            prof_xfsz_hold(&guard);
             err = prof_assemble(paths, np, out, &ov);
             int e = errno;
             if (fclose(out) != 0 && err == PROF_OK) {
                 err = PROF_ERR_IO;
                 e = errno;
             }
-            if (err == PROF_OK && rename(tmp, final) != 0) {
+            prof_xfsz_release(&guard);
+            if (err == PROF_OK && prof_file_publish(tmp, final) != 0) {
                 err = PROF_ERR_IO;
                 e = errno;
             }
@@ -532,7 +576,7 @@ static enum prof_error run_finish(int at_exit)
                 unlink(tmp);
                 if (!quiet)
                     prof_warn("cannot write '%s': %s; parts kept in '%s'", final,
-                              err == PROF_ERR_IO ? strerror(e) : prof_strerror(err), g.dir);
+                              err == PROF_ERR_IO ? prof_errno_text(e) : prof_strerror(err), g.dir);
             } else {
                 for (size_t i = 0; i < np; i++)
                     unlink(paths[i]);
@@ -593,7 +637,7 @@ enum prof_error prof_init(const char *dir)
         prof_warn("PROFILER_INIT called while a run is recording; call it before the first "
                   "region, or after PROFILER_FINISH");
     } else {
-        err = run_begin(dir);
+        err = run_begin(dir, 0);
     }
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
@@ -611,6 +655,20 @@ __attribute__((destructor)) static void at_exit(void)
     if (g.active && !g.fork_child_pending)
         run_finish(1);
     pthread_mutex_unlock(&g.lock);
+    prof_mem_quiet_end();
+}
+
+/*
+ * At load, where the caller holds no lock of the C library: what the start of a run would
+ * otherwise do from inside an allocation. The fork handlers (pthread_atfork takes the lock that
+ * fork holds while it runs the prepare handlers, which may allocate) and the local time's offset
+ * (localtime_r takes the time-zone lock, which localtime holds while it allocates).
+ */
+__attribute__((constructor)) static void at_load(void)
+{
+    prof_mem_quiet_begin();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    learn_utc_offset(time(NULL));
     prof_mem_quiet_end();
 }
 

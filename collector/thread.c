@@ -2,6 +2,7 @@
  * thread.c - the hot path: each thread appends small event words to a buffer it owns and writes
  * the buffer to its own part file when it fills. No lock and no allocation per event.
  */
+#include "fileutil.h"
 #include "record.h"
 
 #include <errno.h>
@@ -661,7 +662,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->path)
         return PROF_ERR_NOMEM;
     snprintf(t->path, plen, "%s/%s.%u.part", run->dir, run->runname, number);
-    t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    t->fd = prof_file_create(t->path); /* the folder may be shared: never through a link */
     if (t->fd < 0) {
         prof_fail("cannot create", t->path, errno);
         free(t->path);

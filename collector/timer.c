@@ -20,6 +20,36 @@ uint64_t prof_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The calendar date and time secs seconds after the epoch, as gmtime_r gives it but without
+ * the C library's time-zone lock (gmtime_r takes it, and the collector may be called from an
+ * allocation made while localtime holds it). Days to civil date after Howard Hinnant's
+ * "chrono-compatible low-level date algorithms".
+ */
+void prof_civil_time(int64_t secs, struct tm *out)
+{
+    int64_t days = secs / 86400, rem = secs % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    days += 719468; /* from 1970-01-01 to 0000-03-01 */
+    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    unsigned doe = (unsigned)(days - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    unsigned month = mp < 10 ? mp + 3 : mp - 9;
+    int64_t year = (int64_t)yoe + era * 400 + (month <= 2);
+    *out = (struct tm){0};
+    out->tm_year = (int)(year - 1900);
+    out->tm_mon = (int)month - 1;
+    out->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+    out->tm_hour = (int)(rem / 3600);
+    out->tm_min = (int)(rem / 60 % 60);
+    out->tm_sec = (int)(rem % 60);
+}
+
 /* Nonzero when the TSC ticks at a constant rate in every power state (invariant TSC). */
 int prof_tsc_invariant(void)
 {

@@ -3,7 +3,8 @@
  *
  *   cc basic.c $(pkg-config --cflags --libs profreport) -o basic && ./basic
  *
- * leaves profiler-runs/profiling_<date>_<pid>.csv with rows for load, parse, step and checksum.
+ * leaves profiler-runs/profiling_<date>_<pid>_<token>.csv with rows for load, parse, step and
+ * checksum.
  */
 #include <profreport.h>
 

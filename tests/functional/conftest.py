@@ -27,12 +27,14 @@ SAN = os.environ.get("PROF_SAN", "")
 PROGRAMS = BUILD / "tests" / "programs"
 INCLUDE = ROOT / "collector"
 
-# profiling_YYYY.MM.DD_HH.MM.SS_<pid>.csv, and -N before .csv for a process's later runs.
+# profiling_YYYY.MM.DD_HH.MM.SS_<pid>_<token>.csv (token: 8 hex digits drawn once per process
+# image), and -N before .csv for a process's later runs. Groups: date and time 1-6, pid 7, N 8.
 RUN_NAME = re.compile(
-    r"^profiling_(\d{4})\.(\d{2})\.(\d{2})_(\d{2})\.(\d{2})\.(\d{2})_(\d+)(?:-(\d+))?\.csv$"
+    r"^profiling_(\d{4})\.(\d{2})\.(\d{2})_(\d{2})\.(\d{2})\.(\d{2})_(\d+)_[0-9a-f]{8}(?:-(\d+))?"
+    r"\.csv$"
 )
 PART_NAME = re.compile(
-    r"^profiling_\d{4}\.\d{2}\.\d{2}_\d{2}\.\d{2}\.\d{2}_\d+(?:-\d+)?\.\d+\.part$"
+    r"^profiling_\d{4}\.\d{2}\.\d{2}_\d{2}\.\d{2}\.\d{2}_\d+_[0-9a-f]{8}(?:-\d+)?\.\d+\.part$"
 )
 
 EVENT_COLUMNS = ["Region", "Ticks", "Thread", "Parent", "Depth", "Self", "Start", "Nested"]

@@ -141,7 +141,7 @@ def test_output_folder_defaults_to_profiler_runs_and_is_created(tmp_path):
 
 def test_five_runs_leave_five_named_run_files_and_no_temporaries(tmp_path):
     """Five runs into one folder leave exactly five files named
-    profiling_YYYY.MM.DD_HH.MM.SS_<pid>.csv (local start time, the process's pid), and no
+    profiling_YYYY.MM.DD_HH.MM.SS_<pid>_<token>.csv (local start time, the process's pid), and no
     .part or hidden .tmp file."""
     folder = fresh_dir(tmp_path)
     pids = []
@@ -457,7 +457,7 @@ def test_killed_run_leaves_parts_that_recover_as_incomplete(tmp_path):
     assert not [n for n in names if n.endswith(".csv")], names
     parts = [folder / n for n in names if PART_NAME.match(n)]
     assert len(parts) == 1 and len(names) == 1, names
-    assert f"_{pid}.1.part" in parts[0].name
+    assert f"_{pid}_" in parts[0].name and parts[0].name.endswith(".1.part")
     data = parts[0].read_bytes()
     chunks, end = read_chunks(data)
     assert end == len(data), "a run killed while sleeping has only whole chunks"
@@ -824,7 +824,9 @@ def test_init_after_finish_starts_a_second_run_file(tmp_path, same_folder):
     (second,) = [f for f in files if f.parent == dir2 and RUN_NAME.match(f.name).group(8) == "2"]
     assert RUN_NAME.match(first.name).group(7) == RUN_NAME.match(second.name).group(7) == str(
         proc.pid)
-    assert second.name.endswith(f"_{proc.pid}-2.csv")
+    # One process image: the same pid and token, the second run with -2.
+    token = first.name[:-len(".csv")].rsplit("_", 1)[1]
+    assert second.name.endswith(f"_{proc.pid}_{token}-2.csv")
     for path, region, count in ((first, "first", 3), (second, "second", 4)):
         run = parse_run(path)
         check_metadata(run, pid=proc.pid)

@@ -36,7 +36,7 @@ def test_readme_example_leaves_one_run_file_per_run(tmp_path):
     files = sorted(runs.iterdir())
     assert len(files) == 3
     for f in files:
-        assert re.fullmatch(r"profiling_\d{4}\.\d\d\.\d\d_\d\d\.\d\d\.\d\d_\d+\.csv", f.name)
+        assert re.fullmatch(r"profiling_\d{4}\.\d\d\.\d\d_\d\d\.\d\d\.\d\d_\d+_[0-9a-f]{8}\.csv", f.name)
         records = list(csv.reader(f.open(newline="")))
         header = next(i for i, r in enumerate(records) if r and r[0] == "Region")
         rows = records[header + 1:]

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../collector/internal.h"
@@ -96,6 +97,93 @@ static void absurd_length_is_damage(void **state)
     fclose(f);
 }
 
+/* A length within the limit but beyond what the file holds allocates no more than the file. */
+static void length_beyond_the_file_allocates_nothing_big(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    uint32_t head[2] = {PROF_CHUNK_EVENTS, 512u << 20};
+    fwrite(head, 1, sizeof head, f);
+    fwrite("0123456789", 1, 10, f);
+    rewind(f);
+    struct prof_part_reader r = {f, NULL, 0, 0};
+    uint32_t type;
+    const unsigned char *p;
+    size_t len;
+    assert_int_equal(prof_part_next(&r, &type, &p, &len), 0);
+    assert_true(r.truncated);
+    assert_true(r.cap <= 10);
+    prof_part_reader_release(&r);
+    fclose(f);
+}
+
+/* From a pipe, whose size is unknown, the buffer grows only with the bytes that arrive. */
+static void length_beyond_a_pipe_allocates_only_what_arrives(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    uint32_t head[2] = {PROF_CHUNK_EVENTS, 512u << 20};
+    char data[1000];
+    memset(data, 'x', sizeof data);
+    assert_int_equal(write(fds[1], head, sizeof head), sizeof head);
+    assert_int_equal(write(fds[1], data, sizeof data), sizeof data);
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "rb");
+    struct prof_part_reader r = {f, NULL, 0, 0};
+    uint32_t type;
+    const unsigned char *p;
+    size_t len;
+    assert_int_equal(prof_part_next(&r, &type, &p, &len), 0);
+    assert_true(r.truncated);
+    assert_true(r.cap <= 128 * 1024);
+    prof_part_reader_release(&r);
+    fclose(f);
+}
+
+/* A whole chunk larger than the first step of growth still reads back from a pipe. */
+static void large_chunk_reads_back_from_a_pipe(void **state)
+{
+    (void)state;
+    enum { N = 300 * 1024 };
+    static unsigned char data[N];
+    for (size_t i = 0; i < N; i++)
+        data[i] = (unsigned char)(i * 7);
+    FILE *in = tmpfile();
+    assert_int_equal(prof_part_write(fileno(in), PROF_CHUNK_EVENTS, data, N), 0);
+    rewind(in);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsigned char buf[4096];
+        size_t n;
+        close(fds[0]);
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+            if (write(fds[1], buf, n) != (ssize_t)n)
+                _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "rb");
+    struct prof_part_reader r = {f, NULL, 0, 0};
+    uint32_t type;
+    const unsigned char *p;
+    size_t len;
+    assert_int_equal(prof_part_next(&r, &type, &p, &len), 1);
+    assert_int_equal(type, PROF_CHUNK_EVENTS);
+    assert_int_equal(len, N);
+    assert_memory_equal(p, data, N);
+    assert_int_equal(prof_part_next(&r, &type, &p, &len), 0);
+    assert_false(r.truncated);
+    prof_part_reader_release(&r);
+    fclose(f);
+    fclose(in);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(status, 0);
+}
+
 /* Writing to a closed descriptor reports the errno instead of crashing. */
 static void write_error_is_returned(void **state)
 {
@@ -110,6 +198,9 @@ int main(void)
         cmocka_unit_test(chunk_types_spell_their_names),
         cmocka_unit_test(cut_chunk_is_detected),
         cmocka_unit_test(absurd_length_is_damage),
+        cmocka_unit_test(length_beyond_the_file_allocates_nothing_big),
+        cmocka_unit_test(length_beyond_a_pipe_allocates_only_what_arrives),
+        cmocka_unit_test(large_chunk_reads_back_from_a_pipe),
         cmocka_unit_test(write_error_is_returned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

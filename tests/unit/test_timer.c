@@ -93,9 +93,51 @@ static void calibrated_rate_converts_a_sleep(void **state)
     assert_true(by_ticks > by_ns * 0.98 && by_ticks < by_ns * 1.02);
 }
 
+/* The civil date and time agree with gmtime_r's, across leap years, centuries and before 1970. */
+static void civil_time_agrees_with_gmtime(void **state)
+{
+    (void)state;
+    for (int64_t secs = -4102444800ll; secs < 7258118400ll; secs += 86400 * 7 + 3671) {
+        time_t t = (time_t)secs;
+        struct tm want, got;
+        assert_non_null(gmtime_r(&t, &want));
+        prof_civil_time(secs, &got);
+        assert_int_equal(got.tm_year, want.tm_year);
+        assert_int_equal(got.tm_mon, want.tm_mon);
+        assert_int_equal(got.tm_mday, want.tm_mday);
+        assert_int_equal(got.tm_hour, want.tm_hour);
+        assert_int_equal(got.tm_min, want.tm_min);
+        assert_int_equal(got.tm_sec, want.tm_sec);
+    }
+}
+
+/* Leap days by hand: 2000-02-29 (a leap century), 2100-03-01 (not one), 1969-12-31 23:59:59. */
+static void civil_time_of_known_dates(void **state)
+{
+    (void)state;
+    struct tm t;
+    prof_civil_time(951782400, &t);
+    assert_int_equal(t.tm_year, 100);
+    assert_int_equal(t.tm_mon, 1);
+    assert_int_equal(t.tm_mday, 29);
+    prof_civil_time(4107542400ll, &t);
+    assert_int_equal(t.tm_year, 200);
+    assert_int_equal(t.tm_mon, 2);
+    assert_int_equal(t.tm_mday, 1);
+    prof_civil_time(-1, &t);
+    assert_int_equal(t.tm_year, 69);
+    assert_int_equal(t.tm_mon, 11);
+    assert_int_equal(t.tm_mday, 31);
+    assert_int_equal(t.tm_hour, 23);
+    assert_int_equal(t.tm_min, 59);
+    assert_int_equal(t.tm_sec, 59);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(civil_time_agrees_with_gmtime),
+        cmocka_unit_test(civil_time_of_known_dates),
         cmocka_unit_test(frequency_is_ticks_per_second),
         cmocka_unit_test(frequency_survives_long_intervals),
         cmocka_unit_test(frequency_of_empty_interval_is_zero),

@@ -1,0 +1,130 @@
+/*
+ * fileutil.c - the collector's files in folders other people may write, writes that must not
+ * hurt the host (file-size limits), and error texts safe to build inside an allocation.
+ */
+#define _GNU_SOURCE /* renameat2, strerrordesc_np */
+#include "fileutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Create path for writing as a new file: O_EXCL refuses any existing name, a dangling symbolic
+   link included, and O_NOFOLLOW says the same for a link once more. */
+int prof_file_create(const char *path)
+{
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+/* Create a new file under a name nobody can plant in advance: the suffix is random. */
+int prof_file_create_temp(const char *dir, const char *base, const char *ext, char **path)
+{
+    size_t len = strlen(dir) + strlen(base) + strlen(ext) + 16;
+    char *p = malloc(len);
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int attempt = 0; attempt < 16; attempt++) {
+        snprintf(p, len, "%s/.%s.%08x%s", dir, base, (unsigned)prof_random32(), ext);
+        int fd = prof_file_create(p);
+        if (fd >= 0) {
+            *path = p;
+            return fd;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    int e = errno;
+    free(p);
+    errno = e;
+    return -1;
+}
+
+/* Rename without replacing: renameat2 where the file system has it, else link and unlink (a
+   link never replaces either). Only a file system with neither gets a plain rename. */
+int prof_file_publish(const char *from, const char *to)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return -1;
+    if (link(from, to) == 0) {
+        unlink(from);
+        return 0;
+    }
+    if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP)
+        return -1;
+    return rename(from, to);
+}
+
+/* 32 random bits. Without getrandom the time, the pid and this library's address still differ
+   between two images of one process (exec) and between two copies of the library in one. */
+uint32_t prof_random32(void)
+{
+    uint32_t v;
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) == (ssize_t)sizeof v)
+        return v;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 16) ^
+                 (uint64_t)(uintptr_t)&prof_random32;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32);
+}
+
+/*
+ * Block SIGXFSZ in this thread, noting whether one was pending already (the host's, then: a
+ * signal of the same number pending twice is delivered once, so ours must not be taken).
+ */
+void prof_xfsz_hold(struct prof_xfsz_guard *g)
+{
+    sigset_t xfsz, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &g->old);
+    g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ) == 1;
+}
+
+/*
+ * Take the SIGXFSZ our write raised, if any, then restore the mask. The kernel sends it to the
+ * writing thread only when the write fails with EFBIG, so one that became pending while we held
+ * it blocked is ours (a kill(2) by someone else landing in those microseconds is the only other
+ * source, and a signal of that number would have killed the program anyway).
+ */
+void prof_xfsz_release(const struct prof_xfsz_guard *g)
+{
+    sigset_t xfsz, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ) == 1) {
+        const struct timespec zero = {0, 0};
+        while (sigtimedwait(&xfsz, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* One write(), so lines of different threads do not interleave. */
+void prof_write_stderr(const char *line, size_t len)
+{
+    int saved = errno;
+    struct prof_xfsz_guard g;
+    prof_xfsz_hold(&g);
+    ssize_t w = write(STDERR_FILENO, line, len);
+    (void)w;
+    prof_xfsz_release(&g);
+    errno = saved;
+}
+
+/* strerrordesc_np: the untranslated text, from a table, with no lock. */
+const char *prof_errno_text(int err)
+{
+    const char *s = strerrordesc_np(err);
+    return s ? s : "unknown error";
+}

@@ -1,0 +1,50 @@
+/*
+ * fileutil.h - the collector's files in folders other people may write, writes that must not
+ * hurt the host (file-size limits), and error texts safe to build inside an allocation.
+ *
+ * Paths are the caller's; prof_file_create_temp returns a path the caller frees.
+ */
+#ifndef PROF_FILEUTIL_H
+#define PROF_FILEUTIL_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Create path for writing as a new file (mode 0644 less the umask): never through a symbolic
+   link and never over anything already there. A descriptor, or -1 with errno set. */
+int prof_file_create(const char *path);
+
+/* Create a new file in dir named ".<base>.<8 random hex digits><ext>", as prof_file_create
+   does, trying other names while one is taken. A descriptor and *path (the caller frees it), or
+   -1 with errno set. */
+int prof_file_create_temp(const char *dir, const char *base, const char *ext, char **path);
+
+/* Give the file at from the name to, unless something already has that name (errno EEXIST).
+   0, or -1 with errno set. */
+int prof_file_publish(const char *from, const char *to);
+
+/* 32 unpredictable bits, from the kernel when it can give them. */
+uint32_t prof_random32(void);
+
+/*
+ * Around a write to a file: a file-size limit (ulimit -f) makes the write fail with EFBIG and
+ * also sends SIGXFSZ, whose default action kills the program. The guard blocks SIGXFSZ in the
+ * calling thread for the write, and afterwards takes away a SIGXFSZ that became pending during
+ * it (ours), then restores the thread's mask: the host sees neither the signal nor a change.
+ */
+struct prof_xfsz_guard {
+    sigset_t old;
+    int was_pending;
+};
+void prof_xfsz_hold(struct prof_xfsz_guard *g);
+void prof_xfsz_release(const struct prof_xfsz_guard *g);
+
+/* Write a whole line to stderr under the guard above. */
+void prof_write_stderr(const char *line, size_t len);
+
+/* The description of an errno value. Unlike strerror it takes no lock (strerror translates,
+   and the locale lock may be held by the very setlocale call whose malloc we are in). */
+const char *prof_errno_text(int err);
+
+#endif
