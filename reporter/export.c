@@ -2,19 +2,19 @@
  * export.c - the report's data for other tools: a Chrome trace (streamed while the runs are
  * read), folded stacks and callgrind (from the calling-context tree of cct.c), and the
  * statistics as CSV files and one JSON file. Formatting is pure and tested on its own; files
- * are written under temporary names beside their targets and renamed into place.
+ * are written through atomicfile.c: temporaries beside their targets, renamed into place.
  *
  * Untrusted text (region ids, thread names, file contents) is repaired to valid UTF-8 and
  * escaped for each format; CSV text cells that a spreadsheet would take for a formula get a
  * leading single quote.
  */
+#include "atomicfile.h"
 #include "report.h"
 
 #include <profreport.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -555,7 +555,8 @@ int export_json_write(FILE *f, struct model *m, const char *command_line)
 
 /* One output file: its target and the temporary file it is written to first. */
 struct out {
-    char *target, *tmp;
+    char *target;
+    struct atomicfile af;
     FILE *f;
     int committed;
 };
@@ -585,28 +586,12 @@ struct exports {
 /* Create target's temporary file beside it (same folder, so rename is atomic). */
 static int out_open(struct out *o, const char *target, char *why, size_t whylen)
 {
-    o->target = xstrdup(target);
-    char *d = xstrdup(target), *b = xstrdup(target);
-    const char *dir = dirname(d), *base = basename(b);
-    size_t len = strlen(dir) + strlen(base) + 16;
-    o->tmp = xmalloc(len);
-    snprintf(o->tmp, len, "%s/.%s.XXXXXX", dir, base);
-    free(d);
-    free(b);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        snprintf(why, whylen, "cannot write '%s': %s", target, strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
+    if (atomicfile_open(&o->af, target, why, whylen) != 0)
         return -1;
-    }
-    mode_t mask = umask(0); /* mkstemp makes 0600; an export is as readable as any file */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    o->f = fdopen(fd, "w");
+    o->target = xstrdup(target);
+    o->f = atomicfile_stream(&o->af);
     if (!o->f) {
         snprintf(why, whylen, "cannot write '%s': %s", target, strerror(errno));
-        close(fd);
         return -1;
     }
     return 0;
@@ -635,9 +620,7 @@ static void out_free(struct out *o)
 {
     if (o->f)
         fclose(o->f);
-    if (o->tmp && !o->committed)
-        unlink(o->tmp);
-    free(o->tmp);
+    atomicfile_discard(&o->af);
     free(o->target);
     memset(o, 0, sizeof *o);
 }
@@ -899,12 +882,10 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
 /* Rename one written output into place. */
 static int out_commit(struct out *o, char *why, size_t whylen)
 {
-    if (!o->tmp || o->committed)
+    if (!o->af.tmp || o->committed)
         return 0;
-    if (rename(o->tmp, o->target) != 0) {
-        snprintf(why, whylen, "cannot write '%s': %s", o->target, strerror(errno));
+    if (atomicfile_commit(&o->af, why, whylen) != 0)
         return -1;
-    }
     o->committed = 1;
     return 0;
 }
