@@ -184,7 +184,9 @@ static void folded_visit(void *ctx, const struct cct *t, const uint32_t *path, s
         uint32_t name = t->nodes[path[i]].name;
         if (i)
             sbuf_add(&x->line, ";", 1);
-        export_folded_frame(&x->line, t->names[name], t->name_lens[name]);
+        size_t len_shown;
+        const char *s = region_text(t->names[name], t->name_lens[name], &len_shown);
+        export_folded_frame(&x->line, s, len_shown);
     }
     sbuf_addf(&x->line, " %.0f\n", self);
     fwrite(x->line.s, 1, x->line.len, x->f);
@@ -228,7 +230,9 @@ static void callgrind_ref(struct callgrind *x, const struct cct *t, uint32_t nam
     if (!x->named[name]) {
         x->named[name] = 1;
         sbuf_add(&x->line, " ", 1);
-        export_callgrind_name(&x->line, t->names[name], t->name_lens[name]);
+        size_t n;
+        const char *s = region_text(t->names[name], t->name_lens[name], &n);
+        export_callgrind_name(&x->line, s, n);
     }
     sbuf_add(&x->line, "\n", 1);
 }
@@ -655,6 +659,7 @@ static const char *trace_name(struct exports *x, uint32_t id, const char *s, siz
     x->names = grow_zeroed(x->names, &x->nnames, id, sizeof *x->names);
     if (!x->names[id]) {
         struct sbuf b = {0};
+        s = region_text(s, n, &n);
         export_json_text(&b, s, n);
         x->names[id] = b.s;
     }

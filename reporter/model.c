@@ -169,7 +169,7 @@ static size_t region_get(struct model *m, const char *s, size_t n)
     memset(r, 0, sizeof *r);
     r->name = xstrndup(s, n);
     r->len = n;
-    r->display = utf8_repair(s, n);
+    r->display = region_display(s, n);
     r->excluded = !region_wanted(m, r->display);
     dist_init(&r->cost);
     m->region_table[h] = ++m->nregions;
@@ -440,8 +440,9 @@ static void on_event(void *ctx, const struct run_event *e)
         if (m->runs[in->run].kind == RUN_SEED) {
             if (in->unterminated < 5) {
                 size_t len = strlen(in->names);
+                size_t n = strlen(r->display);
                 snprintf(in->names + len, sizeof in->names - len, "%s%.*s", len ? ", " : "",
-                         (int)(e->region_len < 200 ? e->region_len : 200), e->region);
+                         (int)(n < 200 ? n : 200), r->display);
             }
             in->unterminated++;
         }

@@ -47,6 +47,16 @@ char *xstrndup(const char *s, size_t n);
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
 char *utf8_repair(const char *s, size_t n);
 
+/*
+ * How a region id is shown everywhere (workbook, terminal, charts, exports): the id itself,
+ * or REGION_EMPTY for the empty id. The empty id stays a region of its own, apart from one
+ * really named "(empty)" (regions are told apart by their bytes, not by how they are shown).
+ * region_text gives the bytes to show (*len of them); region_display a repaired copy.
+ */
+#define REGION_EMPTY "(empty)"
+const char *region_text(const char *s, size_t n, size_t *len);
+char *region_display(const char *s, size_t n);
+
 /* ---- runfile.c: one run file, streamed through libcsv ---- */
 
 /* What kind of table a run file holds. */

@@ -107,6 +107,26 @@ static size_t utf8_sequence(const unsigned char *s, size_t n)
     return len;
 }
 
+/* The bytes a region id is shown as: REGION_EMPTY for the empty id, which would otherwise
+   vanish (a folded line " 500", a callgrind "fn=" with no name). */
+const char *region_text(const char *s, size_t n, size_t *len)
+{
+    if (n == 0) {
+        *len = sizeof REGION_EMPTY - 1;
+        return REGION_EMPTY;
+    }
+    *len = n;
+    return s;
+}
+
+/* A region's display name: region_text, repaired to valid UTF-8. */
+char *region_display(const char *s, size_t n)
+{
+    size_t len;
+    const char *t = region_text(s, n, &len);
+    return utf8_repair(t, len);
+}
+
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD; NUL bytes too. */
 char *utf8_repair(const char *s, size_t n)
 {

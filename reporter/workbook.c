@@ -517,7 +517,7 @@ static char *path_text(const struct cct *t, uint32_t node, size_t *depth)
     size_t i = n, total = 0;
     for (uint32_t k = node; k != t->root && k != CCT_NONE; k = t->nodes[k].parent) {
         uint32_t name = t->nodes[k].name;
-        parts[--i] = utf8_repair(t->names[name], t->name_lens[name]);
+        parts[--i] = region_display(t->names[name], t->name_lens[name]);
     }
     size_t first = 0;
     for (size_t j = n; j-- > 0;) { /* drop outer frames until the rest fits */
@@ -568,7 +568,7 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         lxw_row_t row = (lxw_row_t)(i + 1);
         size_t depth = 0;
         char *text = path_text(t, p.nodes[i], &depth);
-        char *region = utf8_repair(t->names[node->name], t->name_lens[node->name]);
+        char *region = region_display(t->names[node->name], t->name_lens[node->name]);
         put_str(b, ws, row, 0, text, NULL);
         put_num(ws, row, 1, (double)(depth - 1), b->f.count);
         put_num(ws, row, 2, (double)node->calls, b->f.count);

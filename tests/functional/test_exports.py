@@ -356,6 +356,46 @@ def test_hostile_ids_stay_text_in_every_export(tmp_path):
     assert len(funcs) == len(ids)
 
 
+def test_empty_region_id_is_shown_as_empty_everywhere(tmp_path):
+    """An empty region id is shown as "(empty)" in the workbook, on the terminal and in every
+    export (it used to give a folded line " 500" and a callgrind "fn=" with no name); a region
+    really named "(empty)" stays a region of its own."""
+    rows = [EventRow("", 500, 1, "outer", 1, 500, 100, 0),
+            EventRow("outer", 1000, 1, "", 0, 500, 0, 0),
+            EventRow("", 200, 1, "", 0, 200, 2000, 0)]
+    run = RunSpec("profiling_2026.04.05_00.00.00_8.csv", 10**9, [Thread(1, 8, "main")], rows,
+                  duration=3000)
+    run.write(tmp_path / "runs")
+    p, book, out = export_all(tmp_path / "runs", tmp_path)
+    assert re.search(r"\(empty\)\n", p.stdout.decode())  # the terminal's flat profile
+    _, cost, _ = book.cost()
+    assert set(cost) == {"outer", "(empty)"} and cost["(empty)"]["Calls"] == 2
+    _, tree = book.table("Call tree")
+    assert {(r["Caller"], r["Callee"]) for r in tree} == {
+        ("outer", "(empty)"), ("(thread top level)", "outer"), ("(thread top level)", "(empty)")}
+    _, paths = book.table("Call paths")
+    assert {r["Call path"]: r["Region"] for r in paths} == {
+        "outer > (empty)": "(empty)", "outer": "outer", "(empty)": "(empty)"}
+    assert read_folded(out["folded"]) == {("outer", "(empty)"): 500, ("outer",): 500,
+                                          ("(empty)",): 200}
+    total, funcs = callgrind_annotate(out["callgrind"])
+    assert funcs == {"outer": 500, "(empty)": 700} and total == 1200
+    assert parse_callgrind_calls(out["callgrind"]) == {("outer", "(empty)"): 1}
+    trace = json.loads(out["trace"].read_text(encoding="utf-8"))
+    assert sorted(e["name"] for e in trace["traceEvents"] if e["ph"] == "X") == [
+        "(empty)", "(empty)", "outer"]
+    data = json.loads(out["json"].read_text(encoding="utf-8"))
+    assert {r["Region"] for r in data["callcost"]} == {"outer", "(empty)"}
+    with open(out["csv"] / "calltree.csv", newline="", encoding="utf-8") as f:
+        assert ["outer", "(empty)"] in [r[:2] for r in csv.reader(f)]
+
+    rows.append(EventRow("(empty)", 50, 1, "", 0, 50, 2500, 0))
+    run.write(tmp_path / "runs")
+    _, book, _ = export_all(tmp_path / "runs", tmp_path)
+    _, _, order = book.cost()
+    assert sorted(order) == ["(empty)", "(empty)", "outer"]
+
+
 def test_summary_and_seed_runs_export_regions_as_roots(tmp_path):
     """Summary-mode and seed-form runs have no call paths: folded stacks and callgrind list
     each region as a root with its self time (summary) or its whole time (seed); the trace
