@@ -1112,7 +1112,10 @@ static void sheet_about(struct book *b)
         {"Calls", "Completed instances of the region."},
         {"Total", "Inclusive time, counting a recursive region's outermost calls only (rows "
                   "with Nested = 0), so recursion is not counted twice."},
-        {"Total %", "Total divided by the time all threads spent inside top-level regions."},
+        {"Total %", "Total divided by the time all threads spent inside top-level regions. A "
+                    "top-level region that never stopped (a killed run) adds the time of the "
+                    "regions seen inside it (its own time is unknown), so no share exceeds "
+                    "100 %."},
         {"Self", "Time in the region itself: inclusive time minus that of the regions directly "
                  "inside it."},
         {"Self %", "Self divided by the self time of all regions (these add up to 100 %)."},
@@ -1135,7 +1138,8 @@ static void sheet_about(struct book *b)
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file, then region x run matrices of mean cost and calls."},
-        {"Threads", "One row per thread of each run; Busy is its time in top-level regions. Below: "
+        {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
+                    "base of Total %). Below: "
                     "total and self time of each region per thread name (threads of the same "
                     "name in different runs add up)."},
         {"Call tree", "Exact caller -> callee edges from the Parent column: calls, total and "
