@@ -70,21 +70,12 @@ static int utf8_continuation(unsigned char c) { return (c & 0xc0) == 0x80; }
  */
 static char *label_field(const char *label)
 {
-    char *s = utf8_repair(label, strlen(label));
+    /* Tabs and line ends would split the row; other controls are invalid in SVG. */
+    char *s = text_visible(label, strlen(label), 1);
     size_t n = strlen(s);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        /* Tabs and line ends would split the row; other controls are invalid in SVG. */
-        if (c < 0x20 || c == 0x7f)
-            s[i] = ' ';
-        /* gnuplot ends a quoted field at any double quote, escaped or not. */
-        else if (c == '"')
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '"') /* gnuplot ends a quoted field at any double quote, escaped or not */
             s[i] = '\'';
-        /* U+FFFE and U+FFFF are valid UTF-8 but not allowed in XML (the SVG charts). */
-        else if (c == 0xef && i + 2 < n && (unsigned char)s[i + 1] == 0xbf &&
-                 ((unsigned char)s[i + 2] == 0xbe || (unsigned char)s[i + 2] == 0xbf))
-            s[i + 2] = (char)0xbd;
-    }
     if (n > LABEL_MAX) {
         static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */
         size_t budget = LABEL_MAX - (sizeof ellipsis - 1);
@@ -591,6 +582,11 @@ static int render_pictures(const struct chart_env *env, const struct chart_reque
         }
         return -1;
     }
+    /* The title and axis label reach the SVG too (--title may hold anything). */
+    char *title =
+        text_visible(req->title ? req->title : "", strlen(req->title ? req->title : ""), 1);
+    char *ylabel =
+        text_visible(req->ylabel ? req->ylabel : "", strlen(req->ylabel ? req->ylabel : ""), 1);
     /* A run that cannot start stops the others from starting: its error is reported once. */
     size_t started = 0;
     while (started < RUNS_MAX) {
@@ -602,14 +598,16 @@ static int render_pictures(const struct chart_env *env, const struct chart_reque
                         (char *)data_path,
                         pic[started].tmp,
                         (char *)terminals[started],
-                        (char *)(req->title ? req->title : ""),
-                        (char *)(req->ylabel ? req->ylabel : ""),
+                        title,
+                        ylabel,
                         NULL};
         if (run_start(&runs[started], argv, out[started]) != 0)
             break;
         started++;
     }
     run_wait(runs, started, env->timeout_s);
+    free(title);
+    free(ylabel);
 
     /* In terminal order, so the first failure is the one reported; runs[started], if any, is
        the one that did not start. */

@@ -107,16 +107,13 @@ void export_json_text(struct sbuf *b, const char *s, size_t n)
     free(u);
 }
 
-/* Repaired s[0..n) with control characters as spaces and, when semi, ';' as ':'. */
+/* s[0..n) on one line, as text_visible shows it, and, when semi, ';' as ':'. */
 static void plain_name(struct sbuf *b, const char *s, size_t n, int semi)
 {
-    char *u = utf8_repair(s, n);
-    for (char *p = u; *p; p++) {
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = ' ';
-        else if (semi && *p == ';')
+    char *u = text_visible(s, n, 1);
+    for (char *p = u; *p; p++)
+        if (semi && *p == ';')
             *p = ':';
-    }
     sbuf_add(b, u, strlen(u));
     free(u);
 }

@@ -56,19 +56,27 @@ static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
 {
     if (!s)
         return;
-    /* Count characters (UTF-8 lead bytes); strings are valid UTF-8 by now. */
+    /* Controls and noncharacters would make the sheet and its charts' caches invalid XML. */
+    char *v = text_visible(s, strlen(s), 0);
+    /* Count characters (UTF-8 lead bytes). */
     size_t chars = 0, k = 0;
-    for (; s[k]; k++)
-        if (((unsigned char)s[k] & 0xc0) != 0x80 && ++chars > CELL_MAX)
+    for (; v[k]; k++)
+        if (((unsigned char)v[k] & 0xc0) != 0x80 && ++chars > CELL_MAX)
             break;
-    if (!s[k]) {
-        worksheet_write_string(ws, r, c, s, f);
-        return;
+    if (v[k]) {
+        v[k] = 0;
+        b->cut++;
     }
-    char *cut = xstrndup(s, k);
-    worksheet_write_string(ws, r, c, cut, f);
-    free(cut);
-    b->cut++;
+    worksheet_write_string(ws, r, c, v, f);
+    free(v);
+}
+
+/* A chart's title: the user's --title may hold anything (libxlsxwriter copies it). */
+static void set_chart_title(lxw_chart *ch, const char *title)
+{
+    char *v = text_visible(title, strlen(title), 1);
+    chart_title_set_name(ch, v);
+    free(v);
 }
 
 /* A number cell, or nothing when v is not finite. */
@@ -809,7 +817,7 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, si
     lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
     chart_series_set_categories(s, sheet, 1, 0, (lxw_row_t)n, 0);
     chart_series_set_values(s, sheet, 1, col, (lxw_row_t)n, col);
-    chart_title_set_name(ch, title);
+    set_chart_title(ch, title);
     chart_axis_set_name(ch->x_axis, axis);
     chart_axis_set_reverse(ch->y_axis); /* heaviest region on top */
     chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
@@ -1019,7 +1027,7 @@ static void sheet_comparison(struct book *b, lxw_worksheet *ws, const struct com
         chart_series_set_values(s, "Comparison", head + 1, 6, (lxw_row_t)(head + n), 6);
         char title[96];
         snprintf(title, sizeof title, "Change of the median total time per run, top %zu", n);
-        chart_title_set_name(ch, title);
+        set_chart_title(ch, title);
         chart_axis_set_name(ch->x_axis, "change (new / baseline - 1)");
         chart_axis_set_num_format(ch->x_axis, "0%");
         chart_axis_set_reverse(ch->y_axis); /* biggest change on top */
@@ -1260,10 +1268,13 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     size_t *rank = model_ranked(m, &n);
     pick_units(&b, rank, n);
     lxw_doc_properties props = {0};
-    props.title = (char *)(uintptr_t)(ri->title ? ri->title : "profreport report");
+    const char *title = ri->title ? ri->title : "profreport report";
+    char *title_text = text_visible(title, strlen(title), 1);
+    props.title = title_text;
     static char comments[] = "Made by profreport";
     props.comments = comments;
     workbook_set_properties(b.wb, &props);
+    free(title_text);
 
     /* A comparison's sheets come first: the workbook opens on its answer. */
     if (ri->compare) {
