@@ -162,7 +162,7 @@ $(BUILD)/%.pc: %.pc.in collector/profreport.h $(CONFIG_STAMP)
 
 reporter: $(REPORTER)
 
-$(BUILD)/reporter/%.o: reporter/%.c reporter/report.h collector/profreport.h
+$(BUILD)/reporter/%.o: reporter/%.c $(wildcard reporter/*.h) collector/profreport.h
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) -c $< -o $@
 
@@ -191,7 +191,7 @@ $(BUILD)/examples/%: examples/%.cpp $(SHARED_LINKS) collector/profreport.h
 # ---- tests ----
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB) collector/internal.h \
-		reporter/report.h
+		$(wildcard reporter/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
 

@@ -3,6 +3,7 @@
  * data file, and gnuplot runs a template on it, without a shell and under a time limit.
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
+#include "atomicfile.h"
 #include "report.h"
 
 #include <errno.h>
@@ -69,21 +70,12 @@ static int utf8_continuation(unsigned char c) { return (c & 0xc0) == 0x80; }
  */
 static char *label_field(const char *label)
 {
-    char *s = utf8_repair(label, strlen(label));
+    /* Tabs and line ends would split the row; other controls are invalid in SVG. */
+    char *s = text_visible(label, strlen(label), 1);
     size_t n = strlen(s);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        /* Tabs and line ends would split the row; other controls are invalid in SVG. */
-        if (c < 0x20 || c == 0x7f)
-            s[i] = ' ';
-        /* gnuplot ends a quoted field at any double quote, escaped or not. */
-        else if (c == '"')
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '"') /* gnuplot ends a quoted field at any double quote, escaped or not */
             s[i] = '\'';
-        /* U+FFFE and U+FFFF are valid UTF-8 but not allowed in XML (the SVG charts). */
-        else if (c == 0xef && i + 2 < n && (unsigned char)s[i + 1] == 0xbf &&
-                 ((unsigned char)s[i + 2] == 0xbe || (unsigned char)s[i + 2] == 0xbf))
-            s[i + 2] = (char)0xbd;
-    }
     if (n > LABEL_MAX) {
         static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */
         size_t budget = LABEL_MAX - (sizeof ellipsis - 1);
@@ -316,6 +308,8 @@ static int run_start(struct run *r, char *const argv[], char *out)
     sigaddset(&reset, SIGPIPE);
     sigaddset(&reset, SIGINT);
     sigaddset(&reset, SIGTERM);
+    sigaddset(&reset, SIGHUP);
+    sigaddset(&reset, SIGXFSZ); /* ignored by profreport itself (atomicfile.c) */
     posix_spawnattr_setpgroup(&attr, 0);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &reset);
@@ -563,15 +557,36 @@ static int picture_check(const struct chart_env *env, const struct run *r, const
 static int render_pictures(const struct chart_env *env, const struct chart_request *req,
                            const char *template_path, const char *data_path, const char **why)
 {
-    char *tmp[RUNS_MAX], *final[RUNS_MAX], *out[RUNS_MAX];
+    struct atomicfile pic[RUNS_MAX];
+    char *final[RUNS_MAX], *out[RUNS_MAX];
     struct run runs[RUNS_MAX];
+    char msg[4400];
+    size_t opened = 0;
     for (size_t i = 0; i < RUNS_MAX; i++) {
-        char suffix[48];
-        snprintf(suffix, sizeof suffix, ".tmp%ld.%s", (long)getpid(), terminals[i]);
-        tmp[i] = concat3(req->output_base, suffix, "");
         final[i] = concat3(req->output_base, ".", terminals[i]);
         out[i] = xmalloc(CAPTURE_MAX + 1);
+        /* gnuplot writes to a file name: it reopens the unique temporary made here. */
+        if (opened == i && atomicfile_open(&pic[i], final[i], msg, sizeof msg) == 0) {
+            close(pic[i].fd);
+            pic[i].fd = -1;
+            opened++;
+        }
     }
+    if (opened < RUNS_MAX) {
+        *why = say("%s", msg);
+        for (size_t i = 0; i < RUNS_MAX; i++) {
+            if (i < opened)
+                atomicfile_discard(&pic[i]);
+            free(final[i]);
+            free(out[i]);
+        }
+        return -1;
+    }
+    /* The title and axis label reach the SVG too (--title may hold anything). */
+    char *title =
+        text_visible(req->title ? req->title : "", strlen(req->title ? req->title : ""), 1);
+    char *ylabel =
+        text_visible(req->ylabel ? req->ylabel : "", strlen(req->ylabel ? req->ylabel : ""), 1);
     /* A run that cannot start stops the others from starting: its error is reported once. */
     size_t started = 0;
     while (started < RUNS_MAX) {
@@ -581,38 +596,37 @@ static int render_pictures(const struct chart_env *env, const struct chart_reque
                         (char *)"-c",
                         (char *)template_path,
                         (char *)data_path,
-                        tmp[started],
+                        pic[started].tmp,
                         (char *)terminals[started],
-                        (char *)(req->title ? req->title : ""),
-                        (char *)(req->ylabel ? req->ylabel : ""),
+                        title,
+                        ylabel,
                         NULL};
         if (run_start(&runs[started], argv, out[started]) != 0)
             break;
         started++;
     }
     run_wait(runs, started, env->timeout_s);
+    free(title);
+    free(ylabel);
 
     /* In terminal order, so the first failure is the one reported; runs[started], if any, is
        the one that did not start. */
     int ret = 0;
     for (size_t i = 0; i < RUNS_MAX && i <= started && ret == 0; i++)
-        ret = picture_check(env, &runs[i], terminals[i], template_path, tmp[i], why);
+        ret = picture_check(env, &runs[i], terminals[i], template_path, pic[i].tmp, why);
     /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
     size_t renamed = 0;
     while (ret == 0 && renamed < RUNS_MAX) {
-        if (rename(tmp[renamed], final[renamed]) != 0) {
-            *why = say("cannot write '%s': %s", final[renamed], strerror(errno));
+        if (atomicfile_commit(&pic[renamed], msg, sizeof msg) != 0) {
+            *why = say("%s", msg);
             ret = -1;
-        } else {
-            renamed++;
         }
+        renamed++;
     }
     for (size_t i = 0; i < RUNS_MAX; i++) {
-        if (ret != 0 && i < renamed)
+        if (ret != 0 && i + 1 < renamed)
             unlink(final[i]);
-        if (ret != 0 && i >= renamed)
-            unlink(tmp[i]);
-        free(tmp[i]);
+        atomicfile_discard(&pic[i]);
         free(final[i]);
         free(out[i]);
     }

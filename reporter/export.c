@@ -2,19 +2,19 @@
  * export.c - the report's data for other tools: a Chrome trace (streamed while the runs are
  * read), folded stacks and callgrind (from the calling-context tree of cct.c), and the
  * statistics as CSV files and one JSON file. Formatting is pure and tested on its own; files
- * are written under temporary names beside their targets and renamed into place.
+ * are written through atomicfile.c: temporaries beside their targets, renamed into place.
  *
  * Untrusted text (region ids, thread names, file contents) is repaired to valid UTF-8 and
  * escaped for each format; CSV text cells that a spreadsheet would take for a formula get a
  * leading single quote.
  */
+#include "atomicfile.h"
 #include "report.h"
 
 #include <profreport.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -107,16 +107,13 @@ void export_json_text(struct sbuf *b, const char *s, size_t n)
     free(u);
 }
 
-/* Repaired s[0..n) with control characters as spaces and, when semi, ';' as ':'. */
+/* s[0..n) on one line, as text_visible shows it, and, when semi, ';' as ':'. */
 static void plain_name(struct sbuf *b, const char *s, size_t n, int semi)
 {
-    char *u = utf8_repair(s, n);
-    for (char *p = u; *p; p++) {
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = ' ';
-        else if (semi && *p == ';')
+    char *u = text_visible(s, n, 1);
+    for (char *p = u; *p; p++)
+        if (semi && *p == ';')
             *p = ':';
-    }
     sbuf_add(b, u, strlen(u));
     free(u);
 }
@@ -184,7 +181,9 @@ static void folded_visit(void *ctx, const struct cct *t, const uint32_t *path, s
         uint32_t name = t->nodes[path[i]].name;
         if (i)
             sbuf_add(&x->line, ";", 1);
-        export_folded_frame(&x->line, t->names[name], t->name_lens[name]);
+        size_t len_shown;
+        const char *s = region_text(t->names[name], t->name_lens[name], &len_shown);
+        export_folded_frame(&x->line, s, len_shown);
     }
     sbuf_addf(&x->line, " %.0f\n", self);
     fwrite(x->line.s, 1, x->line.len, x->f);
@@ -228,7 +227,9 @@ static void callgrind_ref(struct callgrind *x, const struct cct *t, uint32_t nam
     if (!x->named[name]) {
         x->named[name] = 1;
         sbuf_add(&x->line, " ", 1);
-        export_callgrind_name(&x->line, t->names[name], t->name_lens[name]);
+        size_t n;
+        const char *s = region_text(t->names[name], t->name_lens[name], &n);
+        export_callgrind_name(&x->line, s, n);
     }
     sbuf_add(&x->line, "\n", 1);
 }
@@ -555,7 +556,8 @@ int export_json_write(FILE *f, struct model *m, const char *command_line)
 
 /* One output file: its target and the temporary file it is written to first. */
 struct out {
-    char *target, *tmp;
+    char *target;
+    struct atomicfile af;
     FILE *f;
     int committed;
 };
@@ -585,28 +587,12 @@ struct exports {
 /* Create target's temporary file beside it (same folder, so rename is atomic). */
 static int out_open(struct out *o, const char *target, char *why, size_t whylen)
 {
-    o->target = xstrdup(target);
-    char *d = xstrdup(target), *b = xstrdup(target);
-    const char *dir = dirname(d), *base = basename(b);
-    size_t len = strlen(dir) + strlen(base) + 16;
-    o->tmp = xmalloc(len);
-    snprintf(o->tmp, len, "%s/.%s.XXXXXX", dir, base);
-    free(d);
-    free(b);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        snprintf(why, whylen, "cannot write '%s': %s", target, strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
+    if (atomicfile_open(&o->af, target, why, whylen) != 0)
         return -1;
-    }
-    mode_t mask = umask(0); /* mkstemp makes 0600; an export is as readable as any file */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    o->f = fdopen(fd, "w");
+    o->target = xstrdup(target);
+    o->f = atomicfile_stream(&o->af);
     if (!o->f) {
         snprintf(why, whylen, "cannot write '%s': %s", target, strerror(errno));
-        close(fd);
         return -1;
     }
     return 0;
@@ -635,9 +621,7 @@ static void out_free(struct out *o)
 {
     if (o->f)
         fclose(o->f);
-    if (o->tmp && !o->committed)
-        unlink(o->tmp);
-    free(o->tmp);
+    atomicfile_discard(&o->af);
     free(o->target);
     memset(o, 0, sizeof *o);
 }
@@ -672,6 +656,7 @@ static const char *trace_name(struct exports *x, uint32_t id, const char *s, siz
     x->names = grow_zeroed(x->names, &x->nnames, id, sizeof *x->names);
     if (!x->names[id]) {
         struct sbuf b = {0};
+        s = region_text(s, n, &n);
         export_json_text(&b, s, n);
         x->names[id] = b.s;
     }
@@ -899,12 +884,10 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
 /* Rename one written output into place. */
 static int out_commit(struct out *o, char *why, size_t whylen)
 {
-    if (!o->tmp || o->committed)
+    if (!o->af.tmp || o->committed)
         return 0;
-    if (rename(o->tmp, o->target) != 0) {
-        snprintf(why, whylen, "cannot write '%s': %s", o->target, strerror(errno));
+    if (atomicfile_commit(&o->af, why, whylen) != 0)
         return -1;
-    }
     o->committed = 1;
     return 0;
 }

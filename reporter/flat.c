@@ -18,22 +18,21 @@ static void cell(FILE *out, double ns, struct unit u, int width)
         fprintf(out, " %*s", width, "-");
 }
 
-/* The region name for a terminal: control characters shown as '?', cut to width. */
+/* The region name for a terminal: as text_visible shows it, cut to width. */
 static void name_cell(FILE *out, const char *name)
 {
+    /* An ESC in a region id must not reach the terminal as one. */
+    char *v = text_visible(name, strlen(name), 1);
     size_t cols = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p && cols < 60; p++) {
-        if (*p < 0x20 || *p == 0x7f) {
-            fputc('?', out);
+    const unsigned char *p = (const unsigned char *)v;
+    for (; *p && (cols < 60 || (*p & 0xc0) == 0x80); p++) {
+        fputc(*p, out);
+        if ((*p & 0xc0) != 0x80)
             cols++;
-        } else {
-            fputc(*p, out);
-            if ((*p & 0xc0) != 0x80)
-                cols++;
-        }
     }
-    if (strlen(name) > 0 && cols >= 60)
+    if (*p)
         fputs("...", out);
+    free(v);
 }
 
 /* The flat profile. */

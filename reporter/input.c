@@ -8,9 +8,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Whether name ends with suffix. */
 static int ends_with(const char *name, const char *suffix)
@@ -33,14 +35,33 @@ static char *part_run(const char *path)
     return xstrndup(path, d - 1);
 }
 
-/* Add a run file input. */
-static void add_file(struct input **v, size_t *n, const char *path)
+/* What a file that is not a regular one is, for messages. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISFIFO(mode)   ? "a FIFO"
+           : S_ISDIR(mode)  ? "a folder"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+                            : "not a regular file";
+}
+
+/* Warn that path is skipped because it is not a regular file. */
+static void skip_special(struct model *m, const char *path, mode_t mode)
+{
+    model_warn(m, path, "skipped", 1, "file skipped: not a regular file (%s)", file_kind(mode));
+    warn_msg("skipping '%s': not a regular file (%s)", path, file_kind(mode));
+}
+
+/* Add a run file input; stream: a pipe named on the command line, read as it comes. */
+static void add_file(struct input **v, size_t *n, const char *path, int stream)
 {
     *v = xrealloc(*v, (*n + 1) * sizeof **v);
     struct input *in = &(*v)[(*n)++];
     memset(in, 0, sizeof *in);
     in->path = xstrdup(path);
     in->display = xstrdup(path);
+    in->stream = stream;
 }
 
 /* Add a part to the input of its run, creating it on first sight. */
@@ -92,19 +113,25 @@ static void add_dir(struct input **v, size_t *n, const char *dir, struct model *
     if (count)
         qsort(names, count, sizeof *names, by_name);
     for (size_t i = 0; i < count; i++) {
+        /* A FIFO or device named like a run file would block the read or never end. */
+        struct stat st;
+        if (stat(names[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+            skip_special(m, names[i], st.st_mode);
+            free(names[i]);
+            continue;
+        }
         char *run = part_run(names[i]);
         if (run) {
             /* A run file of the same run means its merge finished: the part is left over. */
             size_t len = strlen(run) + 5;
             char *csv = xmalloc(len);
             snprintf(csv, len, "%s.csv", run);
-            struct stat st;
             if (stat(csv, &st) != 0)
                 add_part(v, n, names[i], run);
             free(csv);
             free(run);
         } else {
-            add_file(v, n, names[i]);
+            add_file(v, n, names[i], 0);
         }
         free(names[i]);
     }
@@ -127,11 +154,21 @@ size_t inputs_collect(const char *const *paths, size_t npaths, struct input **ou
             add_dir(&v, &n, paths[i], m);
             continue;
         }
+        /* A pipe named on purpose (profreport <(zcat run.csv.gz)) is read; devices and
+           sockets are not run files. */
+        if (S_ISFIFO(st.st_mode)) {
+            add_file(&v, &n, paths[i], 1);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            skip_special(m, paths[i], st.st_mode);
+            continue;
+        }
         char *run = part_run(paths[i]);
         if (run)
             add_part(&v, &n, paths[i], run);
         else
-            add_file(&v, &n, paths[i]);
+            add_file(&v, &n, paths[i], 0);
         free(run);
     }
     *out = v;
@@ -151,16 +188,40 @@ void inputs_free(struct input *in, size_t n)
     free(in);
 }
 
+/* Open a run file input for reading (see report.h). */
+int input_open(const struct input *in, struct model *m)
+{
+    /* Without O_NONBLOCK, opening a FIFO put in place of a file since it was listed would
+       wait for a writer. */
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC | (in->stream ? 0 : O_NONBLOCK));
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        model_warn(m, in->path, "skipped", 1, "file skipped: %s", strerror(errno));
+        warn_msg("cannot open '%s': %s", in->path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!in->stream && !S_ISREG(st.st_mode)) {
+        skip_special(m, in->path, st.st_mode);
+        close(fd);
+        return -1;
+    }
+    if (!in->stream)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
 /* Read one input into the model. */
 enum run_status input_read(const struct input *in, struct model *m)
 {
     if (in->path) {
-        FILE *f = fopen(in->path, "rb");
-        if (!f) {
-            model_warn(m, in->path, "skipped", 1, "file skipped: %s", strerror(errno));
-            warn_msg("cannot open '%s': %s", in->path, strerror(errno));
+        int fd = input_open(in, m);
+        if (fd < 0)
             return RUNFILE_IO_ERROR;
-        }
+        FILE *f = fdopen(fd, "rb");
+        if (!f)
+            die_msg("cannot read '%s': %s", in->path, strerror(errno));
         enum run_status st = model_add_run(m, f, in->path, 0);
         fclose(f);
         return st;

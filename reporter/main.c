@@ -3,6 +3,7 @@
  * print a flat profile. Options and exit codes are documented in profreport(1).
  */
 #define _GNU_SOURCE /* fopencookie */
+#include "atomicfile.h"
 #include "report.h"
 
 #include <profreport.h>
@@ -552,33 +553,6 @@ static int read_baseline(const struct options *o, struct model *base, struct mod
     return EXIT_NO_INPUT;
 }
 
-/* Copy a file into place through a temporary name. 0 or an errno value. */
-static int copy_file(const char *from, const char *to)
-{
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return errno;
-    size_t len = strlen(to) + 8;
-    char *tmp = xmalloc(len);
-    snprintf(tmp, len, "%s.tmp~", to);
-    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int err = out < 0 ? errno : 0;
-    char buf[65536];
-    ssize_t r;
-    while (!err && (r = read(in, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)r) != r)
-            err = errno ? errno : EIO;
-    close(in);
-    if (out >= 0 && close(out) != 0 && !err)
-        err = errno;
-    if (!err && rename(tmp, to) != 0)
-        err = errno;
-    if (err)
-        unlink(tmp);
-    free(tmp);
-    return err;
-}
-
 /* mkdir -p; 0 or an errno value. */
 static int make_dirs(const char *dir)
 {
@@ -604,31 +578,20 @@ static int make_dirs(const char *dir)
 /* Remove the private work folder (made by mkdtemp: everything in it is ours). */
 static void remove_work(struct charts *ch)
 {
-    if (!ch->work)
-        return;
-    DIR *d = opendir(ch->work);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", ch->work, e->d_name);
-        unlink(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(ch->work);
+    if (ch->work)
+        atomicfile_remove_dir(ch->work);
 }
 
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "C"); /* numbers with '.', whatever the environment says */
+    atomicfile_signals_init();
     struct options o;
     parse_options(argc, argv, &o);
     util_quiet = o.quiet;
     int rc = EXIT_OK;
-    char *charts_dir = NULL, *tmp_out = NULL, *templates = NULL, *cmdline = NULL;
-    char *outdup = xstrdup(o.output), *base = xstrdup(o.output);
+    char *charts_dir = NULL, *templates = NULL, *cmdline = NULL;
+    struct atomicfile out = {.fd = -1, .slot = -1};
     struct input *inputs = NULL;
     size_t ninputs = 0, copied = 0;
     struct charts ch = {0};
@@ -658,23 +621,15 @@ int main(int argc, char **argv)
         if (ex_paths[i])
             check_output_path("export", ex_paths[i]);
 
-    /* The output's temporary file first: an unwritable place fails before any work. */
-    const char *outdir = dirname(outdup);
-    size_t tlen = strlen(outdir) + strlen(basename(base)) + 32;
-    tmp_out = xmalloc(tlen);
-    snprintf(tmp_out, tlen, "%s/.%s.XXXXXX", outdir, basename(base));
-    int tfd = mkstemp(tmp_out);
-    if (tfd < 0) {
-        fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, strerror(errno));
-        free(tmp_out);
-        tmp_out = NULL;
+    /* The output's temporary file first: an unwritable place fails before any work.
+       libxlsxwriter writes the workbook to a file name: it reopens this unique one. */
+    if (atomicfile_open(&out, o.output, why_ex, sizeof why_ex) != 0) {
+        fprintf(stderr, "profreport: %s\n", why_ex);
         rc = EXIT_OUTPUT;
         goto done;
     }
-    mode_t mask = umask(0); /* mkstemp makes 0600; a report is as readable as any file */
-    umask(mask);
-    fchmod(tfd, 0666 & ~mask);
-    close(tfd);
+    close(out.fd);
+    out.fd = -1;
     cmdline = join_args(argc, argv);
     o.ex.command_line = cmdline;
     if (!(ex = exports_open(&o.ex, &m, why_ex, sizeof why_ex))) {
@@ -706,16 +661,16 @@ int main(int argc, char **argv)
     progress.shown = -1;
     for (size_t i = 0; i < ninputs; i++) {
         if (progress.on && inputs[i].path) {
-            int fd = open(inputs[i].path, O_RDONLY | O_CLOEXEC);
-            cookie_io_functions_t io = {counted_read, NULL, NULL, counted_close};
-            FILE *f = fd >= 0 ? fopencookie((void *)(intptr_t)fd, "r", io) : NULL;
-            if (f) {
-                model_add_run(&m, f, inputs[i].path, 0);
-                fclose(f);
+            int fd = input_open(&inputs[i], &m);
+            if (fd < 0)
                 continue;
-            }
-            if (fd >= 0)
-                close(fd);
+            cookie_io_functions_t io = {counted_read, NULL, NULL, counted_close};
+            FILE *f = fopencookie((void *)(intptr_t)fd, "r", io);
+            if (!f)
+                die_msg("cannot read '%s': %s", inputs[i].path, strerror(errno));
+            model_add_run(&m, f, inputs[i].path, 0);
+            fclose(f);
+            continue;
         }
         input_read(&inputs[i], &m);
     }
@@ -758,6 +713,7 @@ int main(int argc, char **argv)
             ch.note = xstrdup("no gnuplot charts: cannot create a temporary folder");
         } else {
             ch.work = w;
+            atomicfile_register_dir(w);
             struct chart_env env = {templates, NULL, ch.work, 30};
             const char *why = NULL;
             if (!chart_available(&env, &why)) {
@@ -792,7 +748,7 @@ int main(int argc, char **argv)
                              comparing ? &cmp : NULL,
                              exports_paths(ex)};
     const char *why = NULL;
-    if (workbook_write(tmp_out, &m, &ri, &why) != 0) {
+    if (workbook_write(out.tmp, &m, &ri, &why) != 0) {
         fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, why);
         rc = EXIT_OUTPUT;
         goto done;
@@ -805,33 +761,35 @@ int main(int argc, char **argv)
     /* The charts go into place before the workbook does: a failure leaves the old report. */
     if (ch.n > 0) {
         int err = make_dirs(charts_dir);
-        for (size_t i = 0; i < ch.n && !err; i++)
-            for (int k = 0; k < 2 && !err; k++) {
-                char from[PATH_MAX], to[PATH_MAX];
-                snprintf(from, sizeof from, "%s/%s.%s", ch.work, ch.bases[i], k ? "svg" : "png");
-                snprintf(to, sizeof to, "%s/%s.%s", charts_dir, ch.bases[i], k ? "svg" : "png");
-                err = copy_file(from, to);
-                copied += !err;
-            }
         if (err) {
             fprintf(stderr, "profreport: cannot write charts to '%s': %s\n", charts_dir,
                     strerror(err));
             rc = EXIT_OUTPUT;
             goto done;
         }
+        for (size_t i = 0; i < ch.n; i++)
+            for (int k = 0; k < 2; k++) {
+                char from[PATH_MAX], to[PATH_MAX];
+                snprintf(from, sizeof from, "%s/%s.%s", ch.work, ch.bases[i], k ? "svg" : "png");
+                snprintf(to, sizeof to, "%s/%s.%s", charts_dir, ch.bases[i], k ? "svg" : "png");
+                if (atomicfile_copy(from, to, why_ex, sizeof why_ex) != 0) {
+                    fprintf(stderr, "profreport: %s\n", why_ex);
+                    rc = EXIT_OUTPUT;
+                    goto done;
+                }
+                copied++;
+            }
     }
     if (exports_commit(ex, why_ex, sizeof why_ex) != 0) {
         fprintf(stderr, "profreport: %s\n", why_ex);
         rc = EXIT_OUTPUT;
         goto done;
     }
-    if (rename(tmp_out, o.output) != 0) {
-        fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, strerror(errno));
+    if (atomicfile_commit(&out, why_ex, sizeof why_ex) != 0) {
+        fprintf(stderr, "profreport: %s\n", why_ex);
         rc = EXIT_OUTPUT;
         goto done;
     }
-    free(tmp_out);
-    tmp_out = NULL; /* in place: not to be removed */
 
     if (!o.quiet) {
         if (comparing)
@@ -847,8 +805,7 @@ int main(int argc, char **argv)
     }
 
 done:
-    if (tmp_out)
-        unlink(tmp_out);
+    atomicfile_discard(&out);
     remove_work(&ch);
     exports_free(ex);
     for (size_t i = 0; i < ch.n; i++) {
@@ -861,9 +818,6 @@ done:
     free(templates);
     free(cmdline);
     free(charts_dir);
-    free(tmp_out);
-    free(outdup);
-    free(base);
     inputs_free(inputs, ninputs);
     model_release(&m);
     compare_release(&cmp);

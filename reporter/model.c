@@ -169,7 +169,7 @@ static size_t region_get(struct model *m, const char *s, size_t n)
     memset(r, 0, sizeof *r);
     r->name = xstrndup(s, n);
     r->len = n;
-    r->display = utf8_repair(s, n);
+    r->display = region_display(s, n);
     r->excluded = !region_wanted(m, r->display);
     dist_init(&r->cost);
     m->region_table[h] = ++m->nregions;
@@ -294,7 +294,72 @@ struct ingest {
         unsigned long line;
     } * locations; /* Function records, attached to their regions after the rows */
     size_t nlocations;
+    struct busy_pending *pending; /* per thread number: see busy_row */
+    size_t npending;
 };
+
+/*
+ * One thread's time waiting to be counted as busy: sum[d] is the time of the instances at
+ * depth d whose enclosing instance has not been read yet (rows come in end order, FORMAT.md
+ * 1.3); top is the deepest index that may be nonzero.
+ */
+struct busy_pending {
+    double *sum;
+    size_t cap, top;
+};
+
+/*
+ * Count a row toward its thread's busy time, the base of Total %: a top-level instance's
+ * time; for one that never stopped (a killed run), the time of the instances seen inside it,
+ * so that no region's share of it exceeds 100 %.
+ */
+static void busy_row(struct ingest *in, struct thread_rec *t, unsigned number, unsigned depth,
+                     int stopped, double ns)
+{
+    if (number >= in->npending) {
+        size_t n = number + 1 > 2 * in->npending ? number + 1 : 2 * in->npending;
+        in->pending = xrealloc(in->pending, n * sizeof *in->pending);
+        memset(in->pending + in->npending, 0, (n - in->npending) * sizeof *in->pending);
+        in->npending = n;
+    }
+    struct busy_pending *p = &in->pending[number];
+    size_t d = depth > CCT_MAX_DEPTH ? 0 : depth; /* as the call paths take such rows */
+    if (d + 2 > p->cap) {
+        size_t cap = d + 2 > 2 * p->cap ? d + 2 : 2 * p->cap;
+        p->sum = xrealloc(p->sum, cap * sizeof *p->sum);
+        memset(p->sum + p->cap, 0, (cap - p->cap) * sizeof *p->sum);
+        p->cap = cap;
+    }
+    /* Deeper instances still waiting lost their caller's row (a cut file): top-level time,
+       as they are top-level paths in the call paths. */
+    for (; p->top > d + 1; p->top--) {
+        t->busy_ns += p->sum[p->top];
+        p->sum[p->top] = 0;
+    }
+    double v = stopped ? ns : p->sum[d + 1];
+    p->sum[d + 1] = 0;
+    if (p->top > d)
+        p->top = d;
+    if (d == 0) {
+        t->busy_ns += v;
+    } else {
+        p->sum[d] += v;
+        p->top = d;
+    }
+}
+
+/* The run's rows are read: time still waiting for its caller counts as top-level time. */
+static void busy_finish(struct ingest *in)
+{
+    for (size_t n = 0; n < in->npending; n++) {
+        struct busy_pending *p = &in->pending[n];
+        if (n < in->thread_cap && in->thread_of[n])
+            for (size_t d = 1; d <= p->top && d < p->cap; d++)
+                in->m->threads[in->thread_of[n] - 1].busy_ns += p->sum[d];
+        free(p->sum);
+    }
+    free(in->pending);
+}
 
 /* Give the regions that ran their source file and line from the run's Function records. */
 static void attach_locations(struct ingest *in)
@@ -434,14 +499,16 @@ static void on_event(void *ctx, const struct run_event *e)
     if (m->sink && m->sink->event)
         m->sink->event(m->sink->ctx, m, in->run, t, e, ri, ns, self,
                        (double)e->start * in->ns_per_tick);
+    busy_row(in, t, e->thread, e->depth, e->has_ticks, ns);
     if (!e->has_ticks) {
         r->unterminated++;
         /* Events files list these in their Warning records; the seed form has none. */
         if (m->runs[in->run].kind == RUN_SEED) {
             if (in->unterminated < 5) {
                 size_t len = strlen(in->names);
+                size_t n = strlen(r->display);
                 snprintf(in->names + len, sizeof in->names - len, "%s%.*s", len ? ", " : "",
-                         (int)(e->region_len < 200 ? e->region_len : 200), e->region);
+                         (int)(n < 200 ? n : 200), r->display);
             }
             in->unterminated++;
         }
@@ -451,8 +518,6 @@ static void on_event(void *ctx, const struct run_event *e)
     double end = (double)e->start * in->ns_per_tick + ns;
     if (end > in->max_end_ns)
         in->max_end_ns = end;
-    if (e->depth == 0)
-        t->busy_ns += ns;
     if (r->excluded)
         return;
     dist_add(&r->cost, ns);
@@ -565,7 +630,7 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
     run->file = utf8_repair(name, strlen(name));
     run->complete = 1;
     run->recovered = recovered;
-    struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, "", NULL, 0};
+    struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, "", NULL, 0, NULL, 0};
     m->nruns++;
     size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
     size_t mem_before = m->nmem;
@@ -573,6 +638,7 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
     const char *why = NULL;
     unsigned long line = 0;
     enum run_status st = runfile_parse(f, name, &h, &why, &line);
+    busy_finish(&in);
     free(in.thread_of);
     attach_locations(&in);
     run = &m->runs[m->nruns - 1];

@@ -8,7 +8,7 @@
  * stacks, callgrind, CSV, JSON), told of every row through the model's sink and building call
  * paths with cct.c (the Call paths sheet's too). main.c parses the command line and owns the
  * exit codes. With --baseline, a second model holds the baseline runs and compare.c sets both
- * side by side.
+ * side by side. Every output file is written through atomicfile.c (atomicfile.h).
  *
  * Ownership: a struct owns what its pointers point to unless a comment says otherwise, and its
  * _free/_release function frees it.
@@ -46,6 +46,26 @@ char *xstrndup(const char *s, size_t n);
 
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
 char *utf8_repair(const char *s, size_t n);
+
+/*
+ * A copy of s[0..n) fit to be shown anywhere text is displayed (workbook cells, charts,
+ * document properties, gnuplot's SVG and PNG, the terminal, folded stacks and callgrind
+ * names): valid UTF-8 that is also valid XML 1.0 text. Invalid bytes become U+FFFD; control
+ * characters become their visible Unicode control pictures (U+0001 -> U+2401, ESC -> U+241B,
+ * DEL -> U+2421), so different ids stay different; the noncharacters U+FFFE and U+FFFF become
+ * U+FFFD. Tab, line feed and carriage return are kept unless one_line is set.
+ */
+char *text_visible(const char *s, size_t n, int one_line);
+
+/*
+ * How a region id is shown everywhere (workbook, terminal, charts, exports): the id itself,
+ * or REGION_EMPTY for the empty id. The empty id stays a region of its own, apart from one
+ * really named "(empty)" (regions are told apart by their bytes, not by how they are shown).
+ * region_text gives the bytes to show (*len of them); region_display a repaired copy.
+ */
+#define REGION_EMPTY "(empty)"
+const char *region_text(const char *s, size_t n, size_t *len);
+char *region_display(const char *s, size_t n);
 
 /* ---- runfile.c: one run file, streamed through libcsv ---- */
 
@@ -515,15 +535,21 @@ struct input {
     char *display; /* name shown in messages and the Runs sheet */
     char **parts;  /* parts of a killed run */
     size_t nparts;
+    int stream; /* a pipe named on the command line: read as it comes (other inputs that are
+                   not regular files are skipped with a warning) */
 };
 
 /*
  * The runs named by the command line's paths: files as given, folders' run files (*.csv, not
  * hidden) and killed runs' parts (grouped by run, skipped when the run file exists), sorted by
- * name. Unreadable paths become warnings in m. Returns the number of inputs (*out owns them).
+ * name. Unreadable paths, and files that are neither regular files nor (named on the command
+ * line) pipes, become warnings in m. Returns the number of inputs (*out owns them).
  */
 size_t inputs_collect(const char *const *paths, size_t npaths, struct input **out, struct model *m);
 void inputs_free(struct input *in, size_t n);
+/* A run file input's descriptor, open for reading; -1 (with a warning in m) when it cannot
+   be opened or is not a regular file (or a named pipe). */
+int input_open(const struct input *in, struct model *m);
 /* Read one input into the model (recovering parts through prof_recover). */
 enum run_status input_read(const struct input *in, struct model *m);
 

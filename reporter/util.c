@@ -107,6 +107,56 @@ static size_t utf8_sequence(const unsigned char *s, size_t n)
     return len;
 }
 
+/* A copy of s[0..n) with nothing XML 1.0 refuses and no invisible control (see report.h). */
+char *text_visible(const char *s, size_t n, int one_line)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    char *out = xmalloc(n * 3 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = u[i] ? utf8_sequence(u + i, n - i) : 1;
+        unsigned c = u[i];
+        int keep = c == '\t' || c == '\n' || c == '\r' ? !one_line : c >= 0x20 && c != 0x7f;
+        if (len == 1 && !keep) {
+            /* U+2400 + c, or U+2421 for DEL: E2 90 80+c / E2 90 A1 */
+            out[o++] = (char)0xe2;
+            out[o++] = (char)0x90;
+            out[o++] = (char)(c == 0x7f ? 0xa1 : 0x80 + c);
+            i++;
+        } else if (len == 0 || (len == 3 && c == 0xef && u[i + 1] == 0xbf && u[i + 2] >= 0xbe)) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i += len ? len : 1;
+        } else {
+            memcpy(out + o, s + i, len);
+            o += len;
+            i += len;
+        }
+    }
+    out[o] = 0;
+    return out;
+}
+
+/* The bytes a region id is shown as: REGION_EMPTY for the empty id, which would otherwise
+   vanish (a folded line " 500", a callgrind "fn=" with no name). */
+const char *region_text(const char *s, size_t n, size_t *len)
+{
+    if (n == 0) {
+        *len = sizeof REGION_EMPTY - 1;
+        return REGION_EMPTY;
+    }
+    *len = n;
+    return s;
+}
+
+/* A region's display name: region_text, repaired to valid UTF-8. */
+char *region_display(const char *s, size_t n)
+{
+    size_t len;
+    const char *t = region_text(s, n, &len);
+    return utf8_repair(t, len);
+}
+
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD; NUL bytes too. */
 char *utf8_repair(const char *s, size_t n)
 {

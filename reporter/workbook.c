@@ -56,19 +56,27 @@ static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
 {
     if (!s)
         return;
-    /* Count characters (UTF-8 lead bytes); strings are valid UTF-8 by now. */
+    /* Controls and noncharacters would make the sheet and its charts' caches invalid XML. */
+    char *v = text_visible(s, strlen(s), 0);
+    /* Count characters (UTF-8 lead bytes). */
     size_t chars = 0, k = 0;
-    for (; s[k]; k++)
-        if (((unsigned char)s[k] & 0xc0) != 0x80 && ++chars > CELL_MAX)
+    for (; v[k]; k++)
+        if (((unsigned char)v[k] & 0xc0) != 0x80 && ++chars > CELL_MAX)
             break;
-    if (!s[k]) {
-        worksheet_write_string(ws, r, c, s, f);
-        return;
+    if (v[k]) {
+        v[k] = 0;
+        b->cut++;
     }
-    char *cut = xstrndup(s, k);
-    worksheet_write_string(ws, r, c, cut, f);
-    free(cut);
-    b->cut++;
+    worksheet_write_string(ws, r, c, v, f);
+    free(v);
+}
+
+/* A chart's title: the user's --title may hold anything (libxlsxwriter copies it). */
+static void set_chart_title(lxw_chart *ch, const char *title)
+{
+    char *v = text_visible(title, strlen(title), 1);
+    chart_title_set_name(ch, v);
+    free(v);
 }
 
 /* A number cell, or nothing when v is not finite. */
@@ -517,7 +525,7 @@ static char *path_text(const struct cct *t, uint32_t node, size_t *depth)
     size_t i = n, total = 0;
     for (uint32_t k = node; k != t->root && k != CCT_NONE; k = t->nodes[k].parent) {
         uint32_t name = t->nodes[k].name;
-        parts[--i] = utf8_repair(t->names[name], t->name_lens[name]);
+        parts[--i] = region_display(t->names[name], t->name_lens[name]);
     }
     size_t first = 0;
     for (size_t j = n; j-- > 0;) { /* drop outer frames until the rest fits */
@@ -568,7 +576,7 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         lxw_row_t row = (lxw_row_t)(i + 1);
         size_t depth = 0;
         char *text = path_text(t, p.nodes[i], &depth);
-        char *region = utf8_repair(t->names[node->name], t->name_lens[node->name]);
+        char *region = region_display(t->names[node->name], t->name_lens[node->name]);
         put_str(b, ws, row, 0, text, NULL);
         put_num(ws, row, 1, (double)(depth - 1), b->f.count);
         put_num(ws, row, 2, (double)node->calls, b->f.count);
@@ -809,7 +817,7 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, si
     lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
     chart_series_set_categories(s, sheet, 1, 0, (lxw_row_t)n, 0);
     chart_series_set_values(s, sheet, 1, col, (lxw_row_t)n, col);
-    chart_title_set_name(ch, title);
+    set_chart_title(ch, title);
     chart_axis_set_name(ch->x_axis, axis);
     chart_axis_set_reverse(ch->y_axis); /* heaviest region on top */
     chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
@@ -1019,7 +1027,7 @@ static void sheet_comparison(struct book *b, lxw_worksheet *ws, const struct com
         chart_series_set_values(s, "Comparison", head + 1, 6, (lxw_row_t)(head + n), 6);
         char title[96];
         snprintf(title, sizeof title, "Change of the median total time per run, top %zu", n);
-        chart_title_set_name(ch, title);
+        set_chart_title(ch, title);
         chart_axis_set_name(ch->x_axis, "change (new / baseline - 1)");
         chart_axis_set_num_format(ch->x_axis, "0%");
         chart_axis_set_reverse(ch->y_axis); /* biggest change on top */
@@ -1112,7 +1120,10 @@ static void sheet_about(struct book *b)
         {"Calls", "Completed instances of the region."},
         {"Total", "Inclusive time, counting a recursive region's outermost calls only (rows "
                   "with Nested = 0), so recursion is not counted twice."},
-        {"Total %", "Total divided by the time all threads spent inside top-level regions."},
+        {"Total %", "Total divided by the time all threads spent inside top-level regions. A "
+                    "top-level region that never stopped (a killed run) adds the time of the "
+                    "regions seen inside it (its own time is unknown), so no share exceeds "
+                    "100 %."},
         {"Self", "Time in the region itself: inclusive time minus that of the regions directly "
                  "inside it."},
         {"Self %", "Self divided by the self time of all regions (these add up to 100 %)."},
@@ -1135,7 +1146,8 @@ static void sheet_about(struct book *b)
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file, then region x run matrices of mean cost and calls."},
-        {"Threads", "One row per thread of each run; Busy is its time in top-level regions. Below: "
+        {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
+                    "base of Total %). Below: "
                     "total and self time of each region per thread name (threads of the same "
                     "name in different runs add up)."},
         {"Call tree", "Exact caller -> callee edges from the Parent column: calls, total and "
@@ -1256,10 +1268,13 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     size_t *rank = model_ranked(m, &n);
     pick_units(&b, rank, n);
     lxw_doc_properties props = {0};
-    props.title = (char *)(uintptr_t)(ri->title ? ri->title : "profreport report");
+    const char *title = ri->title ? ri->title : "profreport report";
+    char *title_text = text_visible(title, strlen(title), 1);
+    props.title = title_text;
     static char comments[] = "Made by profreport";
     props.comments = comments;
     workbook_set_properties(b.wb, &props);
+    free(title_text);
 
     /* A comparison's sheets come first: the workbook opens on its answer. */
     if (ri->compare) {

@@ -17,7 +17,9 @@ import re
 import shlex
 import shutil
 import subprocess
+import zipfile
 from collections import defaultdict
+from xml.etree import ElementTree
 
 import pytest
 
@@ -35,6 +37,7 @@ from reporter_helpers import (
     listing,
     must_run,
     profreport,
+    templates_args,
 )
 
 EXPORT_NAMES = ("callcost", "calltree", "runs", "threads")
@@ -348,12 +351,113 @@ def test_hostile_ids_stay_text_in_every_export(tmp_path):
     names = [e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"]
     assert names == ["ma\tin"]
     folded = read_folded(out["folded"])
-    flat = {d.replace(";", ":").replace("\n", " ").replace("\t", " ").replace("\r", " ")
-            for d in display}
+    # Line breaks and tabs are shown as their control pictures, as everywhere names show.
+    flat = {d.replace(";", ":").replace("\n", "\u240a").replace("\t", "\u2409")
+            .replace("\r", "\u240d") for d in display}
     assert {k[0] for k in folded} == flat and all(len(k) == 1 for k in folded)
     total, funcs = callgrind_annotate(out["callgrind"])
     assert total == sum(100 + i for i in range(len(ids)))
     assert len(funcs) == len(ids)
+
+
+# Ids with what XML 1.0 refuses or a terminal would obey: C0 controls, ESC, DEL, an invalid
+# byte, a UTF-16 surrogate encoded in UTF-8 (ED A0 80, invalid UTF-8) and U+FFFE; then how
+# the workbook, charts, terminal, folded stacks and callgrind show each, and how the exact
+# exports (CSV, JSON) keep it: worked out by hand from profreport(1).
+XML_HOSTILE = [
+    (b"a\x01", "a\u2401", "a\x01"),
+    (b"b\x1b[31m", "b\u241b[31m", "b\x1b[31m"),
+    (b"c\x7f", "c\u2421", "c\x7f"),
+    (b"d\xff", "d\ufffd", "d\ufffd"),
+    (b"e\xed\xa0\x80", "e\ufffd\ufffd\ufffd", "e\ufffd\ufffd\ufffd"),
+    (b"f\xef\xbf\xbe", "f\ufffd", "f\ufffe"),
+]
+
+
+def test_control_characters_in_ids_keep_every_xml_part_valid(tmp_path):
+    """Region ids with control characters, invalid UTF-8, an encoded surrogate and U+FFFE:
+    every XML part of the workbook (cells, native charts' cached categories, properties) and
+    every SVG chart parses; openpyxl opens the workbook; the ids are shown with visible,
+    distinct stand-ins (Unicode control pictures, U+FFFD) there and on the terminal, in the
+    folded stacks and callgrind; CSV and JSON keep the exact text (valid UTF-8)."""
+    rows, start = [], 0
+    for i, (rid, _, _) in enumerate(XML_HOSTILE):
+        rows.append(EventRow(rid, 1000 * (i + 1), 1, "", 0, 1000 * (i + 1), start, 0))
+        start += 10000
+    run = RunSpec("profiling_2026.04.06_00.00.00_6.csv", 10**9, [Thread(1, 6, "ma\x01in")], rows,
+                  duration=start)
+    run.write(tmp_path / "runs")
+    out = tmp_path / "out.xlsx"
+    p = must_run(tmp_path / "runs", "-o", out, "--unit", "ns", "--title", "t\x02itle",
+                 "--folded", tmp_path / "f", "--callgrind", tmp_path / "cg", "--csv",
+                 tmp_path / "csv", "--json", tmp_path / "j.json", *templates_args())
+    shown = sorted(v for _, v, _ in XML_HOSTILE)
+    exact = sorted(e for _, _, e in XML_HOSTILE)
+    assert len(set(shown)) == len(shown)
+    with zipfile.ZipFile(out) as z:
+        parts = [n for n in z.namelist() if n.endswith((".xml", ".rels"))]
+        assert any(re.fullmatch(r"xl/charts/chart\d+\.xml", n) for n in parts)
+        for name in parts:
+            ElementTree.fromstring(z.read(name))  # raises on a character XML forbids
+        cats = set(re.findall(r"<c:v>([^<]*)</c:v>", z.read("xl/charts/chart1.xml").decode()))
+    assert set(shown) <= cats
+    for svg in (tmp_path / "out-charts").glob("*.svg"):
+        ElementTree.parse(svg)
+    book = Book(out)
+    _, cost, _ = book.cost()
+    assert sorted(cost) == shown
+    assert book.wb.properties.title == "t\u2402itle"
+    threads = book.table("Threads")[1]
+    assert [t["Name"] for t in threads] == ["ma\u2401in"]
+    terminal = p.stdout.decode()
+    assert "\x1b" not in terminal and all(v in terminal for v in shown)
+    assert sorted(k[0] for k in read_folded(tmp_path / "f")) == shown
+    _, funcs = callgrind_annotate(tmp_path / "cg")
+    assert sorted(funcs) == shown
+    data = json.loads((tmp_path / "j.json").read_text(encoding="utf-8"))
+    assert sorted(r["Region"] for r in data["callcost"]) == exact
+    with open(tmp_path / "csv" / "callcost.csv", newline="", encoding="utf-8") as f:
+        assert sorted(r[0] for r in list(csv.reader(f, strict=True))[1:]) == exact
+
+
+def test_empty_region_id_is_shown_as_empty_everywhere(tmp_path):
+    """An empty region id is shown as "(empty)" in the workbook, on the terminal and in every
+    export (it used to give a folded line " 500" and a callgrind "fn=" with no name); a region
+    really named "(empty)" stays a region of its own."""
+    rows = [EventRow("", 500, 1, "outer", 1, 500, 100, 0),
+            EventRow("outer", 1000, 1, "", 0, 500, 0, 0),
+            EventRow("", 200, 1, "", 0, 200, 2000, 0)]
+    run = RunSpec("profiling_2026.04.05_00.00.00_8.csv", 10**9, [Thread(1, 8, "main")], rows,
+                  duration=3000)
+    run.write(tmp_path / "runs")
+    p, book, out = export_all(tmp_path / "runs", tmp_path)
+    assert re.search(r"\(empty\)\n", p.stdout.decode())  # the terminal's flat profile
+    _, cost, _ = book.cost()
+    assert set(cost) == {"outer", "(empty)"} and cost["(empty)"]["Calls"] == 2
+    _, tree = book.table("Call tree")
+    assert {(r["Caller"], r["Callee"]) for r in tree} == {
+        ("outer", "(empty)"), ("(thread top level)", "outer"), ("(thread top level)", "(empty)")}
+    _, paths = book.table("Call paths")
+    assert {r["Call path"]: r["Region"] for r in paths} == {
+        "outer > (empty)": "(empty)", "outer": "outer", "(empty)": "(empty)"}
+    assert read_folded(out["folded"]) == {("outer", "(empty)"): 500, ("outer",): 500,
+                                          ("(empty)",): 200}
+    total, funcs = callgrind_annotate(out["callgrind"])
+    assert funcs == {"outer": 500, "(empty)": 700} and total == 1200
+    assert parse_callgrind_calls(out["callgrind"]) == {("outer", "(empty)"): 1}
+    trace = json.loads(out["trace"].read_text(encoding="utf-8"))
+    assert sorted(e["name"] for e in trace["traceEvents"] if e["ph"] == "X") == [
+        "(empty)", "(empty)", "outer"]
+    data = json.loads(out["json"].read_text(encoding="utf-8"))
+    assert {r["Region"] for r in data["callcost"]} == {"outer", "(empty)"}
+    with open(out["csv"] / "calltree.csv", newline="", encoding="utf-8") as f:
+        assert ["outer", "(empty)"] in [r[:2] for r in csv.reader(f)]
+
+    rows.append(EventRow("(empty)", 50, 1, "", 0, 50, 2500, 0))
+    run.write(tmp_path / "runs")
+    _, book, _ = export_all(tmp_path / "runs", tmp_path)
+    _, _, order = book.cost()
+    assert sorted(order) == ["(empty)", "(empty)", "outer"]
 
 
 def test_summary_and_seed_runs_export_regions_as_roots(tmp_path):

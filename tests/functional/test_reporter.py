@@ -1143,6 +1143,35 @@ def test_killed_run_is_read_from_its_parts(tmp_path):
     assert edge["Caller"] == "outer" and edge["Calls"] == exits
 
 
+def test_shares_of_a_run_whose_outer_region_never_stopped_stay_within_100_percent(tmp_path):
+    """A killed run: 'main' (top level) never stopped, so its time is unknown. Total % is
+    over the time of the top-level instances, and for 'main' the time of what was seen inside
+    it (5000 + 3000 for work, 1000 for step), plus 30 ns of 'tiny' on another thread: 9030 ns.
+    The base used to leave 'main' out (30 ns), giving 'work' a share of 26667 %."""
+    rows = [EventRow("work", 5000, 1, "main", 1, 5000, 100, 0),
+            EventRow("work", 3000, 1, "main", 1, 3000, 6000, 0),
+            EventRow("inner", 200, 1, "step", 2, 200, 9100, 0),
+            EventRow("step", 1000, 1, "main", 1, 800, 9000, 0),
+            EventRow("tiny", 30, 2, "", 0, 30, 20000, 0),
+            EventRow("main", None, 1, "", 0, None, 0, 0)]
+    run = RunSpec("profiling_2026.09.09_00.00.00_4.csv", 10**9,
+                  [Thread(1, 4, "main"), Thread(2, 5, "worker")], rows, duration=20030,
+                  complete="no")
+    run.write(tmp_path / "runs")
+    p, book = report(tmp_path / "runs", tmp_path)
+    _, cost, _ = book.cost()
+    busy = 9030
+    for region, total in [("work", 8000), ("step", 1000), ("inner", 200), ("tiny", 30)]:
+        close(cost[region]["Total %"], total / busy, what=region)
+    assert cost["main"]["Never stopped"] == 1 and not cost["main"]["Total %"]
+    assert all(0 <= (r["Total %"] or 0) <= 1 for r in cost.values())
+    busy_of = {t["Name"]: t["Busy (ns)"] for t in book.table("Threads")[1]}
+    assert busy_of == {"main": 9000, "worker": 30}
+    # The terminal's total% column has the same base.
+    line = [ln for ln in p.stdout.decode().splitlines() if ln.rstrip().endswith(" work")]
+    assert line and float(line[0].split()[0]) == pytest.approx(100 * 8000 / busy, abs=0.01)
+
+
 # ---- 13. end to end ----
 
 
