@@ -93,7 +93,7 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
     m->warnings = xrealloc(m->warnings, (m->nwarnings + 1) * sizeof *m->warnings);
     struct warning_rec *w = &m->warnings[m->nwarnings++];
     w->where = utf8_repair(where, strlen(where));
-    w->kind = xstrdup(kind);
+    w->kind = utf8_repair(kind, strlen(kind));
     w->count = count;
     w->message = utf8_repair(msg, strlen(msg));
 }
@@ -332,9 +332,9 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         memset(t, 0, sizeof *t);
         t->run = in->run;
         t->number = n;
-        t->tid = xstrdup(tid ? tid : "");
+        t->tid = utf8_repair(tid ? tid : "", tid ? strlen(tid) : 0);
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
-        t->state = xstrdup(state ? state : "");
+        t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
         char key[64];
         if (t->name[0])
             t->key = key_get(m, t->name);
