@@ -297,12 +297,12 @@ $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/fuzz_%
 	$(call FUZZ_RUN,corpus-work) -max_total_time=$(FUZZ_TIME)
 
 # make check's share: every committed input, then FUZZ_SMOKE_TIME seconds per target, from an
-# empty work folder each time (the log is shown when the target finds something).
+# empty work folder and a fixed seed each time (the log is shown when a target finds something).
 $(FUZZ_TARGETS:%=fuzz-smoke-%): fuzz-smoke-%: $(FUZZ_DIR)/fuzz_%
 	@rm -rf $(FUZZ_DIR)/smoke/$*
 	@echo "fuzz-smoke: $* ($(FUZZ_SMOKE_TIME) s)"
-	@$(call FUZZ_RUN,smoke) -max_total_time=$(FUZZ_SMOKE_TIME) > $(FUZZ_DIR)/smoke-$*.log 2>&1 \
-	    || { tail -n 60 $(FUZZ_DIR)/smoke-$*.log; exit 1; }
+	@$(call FUZZ_RUN,smoke) -seed=1 -max_total_time=$(FUZZ_SMOKE_TIME) \
+	    > $(FUZZ_DIR)/smoke-$*.log 2>&1 || { tail -n 60 $(FUZZ_DIR)/smoke-$*.log; exit 1; }
 	@grep -E '^stat::number_of_executed_units' $(FUZZ_DIR)/smoke-$*.log
 
 fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
