@@ -1,6 +1,6 @@
 /*
- * test_model.c - unit tests of model.c: what it keeps of a run file's metadata. Run files are
- * read from memory.
+ * test_model.c - unit tests of model.c: what it keeps of a run file's metadata and threads.
+ * Run files are read from memory.
  */
 #define _GNU_SOURCE /* fmemopen */
 #include <setjmp.h>
@@ -57,11 +57,38 @@ static void warning_kind_is_repaired(void **state)
     model_release(&m);
 }
 
+/* Thread numbers are keys, not sizes: a row of thread 4000000000 makes one thread (it made the
+   model ask for 32 GiB and the command stop), and numbers that share a hash slot stay apart. */
+static void thread_numbers_of_any_size_are_kept_apart(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                 "a,5,4000000000,,0,5,0,0\n"
+                 "a,5,1,,0,5,0,0\n"
+                 "a,5,17,,0,5,0,0\n"
+                 "a,5,33,,0,5,0,0\n"
+                 "a,5,1,,0,5,0,0\n"
+                 "a,5,4294967295,,0,5,0,0\n");
+    static const unsigned number[] = {4000000000u, 1, 17, 33, 4294967295u};
+    static const uint64_t events[] = {1, 2, 1, 1, 1};
+    assert_int_equal(m.nthreads, 5);
+    assert_int_equal(m.runs[0].threads, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(m.threads[i].number, number[i]);
+        assert_int_equal(m.threads[i].events, events[i]);
+    }
+    model_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thread_record_text_is_repaired),
         cmocka_unit_test(warning_kind_is_repaired),
+        cmocka_unit_test(thread_numbers_of_any_size_are_kept_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
