@@ -4,6 +4,7 @@
 # seed form). Run from the top of the tree after `make all` and the programs it names are
 # built (make build/tests/programs/killme ...). Files are cut to a few KiB at a line or chunk
 # boundary, or mid-chunk where a cut is the point (a kill mid-write): small inputs fuzz faster.
+# Files named regress-* are the inputs of bugs the fuzzers found; they are kept by hand.
 set -eu
 
 B=${BUILD:-build}
@@ -14,7 +15,6 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
 for t in runfile seed part workbook; do
-    rm -rf "$C/$t"
     mkdir -p "$C/$t"
 done
 
