@@ -2,7 +2,10 @@
 #
 #   make            the library (static and shared), pkg-config file, examples
 #   make check      every test: warnings as errors, then again under SAN=address,undefined
-#                   and SAN=thread (installs missing Debian packages when run as root)
+#                   and SAN=thread, and a short run of each fuzz target (installs missing
+#                   Debian packages when run as root)
+#   make fuzz       run each libFuzzer target (tests/fuzz) for FUZZ_TIME seconds (default 60);
+#                   make fuzz-runfile, fuzz-seed, fuzz-part, fuzz-workbook: one of them
 #   make demo       build, run the examples several times into demo/runs, write
 #                   demo/report.xlsx and its charts
 #   make bench      speed figures against peers (bench/README.md)
@@ -10,7 +13,7 @@
 #   make format-check / make format
 #
 # Variables: SAN=address,undefined|thread (sanitizer build in build/san-*), WERROR=-Werror,
-# CFLAGS (default -O2 -g), PREFIX, DESTDIR.
+# CFLAGS (default -O2 -g), PREFIX, DESTDIR, FUZZ_TIME, FUZZ_SMOKE_TIME (default 10).
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -94,7 +97,7 @@ PLAIN_SRC := $(wildcard tests/plain/*.c)
 PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
-	format format-check deps FORCE
+	format format-check deps fuzz fuzz-smoke FORCE
 
 all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
 
@@ -249,11 +252,77 @@ check: deps
 	$(MAKE) WERROR=-Werror test
 	$(MAKE) WERROR=-Werror SAN=address,undefined test
 	$(MAKE) WERROR=-Werror SAN=thread test
+	$(MAKE) WERROR=-Werror fuzz-smoke
 	$(MAKE) format-check
 	@echo "make check: all tests passed"
 
 deps:
 	@sh scripts/deps.sh
+
+# ---- fuzzing (README.md, "Fuzzing") ----
+
+# libFuzzer targets built with clang in build/fuzz: the collector's and reporter's sources
+# compiled again with coverage, ASan and UBSan, objects of their own.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_SMOKE_TIME ?= 10
+FUZZ_TARGETS := runfile seed part workbook
+FUZZ_DIR := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 $(WARN) $(WERROR) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	-pthread -Icollector -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
+FUZZ_REPORTER_OBJ := $(filter-out $(FUZZ_DIR)/reporter/main.o,$(REPORTER_SRC:%.c=$(FUZZ_DIR)/%.o))
+FUZZ_OBJ := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/tests/fuzz/fuzz_%.o) $(FUZZ_DIR)/tests/fuzz/fuzz.o
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+# The workbook target checks every cell libxlsxwriter is given.
+FUZZ_LDFLAGS_workbook := -Wl,--wrap=worksheet_write_number -Wl,--wrap=worksheet_write_string
+# One run of target $*, new inputs in $(FUZZ_DIR)/$(1)/$* (the committed corpus is only read),
+# with its dictionary; a finding (crash, leak, timeout, broken check) fails make and leaves
+# the input in build/fuzz/artifacts.
+FUZZ_RUN = mkdir -p $(FUZZ_DIR)/$(1)/$* $(FUZZ_DIR)/artifacts && \
+	$(FUZZ_DIR)/fuzz_$* -dict=tests/fuzz/$*.dict -timeout=25 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$*- $(FUZZ_DIR)/$(1)/$* tests/fuzz/corpus/$*
+
+$(FUZZ_LIB_OBJ) $(FUZZ_REPORTER_OBJ): $(FUZZ_DIR)/%.o: %.c collector/internal.h collector/record.h \
+		collector/profreport.h reporter/report.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_OBJ): $(FUZZ_DIR)/%.o: %.c tests/fuzz/fuzz.h collector/internal.h collector/profreport.h \
+		reporter/report.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/libprofreport.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/libreporter.a: $(FUZZ_REPORTER_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_BINS): $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/tests/fuzz/fuzz_%.o $(FUZZ_DIR)/tests/fuzz/fuzz.o \
+		$(FUZZ_DIR)/libreporter.a $(FUZZ_DIR)/libprofreport.a
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LDFLAGS_$*) -lxlsxwriter -lcsv -lm \
+	    -pthread
+
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
+# New inputs accumulate in build/fuzz/corpus-work from run to run.
+$(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/fuzz_%
+	$(call FUZZ_RUN,corpus-work) -max_total_time=$(FUZZ_TIME)
+
+# make check's share: every committed input, then FUZZ_SMOKE_TIME seconds per target, from an
+# empty work folder and a fixed seed each time (the log is shown when a target finds something).
+$(FUZZ_TARGETS:%=fuzz-smoke-%): fuzz-smoke-%: $(FUZZ_DIR)/fuzz_%
+	@rm -rf $(FUZZ_DIR)/smoke/$*
+	@echo "fuzz-smoke: $* ($(FUZZ_SMOKE_TIME) s)"
+	@$(call FUZZ_RUN,smoke) -seed=1 -max_total_time=$(FUZZ_SMOKE_TIME) \
+	    > $(FUZZ_DIR)/smoke-$*.log 2>&1 || { tail -n 60 $(FUZZ_DIR)/smoke-$*.log; exit 1; }
+	@grep -E '^stat::number_of_executed_units' $(FUZZ_DIR)/smoke-$*.log
+
+fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
 
 # ---- demo ----
 
@@ -318,7 +387,7 @@ clean:
 
 FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp preload/*.c reporter/*.[ch] \
 	examples/*.c examples/*.cpp tests/unit/*.c tests/programs/*.c tests/programs/*.cpp \
-	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c)
+	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c tests/fuzz/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -93,7 +93,7 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
     m->warnings = xrealloc(m->warnings, (m->nwarnings + 1) * sizeof *m->warnings);
     struct warning_rec *w = &m->warnings[m->nwarnings++];
     w->where = utf8_repair(where, strlen(where));
-    w->kind = xstrdup(kind);
+    w->kind = utf8_repair(kind, strlen(kind));
     w->count = count;
     w->message = utf8_repair(msg, strlen(msg));
 }
@@ -281,7 +281,8 @@ struct ingest {
     size_t run;
     const char *name;
     double ns_per_tick;
-    size_t *thread_of; /* thread number -> index in m->threads + 1 (0: not seen) */
+    size_t *thread_of; /* open addressing over thread numbers: index in m->threads + 1, 0 =
+                          empty; thread_cap slots (a power of two), at most half of them used */
     size_t thread_cap;
     double max_end_ns;
     unsigned long problems;
@@ -378,28 +379,41 @@ static void attach_locations(struct ingest *in)
     free(in->locations);
 }
 
+/* The slot of thread number n in the run's table: its entry, or the empty slot for it. */
+static size_t *thread_slot(struct ingest *in, unsigned n)
+{
+    size_t mask = in->thread_cap - 1;
+    size_t h = (size_t)((n * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    while (in->thread_of[h] && in->m->threads[in->thread_of[h] - 1].number != n)
+        h = (h + 1) & mask;
+    return &in->thread_of[h];
+}
+
 /* The model's thread record for thread number n of the current run, created on first sight. */
 static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *tid,
                                      const char *name, const char *state)
 {
     struct model *m = in->m;
-    if (n >= in->thread_cap) {
-        size_t cap = in->thread_cap ? in->thread_cap : 16;
-        while (cap <= n)
-            cap *= 2;
-        in->thread_of = xrealloc(in->thread_of, cap * sizeof *in->thread_of);
-        memset(in->thread_of + in->thread_cap, 0, (cap - in->thread_cap) * sizeof *in->thread_of);
-        in->thread_cap = cap;
+    /* Numbers are keys, not sizes: a file may name thread 4000000000. */
+    if ((m->runs[in->run].threads + 1) * 2 > in->thread_cap) {
+        size_t old_cap = in->thread_cap, *old = in->thread_of;
+        in->thread_cap = old_cap ? old_cap * 2 : 16;
+        in->thread_of = xcalloc(in->thread_cap, sizeof *in->thread_of);
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i])
+                *thread_slot(in, m->threads[old[i] - 1].number) = old[i];
+        free(old);
     }
-    if (!in->thread_of[n]) {
+    size_t *slot = thread_slot(in, n);
+    if (!*slot) {
         m->threads = xrealloc(m->threads, (m->nthreads + 1) * sizeof *m->threads);
         struct thread_rec *t = &m->threads[m->nthreads];
         memset(t, 0, sizeof *t);
         t->run = in->run;
         t->number = n;
-        t->tid = xstrdup(tid ? tid : "");
+        t->tid = utf8_repair(tid ? tid : "", tid ? strlen(tid) : 0);
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
-        t->state = xstrdup(state ? state : "");
+        t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
         char key[64];
         if (t->name[0])
             t->key = key_get(m, t->name);
@@ -409,10 +423,10 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
             snprintf(key, sizeof key, "thread %u", n);
             t->key = key_get(m, key);
         }
-        in->thread_of[n] = ++m->nthreads;
+        *slot = ++m->nthreads;
         m->runs[in->run].threads++;
     }
-    return &m->threads[in->thread_of[n] - 1];
+    return &m->threads[*slot - 1];
 }
 
 /* A metadata record: run facts, threads and the collector's warnings. */

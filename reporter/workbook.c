@@ -855,8 +855,12 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         if (!last || strcmp(s, last) > 0)
             last = s;
     }
-    snprintf(buf, sizeof buf, "%s .. %s", first ? first : "?", last ? last : "?");
-    kv(b, ws, &row, "Runs started (UTC)", first ? buf : "unknown");
+    /* Start values are the files' text: sized to fit, as a cut could split a character. */
+    size_t slen = (first ? strlen(first) : 1) + (last ? strlen(last) : 1) + 8;
+    char *started = xmalloc(slen);
+    snprintf(started, slen, "%s .. %s", first ? first : "?", last ? last : "?");
+    kv(b, ws, &row, "Runs started (UTC)", first ? started : "unknown");
+    free(started);
     /* Distinct tick rates: a run's ticks are converted with its own. */
     struct {
         char s[512];

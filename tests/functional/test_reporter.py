@@ -785,6 +785,19 @@ def test_long_non_ascii_id_is_cut_to_32767_characters(tmp_path):
     assert [w["Kind"] for w in book.warnings()] == ["cut"]
 
 
+def test_long_non_ascii_start_is_shown_whole_on_the_summary(tmp_path):
+    """Runs started (UTC) on the Summary sheet holds the first and last Start records whole,
+    however long: a Start of 400 two-byte characters is not cut inside a character (which made
+    a workbook that cannot be opened). Found by the workbook fuzz target."""
+    folder = tmp_path / "runs"
+    start = "\u00e9" * 400
+    RunSpec("profiling_2026.08.08_00.00.00_3.csv", 10**9, [Thread(1, 1, "main")],
+            [EventRow("a", 10, 1, "", 0, 10, 0, 0)], duration=100, start=start).write(folder)
+    _, book = report(folder, tmp_path)
+    values = {row[0]: row[1] for row in book.rows("Summary") if row}
+    assert values["Runs started (UTC)"] == start + " .. " + start
+
+
 # ---- 8. output safety ----
 
 
