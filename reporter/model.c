@@ -295,8 +295,9 @@ struct ingest {
         unsigned long line;
     } * locations; /* Function records, attached to their regions after the rows */
     size_t nlocations;
-    struct busy_pending *pending; /* per thread number: see busy_row */
+    struct busy_pending *pending; /* per thread of the run, in m->threads order: busy_row */
     size_t npending;
+    size_t thread_base; /* the run's first thread in m->threads */
 };
 
 /*
@@ -314,9 +315,11 @@ struct busy_pending {
  * time; for one that never stopped (a killed run), the time of the instances seen inside it,
  * so that no region's share of it exceeds 100 %.
  */
-static void busy_row(struct ingest *in, struct thread_rec *t, unsigned number, unsigned depth,
-                     int stopped, double ns)
+static void busy_row(struct ingest *in, struct thread_rec *t, unsigned depth, int stopped,
+                     double ns)
 {
+    /* The run's threads are contiguous in m->threads; their numbers are keys, not sizes. */
+    size_t number = (size_t)(t - in->m->threads) - in->thread_base;
     if (number >= in->npending) {
         size_t n = number + 1 > 2 * in->npending ? number + 1 : 2 * in->npending;
         in->pending = xrealloc(in->pending, n * sizeof *in->pending);
@@ -354,9 +357,8 @@ static void busy_finish(struct ingest *in)
 {
     for (size_t n = 0; n < in->npending; n++) {
         struct busy_pending *p = &in->pending[n];
-        if (n < in->thread_cap && in->thread_of[n])
-            for (size_t d = 1; d <= p->top && d < p->cap; d++)
-                in->m->threads[in->thread_of[n] - 1].busy_ns += p->sum[d];
+        for (size_t d = 1; d <= p->top && d < p->cap; d++)
+            in->m->threads[in->thread_base + n].busy_ns += p->sum[d];
         free(p->sum);
     }
     free(in->pending);
@@ -513,7 +515,7 @@ static void on_event(void *ctx, const struct run_event *e)
     if (m->sink && m->sink->event)
         m->sink->event(m->sink->ctx, m, in->run, t, e, ri, ns, self,
                        (double)e->start * in->ns_per_tick);
-    busy_row(in, t, e->thread, e->depth, e->has_ticks, ns);
+    busy_row(in, t, e->depth, e->has_ticks, ns);
     if (!e->has_ticks) {
         r->unterminated++;
         /* Events files list these in their Warning records; the seed form has none. */
@@ -644,7 +646,8 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
     run->file = utf8_repair(name, strlen(name));
     run->complete = 1;
     run->recovered = recovered;
-    struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, "", NULL, 0, NULL, 0};
+    struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, "", NULL, 0, NULL, 0, 0};
+    in.thread_base = m->nthreads;
     m->nruns++;
     size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
     size_t mem_before = m->nmem;

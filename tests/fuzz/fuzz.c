@@ -80,20 +80,6 @@ const char *const *fuzz_part_paths(const struct fuzz_piece *pieces, size_t n)
     return paths;
 }
 
-/* Walk the chunks as prof_part_next reads them, up to the first cut one. */
-int fuzz_part_overclaims(const struct fuzz_piece *p)
-{
-    size_t off = 0;
-    while (p->size - off >= 8) {
-        uint32_t head[2];
-        memcpy(head, p->data + off, sizeof head);
-        if (head[1] > p->size - off - 8)
-            return head[1] - (p->size - off - 8) > FUZZ_CLAIM_MAX;
-        off += 8 + head[1];
-    }
-    return 0;
-}
-
 /* FNV-1a, continued. */
 uint64_t fuzz_hash(uint64_t h, const void *s, size_t n)
 {

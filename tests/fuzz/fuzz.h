@@ -45,15 +45,6 @@ const char *const *fuzz_part_paths(const struct fuzz_piece *pieces, size_t n);
 /* The same as fuzz_part_paths, for a single piece in slot (0 to FUZZ_MAX_PIECES - 1). */
 const char *fuzz_part_path(size_t slot, const uint8_t *data, size_t size);
 
-/*
- * Whether a part's chunks claim a payload far beyond the part (more than FUZZ_CLAIM_MAX bytes
- * past its end). part.c allocates a chunk's claimed length (up to 1 GiB) before it reads the
- * payload, and under ASan each such allocation costs seconds: the targets pass these inputs
- * over, so that fuzzing time goes elsewhere, until part.c checks the length against the file.
- */
-#define FUZZ_CLAIM_MAX (16u << 20)
-int fuzz_part_overclaims(const struct fuzz_piece *p);
-
 /* What the checking handler saw while a run file was parsed. */
 struct fuzz_runlog {
     unsigned long lines; /* the input's lines: no problem is reported past them */

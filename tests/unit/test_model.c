@@ -83,12 +83,34 @@ static void thread_numbers_of_any_size_are_kept_apart(void **state)
     model_release(&m);
 }
 
+/* Busy time (the base of Total %) is kept per thread of the run, whatever the thread's number:
+   the time seen inside an outer region that never stopped counts for its own thread. */
+static void busy_time_of_a_killed_run_follows_threads_of_any_number(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                 "b,30,4000000000,a,1,30,1,0\n"
+                 "c,7,5,,0,7,0,0\n"
+                 "b,20,4000000000,a,1,20,40,0\n"
+                 "a,,4000000000,,0,,0,0\n");
+    assert_int_equal(m.nthreads, 2);
+    assert_int_equal(m.threads[0].number, 4000000000u);
+    assert_true(m.threads[0].busy_ns == 50e6); /* 50 ticks at 1000 per second */
+    assert_int_equal(m.threads[1].number, 5);
+    assert_true(m.threads[1].busy_ns == 7e6);
+    model_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thread_record_text_is_repaired),
         cmocka_unit_test(warning_kind_is_repaired),
         cmocka_unit_test(thread_numbers_of_any_size_are_kept_apart),
+        cmocka_unit_test(busy_time_of_a_killed_run_follows_threads_of_any_number),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
