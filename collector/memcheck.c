@@ -45,7 +45,6 @@ static struct prof_memfind_map findings;
 /* Which run a block belongs to: only the current run's live blocks are its leaks. */
 static uint32_t run_serial = 1;
 static int warned_nomem;
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 /* The shard of a pointer. */
 static struct shard *shard_of(uintptr_t p)
@@ -79,7 +78,18 @@ static void fork_child(void)
     __atomic_add_fetch(&run_serial, 1, __ATOMIC_RELAXED);
 }
 
-static void register_fork(void) { pthread_atfork(fork_prepare, fork_parent, fork_child); }
+/*
+ * Registered at load, before run.c registers its own handlers (a constructor with a priority
+ * runs before those without one): prepare handlers run in the reverse order of registration, so
+ * fork takes the run's lock first and the memory table's locks after it, the order prof_finish
+ * takes them in. Registered lazily at the first memory operation, they ran first, and a fork
+ * racing with prof_finish deadlocked. Locking the 65 free locks costs about a microsecond per
+ * fork, against the fork's own hundred or more.
+ */
+__attribute__((constructor(101))) static void register_fork(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
 
 /* Out of memory for the table: say so once; the checks go on with what they have. */
 static void nomem(void)
@@ -103,7 +113,6 @@ static int op_begin(struct prof_mem_op *op, struct prof_site site, int kind,
         if (!t && !me.exiting && prof_disabled())
             return 0;
     }
-    pthread_once(&fork_once, register_fork);
     if (!me.tid)
         me.tid = (pid_t)syscall(SYS_gettid);
     memset(op, 0, sizeof *op);

@@ -26,6 +26,7 @@ from conftest import (
     program,
     run_command,
     run_files,
+    scaled,
 )
 
 PRELOAD = BUILD / "libprofreport-malloc.so"
@@ -207,3 +208,19 @@ def test_preload_in_shells_and_locale_programs_never_hangs(tmp_path, argv, expec
         assert all(r.value("Complete") == "yes" for r in runs)
     else:
         assert len(lines) == 1 and "Not a directory" in lines[0], lines
+
+
+def test_fork_racing_with_finish_takes_the_locks_in_one_order(tmp_path):
+    """One thread forks in a loop while another ends and begins runs with memory checks on.
+    fork's prepare handlers took the memory table's locks before the run's lock, the reverse of
+    PROFILER_FINISH: the program hung within a few hundred rounds. Now every round's run file is
+    written and the program ends."""
+    rounds = scaled(2000)
+    out = fresh_dir(tmp_path)
+    result = run_command([program("forkfinish"), out, rounds], env=clean_env(), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == b""
+    files = run_files(out)
+    assert len(files) == rounds
+    for f in files[:: max(1, rounds // 20)]:
+        assert len(parse_run(f).rows_of("round")) == 1
