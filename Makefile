@@ -284,13 +284,11 @@ FUZZ_RUN = mkdir -p $(FUZZ_DIR)/$(1)/$* $(FUZZ_DIR)/artifacts && \
 	$(FUZZ_DIR)/fuzz_$* -dict=tests/fuzz/$*.dict -timeout=25 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$*- $(FUZZ_DIR)/$(1)/$* tests/fuzz/corpus/$*
 
-$(FUZZ_LIB_OBJ) $(FUZZ_REPORTER_OBJ): $(FUZZ_DIR)/%.o: %.c collector/internal.h collector/record.h \
-		collector/profreport.h reporter/report.h
+$(FUZZ_LIB_OBJ) $(FUZZ_REPORTER_OBJ): $(FUZZ_DIR)/%.o: %.c $(wildcard collector/*.h reporter/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_OBJ): $(FUZZ_DIR)/%.o: %.c tests/fuzz/fuzz.h collector/internal.h collector/profreport.h \
-		reporter/report.h
+$(FUZZ_OBJ): $(FUZZ_DIR)/%.o: %.c tests/fuzz/fuzz.h $(wildcard collector/*.h reporter/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
