@@ -21,7 +21,7 @@ void prof_summary_start(struct prof_thread *t, const void *id, const struct prof
                         uint32_t idx, uint32_t d);
 /* thread.c, summary mode: close the frame at depth d at time now. */
 void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now);
-/* thread.c: the buffer is full: write it and start again at its beginning. */
+/* thread.c: write the buffer (full, or its flush deadline passed) and start it again. */
 void prof_thread_flush(struct prof_thread *t);
 
 /* Slot of key in a table of mask + 1 entries: pointer bits mixed by a Fibonacci multiplier. */
@@ -85,7 +85,19 @@ static inline void prof_put_exit(struct prof_thread *t, uint64_t now, int stray)
     __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
 }
 
-/* Events mode: close the innermost region at time now, writing the buffer first if full. */
+/*
+ * Events mode, before an enter record: write the buffer when it has no room for the largest
+ * record, or when the last event came after the flush deadline (PROFILER_FLUSH_INTERVAL). Both
+ * are tested before the clock is read, so the write is not counted inside the new region.
+ */
+static inline void prof_make_room(struct prof_thread *t)
+{
+    if (PROF_UNLIKELY(t->pos + 5 > PROF_BUFFER_WORDS || t->last >= t->flush_at))
+        prof_thread_flush(t);
+}
+
+/* Events mode: close the innermost region at time now, writing the buffer first if full, and
+   after the record when the flush deadline has passed (so the stop itself is written too). */
 static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
 {
     if (PROF_UNLIKELY(now < t->last))
@@ -93,6 +105,8 @@ static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
     if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
         prof_thread_flush(t);
     prof_put_exit(t, now, 0);
+    if (PROF_UNLIKELY(now >= t->flush_at))
+        prof_thread_flush(t);
 }
 
 #endif /* PROF_RECORD_H */
