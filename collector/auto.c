@@ -72,10 +72,20 @@ static void configure(void)
     }
 }
 
+/* Whether a hook comes from code the hooks' own slow path called (attaching, or describing a
+   function): it records nothing, and is not a signal handler's dropped event. */
+static int nested(void)
+{
+    struct prof_thread *t = prof_self;
+    return attaching || (t && t->in_hook);
+}
+
 /* The calling thread's recorder for the current run, starting it if needed; NULL if off. */
 static __attribute__((noinline, cold)) struct prof_thread *attach(void)
 {
-    attaching = 1; /* hooks of code it calls record nothing, and count no drop (busy_hook) */
+    if (nested())
+        return NULL;
+    attaching = 1;
     pthread_once(&once, configure);
     struct prof_thread *t = prof_attach();
     if (t)
@@ -115,26 +125,19 @@ static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, vo
 }
 
 /*
- * A hook called while the collector runs on this thread: from the collector's own slow path
- * (describing a function, attaching), which records nothing, or from a signal handler that
- * interrupted the collector, whose events are dropped and counted.
+ * An exit hook whose recorder is not current: the run ended (nothing to close), a dlclose
+ * moved the generation while the thread still records (catch up), or the collector is busy on
+ * this thread (a signal handler's event, dropped by prof_resync; or a call from the hooks' own
+ * slow path, which records nothing).
  */
-static __attribute__((noinline, cold)) void busy_hook(void)
+static __attribute__((noinline, cold)) struct prof_thread *exit_resync(void)
 {
-    struct prof_thread *t = prof_self;
-    if (!attaching && !(t && t->in_hook))
-        prof_dropped_event();
+    return nested() ? NULL : prof_resync();
 }
 
-/* Enter an instrumented function (with the busy flag set). */
-static inline __attribute__((always_inline)) void enter(void *fn)
+/* Enter an instrumented function on the thread's current recorder (marked busy). */
+static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn)
 {
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = attach();
-        if (!t)
-            return;
-    }
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         if (idx == PROF_IDX_SKIP)
@@ -172,15 +175,15 @@ static inline __attribute__((always_inline)) void enter(void *fn)
 void __cyg_profile_func_enter(void *fn, void *site)
 {
     (void)site;
-    if (PROF_UNLIKELY(prof_busy)) {
-        busy_hook();
-        return;
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = attach();
+        if (!t)
+            return;
     }
-    prof_busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    enter(fn);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    prof_busy = 0;
+    prof_busy_mark(t);
+    enter(t, fn);
+    prof_busy_unmark(t);
 }
 
 /* Close the innermost frame at time now; a short function call may be folded away. */
@@ -201,6 +204,7 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
             return;
         }
         prof_summary_stop(t, d, now);
+        prof_summary_due(t, now);
         return;
     }
     if (PROF_UNLIKELY(fold) && f->epoch == t->epoch && f->pos >= PROF_LOAD(t->flushed)) {
@@ -235,14 +239,9 @@ static __attribute__((noinline, cold)) int unwind_to(struct prof_thread *t, cons
     return 1;
 }
 
-/* Leave an instrumented function (with the busy flag set). */
-static inline __attribute__((always_inline)) void leave(void *fn)
+/* Leave an instrumented function on the thread's current recorder (marked busy). */
+static inline __attribute__((always_inline)) void leave(struct prof_thread *t, void *fn)
 {
-    struct prof_thread *t = prof_self;
-    /* A stale generation: the run ended (nothing to close), or a dlclose moved it while the
-       thread still records (catch up). */
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen)) && !(t = prof_resync()))
-        return;
     /* The usual case: the innermost frame is this function's. A filtered-out function never
        has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
     uint32_t d = t->depth;
@@ -268,15 +267,15 @@ static inline __attribute__((always_inline)) void leave(void *fn)
 void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)site;
-    if (PROF_UNLIKELY(prof_busy)) {
-        busy_hook();
-        return;
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = exit_resync();
+        if (!t)
+            return;
     }
-    prof_busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    leave(fn);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    prof_busy = 0;
+    prof_busy_mark(t);
+    leave(t, fn);
+    prof_busy_unmark(t);
 }
 
 /* dl_iterate_phdr callback: the loader's count of modules unloaded so far. */

@@ -364,14 +364,30 @@ extern PROF_INTERNAL unsigned prof_gen;
 extern PROF_INTERNAL unsigned prof_mod_gen;
 
 /*
- * Nonzero while the collector runs on this thread. An event that finds it set comes from a
- * signal handler that interrupted the collector (or from code the collector itself called):
- * it is dropped and counted (prof_dropped_event), so no lock is taken twice and no buffer is
- * written by two hands. The hot path sets it with plain stores; slow paths nest with ++/--.
+ * Re-entry from signal handlers. While an event runs on a thread, its recorder's gen has the
+ * PROF_GEN_BUSY bit set (one or and one and on memory: the hot path's generation check, already
+ * there, then fails for a handler; prof_gen never counts that high), and
+ * while a slow path runs without a current recorder (attach, finish, the thread's end),
+ * prof_busy is set. An event that finds either comes from a signal handler that interrupted
+ * the collector (or from code the collector itself called): prof_attach and prof_resync drop
+ * it and count it (prof_dropped_event), so no lock is taken twice and no record is written by
+ * two hands.
  */
+#define PROF_GEN_BUSY 0x80000000u
 extern __thread unsigned prof_busy __attribute__((tls_model("initial-exec")));
-/* Compiler barriers around the flag: a signal handler sees it set before any collector state
-   changes and cleared only after the last. */
+/* Mark the thread's current recorder busy; compiler barriers keep every change of collector
+   state between the two marks, where a signal handler sees them. */
+static inline void prof_busy_mark(struct prof_thread *t)
+{
+    t->gen |= PROF_GEN_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void prof_busy_unmark(struct prof_thread *t)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->gen &= ~PROF_GEN_BUSY;
+}
+/* The same for slow paths, by the thread-local flag; they nest. */
 static inline void prof_busy_begin(void)
 {
     prof_busy++;

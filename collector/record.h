@@ -23,6 +23,16 @@ void prof_summary_start(struct prof_thread *t, const void *id, const struct prof
 void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now);
 /* thread.c: write the buffer (full, or its flush deadline passed) and start it again. */
 void prof_thread_flush(struct prof_thread *t);
+/* thread.c, summary mode: write a snapshot of the statistics (the flush deadline passed). */
+void prof_thread_snapshot(struct prof_thread *t, uint64_t now);
+
+/* Summary mode, after a stop at time now: a snapshot when the flush deadline has passed. In
+   the callers, where now is in a register already, not in prof_summary_stop. */
+static inline void prof_summary_due(struct prof_thread *t, uint64_t now)
+{
+    if (PROF_UNLIKELY(now >= t->flush_at))
+        prof_thread_snapshot(t, now);
+}
 
 /* Slot of key in a table of mask + 1 entries: pointer bits mixed by a Fibonacci multiplier. */
 static inline uint32_t prof_slot_of(const void *key, uint32_t mask)

@@ -417,9 +417,20 @@ int prof_disabled(void) { return __atomic_load_n(&prof_off, __ATOMIC_RELAXED); }
 
 static struct prof_thread *attach(void);
 
+/* Whether the calling thread is inside the collector already: a signal handler interrupted it. */
+static int reentered(void)
+{
+    struct prof_thread *t = prof_thread_self();
+    return prof_busy || (t && (t->gen & PROF_GEN_BUSY));
+}
+
 /* The slow path of every event: attach the calling thread to the current run. */
 struct prof_thread *prof_attach(void)
 {
+    if (reentered()) {
+        prof_dropped_event();
+        return NULL;
+    }
     prof_busy_begin();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     struct prof_thread *t = attach();
@@ -441,6 +452,10 @@ struct prof_thread *prof_resync(void)
     struct prof_thread *t = prof_thread_self();
     if (!t)
         return NULL;
+    if (reentered()) {
+        prof_dropped_event();
+        return NULL;
+    }
     prof_busy_begin();
     pthread_mutex_lock(&g.lock);
     int ok = t->registered && g.active && !g.fork_child_pending &&
@@ -517,6 +532,7 @@ static void thread_key_destructor(void *p)
 {
     struct prof_thread *t = p;
     prof_busy_begin();
+    prof_busy_mark(t); /* a signal handler's event takes the slow path, and is dropped */
     prof_mem_quiet_begin();
     prof_mem_thread_exit(t);
     pthread_mutex_lock(&g.lock);

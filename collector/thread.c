@@ -153,7 +153,6 @@ static int write_pending(struct prof_thread *t)
    beginning. */
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
-    prof_busy_begin();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     pthread_mutex_lock(&t->lock);
     int err = write_pending(t);
@@ -170,7 +169,6 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
         t->flush_at = t->last + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
-    prof_busy_end();
 }
 
 /* Grow the id table to twice its size (owner thread). */
@@ -310,11 +308,9 @@ out:
 __attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void *key,
                                                const struct prof_fn *fn)
 {
-    prof_busy_begin();
     prof_mem_quiet_begin();
     uint32_t idx = id_add_locked(t, key, fn);
     prof_mem_quiet_end();
-    prof_busy_end();
     return idx;
 }
 
@@ -346,15 +342,10 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
 
-/* Open a region (prof_start with the busy flag set). */
-static inline __attribute__((always_inline)) void start_region(const char *id)
+/* Open a region on the thread's current recorder (its generation marked busy). */
+static inline __attribute__((always_inline)) void start_region(struct prof_thread *t,
+                                                               const char *id)
 {
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = prof_attach();
-        if (!t)
-            return;
-    }
     if (PROF_UNLIKELY(!id))
         id = "(null)";
     uint32_t idx = id_index(t, id);
@@ -383,21 +374,20 @@ static inline __attribute__((always_inline)) void start_region(const char *id)
     }
 }
 
-/* Open a region; dropped (and counted) when it interrupts the collector on this thread. */
+/* Open a region. A signal handler that interrupts this on the same thread finds the
+   generation busy and takes the slow path, which drops its event (record.h). */
 void prof_start(const char *id)
 {
-    if (PROF_UNLIKELY(prof_busy)) {
-        prof_dropped_event();
-        return;
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = prof_attach();
+        if (!t)
+            return;
     }
-    prof_busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    start_region(id);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    prof_busy = 0;
+    prof_busy_mark(t);
+    start_region(t, id);
+    prof_busy_unmark(t);
 }
-
-static void prof_thread_snapshot(struct prof_thread *t, uint64_t now);
 
 /* Summary mode: apply the queued histogram updates (owner thread). */
 static __attribute__((noinline)) void apply_pending(struct prof_thread *t)
@@ -426,19 +416,11 @@ __attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t
     t->npending = n + 1;
     if (PROF_UNLIKELY(n + 1 == PROF_PENDING))
         apply_pending(t);
-    if (PROF_UNLIKELY(now >= t->flush_at))
-        prof_thread_snapshot(t, now);
 }
 
-/* Close the innermost open region (prof_stop with the busy flag set). */
-static inline __attribute__((always_inline)) void stop_region(void)
+/* Close the innermost open region of the thread's current recorder (marked busy). */
+static inline __attribute__((always_inline)) void stop_region(struct prof_thread *t)
 {
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = prof_attach();
-        if (!t)
-            return;
-    }
     uint64_t now = prof_ticks();
     uint32_t d = t->depth;
     if (PROF_UNLIKELY(d == 0)) {
@@ -455,37 +437,40 @@ static inline __attribute__((always_inline)) void stop_region(void)
         prof_live_stop(t, d - 1, now);
     if (t->mode == PROF_MODE_SUMMARY) {
         prof_summary_stop(t, d - 1, now);
+        prof_summary_due(t, now);
         return;
     }
     prof_record_exit(t, now);
 }
 
-/* Close the innermost open region; dropped (and counted) when it interrupts the collector. */
+/* Close the innermost open region (a handler interrupting it is dropped, as in prof_start). */
 void prof_stop(void)
 {
-    if (PROF_UNLIKELY(prof_busy)) {
-        prof_dropped_event();
-        return;
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = prof_attach();
+        if (!t)
+            return;
     }
-    prof_busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    stop_region();
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    prof_busy = 0;
+    prof_busy_mark(t);
+    stop_region(t);
+    prof_busy_unmark(t);
 }
+
+/* A scope token whose start was dropped (a signal handler interrupted the collector). */
+#define PROF_SCOPE_DROPPED (~0u - 1)
 
 /* Open a region for PROFILER_SCOPE and name it by depth and instance. */
 struct prof_scope prof_scope_begin(const char *id)
 {
     struct prof_scope tok = {~0u, 0};
-    if (PROF_UNLIKELY(prof_busy)) {
-        prof_dropped_event();
-        return tok;
-    }
     prof_start(id);
     struct prof_thread *t = prof_self;
-    if (!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)) {
+        if (t && (t->gen & PROF_GEN_BUSY))
+            tok.depth = PROF_SCOPE_DROPPED; /* its end is dropped too */
         return tok;
+    }
     tok.depth = t->depth - 1;
     if (tok.depth < PROF_MAX_DEPTH)
         tok.serial = t->stack[tok.depth].serial;
@@ -495,11 +480,11 @@ struct prof_scope prof_scope_begin(const char *id)
 /* Close a PROFILER_SCOPE region and whatever was left open inside it (see profreport.h). */
 void prof_scope_end(const struct prof_scope *tok)
 {
-    if (PROF_UNLIKELY(prof_busy) && tok) {
+    struct prof_thread *t = prof_self;
+    if (tok && tok->depth == PROF_SCOPE_DROPPED) {
         prof_dropped_event();
         return;
     }
-    struct prof_thread *t = prof_self;
     if (!tok || tok->depth == ~0u || !t)
         return;
     if (t->gen != PROF_LOAD(prof_gen) && !(t = prof_resync()))
@@ -578,10 +563,8 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
 
 /* Summary mode: the flush deadline passed: write the statistics so far as a snapshot chunk,
    which a recovery of a killed run reads when the final one is missing (owner thread). */
-static __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
-                                                                 uint64_t now)
+__attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t, uint64_t now)
 {
-    prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_mutex_lock(&t->lock);
     int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
@@ -593,7 +576,6 @@ static __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thr
     t->flush_at = now + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
-    prof_busy_end();
 }
 
 /* Summary mode: the final rows, then what only the live stack knows (t->lock held). */
@@ -810,7 +792,8 @@ void prof_thread_forget_keys(struct prof_thread *t)
 void prof_thread_name(const char *name)
 {
     struct prof_thread *t = prof_self;
-    if (!name || prof_busy) /* a signal handler must not take the lock the collector holds */
+    /* A signal handler must not take the lock the collector may hold. */
+    if (!name || prof_busy || (t && (t->gen & PROF_GEN_BUSY)))
         return;
     if (t && t->gen != PROF_LOAD(prof_gen))
         prof_resync(); /* still in the run after a dlclose: the name goes to the part now */
@@ -820,7 +803,7 @@ void prof_thread_name(const char *name)
             snprintf(t->name, sizeof t->name, "%s", name);
         return;
     }
-    prof_busy_begin();
+    prof_busy_mark(t);
     pthread_mutex_lock(&t->lock);
     snprintf(t->name, sizeof t->name, "%s", name);
     int err = t->fd >= 0 ? prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) : 0;
@@ -830,7 +813,7 @@ void prof_thread_name(const char *name)
         prof_fail("cannot write", t->path, err);
     }
     pthread_mutex_unlock(&t->lock);
-    prof_busy_end();
+    prof_busy_unmark(t);
 }
 
 /* The name given before the thread's first region becomes the recorder's name. */
