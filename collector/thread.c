@@ -17,7 +17,7 @@
 __thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")));
 /* A name given before the thread's first region: naming alone creates no part file. */
 static __thread char pending_name[PROF_NAME_MAX] __attribute__((tls_model("initial-exec")));
-/* Nonzero while the collector runs on this thread (internal.h). */
+/* Nonzero while a slow path of the collector runs on this thread (internal.h). */
 __thread unsigned prof_busy __attribute__((tls_model("initial-exec")));
 /* Events this thread dropped because they came while the collector ran on it. Thread-local, so
    it counts from a signal handler even before the thread has a recorder. */
@@ -375,7 +375,7 @@ static inline __attribute__((always_inline)) void start_region(struct prof_threa
 }
 
 /* Open a region. A signal handler that interrupts this on the same thread finds the
-   generation busy and takes the slow path, which drops its event (record.h). */
+   generation busy and takes the slow path, which drops its event (internal.h). */
 void prof_start(const char *id)
 {
     struct prof_thread *t = prof_self;
