@@ -193,7 +193,10 @@ def test_regions_in_a_signal_handler_never_deadlock_and_are_all_accounted(tmp_pa
     is valid, every main region has its row, and every handler run is either a row or a
     dropped pair counted by the `signal` warning; the report's Warnings sheet shows it."""
     env = {"TSAN_OPTIONS": "report_signal_unsafe=0"} if "thread" in SAN else None
-    proc, run = run_once(tmp_path, "signals", variant, scaled(100000), env=env, timeout=30)
+    # A sanitizer's handler can take longer than 20 us: signals would then starve the loop.
+    interval = 100 if SAN else 20
+    proc, run = run_once(tmp_path, "signals", variant, scaled(100000), interval, env=env,
+                         timeout=30)
     m = re.fullmatch(rb"main (\d+) handled (\d+)\n", proc.stdout)
     assert m, proc.stdout
     iterations, handled = int(m[1]), int(m[2])

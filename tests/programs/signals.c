@@ -1,15 +1,15 @@
 /*
  * signals.c - regions recorded in a signal handler while the interrupted thread records too.
  *
- *   signals cold|warm [ITERATIONS]
+ *   signals cold|warm [ITERATIONS [INTERVAL_US]]
  *
- An interval timer sends SIGALRM every 20 us; the handler records one "handler" region and
- * counts itself. The main thread, the only one, records ITERATIONS "main" regions (default
- * 300000: about 14 full buffers), and goes on until the handler has run at least 1000 times
- * (or 10 million regions). "cold": the timer starts just before the main thread's first
- * region, so signals land in the collector's start-up; "warm": the main thread records one
- * "handler" region itself first (the id is known before any signal), then the timer starts.
- * At the end the program stops the timer, blocks SIGALRM and prints "main I handled H": I
+ * An interval timer sends SIGALRM every INTERVAL_US microseconds (default 20); the handler
+ * records one "handler" region and counts itself. The main thread, the only one, records ITERATIONS
+ * "main" regions (default 300000: about 14 full buffers), and goes on until the handler has run at
+ * least 1000 times (or 20 times ITERATIONS regions). "cold": the timer starts just before the main
+ * thread's first region, so signals land in the collector's start-up; "warm": the main thread
+ * records one "handler" region itself first (the id is known before any signal), then the timer
+ * starts. At the end the program stops the timer, blocks SIGALRM and prints "main I handled H": I
  * "main" regions recorded, H handler runs.
  */
 #include <profreport.h>
@@ -42,6 +42,7 @@ int main(int argc, char **argv)
 {
     int warm = argc > 1 && strcmp(argv[1], "warm") == 0;
     long iterations = argc > 2 ? atol(argv[2]) : 300000;
+    long interval = argc > 3 ? atol(argv[3]) : 20;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -52,9 +53,10 @@ int main(int argc, char **argv)
         PROFILER_START("handler");
         PROFILER_STOP();
     }
-    timer(20);
+    timer(interval);
     long i = 0;
-    while (i < iterations || (__atomic_load_n(&handled, __ATOMIC_RELAXED) < 1000 && i < 10000000)) {
+    while (i < iterations ||
+           (__atomic_load_n(&handled, __ATOMIC_RELAXED) < 1000 && i < 20 * iterations)) {
         PROFILER_START("main");
         PROFILER_STOP();
         i++;
