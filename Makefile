@@ -68,9 +68,11 @@ AUTO_LINKS := $(BUILD)/libprofreport-auto.so.$(SOMAJOR) $(BUILD)/libprofreport-a
 AUTO_DEPLIBS := -ldw -liberty
 # Instrumented test programs: every function timed, linked with libprofreport-auto.
 AUTO_PROG_SRC := $(wildcard tests/programs/auto/*.c tests/programs/auto/*.cpp)
+# Each tests/programs/auto/NAME_lib.c is a library, libauto_NAME.so, beside the programs.
+AUTO_PROG_LIBS := $(patsubst tests/programs/auto/%_lib.c,$(BUILD)/tests/programs/auto/libauto_%.so,\
+	$(filter %_lib.c,$(AUTO_PROG_SRC)))
 AUTO_PROG_BINS := $(patsubst tests/programs/auto/%,$(BUILD)/tests/programs/auto/%,\
-	$(basename $(filter-out %_lib.c,$(AUTO_PROG_SRC)))) \
-	$(BUILD)/tests/programs/auto/libauto_shared.so
+	$(basename $(filter-out %_lib.c,$(AUTO_PROG_SRC)))) $(AUTO_PROG_LIBS)
 
 REPORTER_SRC := $(wildcard reporter/*.c)
 REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
@@ -214,7 +216,7 @@ $(BUILD)/tests/programs/%: tests/programs/%.cpp $(SHARED_LINKS) collector/profre
 # Instrumented programs (tests/programs/auto): -finstrument-functions, libprofreport-auto.
 AUTO_APP_FLAGS := -finstrument-functions -fno-omit-frame-pointer
 
-$(BUILD)/tests/programs/auto/libauto_shared.so: tests/programs/auto/shared_lib.c
+$(BUILD)/tests/programs/auto/libauto_%.so: tests/programs/auto/%_lib.c
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $(AUTO_APP_FLAGS) -fPIC -shared $< -o $@
 

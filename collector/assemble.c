@@ -467,8 +467,9 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
     uint32_t type;
     const unsigned char *p;
     size_t len;
-    int first = 1, r;
+    int first = 1, r, summary_final = 0;
     char *thread = NULL;
+    struct prof_sbuf snapshot = {0}; /* the last PRFP chunk: used when no PRFS follows */
     while ((r = prof_part_next(&rd, &type, &p, &len)) == 1) {
         if (first) {
             const char *fmt = kv_get(p, len, "Format");
@@ -528,6 +529,12 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
             err = memory_rows(w, &ids, p, len);
         } else if (type == PROF_CHUNK_SUMMARY && !pi) {
             prof_sbuf_add(&w->buf, (const char *)p, len);
+            summary_final = 1;
+        } else if (type == PROF_CHUNK_SNAPSHOT && !pi) {
+            snapshot.len = 0; /* each snapshot holds every row so far */
+            prof_sbuf_add(&snapshot, (const char *)p, len);
+            if (snapshot.failed)
+                err = PROF_ERR_NOMEM;
         } else if (type == PROF_CHUNK_END && pi) {
             free(pi->state);
             pi->state = dup_n((const char *)p, strnlen((const char *)p, len));
@@ -552,6 +559,9 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
             pi->clock = rp.clock;
         }
     }
+    if (!pi && !summary_final && snapshot.len)
+        prof_sbuf_add(&w->buf, snapshot.data, snapshot.len);
+    prof_sbuf_release(&snapshot);
     if (!pi && w->buf.len && !w->buf.failed) {
         fwrite(w->buf.data, 1, w->buf.len, w->out);
         w->buf.len = 0;

@@ -7,14 +7,21 @@
  * first call on a thread takes the slow path, which describes it once per process
  * (functions.c) and hides the time that took from every open region.
  */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include "record.h"
 
+#include <dlfcn.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 /* The hooks gcc and clang call; they must never be instrumented themselves. */
 #define PROF_HOOK __attribute__((visibility("default"), no_instrument_function))
 PROF_HOOK void __cyg_profile_func_enter(void *fn, void *site);
 PROF_HOOK void __cyg_profile_func_exit(void *fn, void *site);
+/* dlclose wrapped, as uftrace's libmcount wraps dlopen: an unloaded module's addresses may be
+   taken by the next one, so what they meant must be forgotten. */
+__attribute__((visibility("default"), no_instrument_function)) int dlclose(void *handle);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static uint32_t max_depth = PROF_MAX_DEPTH; /* PROFILER_MAX_DEPTH */
@@ -65,10 +72,18 @@ static void configure(void)
     }
 }
 
+/* Whether a hook comes from code the hooks' own slow path called (attaching, or describing a
+   function): it records nothing, and is not a signal handler's dropped event. */
+static int nested(void)
+{
+    struct prof_thread *t = prof_self;
+    return attaching || (t && t->in_hook);
+}
+
 /* The calling thread's recorder for the current run, starting it if needed; NULL if off. */
 static __attribute__((noinline, cold)) struct prof_thread *attach(void)
 {
-    if (attaching)
+    if (nested())
         return NULL;
     attaching = 1;
     pthread_once(&once, configure);
@@ -95,8 +110,6 @@ static void hide(struct prof_thread *t, uint64_t spent)
 /* A function's first call on this thread: describe it and give it an index (or SKIP). */
 static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, void *addr)
 {
-    if (t->in_hook)
-        return PROF_IDX_SKIP; /* called from inside the description: record nothing */
     uint64_t t0 = prof_ticks();
     t->in_hook = 1;
     prof_mem_quiet_begin(); /* libdw's allocations are the collector's, not the program's */
@@ -111,16 +124,20 @@ static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, vo
     return idx;
 }
 
-/* Enter an instrumented function. */
-void __cyg_profile_func_enter(void *fn, void *site)
+/*
+ * An exit hook whose recorder is not current: the run ended (nothing to close), a dlclose
+ * moved the generation while the thread still records (catch up), or the collector is busy on
+ * this thread (a signal handler's event, dropped by prof_resync; or a call from the hooks' own
+ * slow path, which records nothing).
+ */
+static __attribute__((noinline, cold)) struct prof_thread *exit_resync(void)
 {
-    (void)site;
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = attach();
-        if (!t)
-            return;
-    }
+    return nested() ? NULL : prof_resync();
+}
+
+/* Enter an instrumented function on the thread's current recorder (marked busy). */
+static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn)
+{
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         if (idx == PROF_IDX_SKIP)
@@ -139,8 +156,7 @@ void __cyg_profile_func_enter(void *fn, void *site)
         prof_summary_start(t, fn, t->fns[idx], idx, d);
         return;
     }
-    if (PROF_UNLIKELY(t->pos + 5 > PROF_BUFFER_WORDS))
-        prof_thread_flush(t);
+    prof_make_room(t);
     struct prof_frame *f = &t->stack[d];
     f->pos = t->pos;
     f->epoch = t->epoch;
@@ -153,6 +169,21 @@ void __cyg_profile_func_enter(void *fn, void *site)
     f->idx = idx;
     f->serial = ++t->serial;
     f->start = now;
+}
+
+/* Enter an instrumented function. */
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+    (void)site;
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = attach();
+        if (!t)
+            return;
+    }
+    prof_busy_mark(t);
+    enter(t, fn);
+    prof_busy_unmark(t);
 }
 
 /* Close the innermost frame at time now; a short function call may be folded away. */
@@ -173,6 +204,7 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
             return;
         }
         prof_summary_stop(t, d, now);
+        prof_summary_due(t, now);
         return;
     }
     if (PROF_UNLIKELY(fold) && f->epoch == t->epoch && f->pos >= PROF_LOAD(t->flushed)) {
@@ -207,13 +239,9 @@ static __attribute__((noinline, cold)) int unwind_to(struct prof_thread *t, cons
     return 1;
 }
 
-/* Leave an instrumented function (also called while an exception unwinds through it). */
-void __cyg_profile_func_exit(void *fn, void *site)
+/* Leave an instrumented function on the thread's current recorder (marked busy). */
+static inline __attribute__((always_inline)) void leave(struct prof_thread *t, void *fn)
 {
-    (void)site;
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen)))
-        return;
     /* The usual case: the innermost frame is this function's. A filtered-out function never
        has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
     uint32_t d = t->depth;
@@ -233,4 +261,58 @@ void __cyg_profile_func_exit(void *fn, void *site)
         !unwind_to(t, fn, now))
         return;
     pop(t, now, 1);
+}
+
+/* Leave an instrumented function (also called while an exception unwinds through it). */
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+    (void)site;
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = exit_resync();
+        if (!t)
+            return;
+    }
+    prof_busy_mark(t);
+    leave(t, fn);
+    prof_busy_unmark(t);
+}
+
+/* dl_iterate_phdr callback: the loader's count of modules unloaded so far. */
+static int unloads(struct dl_phdr_info *info, size_t size, void *data)
+{
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        *(unsigned long long *)data = info->dlpi_subs;
+    return 1;
+}
+
+/*
+ * Close a module with the loader's dlclose. When that unloaded one, the descriptions of code
+ * addresses are forgotten and every thread empties its id table at its next event (prof_gen),
+ * so a module loaded later at the same addresses is named for what it is.
+ */
+int dlclose(void *handle)
+{
+    static int (*real)(void *);
+    int (*fn)(void *) = __atomic_load_n(&real, __ATOMIC_RELAXED);
+    if (!fn) {
+        fn = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+        if (!fn)
+            return -1;
+        __atomic_store_n(&real, fn, __ATOMIC_RELAXED);
+    }
+    unsigned long long before = 0, after = 0;
+    dl_iterate_phdr(unloads, &before);
+    int r = fn(handle);
+    dl_iterate_phdr(unloads, &after);
+    if (after != before) {
+        prof_busy_begin();
+        prof_mem_quiet_begin();
+        prof_fn_forget();
+        prof_mem_quiet_end();
+        prof_busy_end();
+        __atomic_add_fetch(&prof_mod_gen, 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+    }
+    return r;
 }

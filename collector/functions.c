@@ -257,3 +257,20 @@ out:
     pthread_mutex_unlock(&lock);
     return fn;
 }
+
+/*
+ * Forget every address's description: a module was unloaded, and the next may take its
+ * addresses. The descriptions stay allocated (recorders point to them) and keep their names,
+ * so a function of a module still loaded gets its old name back at its next description. The
+ * symbolizer goes too: libdwfl would place the new module's addresses in the old one.
+ */
+void prof_fn_forget(void)
+{
+    pthread_once(&once, setup);
+    pthread_mutex_lock(&lock);
+    if (mask)
+        memset(by_addr, 0, (mask + 1) * sizeof *by_addr);
+    prof_sym_close(symbolizer);
+    symbolizer = NULL;
+    pthread_mutex_unlock(&lock);
+}

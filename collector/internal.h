@@ -146,6 +146,7 @@ void prof_stats_format(struct prof_sbuf *b, const char *id, unsigned thread,
 #define PROF_CHUNK_NAME PROF_CHUNK('P', 'R', 'F', 'N')
 #define PROF_CHUNK_WARNING PROF_CHUNK('P', 'R', 'F', 'W')
 #define PROF_CHUNK_SUMMARY PROF_CHUNK('P', 'R', 'F', 'S')
+#define PROF_CHUNK_SNAPSHOT PROF_CHUNK('P', 'R', 'F', 'P')
 #define PROF_CHUNK_END PROF_CHUNK('P', 'R', 'F', 'Z')
 #define PROF_CHUNK_LOCATIONS PROF_CHUNK('P', 'R', 'F', 'L')
 #define PROF_CHUNK_MEMORY PROF_CHUNK('P', 'R', 'F', 'M')
@@ -281,8 +282,8 @@ struct prof_idslot {
 
 /*
  * Per-thread recorder, reached through a thread-local pointer. While a run records, the run's
- * registry (run.c) lists it; prof_finish frees those whose thread has exited, and a live
- * thread's recorder is freed by its pthread key destructor.
+ * registry (run.c) lists it. When its thread ends, the pthread key destructor writes its part
+ * and frees it: the run keeps only the part's path.
  */
 struct prof_thread {
     /* hot: touched on every event, only by the owning thread */
@@ -291,7 +292,10 @@ struct prof_thread {
     uint32_t depth;
     uint32_t serial; /* regions opened so far */
     uint64_t last;   /* absolute ticks of the last record */
-    unsigned gen;    /* the prof_gen this recorder belongs to */
+    /* ticks after which the next event writes what is buffered (PROFILER_FLUSH_INTERVAL);
+       UINT64_MAX: only when full */
+    uint64_t flush_at;
+    unsigned gen; /* the prof_gen this recorder belongs to */
     enum prof_mode mode;
     struct prof_idslot *slots;
     uint32_t mask;
@@ -326,7 +330,13 @@ struct prof_thread {
     uint32_t live_cap;
 
     /* cold */
-    pthread_mutex_t lock; /* guards fd, flushed, ids; order: run lock, then this */
+    pthread_mutex_t lock;    /* guards fd, flushed, ids; order: run lock, then this */
+    uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL in ticks; 0: write only when full */
+    unsigned mod_gen;        /* the prof_mod_gen its id table was filled under */
+    /* events dropped because they came while the collector ran on this thread (a signal
+       handler): the owner's thread-local counter, and how much of it earlier runs reported */
+    const uint64_t *dropped;
+    uint64_t dropped_seen;
     int fd;
     uint32_t flushed;           /* words of buf already written */
     const char **ids;           /* index -> id text (a function's name for a function) */
@@ -338,7 +348,7 @@ struct prof_thread {
     unsigned number;
     pid_t tid;
     char name[PROF_NAME_MAX];
-    int registered, exited, fork_pending;
+    int registered, fork_pending;
     uint64_t stray, mismatch, depth_limit;
     char *path;
 
@@ -348,11 +358,53 @@ struct prof_thread {
         uint64_t count, bytes;
     } * mem, mem_none;
     uint32_t mem_cap;
-    struct prof_thread *next;
+    struct prof_thread *next, *prev; /* the run's registry of live threads (run.c) */
 };
 
-/* Bumped whenever recorders must re-check the run (finish, failure, fork): read per event. */
+/* Bumped whenever recorders must re-check the run (finish, failure, fork, dlclose): read per
+   event. */
 extern PROF_INTERNAL unsigned prof_gen;
+/* Bumped (before prof_gen) when a module was unloaded: code addresses may now mean other
+   functions, so each thread empties its id table at its next event (run.c, prof_attach). */
+extern PROF_INTERNAL unsigned prof_mod_gen;
+
+/*
+ * Re-entry from signal handlers. While an event runs on a thread, its recorder's gen has the
+ * PROF_GEN_BUSY bit set (one or and one and on memory: the hot path's generation check, already
+ * there, then fails for a handler; prof_gen never counts that high), and
+ * while a slow path runs without a current recorder (attach, finish, the thread's end),
+ * prof_busy is set. An event that finds either comes from a signal handler that interrupted
+ * the collector (or from code the collector itself called): prof_attach and prof_resync drop
+ * it and count it (prof_dropped_event), so no lock is taken twice and no record is written by
+ * two hands.
+ */
+#define PROF_GEN_BUSY 0x80000000u
+extern __thread unsigned prof_busy __attribute__((tls_model("initial-exec")));
+/* Mark the thread's current recorder busy; compiler barriers keep every change of collector
+   state between the two marks, where a signal handler sees them. */
+static inline void prof_busy_mark(struct prof_thread *t)
+{
+    t->gen |= PROF_GEN_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void prof_busy_unmark(struct prof_thread *t)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->gen &= ~PROF_GEN_BUSY;
+}
+/* The same for slow paths, by the thread-local flag; they nest. */
+static inline void prof_busy_begin(void)
+{
+    prof_busy++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void prof_busy_end(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    prof_busy--;
+}
+/* thread.c: count one event dropped because the collector was busy on this thread. */
+void prof_dropped_event(void);
 
 /* Run-level facts a recorder needs to start its part file. */
 struct prof_run_info {
@@ -361,11 +413,15 @@ struct prof_run_info {
     uint64_t base_ticks;
     enum prof_mode mode;
     uint64_t frequency;
-    uint64_t live_interval; /* PROFILER_REPORT_INTERVAL in ticks; 0: no live report */
+    uint64_t live_interval;  /* PROFILER_REPORT_INTERVAL in ticks; 0: no live report */
+    uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL in ticks; 0: write when full */
 };
 
 /* run.c: the slow path of every event; returns the caller's recorder or NULL when not recording. */
 struct prof_thread *prof_attach(void);
+/* run.c: bring a recorder whose generation is stale up to date when its thread still records
+   in the current run (a module was unloaded); NULL otherwise. Starts no run and no part. */
+struct prof_thread *prof_resync(void);
 /* run.c: stop the whole process's profiling after an error; warns once. Takes no lock. */
 void prof_fail(const char *what, const char *path, int err);
 /* run.c: one line on stderr, prefixed "profreport: ". */
@@ -393,6 +449,9 @@ void prof_fn_release(struct prof_fn *fn);
 /* functions.c: the process-wide description of the function at addr (resolved at its first
    call, with the filters applied); NULL when it cannot be described. */
 const struct prof_fn *prof_fn_get(const void *addr);
+/* functions.c: forget every address's description (a module was unloaded, another may take
+   its addresses); the descriptions stay allocated, as recorders keep pointers to them. */
+void prof_fn_forget(void);
 /* functions.c: whether name passes PROFILER_INCLUDE / PROFILER_EXCLUDE (comma-separated globs). */
 int prof_fn_selected(const char *name, const char *include, const char *exclude);
 
@@ -408,6 +467,8 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
 void prof_thread_end(struct prof_thread *t, const char *state);
 /* thread.c: free a recorder. */
 void prof_thread_free(struct prof_thread *t);
+/* thread.c: empty the id table, so every key is looked up again (a module was unloaded). */
+void prof_thread_forget_keys(struct prof_thread *t);
 /* thread.c: forget the parent's file and buffer in a fork child (async-signal-safe). */
 void prof_thread_forked(struct prof_thread *t);
 

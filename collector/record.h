@@ -21,8 +21,18 @@ void prof_summary_start(struct prof_thread *t, const void *id, const struct prof
                         uint32_t idx, uint32_t d);
 /* thread.c, summary mode: close the frame at depth d at time now. */
 void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now);
-/* thread.c: the buffer is full: write it and start again at its beginning. */
+/* thread.c: write the buffer (full, or its flush deadline passed) and start it again. */
 void prof_thread_flush(struct prof_thread *t);
+/* thread.c, summary mode: write a snapshot of the statistics (the flush deadline passed). */
+void prof_thread_snapshot(struct prof_thread *t, uint64_t now);
+
+/* Summary mode, after a stop at time now: a snapshot when the flush deadline has passed. In
+   the callers, where now is in a register already, not in prof_summary_stop. */
+static inline void prof_summary_due(struct prof_thread *t, uint64_t now)
+{
+    if (PROF_UNLIKELY(now >= t->flush_at))
+        prof_thread_snapshot(t, now);
+}
 
 /* Slot of key in a table of mask + 1 entries: pointer bits mixed by a Fibonacci multiplier. */
 static inline uint32_t prof_slot_of(const void *key, uint32_t mask)
@@ -85,7 +95,19 @@ static inline void prof_put_exit(struct prof_thread *t, uint64_t now, int stray)
     __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
 }
 
-/* Events mode: close the innermost region at time now, writing the buffer first if full. */
+/*
+ * Events mode, before an enter record: write the buffer when it has no room for the largest
+ * record, or when the last event came after the flush deadline (PROFILER_FLUSH_INTERVAL). Both
+ * are tested before the clock is read, so the write is not counted inside the new region.
+ */
+static inline void prof_make_room(struct prof_thread *t)
+{
+    if (PROF_UNLIKELY(t->pos + 5 > PROF_BUFFER_WORDS || t->last >= t->flush_at))
+        prof_thread_flush(t);
+}
+
+/* Events mode: close the innermost region at time now, writing the buffer first if full, and
+   after the record when the flush deadline has passed (so the stop itself is written too). */
 static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
 {
     if (PROF_UNLIKELY(now < t->last))
@@ -93,6 +115,8 @@ static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
     if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
         prof_thread_flush(t);
     prof_put_exit(t, now, 0);
+    if (PROF_UNLIKELY(now >= t->flush_at))
+        prof_thread_flush(t);
 }
 
 #endif /* PROF_RECORD_H */

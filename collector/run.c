@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 unsigned prof_gen = 1;
+unsigned prof_mod_gen = 1;
 
 /* Set once PROFILER_ENABLE=0 is seen: lets every event return before pthread_once. */
 static int prof_off;
@@ -34,7 +35,8 @@ static struct {
     enum prof_mode mode;
     enum prof_clock clock;
     uint64_t frequency;
-    uint64_t live_interval; /* PROFILER_REPORT_INTERVAL, in ticks */
+    uint64_t live_interval;  /* PROFILER_REPORT_INTERVAL, in ticks */
+    uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL, in ticks; 0: write when full */
     char *program, *command;
     char host[256];
 
@@ -55,8 +57,13 @@ static struct {
     pid_t pid, ppid;
     int fork_child_pending; /* a fork child must name its run before recording */
     unsigned next_number;
-    struct prof_thread *head, *tail;
+    struct prof_thread *head, *tail; /* live threads' recorders */
+    /* The part files of the run's threads that have ended, NUL-separated: all that is kept of
+       them, so memory and fork do not grow with the threads a process ever ran. */
+    struct prof_sbuf done;
+    size_t ndone;
     struct prof_thread *orphans; /* a fork child's copies of the parent's other recorders */
+    char *orphan_paths;          /* and of the parent's list of ended threads */
 } g = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* One line on stderr with one write(), so lines from threads do not interleave. */
@@ -173,6 +180,21 @@ static void fork_prepare(void);
 static void fork_parent(void);
 static void fork_child(void);
 
+/* Seconds from an environment variable, in ticks; fallback when unset or malformed (warned).
+   "0" gives 0. */
+static uint64_t env_seconds(const char *name, const char *what, uint64_t fallback)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return fallback;
+    char *end;
+    double sec = strtod(v, &end);
+    if (*end == 0 && sec >= 0 && sec < 1e6)
+        return (uint64_t)(sec * (double)g.frequency);
+    prof_warn("%s='%s' is not a number of seconds; %s", name, v, what);
+    return fallback;
+}
+
 /* Once per process: configuration, clock, thread key, fork handlers, program facts. */
 static void process_init(void)
 {
@@ -195,16 +217,9 @@ static void process_init(void)
     else if (clock && *clock && strcmp(clock, "tsc") != 0)
         prof_warn("PROFILER_CLOCK='%s' is not 'tsc' or 'monotonic'; using 'tsc'", clock);
     g.frequency = prof_timer_setup(want, &g.clock);
-    const char *interval = getenv("PROFILER_REPORT_INTERVAL");
-    if (interval && *interval) {
-        char *end;
-        double sec = strtod(interval, &end);
-        if (*end == 0 && sec > 0 && sec < 1e6)
-            g.live_interval = (uint64_t)(sec * (double)g.frequency);
-        else if (!(*end == 0 && sec == 0))
-            prof_warn("PROFILER_REPORT_INTERVAL='%s' is not a number of seconds; no live report",
-                      interval);
-    }
+    g.live_interval = env_seconds("PROFILER_REPORT_INTERVAL", "no live report", 0);
+    g.flush_interval =
+        env_seconds("PROFILER_FLUSH_INTERVAL", "using 1 second", g.frequency ? g.frequency : 1);
 
     g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
 
@@ -379,8 +394,8 @@ static enum prof_error run_begin(const char *dir, int lock_free)
 /* The run-level facts a recorder needs. */
 static struct prof_run_info run_info(void)
 {
-    struct prof_run_info ri = {g.dir,        g.runname, g.header.data, g.header.len,
-                               g.base_ticks, g.mode,    g.frequency,   g.live_interval};
+    struct prof_run_info ri = {g.dir,  g.runname,   g.header.data,   g.header.len,    g.base_ticks,
+                               g.mode, g.frequency, g.live_interval, g.flush_interval};
     return ri;
 }
 
@@ -392,6 +407,41 @@ static void free_orphans(void)
         g.orphans = t->next;
         prof_thread_free(t);
     }
+    free(g.orphan_paths);
+    g.orphan_paths = NULL;
+}
+
+/* Add a recorder to the end of the run's registry (run lock held). */
+static void registry_add(struct prof_thread *t)
+{
+    t->next = NULL;
+    t->prev = g.tail;
+    if (g.tail)
+        g.tail->next = t;
+    else
+        g.head = t;
+    g.tail = t;
+}
+
+/* Take a recorder out of the run's registry (run lock held). */
+static void registry_remove(struct prof_thread *t)
+{
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        g.head = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    else
+        g.tail = t->prev;
+    t->next = t->prev = NULL;
+}
+
+/* Forget the run's ended threads (run lock held). */
+static void done_clear(void)
+{
+    prof_sbuf_release(&g.done);
+    g.ndone = 0;
 }
 
 /* Nonzero once PROFILER_ENABLE=0 was seen. */
@@ -399,16 +449,59 @@ int prof_disabled(void) { return __atomic_load_n(&prof_off, __ATOMIC_RELAXED); }
 
 static struct prof_thread *attach(int lock_free);
 
+/* Whether the calling thread is inside the collector already: a signal handler interrupted it. */
+static int reentered(void)
+{
+    struct prof_thread *t = prof_thread_self();
+    return prof_busy || (t && (t->gen & PROF_GEN_BUSY));
+}
+
 /* The slow path of every event: attach the calling thread to the current run. */
 struct prof_thread *prof_attach(void)
 {
+    if (reentered()) {
+        prof_dropped_event();
+        return NULL;
+    }
     /* Called inside the collector's quiet section, we are in an allocation (memcheck.c), maybe
        one the C library makes while it holds a lock of its own: start without taking one. */
     int lock_free = prof_mem_quiet != 0;
+    prof_busy_begin();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     struct prof_thread *t = attach(lock_free);
+    /* A module was unloaded since the id table was filled: its addresses may be another's. */
+    if (t && t->mod_gen != __atomic_load_n(&prof_mod_gen, __ATOMIC_ACQUIRE))
+        prof_thread_forget_keys(t);
     prof_mem_quiet_end();
+    prof_busy_end();
     return t;
+}
+
+/*
+ * A recorder whose generation is stale while its thread is still in the current run (the
+ * generation moved because a module was unloaded): bring it up to date. Starts nothing: NULL
+ * when the thread is not recording in the current run.
+ */
+struct prof_thread *prof_resync(void)
+{
+    struct prof_thread *t = prof_thread_self();
+    if (!t)
+        return NULL;
+    if (reentered()) {
+        prof_dropped_event();
+        return NULL;
+    }
+    prof_busy_begin();
+    pthread_mutex_lock(&g.lock);
+    int ok = t->registered && g.active && !g.fork_child_pending &&
+             !__atomic_load_n(&g.stopped, __ATOMIC_RELAXED);
+    if (ok)
+        t->gen = __atomic_load_n(&prof_gen, __ATOMIC_ACQUIRE);
+    pthread_mutex_unlock(&g.lock);
+    if (ok && t->mod_gen != __atomic_load_n(&prof_mod_gen, __ATOMIC_ACQUIRE))
+        prof_thread_forget_keys(t);
+    prof_busy_end();
+    return ok ? t : NULL;
 }
 
 /* prof_attach's work. */
@@ -454,12 +547,7 @@ static struct prof_thread *attach(int lock_free)
             prof_fail("cannot start recording a thread", NULL, ENOMEM);
         /* Registered even on failure: prof_finish releases it and keeps its part, if any. */
         t->registered = 1;
-        t->next = NULL;
-        if (g.tail)
-            g.tail->next = t;
-        else
-            g.head = t;
-        g.tail = t;
+        registry_add(t);
         g.next_number++;
         if (e != PROF_OK)
             goto fail;
@@ -472,22 +560,33 @@ fail:
     return NULL;
 }
 
-/* A thread is exiting: its data goes to its part now. */
+/*
+ * A thread is exiting: its data goes to its part now, and its recorder is freed. Only the
+ * part's path stays, for the run file.
+ */
 static void thread_key_destructor(void *p)
 {
     struct prof_thread *t = p;
+    prof_busy_begin();
+    prof_busy_mark(t); /* a signal handler's event takes the slow path, and is dropped */
     prof_mem_quiet_begin();
     prof_mem_thread_exit(t);
     pthread_mutex_lock(&g.lock);
     if (t->registered) {
         prof_thread_end(t, "exited");
-        t->exited = 1;
-    } else {
-        prof_thread_free(t);
+        registry_remove(t);
+        if (t->path) {
+            prof_sbuf_add(&g.done, t->path, strlen(t->path) + 1);
+            g.ndone++;
+            if (g.done.failed) /* the part stays on disk, for profreport to recover */
+                prof_fail("cannot keep the list of ended threads", NULL, ENOMEM);
+        }
     }
-    pthread_mutex_unlock(&g.lock);
     prof_thread_set_self(NULL);
+    prof_thread_free(t);
+    pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
+    prof_busy_end();
 }
 
 /* Write the run file from the registry's parts (run lock held); at_exit names live threads. */
@@ -512,15 +611,17 @@ static enum prof_error run_finish(int at_exit)
         ov.memory_len = memory.len;
     }
 
-    size_t n = 0;
+    size_t n = g.done.failed ? 0 : g.ndone;
     for (struct prof_thread *t = g.head; t; t = t->next)
         n++;
     const char **paths = calloc(n ? n : 1, sizeof *paths);
     size_t np = 0;
+    if (paths && !g.done.failed)
+        for (size_t off = 0; off < g.done.len; off += strlen(g.done.data + off) + 1)
+            paths[np++] = g.done.data + off;
     struct prof_thread *me = prof_thread_self();
     for (struct prof_thread *t = g.head; t; t = t->next) {
-        if (!t->exited)
-            prof_thread_end(t, at_exit && t == me ? "exited" : "running");
+        prof_thread_end(t, at_exit && t == me ? "exited" : "running");
         if (t->path && paths)
             paths[np++] = t->path;
     }
@@ -589,23 +690,23 @@ static enum prof_error run_finish(int at_exit)
     prof_sbuf_release(&memory);
 
 release:;
-    /* Exited threads are gone; live ones keep their recorder for a later run. */
+    /* Live threads keep their recorder for a later run. */
     struct prof_thread *t = g.head;
     while (t) {
         struct prof_thread *next = t->next;
         t->registered = 0;
-        t->next = NULL;
-        if (t->exited)
-            prof_thread_free(t);
+        t->next = t->prev = NULL;
         t = next;
     }
     g.head = g.tail = NULL;
+    done_clear();
     return err;
 }
 
 /* Write the run file now. */
 enum prof_error prof_finish(void)
 {
+    prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
     pthread_mutex_lock(&g.lock);
@@ -618,17 +719,21 @@ enum prof_error prof_finish(void)
         __atomic_store_n(&g.stopped, 1, __ATOMIC_RELAXED); /* no lazy start after this */
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
+    prof_busy_end();
     return err;
 }
 
 /* Choose the output folder and begin a run. */
 enum prof_error prof_init(const char *dir)
 {
+    prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
     prof_mem_quiet_end();
-    if (g.disabled)
+    if (g.disabled) {
+        prof_busy_end();
         return PROF_ERR_DISABLED;
+    }
     prof_mem_quiet_begin();
     pthread_mutex_lock(&g.lock);
     enum prof_error err;
@@ -641,6 +746,7 @@ enum prof_error prof_init(const char *dir)
     }
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
+    prof_busy_end();
     return err;
 }
 
@@ -649,6 +755,7 @@ __attribute__((destructor)) static void at_exit(void)
 {
     if (!g.initialised || g.disabled)
         return;
+    prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_mutex_lock(&g.lock);
     free_orphans();
@@ -656,6 +763,7 @@ __attribute__((destructor)) static void at_exit(void)
         run_finish(1);
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
+    prof_busy_end();
 }
 
 /*
@@ -694,6 +802,12 @@ static void fork_child(void)
         }
     }
     g.head = g.tail = NULL;
+    if (t)
+        t->next = t->prev = NULL;
+    /* The parent's ended threads: one block, freed with the orphans. */
+    g.orphan_paths = g.done.data;
+    memset(&g.done, 0, sizeof g.done);
+    g.ndone = 0;
     if (!g.active) {
         if (t)
             t->registered = 0;

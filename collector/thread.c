@@ -18,6 +18,18 @@
 __thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")));
 /* A name given before the thread's first region: naming alone creates no part file. */
 static __thread char pending_name[PROF_NAME_MAX] __attribute__((tls_model("initial-exec")));
+/* Nonzero while a slow path of the collector runs on this thread (internal.h). */
+__thread unsigned prof_busy __attribute__((tls_model("initial-exec")));
+/* Events this thread dropped because they came while the collector ran on it. Thread-local, so
+   it counts from a signal handler even before the thread has a recorder. */
+static __thread uint64_t dropped_events __attribute__((tls_model("initial-exec")));
+
+/* Count one event dropped because the collector was busy on this thread. */
+__attribute__((noinline, cold)) void prof_dropped_event(void)
+{
+    /* One instruction on x86-64: a nested handler cannot tear it. Read by other threads. */
+    __atomic_add_fetch(&dropped_events, 1, __ATOMIC_RELAXED);
+}
 
 struct prof_thread *prof_thread_self(void) { return prof_self; }
 void prof_thread_set_self(struct prof_thread *t) { prof_self = t; }
@@ -29,6 +41,7 @@ struct prof_thread *prof_thread_new(void)
     if (!t)
         return NULL;
     t->fd = -1;
+    t->dropped = &dropped_events; /* prof_attach makes the recorder on its own thread */
     pthread_mutex_init(&t->lock, NULL);
     return t;
 }
@@ -56,9 +69,11 @@ void prof_thread_free(struct prof_thread *t)
     if (t->fd >= 0)
         close(t->fd);
     stats_free(t);
-    free(t->buf);
+    if (t->buf)
+        prof_mem_unmap(t->buf, PROF_BUFFER_WORDS * sizeof *t->buf);
+    if (t->stack)
+        prof_mem_unmap(t->stack, PROF_MAX_DEPTH * sizeof *t->stack);
     free(t->slots);
-    free(t->stack);
     free(t->ids);
     free(t->fns);
     free(t->live);
@@ -135,7 +150,8 @@ static int write_pending(struct prof_thread *t)
     return err;
 }
 
-/* The buffer is full: write it and start again at its beginning. */
+/* The buffer is full, or its flush deadline passed: write it and start again at its
+   beginning. */
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
@@ -149,6 +165,9 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
     t->flushed = 0;
     t->epoch++;
     __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
+    /* Everything up to the last record is written: the next deadline counts from it. */
+    if (t->flush_interval)
+        t->flush_at = t->last + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
 }
@@ -324,15 +343,10 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
 
-/* Open a region. */
-void prof_start(const char *id)
+/* Open a region on the thread's current recorder (its generation marked busy). */
+static inline __attribute__((always_inline)) void start_region(struct prof_thread *t,
+                                                               const char *id)
 {
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = prof_attach();
-        if (!t)
-            return;
-    }
     if (PROF_UNLIKELY(!id))
         id = "(null)";
     uint32_t idx = id_index(t, id);
@@ -346,10 +360,7 @@ void prof_start(const char *id)
         prof_summary_start(t, id, NULL, idx, d);
         return;
     }
-    /* Room for the largest record (long gap + enter) before reading the clock, so a write of
-       the buffer is not counted inside the new region. */
-    if (PROF_UNLIKELY(t->pos + 5 > PROF_BUFFER_WORDS))
-        prof_thread_flush(t);
+    prof_make_room(t);
     uint64_t now = prof_ticks();
     if (PROF_UNLIKELY(now < t->last))
         now = t->last; /* never let a clock step back make a negative gap */
@@ -362,6 +373,21 @@ void prof_start(const char *id)
         f->serial = ++t->serial;
         f->start = now;
     }
+}
+
+/* Open a region. A signal handler that interrupts this on the same thread finds the
+   generation busy and takes the slow path, which drops its event (internal.h). */
+void prof_start(const char *id)
+{
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = prof_attach();
+        if (!t)
+            return;
+    }
+    prof_busy_mark(t);
+    start_region(t, id);
+    prof_busy_unmark(t);
 }
 
 /* Summary mode: apply the queued histogram updates (owner thread). */
@@ -393,15 +419,9 @@ __attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t
         apply_pending(t);
 }
 
-/* Close the innermost open region. */
-void prof_stop(void)
+/* Close the innermost open region of the thread's current recorder (marked busy). */
+static inline __attribute__((always_inline)) void stop_region(struct prof_thread *t)
 {
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = prof_attach();
-        if (!t)
-            return;
-    }
     uint64_t now = prof_ticks();
     uint32_t d = t->depth;
     if (PROF_UNLIKELY(d == 0)) {
@@ -418,10 +438,28 @@ void prof_stop(void)
         prof_live_stop(t, d - 1, now);
     if (t->mode == PROF_MODE_SUMMARY) {
         prof_summary_stop(t, d - 1, now);
+        prof_summary_due(t, now);
         return;
     }
     prof_record_exit(t, now);
 }
+
+/* Close the innermost open region (a handler interrupting it is dropped, as in prof_start). */
+void prof_stop(void)
+{
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
+        t = prof_attach();
+        if (!t)
+            return;
+    }
+    prof_busy_mark(t);
+    stop_region(t);
+    prof_busy_unmark(t);
+}
+
+/* A scope token whose start was dropped (a signal handler interrupted the collector). */
+#define PROF_SCOPE_DROPPED (~0u - 1)
 
 /* Open a region for PROFILER_SCOPE and name it by depth and instance. */
 struct prof_scope prof_scope_begin(const char *id)
@@ -429,8 +467,11 @@ struct prof_scope prof_scope_begin(const char *id)
     struct prof_scope tok = {~0u, 0};
     prof_start(id);
     struct prof_thread *t = prof_self;
-    if (!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)) {
+        if (t && (t->gen & PROF_GEN_BUSY))
+            tok.depth = PROF_SCOPE_DROPPED; /* its end is dropped too */
         return tok;
+    }
     tok.depth = t->depth - 1;
     if (tok.depth < PROF_MAX_DEPTH)
         tok.serial = t->stack[tok.depth].serial;
@@ -441,8 +482,14 @@ struct prof_scope prof_scope_begin(const char *id)
 void prof_scope_end(const struct prof_scope *tok)
 {
     struct prof_thread *t = prof_self;
-    if (!tok || tok->depth == ~0u || !t || t->gen != PROF_LOAD(prof_gen))
+    if (tok && tok->depth == PROF_SCOPE_DROPPED) {
+        prof_dropped_event();
         return;
+    }
+    if (!tok || tok->depth == ~0u || !t)
+        return;
+    if (t->gen != PROF_LOAD(prof_gen) && !(t = prof_resync()))
+        return; /* the run it was opened in has ended */
     /* Still open: at its depth, the same instance (beyond the stack, trust the depth alone). */
     int open = t->depth > tok->depth &&
                (tok->depth >= PROF_MAX_DEPTH || t->stack[tok->depth].serial == tok->serial);
@@ -493,9 +540,9 @@ static int write_warning(struct prof_thread *t, const char *kind, uint64_t count
 
 /*
  * Summary mode: one row per region text (ids are pointers, and two pointers may hold the same
- * text), then what only the live stack knows (t->lock held).
+ * text), as one chunk of the given type: PRFS at the end, PRFP for a snapshot (t->lock held).
  */
-static int write_summary(struct prof_thread *t)
+static int write_summary_rows(struct prof_thread *t, uint32_t type)
 {
     /* Only the owner may apply its queue; another thread's last few calls (fewer than
        PROF_PENDING) then miss the histogram but not the other columns. */
@@ -510,8 +557,32 @@ static int write_summary(struct prof_thread *t)
     }
     int err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
-        err = prof_part_write(t->fd, PROF_CHUNK_SUMMARY, b.data, b.len);
+        err = prof_part_write(t->fd, type, b.data, b.len);
     prof_sbuf_release(&b);
+    return err;
+}
+
+/* Summary mode: the flush deadline passed: write the statistics so far as a snapshot chunk,
+   which a recovery of a killed run reads when the final one is missing (owner thread). */
+__attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t, uint64_t now)
+{
+    prof_mem_quiet_begin();
+    pthread_mutex_lock(&t->lock);
+    int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
+    if (err) {
+        close(t->fd);
+        t->fd = -1;
+        prof_fail("cannot write", t->path, err);
+    }
+    t->flush_at = now + t->flush_interval;
+    pthread_mutex_unlock(&t->lock);
+    prof_mem_quiet_end();
+}
+
+/* Summary mode: the final rows, then what only the live stack knows (t->lock held). */
+static int write_summary(struct prof_thread *t)
+{
+    int err = write_summary_rows(t, PROF_CHUNK_SUMMARY);
     uint32_t open = PROF_LOAD(t->depth);
     if (!err && open) {
         /* The stack can be read only by its own thread: name the regions when that is us. */
@@ -568,6 +639,15 @@ void prof_thread_end(struct prof_thread *t, const char *state)
             err = write_warning(t, "unwound", unwound,
                                 "regions still open when an enclosing function returned were "
                                 "closed with it (a missing stop, or a longjmp)");
+        /* The owner's counter lives as long as the thread, and the thread is registered (so
+           alive) whenever this runs. */
+        uint64_t dropped = PROF_LOAD(*t->dropped), signal = dropped - t->dropped_seen;
+        t->dropped_seen = dropped;
+        if (!err && signal)
+            err = write_warning(t, "signal", signal,
+                                "events recorded while the collector was already running on "
+                                "this thread (in a signal handler that interrupted it) were "
+                                "dropped");
         if (!err)
             err = prof_part_write(t->fd, PROF_CHUNK_END, state, strlen(state));
         if (err)
@@ -611,10 +691,11 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     uint32_t inherited = keep_stack ? t->depth : 0;
     if (inherited > PROF_MAX_DEPTH)
         inherited = PROF_MAX_DEPTH;
+    /* Straight from the kernel, so they go back to it when the thread ends. */
     if (!t->buf)
-        t->buf = malloc(PROF_BUFFER_WORDS * sizeof *t->buf);
+        t->buf = prof_mem_map(PROF_BUFFER_WORDS * sizeof *t->buf);
     if (!t->stack)
-        t->stack = malloc(PROF_MAX_DEPTH * sizeof *t->stack);
+        t->stack = prof_mem_map(PROF_MAX_DEPTH * sizeof *t->stack);
     /* The function of each inherited frame, before the id table goes (the hooks leave it out
        of their frames to save a store per call). */
     for (uint32_t d = 0; d < inherited; d++)
@@ -623,6 +704,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->mask = 63;
     t->nslots = 0;
     t->slots = calloc(t->mask + 1, sizeof *t->slots);
+    t->mod_gen = PROF_LOAD(prof_mod_gen);
     stats_free(t);
     t->nids = t->ids_written = t->ids_cap = 0;
     free(t->ids);
@@ -650,11 +732,12 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->npending = 0;
     t->depth = 0;
     t->last = run->base_ticks;
+    t->flush_interval = run->flush_interval;
+    t->flush_at = run->flush_interval ? prof_ticks() + run->flush_interval : UINT64_MAX;
     t->stray = t->mismatch = t->depth_limit = 0;
     t->excess = 0;
     t->folded = t->unwound = 0;
     t->epoch++;
-    t->exited = 0;
 
     free(t->path);
     size_t plen = strlen(run->dir) + strlen(run->runname) + 32;
@@ -697,18 +780,31 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     return PROF_OK;
 }
 
+/* Empty the id table (owner thread): every key gets a new index at its next use, and old
+   indexes keep their texts, so open frames and written ids stay valid. */
+void prof_thread_forget_keys(struct prof_thread *t)
+{
+    memset(t->slots, 0, (t->mask + 1) * sizeof *t->slots);
+    t->nslots = 0;
+    t->mod_gen = PROF_LOAD(prof_mod_gen);
+}
+
 /* Name the calling thread: at once in its part when it records, else at its first region. */
 void prof_thread_name(const char *name)
 {
     struct prof_thread *t = prof_self;
-    if (!name)
+    /* A signal handler must not take the lock the collector may hold. */
+    if (!name || prof_busy || (t && (t->gen & PROF_GEN_BUSY)))
         return;
+    if (t && t->gen != PROF_LOAD(prof_gen))
+        prof_resync(); /* still in the run after a dlclose: the name goes to the part now */
     if (!t || t->gen != PROF_LOAD(prof_gen)) {
         snprintf(pending_name, sizeof pending_name, "%s", name);
         if (t)
             snprintf(t->name, sizeof t->name, "%s", name);
         return;
     }
+    prof_busy_mark(t);
     pthread_mutex_lock(&t->lock);
     snprintf(t->name, sizeof t->name, "%s", name);
     int err = t->fd >= 0 ? prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) : 0;
@@ -718,6 +814,7 @@ void prof_thread_name(const char *name)
         prof_fail("cannot write", t->path, err);
     }
     pthread_mutex_unlock(&t->lock);
+    prof_busy_unmark(t);
 }
 
 /* The name given before the thread's first region becomes the recorder's name. */

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import ROOT, SAN, clean_env, parse_run, run_command, run_once
+from conftest import BUILD, ROOT, SAN, clean_env, parse_run, run_command, run_once
 from reporter_helpers import Book, must_run, templates_args
 
 SOURCE = ROOT / "tests" / "programs" / "auto"
@@ -268,3 +268,22 @@ def test_report_has_function_locations_and_call_tree(tmp_path):
     tree = book.rows("Call tree")
     text = "\n".join(" | ".join("" if v is None else str(v) for v in r) for r in tree)
     assert "shared_twice_square" in text and "shared_square" in text
+
+
+def test_a_library_loaded_where_an_unloaded_one_was_is_named_for_itself(tmp_path):
+    """dlreuse loads libauto_plugin_a.so, calls plugin_a 3 times, dlcloses it, loads
+    libauto_plugin_b.so (same shape) and calls plugin_b 2 times. When the loader puts plugin_b
+    at plugin_a's old address (the test is skipped otherwise), its calls used to be recorded as
+    plugin_a's. Now each function has its own rows and Function record, from its own module,
+    and the functions that stayed loaded keep their one name."""
+    proc, run = run_once(tmp_path, "auto/dlreuse", BUILD / "tests" / "programs" / "auto")
+    addresses = dict(line.split()[:2] for line in proc.stdout.decode().splitlines())
+    if addresses["a"] != addresses["b"]:
+        pytest.skip(f"the loader put plugin_b elsewhere: {addresses}")
+    assert counts(run) == {"main": 1, "call": 2, "plugin_a": 3, "plugin_b": 2}
+    fns = functions(run)
+    assert set(fns) == {"main", "call", "plugin_a", "plugin_b"}
+    for name in ("plugin_a", "plugin_b"):
+        file, _, module, _ = fns[name]
+        assert file.endswith(f"{name}_lib.c") and module.endswith(f"libauto_{name}.so")
+    assert [r["Parent"] for r in run.rows_of("plugin_b")] == ["call", "call"]
