@@ -51,9 +51,10 @@ char *utf8_repair(const char *s, size_t n);
  * A copy of s[0..n) fit to be shown anywhere text is displayed (workbook cells, charts,
  * document properties, gnuplot's SVG and PNG, the terminal, folded stacks and callgrind
  * names): valid UTF-8 that is also valid XML 1.0 text. Invalid bytes become U+FFFD; control
- * characters become their visible Unicode control pictures (U+0001 -> U+2401, ESC -> U+241B,
- * DEL -> U+2421), so different ids stay different; the noncharacters U+FFFE and U+FFFF become
- * U+FFFD. Tab, line feed and carriage return are kept unless one_line is set.
+ * characters are written as C escapes (U+0001 -> \x01, ESC -> \x1b, DEL -> \x7f, tab -> \t,
+ * line feed -> \n, carriage return -> \r), visible in any font, so different ids stay
+ * different; the noncharacters U+FFFE and U+FFFF become U+FFFD. Tab, line feed and carriage
+ * return are kept as they are unless one_line is set.
  */
 char *text_visible(const char *s, size_t n, int one_line);
 

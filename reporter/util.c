@@ -111,17 +111,24 @@ static size_t utf8_sequence(const unsigned char *s, size_t n)
 char *text_visible(const char *s, size_t n, int one_line)
 {
     const unsigned char *u = (const unsigned char *)s;
-    char *out = xmalloc(n * 3 + 1);
+    char *out = xmalloc(n * 4 + 1);
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         size_t len = u[i] ? utf8_sequence(u + i, n - i) : 1;
         unsigned c = u[i];
         int keep = c == '\t' || c == '\n' || c == '\r' ? !one_line : c >= 0x20 && c != 0x7f;
         if (len == 1 && !keep) {
-            /* U+2400 + c, or U+2421 for DEL: E2 90 80+c / E2 90 A1 */
-            out[o++] = (char)0xe2;
-            out[o++] = (char)0x90;
-            out[o++] = (char)(c == 0x7f ? 0xa1 : 0x80 + c);
+            /* As C writes it. Not U+2400's control pictures: common fonts (DejaVu Sans) lack
+               them, and gnuplot's fallback glyph covered half the chart. */
+            static const char hex[] = "0123456789abcdef";
+            out[o++] = '\\';
+            if (c == '\t' || c == '\n' || c == '\r') {
+                out[o++] = c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+            } else {
+                out[o++] = 'x';
+                out[o++] = hex[c >> 4];
+                out[o++] = hex[c & 15];
+            }
             i++;
         } else if (len == 0 || (len == 3 && c == 0xef && u[i + 1] == 0xbf && u[i + 2] >= 0xbe)) {
             memcpy(out + o, "\xef\xbf\xbd", 3);

@@ -351,9 +351,9 @@ def test_hostile_ids_stay_text_in_every_export(tmp_path):
     names = [e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"]
     assert names == ["ma\tin"]
     folded = read_folded(out["folded"])
-    # Line breaks and tabs are shown as their control pictures, as everywhere names show.
-    flat = {d.replace(";", ":").replace("\n", "\u240a").replace("\t", "\u2409")
-            .replace("\r", "\u240d") for d in display}
+    # Line breaks and tabs are shown as C escapes, as everywhere names show.
+    flat = {d.replace(";", ":").replace("\n", "\\n").replace("\t", "\\t")
+            .replace("\r", "\\r") for d in display}
     assert {k[0] for k in folded} == flat and all(len(k) == 1 for k in folded)
     total, funcs = callgrind_annotate(out["callgrind"])
     assert total == sum(100 + i for i in range(len(ids)))
@@ -365,9 +365,9 @@ def test_hostile_ids_stay_text_in_every_export(tmp_path):
 # the workbook, charts, terminal, folded stacks and callgrind show each, and how the exact
 # exports (CSV, JSON) keep it: worked out by hand from profreport(1).
 XML_HOSTILE = [
-    (b"a\x01", "a\u2401", "a\x01"),
-    (b"b\x1b[31m", "b\u241b[31m", "b\x1b[31m"),
-    (b"c\x7f", "c\u2421", "c\x7f"),
+    (b"a\x01", "a\\x01", "a\x01"),
+    (b"b\x1b[31m", "b\\x1b[31m", "b\x1b[31m"),
+    (b"c\x7f", "c\\x7f", "c\x7f"),
     (b"d\xff", "d\ufffd", "d\ufffd"),
     (b"e\xed\xa0\x80", "e\ufffd\ufffd\ufffd", "e\ufffd\ufffd\ufffd"),
     (b"f\xef\xbf\xbe", "f\ufffd", "f\ufffe"),
@@ -378,7 +378,7 @@ def test_control_characters_in_ids_keep_every_xml_part_valid(tmp_path):
     """Region ids with control characters, invalid UTF-8, an encoded surrogate and U+FFFE:
     every XML part of the workbook (cells, native charts' cached categories, properties) and
     every SVG chart parses; openpyxl opens the workbook; the ids are shown with visible,
-    distinct stand-ins (Unicode control pictures, U+FFFD) there and on the terminal, in the
+    distinct stand-ins (C escapes such as \\x01, U+FFFD) there and on the terminal, in the
     folded stacks and callgrind; CSV and JSON keep the exact text (valid UTF-8)."""
     rows, start = [], 0
     for i, (rid, _, _) in enumerate(XML_HOSTILE):
@@ -406,9 +406,9 @@ def test_control_characters_in_ids_keep_every_xml_part_valid(tmp_path):
     book = Book(out)
     _, cost, _ = book.cost()
     assert sorted(cost) == shown
-    assert book.wb.properties.title == "t\u2402itle"
+    assert book.wb.properties.title == "t\\x02itle"
     threads = book.table("Threads")[1]
-    assert [t["Name"] for t in threads] == ["ma\u2401in"]
+    assert [t["Name"] for t in threads] == ["ma\\x01in"]
     terminal = p.stdout.decode()
     assert "\x1b" not in terminal and all(v in terminal for v in shown)
     assert sorted(k[0] for k in read_folded(tmp_path / "f")) == shown

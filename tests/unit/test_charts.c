@@ -460,11 +460,8 @@ static void labels_reach_gnuplot_as_one_field_each(void **state)
     char *got = echo_labels(f, labels, sizeof labels / sizeof *labels);
     assert_non_null(got);
     /* Expected by the rules of docs/TEMPLATES.md, worked out by hand. */
-    /* Controls are their Unicode control pictures: U+2409, U+240A, U+240D, U+2401, U+2421. */
-    const char *expected = "[a\xe2\x90\x89"
-                           "b\xe2\x90\x8a"
-                           "c\xe2\x90\x8d"
-                           "d]\n"
+    /* Controls are written as C escapes: \t, \n, \r, \x01, \x7f. */
+    const char *expected = "[a\\tb\\nc\\rd]\n"
                            "[say 'hi']\n"
                            "[back\\slash\\]\n"
                            "[#not a comment]\n"
@@ -473,8 +470,7 @@ static void labels_reach_gnuplot_as_one_field_each(void **state)
                            "[@ARG1]\n"
                            "[\xef\xbf\xbd bad]\n"
                            "[x^2_{i} & @y]\n"
-                           "[\xe2\x90\x81\xe2\x90\xa1"
-                           "ctl]\n"
+                           "[\\x01\\x7fctl]\n"
                            "[\xef\xbf\xbd]\n"
                            "[\\'\\t]\n"
                            "\n"; /* print's own line end */
