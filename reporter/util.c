@@ -107,16 +107,25 @@ static size_t utf8_sequence(const unsigned char *s, size_t n)
     return len;
 }
 
-/* A copy of s[0..n) with nothing XML 1.0 refuses and no invisible control (see report.h). */
-char *text_visible(const char *s, size_t n, int one_line)
+/* How text_clean treats what it copies. */
+enum clean_mode {
+    CLEAN_UTF8,    /* valid UTF-8: invalid bytes and NUL become U+FFFD */
+    CLEAN_VISIBLE, /* and valid XML, controls as C escapes; tab, LF, CR kept */
+    CLEAN_ONE_LINE /* the same, tab, LF and CR escaped too */
+};
+
+/* A copy of s[0..n) cleaned as mode says (see utf8_repair and text_visible in report.h). */
+static char *text_clean(const char *s, size_t n, enum clean_mode mode)
 {
     const unsigned char *u = (const unsigned char *)s;
     char *out = xmalloc(n * 4 + 1);
     size_t o = 0;
     for (size_t i = 0; i < n;) {
-        size_t len = u[i] ? utf8_sequence(u + i, n - i) : 1;
         unsigned c = u[i];
-        int keep = c == '\t' || c == '\n' || c == '\r' ? !one_line : c >= 0x20 && c != 0x7f;
+        size_t len = c ? utf8_sequence(u + i, n - i) : mode == CLEAN_UTF8 ? 0 : 1;
+        int keep =
+            mode == CLEAN_UTF8 ||
+            (c == '\t' || c == '\n' || c == '\r' ? mode == CLEAN_VISIBLE : c >= 0x20 && c != 0x7f);
         if (len == 1 && !keep) {
             /* As C writes it. Not U+2400's control pictures: common fonts (DejaVu Sans) lack
                them, and gnuplot's fallback glyph covered half the chart. */
@@ -130,7 +139,9 @@ char *text_visible(const char *s, size_t n, int one_line)
                 out[o++] = hex[c & 15];
             }
             i++;
-        } else if (len == 0 || (len == 3 && c == 0xef && u[i + 1] == 0xbf && u[i + 2] >= 0xbe)) {
+        } else if (len == 0 || (mode != CLEAN_UTF8 && len == 3 && c == 0xef && u[i + 1] == 0xbf &&
+                                u[i + 2] >= 0xbe)) {
+            /* an invalid byte; in XML also the noncharacters U+FFFE and U+FFFF */
             memcpy(out + o, "\xef\xbf\xbd", 3);
             o += 3;
             i += len ? len : 1;
@@ -142,6 +153,12 @@ char *text_visible(const char *s, size_t n, int one_line)
     }
     out[o] = 0;
     return out;
+}
+
+/* A copy of s[0..n) with nothing XML 1.0 refuses and no invisible control (see report.h). */
+char *text_visible(const char *s, size_t n, int one_line)
+{
+    return text_clean(s, n, one_line ? CLEAN_ONE_LINE : CLEAN_VISIBLE);
 }
 
 /* The bytes a region id is shown as: REGION_EMPTY for the empty id, which would otherwise
@@ -165,23 +182,4 @@ char *region_display(const char *s, size_t n)
 }
 
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD; NUL bytes too. */
-char *utf8_repair(const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    char *out = xmalloc(n * 3 + 1);
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        size_t len = u[i] ? utf8_sequence(u + i, n - i) : 0;
-        if (len == 0) {
-            memcpy(out + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            i++;
-        } else {
-            memcpy(out + o, s + i, len);
-            o += len;
-            i += len;
-        }
-    }
-    out[o] = 0;
-    return out;
-}
+char *utf8_repair(const char *s, size_t n) { return text_clean(s, n, CLEAN_UTF8); }
