@@ -921,7 +921,18 @@ static void bad_memory_rows_are_problems(void **state)
               "problem 11: unknown section \"later\": skipped");
 }
 
-/* Append printf output to a growing buffer. */
+/* The smallest power of two, at least 64, that holds n bytes. */
+static size_t room_for(size_t n)
+{
+    size_t cap = 64;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
+/* Append printf output to a growing buffer. Its size is always room_for(*len + 1), so it grows
+   by doubling: under the sanitizers every realloc copies, and growing byte by byte made this
+   file's longest test take minutes. */
 __attribute__((format(printf, 3, 4))) static void append(char **buf, size_t *len, const char *fmt,
                                                          ...)
 {
@@ -929,8 +940,11 @@ __attribute__((format(printf, 3, 4))) static void append(char **buf, size_t *len
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    *buf = realloc(*buf, *len + (size_t)n + 1);
-    assert_non_null(*buf);
+    size_t need = *len + (size_t)n + 1;
+    if (!*buf || need > room_for(*len + 1)) {
+        *buf = realloc(*buf, room_for(need));
+        assert_non_null(*buf);
+    }
     va_start(ap, fmt);
     vsnprintf(*buf + *len, (size_t)n + 1, fmt, ap);
     va_end(ap);
