@@ -277,6 +277,17 @@ static int is_number(const char *s)
     return n > 0 && n <= 20 && s[n] == 0;
 }
 
+/* Whether s is a decimal number from low to high: what the run file's reader accepts for the
+   field the part's header gives (a Thread number is 32 bits, a Frequency is not 0). */
+static int is_number_in(const char *s, uint64_t low, uint64_t high)
+{
+    if (!is_number(s))
+        return 0;
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    return errno == 0 && v >= low && v <= high;
+}
+
 /*
  * Walk the NUL-separated key/value pairs of a header or warning payload:
  * returns the value of key, or NULL.
@@ -474,7 +485,8 @@ static enum prof_error read_part(const char *path, struct meta *m, struct part_i
         if (first) {
             const char *fmt = kv_get(p, len, "Format");
             if (type != PROF_CHUNK_HEADER || !fmt || strcmp(fmt, "profreport-part,1") != 0 ||
-                !is_number(kv_get(p, len, "Thread")) || !is_number(kv_get(p, len, "Frequency"))) {
+                !is_number_in(kv_get(p, len, "Thread"), 0, UINT32_MAX) ||
+                !is_number_in(kv_get(p, len, "Frequency"), 1, UINT64_MAX)) {
                 err = PROF_ERR_FORMAT;
                 break;
             }

@@ -176,6 +176,41 @@ static void foreign_files_are_refused(void **state)
     assert_int_equal(prof_recover(NULL, 0, stdout), PROF_ERR_ARGUMENT);
 }
 
+/* A part whose header gives a Thread number past 32 bits or a Frequency of 0 is refused: the
+   run file's reader would refuse every row of the run made from it (found by fuzz_part). */
+static void header_numbers_beyond_the_format_are_refused(void **state)
+{
+    (void)state;
+    static const char big_thread[] = "Format\0profreport-part,1\0Frequency\0"
+                                     "1000\0Thread\0"
+                                     "4294967296\0";
+    static const char zero_rate[] = "Format\0profreport-part,1\0Frequency\0"
+                                    "0\0Thread\0"
+                                    "1\0";
+    static const char fine[] = "Format\0profreport-part,1\0Frequency\0"
+                               "1000\0Thread\0"
+                               "4294967295\0";
+    const struct {
+        const char *h;
+        size_t len;
+        enum prof_error want;
+    } cases[] = {{big_thread, sizeof big_thread - 1, PROF_ERR_FORMAT},
+                 {zero_rate, sizeof zero_rate - 1, PROF_ERR_FORMAT},
+                 {fine, sizeof fine - 1, PROF_OK}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[] = "/tmp/prof-test-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_HEADER, cases[i].h, cases[i].len), 0);
+        close(fd);
+        const char *paths[] = {path};
+        enum prof_error err;
+        free(assemble(paths, 1, NULL, &err));
+        assert_int_equal(err, cases[i].want);
+        unlink(path);
+    }
+}
+
 /* Damage in the middle of a part keeps what came before it and marks the thread. */
 static void damage_keeps_the_rows_before_it(void **state)
 {
@@ -213,6 +248,7 @@ int main(void)
         cmocka_unit_test(parts_merge_into_one_run_file),
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(foreign_files_are_refused),
+        cmocka_unit_test(header_numbers_beyond_the_format_are_refused),
         cmocka_unit_test(damage_keeps_the_rows_before_it),
         cmocka_unit_test(run_without_parts_is_empty),
     };
