@@ -19,7 +19,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define SHARDS 64
+/* 32 shards: fork holds every shard's lock with the run's (see register_fork), and
+   ThreadSanitizer follows at most 64 locks held by one thread. */
+#define SHARD_BITS 5
+#define SHARDS (1 << SHARD_BITS)
 
 __thread unsigned prof_mem_quiet __attribute__((tls_model("initial-exec")));
 
@@ -50,7 +53,7 @@ static int warned_nomem;
 static struct shard *shard_of(uintptr_t p)
 {
     uint64_t h = (uint64_t)p * 0x9E3779B97F4A7C15ull;
-    return &shards[h >> 58];
+    return &shards[h >> (64 - SHARD_BITS)];
 }
 
 /* Fork: hold every lock so the child's copy of the table is consistent. */
@@ -83,7 +86,7 @@ static void fork_child(void)
  * runs before those without one): prepare handlers run in the reverse order of registration, so
  * fork takes the run's lock first and the memory table's locks after it, the order prof_finish
  * takes them in. Registered lazily at the first memory operation, they ran first, and a fork
- * racing with prof_finish deadlocked. Locking the 65 free locks costs about a microsecond per
+ * racing with prof_finish deadlocked. Locking the 33 free locks costs about a microsecond per
  * fork, against the fork's own hundred or more.
  */
 __attribute__((constructor(101))) static void register_fork(void)

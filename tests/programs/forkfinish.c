@@ -15,7 +15,7 @@
 
 static const char *dir;
 static int rounds;
-static volatile int done;
+static int done; /* atomic */
 
 static void *finisher(void *arg)
 {
@@ -30,7 +30,7 @@ static void *finisher(void *arg)
         PROFILER_STOP();
         PROFILER_FINISH();
     }
-    done = 1;
+    __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     pthread_t t;
     if (pthread_create(&t, NULL, finisher, NULL) != 0)
         return 1;
-    while (!done) {
+    while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
         pid_t pid = fork();
         if (pid == 0)
             _exit(0);
