@@ -639,13 +639,16 @@ static void part_warnings(struct prof_sbuf *b, const struct part_info *pi)
     }
 }
 
-/* Whether part a's thread number is smaller than b's (numbers were checked to be decimal). */
+/* A part's thread number (checked to be a decimal number of 32 bits), or UINT64_MAX for none. */
+static uint64_t thread_number(const struct part_info *p)
+{
+    return p->number ? strtoull(p->number, NULL, 10) : UINT64_MAX;
+}
+
+/* Whether part a's thread number is smaller than b's. */
 static int thread_before(const struct part_info *a, const struct part_info *b)
 {
-    if (!a->number || !b->number)
-        return a->number != NULL;
-    size_t la = strlen(a->number), lb = strlen(b->number);
-    return la != lb ? la < lb : strcmp(a->number, b->number) < 0;
+    return thread_number(a) < thread_number(b);
 }
 
 /* Merge the parts into a run file written to out. */
@@ -702,6 +705,20 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
             order[j] = order[j - 1];
             order[j - 1] = t;
         }
+
+    /* Two parts of one thread number cannot come from one run (a folder of mixed or damaged
+       files): the first is kept, and the run file's reader is not given two threads 2. */
+    for (size_t k = 1, last = SIZE_MAX; k < count; k++) {
+        if (info[order[k - 1]].damaged >= 0)
+            last = order[k - 1];
+        struct part_info *pi = &info[order[k]];
+        if (pi->damaged >= 0 && last != SIZE_MAX &&
+            thread_number(pi) == thread_number(&info[last])) {
+            info_release(pi);
+            pi->damaged = -1;
+            usable--;
+        }
+    }
 
     int complete = ov ? ov->complete : 1;
     uint64_t duration = 0;

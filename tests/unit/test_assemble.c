@@ -211,6 +211,31 @@ static void header_numbers_beyond_the_format_are_refused(void **state)
     }
 }
 
+/* Two parts that give one thread number (a damaged or mixed folder) cannot both be thread 1
+   of the run: the first is kept, so the run file has one Thread record per number (found by
+   fuzz_part: the reader reported the second as a problem). */
+static void parts_of_one_thread_number_keep_the_first(void **state)
+{
+    (void)state;
+    const char *ids[] = {"a"}, *other[] = {"b"};
+    uint32_t w[] = {0, 1, PROF_W_EXIT | 1};
+    char *p1 = make_part(1, "main", ids, 1, w, 3, "exited");
+    char *p2 = make_part(1, "again", other, 1, w, 3, "exited");
+    const char *paths[] = {p1, p2};
+    enum prof_error err;
+    char *text = assemble(paths, 2, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Threads,1\nThread,1,99,main,exited\n"));
+    assert_null(strstr(text, "again"));
+    assert_non_null(strstr(text, "\na,1,1,,0,1,1,0\n"));
+    assert_null(strstr(text, "\nb,"));
+    free(text);
+    unlink(p1);
+    unlink(p2);
+    free(p1);
+    free(p2);
+}
+
 /* Damage in the middle of a part keeps what came before it and marks the thread. */
 static void damage_keeps_the_rows_before_it(void **state)
 {
@@ -249,6 +274,7 @@ int main(void)
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(foreign_files_are_refused),
         cmocka_unit_test(header_numbers_beyond_the_format_are_refused),
+        cmocka_unit_test(parts_of_one_thread_number_keep_the_first),
         cmocka_unit_test(damage_keeps_the_rows_before_it),
         cmocka_unit_test(run_without_parts_is_empty),
     };
