@@ -4,6 +4,7 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -102,8 +103,12 @@ uint64_t prof_timer_setup(enum prof_clock wanted, enum prof_clock *chosen)
         uint64_t t0, n0, t1, n1;
         prof_use_tsc = 1;
         prof_clock_pair(&t0, &n0);
-        struct timespec pause = {0, 2000000};
-        while (nanosleep(&pause, &pause) != 0) {
+        /* To an absolute deadline: a relative nanosleep interrupted by signals resumes with a
+           remainder that includes the timer slack (50 us), so under a 20 us interval timer it
+           never ended (seen with a program recording from its SIGALRM handler). */
+        uint64_t end = n0 + 2000000u;
+        struct timespec deadline = {(time_t)(end / 1000000000u), (long)(end % 1000000000u)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR) {
         }
         prof_clock_pair(&t1, &n1);
         uint64_t f = prof_frequency_from(t1 - t0, n1 - n0);
