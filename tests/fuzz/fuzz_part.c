@@ -17,8 +17,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Whether a piece holds a PRFS chunk: its CSV text goes into the run file as it is, so only
-   without one is every row the assembler's own. */
+/* Whether a piece holds a PRFS or PRFP (snapshot) chunk: their CSV text goes into the run file
+   as it is, so only without one is every row the assembler's own. */
 static int has_summary_chunk(const struct fuzz_piece *p)
 {
     size_t off = 0;
@@ -27,7 +27,7 @@ static int has_summary_chunk(const struct fuzz_piece *p)
         memcpy(head, p->data + off, sizeof head);
         if (head[1] > p->size - off - 8)
             break;
-        if (head[0] == PROF_CHUNK_SUMMARY)
+        if (head[0] == PROF_CHUNK_SUMMARY || head[0] == PROF_CHUNK_SNAPSHOT)
             return 1;
         off += 8 + head[1];
     }
