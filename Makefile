@@ -24,7 +24,8 @@ MANDIR ?= $(DATADIR)/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' collector/profreport.h)
-SOMAJOR := 0
+# The soname's number: the major part of the header's version.
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 
 CC ?= cc
 CXX ?= c++
@@ -44,10 +45,12 @@ SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wwrite-strings
-LIB_CFLAGS := -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
+# Every compile writes the headers it read into a .d file beside its output (included below).
+DEPFLAGS := -MMD -MP
+LIB_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
 	-pthread -Icollector
-APP_CFLAGS := -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Icollector
-APP_CXXFLAGS := -std=c++17 -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLAGS) -pthread \
+APP_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Icollector
+APP_CXXFLAGS := -std=c++17 $(DEPFLAGS) -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLAGS) -pthread \
 	-Icollector
 # Programs link the shared library found in the build tree.
 APP_LDFLAGS := $(SANFLAGS) -L$(BUILD) -Wl,-rpath,$(abspath $(BUILD)) -pthread
@@ -78,7 +81,7 @@ REPORTER_SRC := $(wildcard reporter/*.c)
 REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
 REPORTER_LIB := $(BUILD)/libreporter.a
 REPORTER := $(BUILD)/profreport
-REPORTER_CFLAGS := -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
+REPORTER_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
 	-Icollector -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 REPORTER_LIBS := $(REPORTER_LIB) $(STATIC_LIB) -lxlsxwriter -lcsv -lm -pthread
 
@@ -108,7 +111,7 @@ PRELOAD := $(BUILD)/libprofreport-malloc.so
 lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_LINKS) $(AUTO_STATIC) $(AUTO_SHARED) $(AUTO_LINKS) \
 	$(PRELOAD)
 
-$(BUILD)/collector/%.o: collector/%.c collector/internal.h collector/profreport.h
+$(BUILD)/collector/%.o: collector/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
@@ -123,8 +126,6 @@ $(SHARED_LIB): $(LIB_OBJ)
 $(SHARED_LINKS): $(SHARED_LIB)
 	ln -sf $(notdir $(SHARED_LIB)) $@
 
-$(BUILD)/collector/auto.o $(BUILD)/collector/thread.o: collector/record.h
-$(patsubst %,$(BUILD)/collector/%.o,fileutil live part run thread): collector/fileutil.h
 
 $(AUTO_STATIC): $(LIB_OBJ) $(AUTO_OBJ)
 	@mkdir -p $(@D)
@@ -141,8 +142,8 @@ $(AUTO_LINKS): $(AUTO_SHARED)
 
 # The LD_PRELOAD library: finds libprofreport.so beside itself ($$ORIGIN), built or installed.
 # No sanitizer: a sanitizer replaces malloc itself, so the two cannot be used together.
-$(PRELOAD): preload/malloc.c collector/profreport.h $(SHARED_LINKS)
-	$(CC) -std=gnu11 $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
+$(PRELOAD): preload/malloc.c $(SHARED_LINKS)
+	$(CC) -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
 	    -Icollector -shared -o $@ $< -L$(BUILD) -lprofreport -Wl,-rpath,'$$ORIGIN'
 
 # The install paths baked into the build (the .pc files, the reporter's templates folder) are
@@ -167,7 +168,7 @@ $(BUILD)/%.pc: %.pc.in collector/profreport.h $(CONFIG_STAMP)
 
 reporter: $(REPORTER)
 
-$(BUILD)/reporter/%.o: reporter/%.c $(wildcard reporter/*.h) collector/profreport.h
+$(BUILD)/reporter/%.o: reporter/%.c
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) -c $< -o $@
 
@@ -185,31 +186,30 @@ $(REPORTER): $(BUILD)/reporter/main.o $(REPORTER_LIB) $(STATIC_LIB)
 
 examples: $(EXAMPLE_BINS)
 
-$(BUILD)/examples/%: examples/%.c $(SHARED_LINKS) collector/profreport.h
+$(BUILD)/examples/%: examples/%.c $(SHARED_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
 
-$(BUILD)/examples/%: examples/%.cpp $(SHARED_LINKS) collector/profreport.h
+$(BUILD)/examples/%: examples/%.cpp $(SHARED_LINKS)
 	@mkdir -p $(@D)
 	$(CXX) $(APP_CXXFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
 
 # ---- tests ----
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB) collector/internal.h \
-		$(wildcard reporter/*.h)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
 
 # functions.c and symbols.c live in libprofreport-auto only.
-$(BUILD)/tests/unit/test_functions: tests/unit/test_functions.c $(AUTO_STATIC) collector/internal.h
+$(BUILD)/tests/unit/test_functions: tests/unit/test_functions.c $(AUTO_STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(AUTO_STATIC) $(AUTO_DEPLIBS) -pthread -lcmocka
 
-$(BUILD)/tests/programs/%: tests/programs/%.c $(SHARED_LINKS) collector/profreport.h
+$(BUILD)/tests/programs/%: tests/programs/%.c $(SHARED_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
 
-$(BUILD)/tests/programs/%: tests/programs/%.cpp $(SHARED_LINKS) collector/profreport.h
+$(BUILD)/tests/programs/%: tests/programs/%.cpp $(SHARED_LINKS)
 	@mkdir -p $(@D)
 	$(CXX) $(APP_CXXFLAGS) $< -o $@ $(APP_LDFLAGS) $(APP_LIBS)
 
@@ -221,13 +221,13 @@ $(BUILD)/tests/programs/auto/libauto_%.so: tests/programs/auto/%_lib.c
 	$(CC) $(APP_CFLAGS) $(AUTO_APP_FLAGS) -fPIC -shared $< -o $@
 
 $(BUILD)/tests/programs/auto/%: tests/programs/auto/%.c $(AUTO_LINKS) \
-		$(BUILD)/tests/programs/auto/libauto_shared.so collector/profreport.h
+		$(BUILD)/tests/programs/auto/libauto_shared.so
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $(AUTO_APP_FLAGS) $< -o $@ $(APP_LDFLAGS) \
 	    -L$(BUILD)/tests/programs/auto -Wl,-rpath,$(abspath $(BUILD))/tests/programs/auto \
 	    -lauto_shared -lprofreport-auto
 
-$(BUILD)/tests/programs/auto/%: tests/programs/auto/%.cpp $(AUTO_LINKS) collector/profreport.h
+$(BUILD)/tests/programs/auto/%: tests/programs/auto/%.cpp $(AUTO_LINKS)
 	@mkdir -p $(@D)
 	$(CXX) $(APP_CXXFLAGS) $(AUTO_APP_FLAGS) $< -o $@ $(APP_LDFLAGS) -lprofreport-auto
 
@@ -271,7 +271,7 @@ FUZZ_SMOKE_TIME ?= 10
 FUZZ_TARGETS := runfile seed part workbook
 FUZZ_DIR := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=gnu11 $(WARN) $(WERROR) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+FUZZ_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
 	-pthread -Icollector -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_REPORTER_OBJ := $(filter-out $(FUZZ_DIR)/reporter/main.o,$(REPORTER_SRC:%.c=$(FUZZ_DIR)/%.o))
@@ -286,11 +286,11 @@ FUZZ_RUN = mkdir -p $(FUZZ_DIR)/$(1)/$* $(FUZZ_DIR)/artifacts && \
 	$(FUZZ_DIR)/fuzz_$* -dict=tests/fuzz/$*.dict -timeout=25 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$*- $(FUZZ_DIR)/$(1)/$* tests/fuzz/corpus/$*
 
-$(FUZZ_LIB_OBJ) $(FUZZ_REPORTER_OBJ): $(FUZZ_DIR)/%.o: %.c $(wildcard collector/*.h reporter/*.h)
+$(FUZZ_LIB_OBJ) $(FUZZ_REPORTER_OBJ): $(FUZZ_DIR)/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_OBJ): $(FUZZ_DIR)/%.o: %.c tests/fuzz/fuzz.h $(wildcard collector/*.h reporter/*.h)
+$(FUZZ_OBJ): $(FUZZ_DIR)/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
@@ -378,6 +378,10 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man3/profreport.3 $(DESTDIR)$(MANDIR)/man1/profreport.1 \
 	    $(DESTDIR)$(BINDIR)/profreport
 	rm -rf $(DESTDIR)$(DATADIR)/profreport
+
+# The headers each output was built from (DEPFLAGS); none exist before the first build, which
+# builds everything anyway.
+-include $(shell find $(BUILD) $(FUZZ_DIR) -name '*.d' 2>/dev/null)
 
 clean:
 	rm -rf build demo
