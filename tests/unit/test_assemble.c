@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../collector/internal.h"
+#include "internal.h"
 
 /* Run-level pairs of a part header (split literals: "\0" followed by a digit is octal). */
 static const char header[] = "Format\0profreport-part,1\0"

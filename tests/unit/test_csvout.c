@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../collector/internal.h"
+#include "internal.h"
 
 /* The buffer's text as a NUL-terminated string (the buffer keeps no terminator). */
 static const char *text(struct prof_sbuf *b)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../collector/internal.h"
+#include "internal.h"
 
 /* Values below 16 have a bucket each: exact. */
 static void small_values_have_their_own_bucket(void **state)

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../collector/internal.h"
+#include "internal.h"
 
 /* Chunks come back with their type and payload, in order, then the end. */
 static void chunks_read_back_in_order(void **state)

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../collector/internal.h"
+#include "internal.h"
 
 #define ENTER(id, gap) (id), (gap)
 #define EXIT(gap) (PROF_W_EXIT | (gap))

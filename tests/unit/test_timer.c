@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <time.h>
 
-#include "../../collector/internal.h"
+#include "internal.h"
 
 /* The rate is ticks per second, rounded to the nearest integer. */
 static void frequency_is_ticks_per_second(void **state)
