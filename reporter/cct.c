@@ -5,7 +5,8 @@
  * callgrind exports.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "report.h"
+#include "cct.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>

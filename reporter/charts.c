@@ -4,7 +4,8 @@
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
 #include "atomicfile.h"
-#include "report.h"
+#include "charts.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,7 @@
 
 extern char **environ;
 
-/* The message behind the last *why: static storage, as report.h promises. */
+/* The message behind the last *why: static storage, as charts.h promises. */
 static char why_buf[1024];
 
 /* Format a message into why_buf and return it, for *why. */

@@ -3,7 +3,9 @@
  * region's total time per run, a Mann-Whitney U test, Benjamini-Hochberg adjustment over the
  * regions, a bootstrap interval of the ratio of medians and a verdict. Pure: no I/O.
  */
-#include "report.h"
+#include "compare.h"
+#include "model.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>

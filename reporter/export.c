@@ -9,7 +9,10 @@
  * leading single quote.
  */
 #include "atomicfile.h"
-#include "report.h"
+#include "cct.h"
+#include "export.h"
+#include "model.h"
+#include "util.h"
 
 #include <profreport.h>
 
@@ -21,52 +24,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- strings ---- */
-
-/* Append n bytes. */
-void sbuf_add(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        b->s = xrealloc(b->s, cap);
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
-/* Append formatted text. */
-void sbuf_addf(struct sbuf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        sbuf_add(b, small, (size_t)n);
-        return;
-    }
-    char *big = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sbuf_add(b, big, (size_t)n);
-    free(big);
-}
-
-/* Free the buffer. */
-void sbuf_release(struct sbuf *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
-}
 
 /* One CSV text field, safe to open in a spreadsheet. */
 void export_csv_text(struct sbuf *b, const char *s)
@@ -126,7 +83,7 @@ void export_callgrind_name(struct sbuf *b, const char *s, size_t n) { plain_name
 
 /* ---- Chrome trace ---- */
 
-/* One trace event (see report.h). */
+/* One trace event (see export.h). */
 void export_trace_event(struct sbuf *b, int first, const char *name_json, size_t pid, unsigned tid,
                         double start_ns, int stopped, double dur_ns, double self_ns, unsigned depth,
                         int nested)

@@ -2,7 +2,9 @@
  * input.c - turn the command line's paths into the list of runs to read, and read each one:
  * run files through the parser, a killed run's .part files through prof_recover first.
  */
-#include "report.h"
+#include "input.h"
+#include "model.h"
+#include "util.h"
 
 #include <profreport.h>
 
@@ -188,7 +190,7 @@ void inputs_free(struct input *in, size_t n)
     free(in);
 }
 
-/* Open a run file input for reading (see report.h). */
+/* Open a run file input for reading (see input.h). */
 int input_open(const struct input *in, struct model *m)
 {
     /* Without O_NONBLOCK, opening a FIFO put in place of a file since it was listed would

@@ -4,7 +4,15 @@
  */
 #define _GNU_SOURCE /* fopencookie */
 #include "atomicfile.h"
-#include "report.h"
+#include "charts.h"
+#include "compare.h"
+#include "exitcode.h"
+#include "export.h"
+#include "flat.h"
+#include "input.h"
+#include "model.h"
+#include "util.h"
+#include "workbook.h"
 
 #include <profreport.h>
 

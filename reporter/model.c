@@ -3,7 +3,9 @@
  * per-call cost distributions, per-run and per-thread totals, caller -> callee edges, runs,
  * threads and warnings. Memory grows with regions, runs and threads, never with events.
  */
-#include "report.h"
+#include "cct.h"
+#include "model.h"
+#include "util.h"
 
 #include <fnmatch.h>
 #include <math.h>

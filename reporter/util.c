@@ -1,10 +1,12 @@
 /*
- * util.c - messages, allocation that cannot fail silently, and UTF-8 repair for the
- * profreport command.
+ * util.c - messages, allocation that cannot fail silently, UTF-8 repair and a growable string
+ * buffer for the profreport command.
  */
-#include "report.h"
+#include "exitcode.h"
+#include "util.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,7 +116,7 @@ enum clean_mode {
     CLEAN_ONE_LINE /* the same, tab, LF and CR escaped too */
 };
 
-/* A copy of s[0..n) cleaned as mode says (see utf8_repair and text_visible in report.h). */
+/* A copy of s[0..n) cleaned as mode says (see utf8_repair and text_visible in util.h). */
 static char *text_clean(const char *s, size_t n, enum clean_mode mode)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -155,7 +157,7 @@ static char *text_clean(const char *s, size_t n, enum clean_mode mode)
     return out;
 }
 
-/* A copy of s[0..n) with nothing XML 1.0 refuses and no invisible control (see report.h). */
+/* A copy of s[0..n) with nothing XML 1.0 refuses and no invisible control (see util.h). */
 char *text_visible(const char *s, size_t n, int one_line)
 {
     return text_clean(s, n, one_line ? CLEAN_ONE_LINE : CLEAN_VISIBLE);
@@ -183,3 +185,47 @@ char *region_display(const char *s, size_t n)
 
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD; NUL bytes too. */
 char *utf8_repair(const char *s, size_t n) { return text_clean(s, n, CLEAN_UTF8); }
+
+/* Append n bytes. */
+void sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        b->s = xrealloc(b->s, cap);
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+/* Append formatted text. */
+void sbuf_addf(struct sbuf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sbuf_add(b, small, (size_t)n);
+        return;
+    }
+    char *big = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sbuf_add(b, big, (size_t)n);
+    free(big);
+}
+
+/* Free the buffer. */
+void sbuf_release(struct sbuf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}

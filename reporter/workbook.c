@@ -8,7 +8,11 @@
  * worksheet_write_string, so "=HYPERLINK(...)" stays text; NaN and infinities are never
  * written as numbers (the cell is left empty) because they would corrupt the file.
  */
-#include "report.h"
+#include "cct.h"
+#include "compare.h"
+#include "model.h"
+#include "util.h"
+#include "workbook.h"
 
 #include <profreport.h>
 

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "model.h"
+#include "util.h"
 
 /* Read text as one run file into m. */
 static void read_run(struct model *m, const char *text)

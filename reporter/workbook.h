@@ -1,0 +1,45 @@
+/*
+ * workbook.h - workbook.c: the report as an XLSX workbook written with libxlsxwriter, and
+ * the time units its columns are shown in.
+ *
+ * Ownership: everything in struct report_info is borrowed for the call.
+ */
+#ifndef PROFREPORT_WORKBOOK_H
+#define PROFREPORT_WORKBOOK_H
+
+#include "cct.h"
+#include "compare.h"
+#include "model.h"
+
+#include <stddef.h>
+
+/* A time unit for a column: its name and how many ns make one. */
+struct unit {
+    const char *name;
+    double ns;
+};
+
+/* The unit for values around typical_ns (auto), or the forced one ("s", "ms", "us", "ns"). */
+struct unit unit_for(double typical_ns, const char *forced);
+
+/* What the outputs need besides the model. */
+struct report_info {
+    const char *title;
+    const char *command_line;
+    const char *generated; /* local time the report was made */
+    const char *unit;      /* --unit: "auto", "s", "ms", "us" or "ns" */
+    size_t top;            /* regions in charts and the terminal summary */
+    size_t ninputs;
+    const char *const *images; /* chart PNGs to embed; must exist until workbook_write returns */
+    const char *const *image_titles;
+    size_t nimages;
+    const char *charts_note;          /* why there are no gnuplot charts, or NULL */
+    const struct comparison *compare; /* --baseline: the Comparison sheets; NULL otherwise */
+    const struct cct *paths;          /* the calling-context tree, or NULL */
+};
+
+/* Write the workbook to path (the caller renames it into place). 0, or -1 with *why set. */
+int workbook_write(const char *path, struct model *m, const struct report_info *ri,
+                   const char **why);
+
+#endif /* PROFREPORT_WORKBOOK_H */
