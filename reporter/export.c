@@ -527,17 +527,9 @@ struct exports {
     int first;
     size_t pid;   /* the trace's process id of the run being read (runs count from 1) */
     int in_run;   /* between run_begin and run_end */
-    char **names; /* per CCT name: its JSON literal, made on first use */
+    char **names; /* per model region: its JSON literal, made on first use */
     size_t nnames;
     struct sbuf other; /* otherData members, written at the end */
-    /* call paths */
-    struct cct tree;
-    struct cct_stream stream;
-    uint32_t *region_name; /* model region index -> CCT name index + 1 (0: not interned yet) */
-    size_t nregion_name;
-    int streaming;
-    size_t stream_run;
-    unsigned stream_thread;
     struct model_sink sink;
 };
 
@@ -583,41 +575,18 @@ static void out_free(struct out *o)
     memset(o, 0, sizeof *o);
 }
 
-/* Make room for index i in a zero-filled array of *cap elements of size elem. */
-static void *grow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
+/* The JSON literal of model region `region` (text s[0..n)), cached: the trace writes it per
+   instance. */
+static const char *trace_name(struct exports *x, size_t region, const char *s, size_t n)
 {
-    if (i < *cap)
-        return arr;
-    size_t n = *cap ? *cap : 64;
-    while (n <= i)
-        n *= 2;
-    arr = xrealloc(arr, n * elem);
-    memset((char *)arr + *cap * elem, 0, (n - *cap) * elem);
-    *cap = n;
-    return arr;
-}
-
-/* The tree's name index of model region `region` (text s[0..n)): the model hashed the text
-   already, so it is interned once per region, not once per row. */
-static uint32_t region_name(struct exports *x, size_t region, const char *s, size_t n)
-{
-    x->region_name = grow_zeroed(x->region_name, &x->nregion_name, region, sizeof(uint32_t));
-    if (!x->region_name[region])
-        x->region_name[region] = cct_intern(&x->tree, s, n) + 1;
-    return x->region_name[region] - 1;
-}
-
-/* The JSON literal of tree name id (text s[0..n)), cached: the trace writes it per instance. */
-static const char *trace_name(struct exports *x, uint32_t id, const char *s, size_t n)
-{
-    x->names = grow_zeroed(x->names, &x->nnames, id, sizeof *x->names);
-    if (!x->names[id]) {
+    x->names = xgrow_zeroed(x->names, &x->nnames, region, sizeof *x->names);
+    if (!x->names[region]) {
         struct sbuf b = {0};
         s = region_text(s, n, &n);
         export_json_text(&b, s, n);
-        x->names[id] = b.s;
+        x->names[region] = b.s;
     }
-    return x->names[id];
+    return x->names[region];
 }
 
 /* Write the trace buffer out when it has grown. */
@@ -627,14 +596,6 @@ static void trace_flush(struct exports *x, int force)
         fwrite(x->buf.s, 1, x->buf.len, x->trace.f);
         x->buf.len = 0;
     }
-}
-
-/* Close the call-path stream of the thread being read. */
-static void stream_stop(struct exports *x)
-{
-    if (x->streaming)
-        cct_stream_end(&x->stream);
-    x->streaming = 0;
 }
 
 /* A run's table starts: it is the trace's next process. */
@@ -647,55 +608,28 @@ static void sink_run_begin(void *ctx, const struct model *m, size_t run)
     x->in_run = 1;
 }
 
-/* One row: a trace event, and a step of the calling-context tree. */
+/* One row of an events table: a trace event. */
 static void sink_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
                        const struct run_event *e, size_t region, double ns, double self_ns,
                        double start_ns)
 {
     struct exports *x = ctx;
-    enum run_kind kind = m->runs[run].kind;
-    uint32_t id = region_name(x, region, e->region, e->region_len);
-    if (x->trace.f && kind == RUN_EVENTS) {
-        export_trace_event(&x->buf, x->first, trace_name(x, id, e->region, e->region_len), x->pid,
-                           e->thread, start_ns, e->has_ticks, ns, self_ns, e->depth, e->nested);
-        x->first = 0;
-        trace_flush(x, 0);
-    }
     (void)t;
-    if (!x->streaming || x->stream_run != run || x->stream_thread != e->thread) {
-        stream_stop(x);
-        cct_stream_begin(&x->stream, &x->tree, x->tree.root);
-        x->streaming = 1;
-        x->stream_run = run;
-        x->stream_thread = e->thread;
-    }
-    cct_stream_row_interned(&x->stream, id, kind == RUN_EVENTS ? e->depth : 0, e->has_ticks, ns,
-                            self_ns);
-}
-
-/* A summary row: no paths, so the region counts as a root of the tree. */
-static void sink_summary(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
-                         const struct run_summary *s, double k)
-{
-    struct exports *x = ctx;
-    (void)m;
-    (void)run;
-    (void)t;
-    stream_stop(x);
-    cct_add(&x->tree, x->tree.root, s->region, s->region_len, s->calls, (double)s->outer * k,
-            (double)s->self * k);
+    if (m->runs[run].kind != RUN_EVENTS)
+        return;
+    export_trace_event(&x->buf, x->first, trace_name(x, region, e->region, e->region_len), x->pid,
+                       e->thread, start_ns, e->has_ticks, ns, self_ns, e->depth, e->nested);
+    x->first = 0;
+    trace_flush(x, 0);
 }
 
 /* A run ends: name its process and threads in the trace, keep its facts for otherData. */
 static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
 {
     struct exports *x = ctx;
-    stream_stop(x);
     if (!x->in_run)
         return;
     x->in_run = 0;
-    if (!x->trace.f)
-        return;
     if (!kept) {
         trace_meta(&x->buf, x->first, "process_name", x->pid, 0, "name", "(skipped run)", 0);
         x->first = 0;
@@ -745,13 +679,6 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
               (unsigned long long)r->frequency);
 }
 
-/* The calling-context tree built from the rows read so far (the Call paths sheet's too). */
-const struct cct *exports_paths(struct exports *x)
-{
-    stream_stop(x);
-    return &x->tree;
-}
-
 /* Create the exports' temporary files and attach the sink. */
 struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
                              size_t whylen)
@@ -759,7 +686,8 @@ struct exports *exports_open(const struct export_options *o, struct model *m, ch
     struct exports *x = xcalloc(1, sizeof *x);
     x->o = *o;
     x->first = 1;
-    cct_init(&x->tree);
+    if (o->folded || o->callgrind)
+        model_keep_paths(m);
     if ((o->trace && out_open(&x->trace, o->trace, why, whylen) != 0) ||
         (o->folded && out_open(&x->folded, o->folded, why, whylen) != 0) ||
         (o->callgrind && out_open(&x->callgrind, o->callgrind, why, whylen) != 0) ||
@@ -767,18 +695,20 @@ struct exports *exports_open(const struct export_options *o, struct model *m, ch
         exports_free(x);
         return NULL;
     }
-    if (x->trace.f)
+    /* Only the trace needs rows as they are read; the call paths are the model's. */
+    if (x->trace.f) {
         fputs("{\"traceEvents\":[\n", x->trace.f);
-    x->sink = (struct model_sink){x, sink_run_begin, sink_event, sink_summary, sink_run_end};
-    m->sink = &x->sink;
+        x->sink = (struct model_sink){x, sink_run_begin, sink_event, NULL, sink_run_end};
+        m->sink = &x->sink;
+    }
     return x;
 }
 
 /* Fill every export's temporary file. */
 int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
 {
-    m->sink = NULL;
-    stream_stop(x);
+    if (m->sink == &x->sink)
+        m->sink = NULL;
     if (x->trace.f) {
         trace_flush(x, 1);
         fprintf(x->trace.f,
@@ -798,7 +728,7 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
             return -1;
     }
     if (x->folded.f) {
-        export_folded_write(x->folded.f, &x->tree);
+        export_folded_write(x->folded.f, model_paths(m));
         if (out_close(&x->folded, why, whylen) != 0)
             return -1;
     }
@@ -806,7 +736,7 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
         const char *cmd = NULL;
         for (size_t i = 0; i < m->nruns && !cmd; i++)
             cmd = m->runs[i].command ? m->runs[i].command : m->runs[i].program;
-        export_callgrind_write(x->callgrind.f, &x->tree, cmd, m->nruns);
+        export_callgrind_write(x->callgrind.f, model_paths(m), cmd, m->nruns);
         if (out_close(&x->callgrind, why, whylen) != 0)
             return -1;
     }
@@ -882,8 +812,6 @@ void exports_free(struct exports *x)
 {
     if (!x)
         return;
-    stream_stop(x);
-    free(x->region_name);
     out_free(&x->trace);
     out_free(&x->folded);
     out_free(&x->callgrind);
@@ -895,6 +823,5 @@ void exports_free(struct exports *x)
     free(x->names);
     sbuf_release(&x->buf);
     sbuf_release(&x->other);
-    cct_release(&x->tree);
     free(x);
 }

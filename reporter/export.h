@@ -55,14 +55,12 @@ struct export_options {
 
 /*
  * The exports of one report. exports_open creates their temporary files (so an unwritable
- * place fails before any work) and attaches the row sink to m; exports_write fills them
+ * place fails before any work), attaches the row sink to m for the trace and asks m to keep
+ * its calling-context tree for folded stacks and callgrind; exports_write fills them
  * after reading; exports_commit renames them into place; exports_free removes what was not
  * committed. Errors: -1 (or NULL) with a message in why[0..whylen).
  */
 struct exports;
-/* The calling-context tree of every row read so far (built whether or not an export needs it;
-   complete once the last run is read). */
-const struct cct *exports_paths(struct exports *x);
 struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
                              size_t whylen);
 int exports_write(struct exports *x, struct model *m, char *why, size_t whylen);

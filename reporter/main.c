@@ -646,6 +646,8 @@ int main(int argc, char **argv)
         goto done;
     }
 
+    /* The workbook's Call paths sheet reads the calling-context tree: built as rows come. */
+    model_keep_paths(&m);
     m.include = o.include;
     m.ninclude = o.ninclude;
     m.exclude = o.exclude;
@@ -753,8 +755,7 @@ int main(int argc, char **argv)
                              (const char *const *)ch.titles,
                              ch.n,
                              o.no_gnuplot ? NULL : ch.note,
-                             comparing ? &cmp : NULL,
-                             exports_paths(ex)};
+                             comparing ? &cmp : NULL};
     const char *why = NULL;
     if (workbook_write(out.tmp, &m, &ri, &why) != 0) {
         fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, why);

@@ -8,6 +8,7 @@
 #ifndef PROFREPORT_MODEL_H
 #define PROFREPORT_MODEL_H
 
+#include "cct.h"
 #include "report.h" /* runfile.c's rows (runfile.h after the format module lands) */
 #include "stats.h"
 
@@ -99,8 +100,24 @@ struct model_sink {
     void (*run_end)(void *ctx, const struct model *m, size_t run, int kept);
 };
 
+/*
+ * The calling-context tree of every row read (model_keep_paths), --include/--exclude
+ * notwithstanding: events rows through their Depth and end order, summary-mode and seed rows
+ * as top-level paths. The stream of the thread being read is closed at the end of each run.
+ */
+struct model_paths {
+    struct cct tree;
+    struct cct_stream stream;
+    int streaming; /* stream is open for (run, thread) */
+    size_t run;
+    unsigned thread;
+    uint32_t *name_of; /* region index -> tree name index + 1 (0: not interned yet) */
+    size_t nname_of;
+};
+
 struct model {
     const struct model_sink *sink; /* NULL, or told of every row (not owned) */
+    struct model_paths *paths;     /* NULL unless model_keep_paths was called */
     struct region *regions;
     size_t nregions, regions_cap;
     size_t *region_table; /* open addressing: index + 1 */
@@ -128,6 +145,11 @@ struct model {
 
 void model_init(struct model *m);
 void model_release(struct model *m);
+/* Build the calling-context tree while rows stream in (the Call paths sheet, folded stacks
+   and callgrind need it); call before the first model_add_run. */
+void model_keep_paths(struct model *m);
+/* The calling-context tree of the runs read so far, or NULL when it is not kept. */
+const struct cct *model_paths(const struct model *m);
 /*
  * Read one run file into the model. name is shown in messages; recovered marks a run rebuilt
  * from .part files. Returns the parser's status; problems become warnings.

@@ -229,3 +229,17 @@ void sbuf_release(struct sbuf *b)
     free(b->s);
     memset(b, 0, sizeof *b);
 }
+
+/* Make room for index i in a zero-filled array of *cap elements of size elem. */
+void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
+{
+    if (i < *cap)
+        return arr;
+    size_t n = *cap ? *cap : 64;
+    while (n <= i)
+        n *= 2;
+    arr = xrealloc(arr, n * elem);
+    memset((char *)arr + *cap * elem, 0, (n - *cap) * elem);
+    *cap = n;
+    return arr;
+}

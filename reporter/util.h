@@ -21,6 +21,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* arr grown (doubling, new elements zeroed) so that index i fits; *cap is updated. */
+void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem);
 
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
 char *utf8_repair(const char *s, size_t n);

@@ -1297,7 +1297,7 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     sheet_runs(&b, rank, n);
     sheet_threads(&b, rank, n);
     sheet_call_tree(&b);
-    sheet_call_paths(&b, ri->paths);
+    sheet_call_paths(&b, model_paths(m));
     int any_memory = 0;
     for (size_t k = 0; k < m->nruns; k++)
         any_memory |= m->runs[k].has_memory;

@@ -7,7 +7,6 @@
 #ifndef PROFREPORT_WORKBOOK_H
 #define PROFREPORT_WORKBOOK_H
 
-#include "cct.h"
 #include "compare.h"
 #include "model.h"
 
@@ -35,7 +34,6 @@ struct report_info {
     size_t nimages;
     const char *charts_note;          /* why there are no gnuplot charts, or NULL */
     const struct comparison *compare; /* --baseline: the Comparison sheets; NULL otherwise */
-    const struct cct *paths;          /* the calling-context tree, or NULL */
 };
 
 /* Write the workbook to path (the caller renames it into place). 0, or -1 with *why set. */
