@@ -12,6 +12,7 @@
 #include "cct.h"
 #include "export.h"
 #include "model.h"
+#include "tables.h"
 #include "util.h"
 
 #include <profreport.h>
@@ -239,185 +240,10 @@ int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t
     return ferror(f) ? -1 : 0;
 }
 
-/* ---- statistics tables ---- */
+/* ---- statistics tables (tables.c), in ns ---- */
 
-const char *const export_table_names[TABLE_COUNT] = {"callcost", "calltree", "runs", "threads"};
-
-enum cell_kind { CELL_NONE, CELL_TEXT, CELL_NUM, CELL_INT };
-
-struct cell {
-    enum cell_kind kind;
-    const char *s;
-    double v;
-    uint64_t i;
-};
-
-#define MAX_COLS 32
-
-static const char *const callcost_heads[] = {"Region",           "Calls",
-                                             "Total (ns)",       "Total %",
-                                             "Self (ns)",        "Self %",
-                                             "Mean (ns)",        "Median (ns)",
-                                             "Std dev (ns)",     "Min (ns)",
-                                             "Max (ns)",         "P90 (ns)",
-                                             "P99 (ns)",         "Runs",
-                                             "Run mean (ns)",    "Run std dev (ns)",
-                                             "Run CV",           "95% CI +/- (ns)",
-                                             "Fastest run (ns)", "Slowest run (ns)",
-                                             "Never stopped",    "Percentiles",
-                                             "Source file",      "Line"};
-static const char *const calltree_heads[] = {
-    "Caller", "Callee", "Calls", "Total (ns)", "Self (ns)", "Mean (ns)", "Share of callee's calls"};
-static const char *const runs_heads[] = {
-    "Run",   "File",           "Start",   "Program",       "Pid",    "Host",     "Mode",
-    "Clock", "Frequency (Hz)", "Threads", "Duration (ns)", "Events", "Complete", "Recovered"};
-static const char *const threads_heads[] = {"Run",  "File",  "Thread", "Tid",
-                                            "Name", "State", "Events", "Busy (ns)"};
-
-/* A table being written: its columns and the order of its rows. */
-struct table {
-    struct model *m;
-    enum export_table which;
-    const char *const *heads;
-    size_t ncols, nrows;
-    size_t *order; /* callcost: ranked regions; calltree: edges */
-    double busy;
-};
-
-static const struct model *edge_order_model;
-/* Edges as the Call tree sheet orders them: heavier first, then by callee. */
-static int by_edge_total(const void *a, const void *b)
-{
-    const struct edge *x = &edge_order_model->edges[*(const size_t *)a];
-    const struct edge *y = &edge_order_model->edges[*(const size_t *)b];
-    if (x->total_ns != y->total_ns)
-        return x->total_ns < y->total_ns ? 1 : -1;
-    return (x->callee > y->callee) - (x->callee < y->callee);
-}
-
-/* Set up one table. */
-static void table_open(struct table *tb, struct model *m, enum export_table which)
-{
-    memset(tb, 0, sizeof *tb);
-    tb->m = m;
-    tb->which = which;
-    switch (which) {
-    case TABLE_CALLCOST:
-        tb->heads = callcost_heads;
-        tb->ncols = sizeof callcost_heads / sizeof *callcost_heads;
-        tb->order = model_ranked(m, &tb->nrows);
-        tb->busy = model_busy(m);
-        break;
-    case TABLE_CALLTREE:
-        tb->heads = calltree_heads;
-        tb->ncols = sizeof calltree_heads / sizeof *calltree_heads;
-        tb->order = xmalloc((m->nedges ? m->nedges : 1) * sizeof *tb->order);
-        for (size_t i = 0; i < m->nedges; i++)
-            if (!m->regions[m->edges[i].callee].excluded)
-                tb->order[tb->nrows++] = i;
-        edge_order_model = m;
-        qsort(tb->order, tb->nrows, sizeof *tb->order, by_edge_total);
-        break;
-    case TABLE_RUNS:
-        tb->heads = runs_heads;
-        tb->ncols = sizeof runs_heads / sizeof *runs_heads;
-        tb->nrows = m->nruns;
-        break;
-    default:
-        tb->heads = threads_heads;
-        tb->ncols = sizeof threads_heads / sizeof *threads_heads;
-        tb->nrows = m->nthreads;
-        break;
-    }
-}
-
-static struct cell text(const char *s) { return (struct cell){s ? CELL_TEXT : CELL_NONE, s, 0, 0}; }
-static struct cell num(double v)
-{
-    return (struct cell){isfinite(v) ? CELL_NUM : CELL_NONE, 0, v, 0};
-}
-static struct cell count(uint64_t i) { return (struct cell){CELL_INT, 0, 0, i}; }
-
-/* The cells of row i. */
-static void table_row(struct table *tb, size_t i, struct cell *c)
-{
-    struct model *m = tb->m;
-    switch (tb->which) {
-    case TABLE_CALLCOST: {
-        struct cost_row x;
-        model_cost_row(m, tb->order[i], tb->busy, &x);
-        struct cell row[] = {text(m->regions[tb->order[i]].display),
-                             count(x.calls),
-                             num(x.total),
-                             num(x.total_share),
-                             num(x.self),
-                             num(x.self_share),
-                             num(x.mean),
-                             num(x.median),
-                             num(x.stddev),
-                             num(x.min),
-                             num(x.max),
-                             num(x.p90),
-                             num(x.p99),
-                             count(x.runs),
-                             num(x.run_mean),
-                             num(x.run_stddev),
-                             num(x.run_cv),
-                             num(x.ci95),
-                             num(x.fastest),
-                             num(x.slowest),
-                             count(x.never),
-                             text(x.approximate ? "histogram" : "exact"),
-                             text(m->regions[tb->order[i]].file),
-                             m->regions[tb->order[i]].line ? count(m->regions[tb->order[i]].line)
-                                                           : text(NULL)};
-        memcpy(c, row, sizeof row);
-        break;
-    }
-    case TABLE_CALLTREE: {
-        struct edge *e = &m->edges[tb->order[i]];
-        uint64_t all = m->regions[e->callee].cost.n;
-        struct cell row[] = {
-            text(e->caller == SIZE_MAX ? "(thread top level)" : m->regions[e->caller].display),
-            text(m->regions[e->callee].display),
-            count(e->calls),
-            num(e->total_ns),
-            num(e->self_ns),
-            num(e->calls ? e->total_ns / (double)e->calls : NAN),
-            num(all ? (double)e->calls / (double)all : NAN)};
-        memcpy(c, row, sizeof row);
-        break;
-    }
-    case TABLE_RUNS: {
-        struct run_rec *r = &m->runs[i];
-        struct cell row[] = {count(i + 1),
-                             text(r->file),
-                             text(r->start),
-                             text(r->program),
-                             text(r->pid),
-                             text(r->host),
-                             text(r->mode),
-                             text(r->clock),
-                             count(r->frequency),
-                             count(r->threads),
-                             num(r->duration_ns),
-                             count(r->events),
-                             text(r->complete ? "yes" : "no"),
-                             text(r->recovered ? "yes" : "no")};
-        memcpy(c, row, sizeof row);
-        break;
-    }
-    default: {
-        struct thread_rec *t = &m->threads[i];
-        struct cell row[] = {count(t->run + 1), text(m->runs[t->run].file),
-                             count(t->number),  text(t->tid),
-                             text(t->name),     text(t->state),
-                             count(t->events),  num(t->busy_ns)};
-        memcpy(c, row, sizeof row);
-        break;
-    }
-    }
-}
+/* Exports show every time in ns. */
+static const struct unit ns_unit = {"ns", 1};
 
 /* A number as the shortest text that reads back as the same double. */
 static void put_number(struct sbuf *b, double v)
@@ -432,18 +258,19 @@ static void put_number(struct sbuf *b, double v)
 }
 
 /* One table as CSV. */
-int export_csv_write(FILE *f, struct model *m, enum export_table which)
+int export_csv_write(FILE *f, struct model *m, enum table_id which)
 {
     struct table tb;
     table_open(&tb, m, which);
     struct sbuf b = {0};
+    char head[96];
     for (size_t k = 0; k < tb.ncols; k++) {
         if (k)
             sbuf_add(&b, ",", 1);
-        export_csv_text(&b, tb.heads[k]);
+        export_csv_text(&b, column_header(head, sizeof head, &tb.cols[k], ns_unit, ns_unit));
     }
     sbuf_add(&b, "\n", 1);
-    struct cell c[MAX_COLS];
+    struct cell c[TABLE_MAX_COLS];
     for (size_t i = 0; i < tb.nrows; i++) {
         table_row(&tb, i, c);
         for (size_t k = 0; k < tb.ncols; k++) {
@@ -463,7 +290,7 @@ int export_csv_write(FILE *f, struct model *m, enum export_table which)
     if (b.len)
         fwrite(b.s, 1, b.len, f);
     sbuf_release(&b);
-    free(tb.order);
+    table_close(&tb);
     return ferror(f) ? -1 : 0;
 }
 
@@ -474,18 +301,20 @@ int export_json_write(FILE *f, struct model *m, const char *command_line)
     sbuf_addf(&b, "{\n\"generator\": \"profreport %s\",\n\"unit\": \"ns\",\n\"command\": ",
               prof_version());
     export_json_text(&b, command_line ? command_line : "", command_line ? strlen(command_line) : 0);
-    struct cell c[MAX_COLS];
+    struct cell c[TABLE_MAX_COLS];
+    char head[96];
     for (int which = 0; which < TABLE_COUNT; which++) {
         struct table tb;
-        table_open(&tb, m, (enum export_table)which);
-        sbuf_addf(&b, ",\n\"%s\": [", export_table_names[which]);
+        table_open(&tb, m, (enum table_id)which);
+        sbuf_addf(&b, ",\n\"%s\": [", table_names[which]);
         for (size_t i = 0; i < tb.nrows; i++) {
             table_row(&tb, i, c);
             sbuf_add(&b, i ? ",\n  {" : "\n  {", i ? 5 : 4);
             for (size_t k = 0; k < tb.ncols; k++) {
                 if (k)
                     sbuf_add(&b, ", ", 2);
-                export_json_text(&b, tb.heads[k], strlen(tb.heads[k]));
+                column_header(head, sizeof head, &tb.cols[k], ns_unit, ns_unit);
+                export_json_text(&b, head, strlen(head));
                 sbuf_add(&b, ": ", 2);
                 if (c[k].kind == CELL_TEXT)
                     export_json_text(&b, c[k].s, strlen(c[k].s));
@@ -501,7 +330,7 @@ int export_json_write(FILE *f, struct model *m, const char *command_line)
             b.len = 0;
         }
         sbuf_add(&b, tb.nrows ? "\n]" : "]", tb.nrows ? 2 : 1);
-        free(tb.order);
+        table_close(&tb);
     }
     sbuf_add(&b, "\n}\n", 3);
     fwrite(b.s, 1, b.len, f);
@@ -757,10 +586,10 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
         }
         for (int k = 0; k < TABLE_COUNT; k++) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir, export_table_names[k]);
+            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir, table_names[k]);
             if (out_open(&x->csv[k], path, why, whylen) != 0)
                 return -1;
-            export_csv_write(x->csv[k].f, m, (enum export_table)k);
+            export_csv_write(x->csv[k].f, m, (enum table_id)k);
             if (out_close(&x->csv[k], why, whylen) != 0)
                 return -1;
         }

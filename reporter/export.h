@@ -11,6 +11,7 @@
 
 #include "cct.h"
 #include "model.h"
+#include "tables.h"
 #include "util.h"
 
 #include <stddef.h>
@@ -39,11 +40,10 @@ int export_folded_write(FILE *f, const struct cct *t);
 /* The tree in callgrind format (events: ns); cmd names the profiled command. 0, or -1. */
 int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t nruns);
 
-/* The statistics tables written by --csv (one file each) and --json (one member each). */
-enum export_table { TABLE_CALLCOST, TABLE_CALLTREE, TABLE_RUNS, TABLE_THREADS, TABLE_COUNT };
-extern const char *const export_table_names[TABLE_COUNT]; /* "callcost", ... */
+/* The statistics tables of tables.c, written by --csv (one file each, named by table_names)
+   and --json (one member each), times in ns. */
 /* One table as CSV (header line first). 0, or -1 on a write error. */
-int export_csv_write(FILE *f, struct model *m, enum export_table which);
+int export_csv_write(FILE *f, struct model *m, enum table_id which);
 /* Every table as one JSON object. 0, or -1 on a write error. */
 int export_json_write(FILE *f, struct model *m, const char *command_line);
 

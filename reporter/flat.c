@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "flat.h"
 #include "model.h"
+#include "tables.h"
 #include "util.h"
 #include "workbook.h"
 

@@ -11,6 +11,7 @@
 #include "flat.h"
 #include "input.h"
 #include "model.h"
+#include "tables.h"
 #include "util.h"
 #include "workbook.h"
 

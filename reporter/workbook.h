@@ -1,6 +1,5 @@
 /*
- * workbook.h - workbook.c: the report as an XLSX workbook written with libxlsxwriter, and
- * the time units its columns are shown in.
+ * workbook.h - workbook.c: the report as an XLSX workbook written with libxlsxwriter.
  *
  * Ownership: everything in struct report_info is borrowed for the call.
  */
@@ -11,15 +10,6 @@
 #include "model.h"
 
 #include <stddef.h>
-
-/* A time unit for a column: its name and how many ns make one. */
-struct unit {
-    const char *name;
-    double ns;
-};
-
-/* The unit for values around typical_ns (auto), or the forced one ("s", "ms", "us", "ns"). */
-struct unit unit_for(double typical_ns, const char *forced);
 
 /* What the outputs need besides the model. */
 struct report_info {
