@@ -50,4 +50,37 @@ int chart_available(const struct chart_env *env, const char **why);
  */
 int chart_render(const struct chart_env *env, const struct chart_request *req, const char **why);
 
+/* ---- the report's charts ---- */
+
+/* What the charts show: the --title, --unit and --top options. */
+struct chart_options {
+    const char *title; /* NULL: "profreport" */
+    const char *unit;  /* "auto", "s", "ms", "us" or "ns" */
+    size_t top;
+};
+
+/* The charts of one report, rendered in a private work folder: PNG paths for the workbook,
+   titles, and base names (name.png and name.svg are in work). */
+#define CHARTS_MAX 8
+struct chart_set {
+    char *work;
+    char *pngs[CHARTS_MAX], *titles[CHARTS_MAX], *bases[CHARTS_MAX];
+    size_t n;
+    char *note; /* why charts are missing (no gnuplot, one failed...), or NULL */
+};
+
+struct model;
+struct comparison;
+/*
+ * Compute each chart's data from the model (and the comparison c, when not NULL: its chart
+ * comes first) and render it with the templates in templates_dir: the mean cost per call of
+ * the top regions with its 95 % interval across runs, their calls, the distribution of the
+ * cost of one call, and the mean run by run. Stops at the first failure, saying why in
+ * ch->note; the charts drawn before it stay.
+ */
+void charts_make(struct chart_set *ch, const char *templates_dir, struct model *m,
+                 const struct comparison *c, const struct chart_options *o);
+/* Remove the work folder and its pictures and free the set. */
+void charts_release(struct chart_set *ch);
+
 #endif /* PROFREPORT_CHARTS_H */

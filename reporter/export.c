@@ -576,8 +576,9 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
     }
     if (x->o.csv_dir) {
         struct stat st;
-        if (mkdir(x->o.csv_dir, 0777) != 0 && errno != EEXIST) {
-            snprintf(why, whylen, "cannot create '%s': %s", x->o.csv_dir, strerror(errno));
+        int err = mkdirs(x->o.csv_dir);
+        if (err) {
+            snprintf(why, whylen, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
             return -1;
         }
         if (stat(x->o.csv_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -10,6 +10,7 @@
 #include "model.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* One run to read: a run file, or the .part files of a killed run. */
 struct input {
@@ -34,5 +35,16 @@ void inputs_free(struct input *in, size_t n);
 int input_open(const struct input *in, struct model *m);
 /* Read one input into the model (recovering parts through prof_recover). */
 enum run_status input_read(const struct input *in, struct model *m);
+
+/* Told of the bytes read from run files as they are read (a progress bar). */
+struct input_progress {
+    void (*add)(void *ctx, size_t bytes);
+    void *ctx;
+};
+/* The bytes of the inputs' files (run files and parts), for a progress bar's end. */
+off_t inputs_size(const struct input *in, size_t n);
+/* input_read, telling p of each run file's bytes as they are read (parts are not counted). */
+enum run_status input_read_counted(const struct input *in, struct model *m,
+                                   const struct input_progress *p);
 
 #endif /* PROFREPORT_INPUT_H */

@@ -5,10 +5,12 @@
 #include "exitcode.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int util_quiet;
 
@@ -242,4 +244,26 @@ void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
     memset((char *)arr + *cap * elem, 0, (n - *cap) * elem);
     *cap = n;
     return arr;
+}
+
+/* mkdir -p: the folder and its missing parents. 0, or an errno value. */
+int mkdirs(const char *dir)
+{
+    char *p = xstrdup(dir);
+    int err = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != 0)
+            continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            err = errno;
+            break;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    free(p);
+    return err;
 }

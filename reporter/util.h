@@ -57,4 +57,7 @@ void sbuf_add(struct sbuf *b, const char *s, size_t n);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_release(struct sbuf *b);
 
+/* mkdir -p: the folder and its missing parents. 0, or an errno value. */
+int mkdirs(const char *dir);
+
 #endif /* PROFREPORT_UTIL_H */
