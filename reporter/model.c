@@ -3,6 +3,7 @@
  * per-call cost distributions, per-run and per-thread totals, caller -> callee edges, runs,
  * threads and warnings. Memory grows with regions, runs and threads, never with events.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "cct.h"
 #include "model.h"
 #include "util.h"
@@ -792,11 +793,11 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
 }
 
 /* Order for model_ranked: more total time first, then name. */
-static const struct model *rank_model;
-static int by_total(const void *a, const void *b)
+static int by_total(const void *a, const void *b, void *ctx)
 {
-    const struct region *x = &rank_model->regions[*(const size_t *)a];
-    const struct region *y = &rank_model->regions[*(const size_t *)b];
+    const struct model *m = ctx;
+    const struct region *x = &m->regions[*(const size_t *)a];
+    const struct region *y = &m->regions[*(const size_t *)b];
     if (x->outer_ns != y->outer_ns)
         return x->outer_ns < y->outer_ns ? 1 : -1;
     return strcmp(x->display, y->display);
@@ -810,8 +811,7 @@ size_t *model_ranked(const struct model *m, size_t *n)
     for (size_t i = 0; i < m->nregions; i++)
         if (!m->regions[i].excluded && (m->regions[i].cost.n || m->regions[i].unterminated))
             idx[k++] = i;
-    rank_model = m;
-    qsort(idx, k, sizeof *idx, by_total);
+    qsort_r(idx, k, sizeof *idx, by_total, (void *)(uintptr_t)m);
     *n = k;
     return idx;
 }

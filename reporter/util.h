@@ -9,6 +9,7 @@
 #define PROFREPORT_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* "profreport: " + message on stderr (unless quiet for warn_msg). */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -56,6 +57,9 @@ struct sbuf {
 void sbuf_add(struct sbuf *b, const char *s, size_t n);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_release(struct sbuf *b);
+
+/* FNV-1a hash of s[0..n) (64 bits): names in hash tables, bootstrap seeds. */
+uint64_t hash_fnv1a(const char *s, size_t n);
 
 /* mkdir -p: the folder and its missing parents. 0, or an errno value. */
 int mkdirs(const char *dir);

@@ -8,6 +8,7 @@
  * worksheet_write_string, so "=HYPERLINK(...)" stays text; NaN and infinities are never
  * written as numbers (the cell is left empty) because they would corrupt the file.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "cct.h"
 #include "compare.h"
 #include "model.h"
@@ -401,12 +402,13 @@ static void pick_path(void *ctx, const struct cct *t, const uint32_t *path, size
     p->nodes[p->n++] = node;
 }
 
-static const struct cct *path_tree;
-/* Heaviest self time first, then the earlier node (a stable order for equal times). */
-static int by_path_self(const void *a, const void *b)
+/* Heaviest self time first, then the earlier node (a stable order for equal times); ctx is
+   the tree. */
+static int by_path_self(const void *a, const void *b, void *ctx)
 {
-    const struct cct_node *x = &path_tree->nodes[*(const uint32_t *)a];
-    const struct cct_node *y = &path_tree->nodes[*(const uint32_t *)b];
+    const struct cct *t = ctx;
+    const struct cct_node *x = &t->nodes[*(const uint32_t *)a];
+    const struct cct_node *y = &t->nodes[*(const uint32_t *)b];
     if (x->self_ns != y->self_ns)
         return x->self_ns < y->self_ns ? 1 : -1;
     return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -468,9 +470,8 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
     double all = 0;
     for (size_t i = 0; i < p.n; i++)
         all += t->nodes[p.nodes[i]].self_ns;
-    path_tree = t;
     if (p.n)
-        qsort(p.nodes, p.n, sizeof *p.nodes, by_path_self);
+        qsort_r(p.nodes, p.n, sizeof *p.nodes, by_path_self, (void *)(uintptr_t)t);
     size_t shown = p.n < PATHS_SHOWN ? p.n : PATHS_SHOWN;
     for (size_t i = 0; i < shown; i++) {
         const struct cct_node *node = &t->nodes[p.nodes[i]];
