@@ -124,6 +124,25 @@ static void put_table_row(struct book *b, lxw_worksheet *ws, lxw_row_t row, cons
     }
 }
 
+/* A whole table from row 0: its headers, then its rows. Returns its columns; *nrows gets its
+   rows unless NULL. */
+static size_t put_table(struct book *b, lxw_worksheet *ws, enum table_id id, size_t *nrows)
+{
+    struct table t;
+    table_open(&t, b->m, id);
+    char h[TABLE_MAX_COLS][48];
+    const char *heads[TABLE_MAX_COLS];
+    table_heads(b, &t, h, heads);
+    put_headers(b, ws, 0, heads, t.ncols);
+    for (size_t i = 0; i < t.nrows; i++)
+        put_table_row(b, ws, (lxw_row_t)(i + 1), &t, i);
+    if (nrows)
+        *nrows = t.nrows;
+    size_t ncols = t.ncols;
+    table_close(&t);
+    return ncols;
+}
+
 /* Create the shared formats. */
 static void make_formats(struct book *b)
 {
@@ -260,16 +279,7 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 {
     struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Runs");
-    struct table t;
-    table_open(&t, m, TABLE_RUNS);
-    char h[TABLE_MAX_COLS][48];
-    const char *heads[TABLE_MAX_COLS];
-    table_heads(b, &t, h, heads);
-    size_t nh = t.ncols;
-    put_headers(b, ws, 0, heads, nh);
-    for (size_t k = 0; k < t.nrows; k++)
-        put_table_row(b, ws, (lxw_row_t)(k + 1), &t, k);
-    table_close(&t);
+    size_t nh = put_table(b, ws, TABLE_RUNS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nruns, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
     worksheet_set_column(ws, 1, 1, 48, NULL);
@@ -312,16 +322,7 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 {
     struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Threads");
-    struct table t;
-    table_open(&t, m, TABLE_THREADS);
-    char h[TABLE_MAX_COLS][48];
-    const char *heads[TABLE_MAX_COLS];
-    table_heads(b, &t, h, heads);
-    size_t nh = t.ncols;
-    put_headers(b, ws, 0, heads, nh);
-    for (size_t i = 0; i < t.nrows; i++)
-        put_table_row(b, ws, (lxw_row_t)(i + 1), &t, i);
-    table_close(&t);
+    size_t nh = put_table(b, ws, TABLE_THREADS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nthreads, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
     worksheet_set_column(ws, 1, 1, 48, NULL);
@@ -358,16 +359,8 @@ static void sheet_call_tree(struct book *b)
 {
     struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call tree");
-    struct table t;
-    table_open(&t, m, TABLE_CALLTREE);
-    char h[TABLE_MAX_COLS][48];
-    const char *heads[TABLE_MAX_COLS];
-    table_heads(b, &t, h, heads);
-    size_t nh = t.ncols, n = t.nrows;
-    put_headers(b, ws, 0, heads, nh);
-    for (size_t i = 0; i < n; i++)
-        put_table_row(b, ws, (lxw_row_t)(i + 1), &t, i);
-    table_close(&t);
+    size_t n;
+    size_t nh = put_table(b, ws, TABLE_CALLTREE, &n);
     if (n == 0)
         put_str(b, ws, 1, 0,
                 m->nedges ? "no edges" : "no caller information (seed-form or summary runs)",
