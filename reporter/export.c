@@ -576,7 +576,7 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
     }
     if (x->o.csv_dir) {
         struct stat st;
-        int err = mkdirs(x->o.csv_dir);
+        int err = mkdirs(x->o.csv_dir, 0); /* profreport(1): its parent must exist */
         if (err) {
             snprintf(why, whylen, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
             return -1;

@@ -536,7 +536,7 @@ static int write_outputs(struct report *r, const struct options *o, const struct
 static int commit_outputs(struct report *r)
 {
     if (r->ch.n > 0) {
-        int err = mkdirs(r->charts_dir);
+        int err = mkdirs(r->charts_dir, 1);
         if (err) {
             fprintf(stderr, "profreport: cannot write charts to '%s': %s\n", r->charts_dir,
                     strerror(err));

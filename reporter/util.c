@@ -255,9 +255,11 @@ uint64_t hash_fnv1a(const char *s, size_t n)
     return h;
 }
 
-/* mkdir -p: the folder and its missing parents. 0, or an errno value. */
-int mkdirs(const char *dir)
+/* The folder, and with parents its missing parents (mkdir -p). 0, or an errno value. */
+int mkdirs(const char *dir, int parents)
 {
+    if (!parents)
+        return mkdir(dir, 0777) != 0 && errno != EEXIST ? errno : 0;
     char *p = xstrdup(dir);
     int err = 0;
     for (char *s = p + 1;; s++) {

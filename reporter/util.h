@@ -61,7 +61,8 @@ void sbuf_release(struct sbuf *b);
 /* FNV-1a hash of s[0..n) (64 bits): names in hash tables, bootstrap seeds. */
 uint64_t hash_fnv1a(const char *s, size_t n);
 
-/* mkdir -p: the folder and its missing parents. 0, or an errno value. */
-int mkdirs(const char *dir);
+/* Create the folder unless it exists, and with parents its missing parents too (mkdir -p);
+   without, a missing parent is an error (ENOENT). 0, or an errno value. */
+int mkdirs(const char *dir, int parents);
 
 #endif /* PROFREPORT_UTIL_H */
