@@ -5,13 +5,14 @@
  */
 #define _GNU_SOURCE /* getdents64, mkostemp */
 #include "atomicfile.h"
-#include "report.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -5,19 +5,11 @@
  * callgrind exports.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "report.h"
+#include "cct.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Hash of a name's bytes (FNV-1a). */
-static uint64_t name_hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
 
 /* Hash of a (parent, name) pair. */
 static size_t pair_hash(uint32_t parent, uint32_t name)
@@ -63,7 +55,7 @@ uint32_t cct_intern(struct cct *t, const char *s, size_t n)
         t->name_table = xcalloc(size, sizeof *t->name_table);
         t->name_mask = size - 1;
         for (size_t i = 0; i < t->nnames; i++) {
-            size_t h = name_hash(t->names[i], t->name_lens[i]) & t->name_mask;
+            size_t h = hash_fnv1a(t->names[i], t->name_lens[i]) & t->name_mask;
             while (t->name_table[h])
                 h = (h + 1) & t->name_mask;
             t->name_table[h] = (uint32_t)(i + 1);
@@ -71,7 +63,7 @@ uint32_t cct_intern(struct cct *t, const char *s, size_t n)
         t->names = xrealloc(t->names, size / 2 * sizeof *t->names);
         t->name_lens = xrealloc(t->name_lens, size / 2 * sizeof *t->name_lens);
     }
-    size_t h = name_hash(s, n) & t->name_mask;
+    size_t h = hash_fnv1a(s, n) & t->name_mask;
     for (; t->name_table[h]; h = (h + 1) & t->name_mask) {
         uint32_t i = t->name_table[h] - 1;
         if (t->name_lens[i] == n && memcmp(t->names[i], s, n) == 0)

@@ -1,13 +1,19 @@
 /*
- * charts.c - gnuplot charts for the profreport command: a chart's numbers and labels go to a
- * data file, and gnuplot runs a template on it, without a shell and under a time limit.
+ * charts.c - gnuplot charts for the profreport command: each chart's data computed from the
+ * model (or the comparison), its numbers and labels written to a data file, and gnuplot run
+ * on a template, without a shell and under a time limit.
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
 #include "atomicfile.h"
-#include "report.h"
+#include "charts.h"
+#include "compare.h"
+#include "model.h"
+#include "tables.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -35,7 +41,7 @@
 
 extern char **environ;
 
-/* The message behind the last *why: static storage, as report.h promises. */
+/* The message behind the last *why: static storage, as charts.h promises. */
 static char why_buf[1024];
 
 /* Format a message into why_buf and return it, for *why. */
@@ -677,4 +683,192 @@ int chart_render(const struct chart_env *env, const struct chart_request *req, c
     free(data_path);
     free(template_path);
     return ret;
+}
+
+/* ---- the report's charts ---- */
+
+/* Render one chart into the work folder and remember it. */
+static void render(struct chart_set *ch, const struct chart_env *env, const char *name,
+                   const char *title, const char *ylabel, const struct chart_table *t)
+{
+    if (ch->note || ch->n == CHARTS_MAX)
+        return;
+    char base[PATH_MAX];
+    snprintf(base, sizeof base, "%s/%s", ch->work, name);
+    struct chart_request req = {name, base, title, ylabel, t};
+    const char *why = NULL;
+    if (chart_render(env, &req, &why) != 0) {
+        size_t len = strlen(why ? why : "failed") + strlen(name) + 64;
+        ch->note = xmalloc(len);
+        snprintf(ch->note, len, "gnuplot chart '%s' not drawn: %s", name, why ? why : "failed");
+        return;
+    }
+    size_t len = strlen(base) + 5;
+    ch->pngs[ch->n] = xmalloc(len);
+    snprintf(ch->pngs[ch->n], len, "%s.png", base);
+    ch->titles[ch->n] = xstrdup(title);
+    ch->bases[ch->n] = xstrdup(name);
+    ch->n++;
+}
+
+/* The four charts of the top regions: cost per call, calls, distribution, trend. */
+static void top_region_charts(struct chart_set *ch, const struct chart_env *env, struct model *m,
+                              const struct chart_options *o)
+{
+    size_t n;
+    size_t *rank = model_ranked(m, &n);
+    size_t top = n < o->top ? n : o->top;
+    if (top == 0) {
+        free(rank);
+        return;
+    }
+    const char **labels = xcalloc(top * (m->nruns + 1), sizeof *labels);
+    double *v = xcalloc(top * (m->nruns + 1) * 5, sizeof *v);
+    size_t *ends = xcalloc(top, sizeof *ends);
+    double typical = dist_mean(&m->regions[rank[top / 2]].cost);
+    struct unit u = unit_for(isfinite(typical) ? typical : 0, o->unit);
+    char title[512], ylabel[64];
+    const char *prefix = o->title ? o->title : "profreport";
+
+    /* Call cost: mean of the run means with its 95 % interval across runs. */
+    for (size_t i = 0; i < top; i++) {
+        struct region *r = &m->regions[rank[i]];
+        double vals[64];
+        size_t k = 0;
+        for (size_t run = 0; run < m->nruns && k < 64; run++)
+            if (isfinite(model_run_mean(r, run)))
+                vals[k++] = model_run_mean(r, run);
+        struct spread s = spread_of(vals, k);
+        labels[i] = r->display;
+        double mean = k >= 2 ? s.mean : dist_mean(&r->cost);
+        v[i * 3] = mean / u.ns;
+        v[i * 3 + 1] = k >= 2 ? (s.mean - s.ci95) / u.ns : NAN;
+        v[i * 3 + 2] = k >= 2 ? (s.mean + s.ci95) / u.ns : NAN;
+    }
+    static const char *const cost_cols[] = {"mean", "low", "high"};
+    struct chart_table t = {top, 3, labels, v, cost_cols, NULL, 0};
+    snprintf(title, sizeof title, "%s: mean cost per call (95%% interval across runs)", prefix);
+    snprintf(ylabel, sizeof ylabel, "cost per call (%s)", u.name);
+    render(ch, env, "callcost", title, ylabel, &t);
+
+    /* Hit count. */
+    for (size_t i = 0; i < top; i++)
+        v[i] = (double)m->regions[rank[i]].cost.n;
+    static const char *const hit_cols[] = {"calls"};
+    struct chart_table th = {top, 1, labels, v, hit_cols, NULL, 0};
+    snprintf(title, sizeof title, "%s: calls per region", prefix);
+    render(ch, env, "hitcount", title, "calls", &th);
+
+    /* Distribution of per-call costs. */
+    for (size_t i = 0; i < top; i++) {
+        struct dist *d = &m->regions[rank[i]].cost;
+        double q[5] = {d->min, dist_quantile(d, 0.25), dist_quantile(d, 0.5),
+                       dist_quantile(d, 0.75), d->max};
+        for (int j = 0; j < 5; j++)
+            v[i * 5 + j] = d->n ? q[j] / u.ns : NAN;
+    }
+    static const char *const dist_cols[] = {"min", "p25", "median", "p75", "max"};
+    struct chart_table td = {top, 5, labels, v, dist_cols, NULL, 0};
+    snprintf(title, sizeof title, "%s: distribution of the cost of one call", prefix);
+    render(ch, env, "distribution", title, ylabel, &td);
+
+    /* Trend: each region's mean per run, one block per region. */
+    size_t rows = 0;
+    for (size_t i = 0; i < top; i++) {
+        struct region *r = &m->regions[rank[i]];
+        for (size_t run = 0; run < m->nruns; run++) {
+            labels[rows] = r->display;
+            v[rows * 2] = (double)(run + 1);
+            v[rows * 2 + 1] = model_run_mean(r, run) / u.ns;
+            rows++;
+        }
+        ends[i] = rows;
+    }
+    static const char *const trend_cols[] = {"run", "mean"};
+    struct chart_table tt = {rows, 2, labels, v, trend_cols, ends, top};
+    snprintf(title, sizeof title, "%s: mean cost per call, run by run", prefix);
+    render(ch, env, "trend", title, ylabel, &tt);
+
+    free(labels);
+    free(v);
+    free(ends);
+    free(rank);
+}
+
+/* The comparison's chart: the biggest changes (in percent) with their 95 % intervals. */
+static void compare_chart(struct chart_set *ch, const struct chart_env *env,
+                          const struct comparison *c, const struct chart_options *o)
+{
+    const char **labels = xcalloc(c->nboth + 1, sizeof *labels);
+    double *v = xcalloc((c->nboth + 1) * 4, sizeof *v);
+    size_t n = 0;
+    /* Rows come biggest change first; regions on one side only have no ratio. */
+    for (size_t i = 0; i < c->nrows && n < o->top; i++) {
+        const struct compare_row *r = &c->rows[i];
+        if (r->verdict == VERDICT_ADDED || r->verdict == VERDICT_REMOVED || !isfinite(r->ratio))
+            continue;
+        labels[n] = r->display;
+        v[n * 4] = 100 * r->change;
+        v[n * 4 + 1] = 100 * (r->ratio_low - 1);
+        v[n * 4 + 2] = 100 * (r->ratio_high - 1);
+        v[n * 4 + 3] = r->verdict == VERDICT_SLOWER ? 1 : r->verdict == VERDICT_FASTER ? -1 : 0;
+        n++;
+    }
+    if (n) {
+        static const char *const cols[] = {"change", "low", "high", "verdict"};
+        struct chart_table t = {n, 4, labels, v, cols, NULL, 0};
+        char title[512];
+        snprintf(title, sizeof title, "%s: biggest changes, new runs against baseline",
+                 o->title ? o->title : "profreport");
+        render(ch, env, "compare", title,
+               "change of the median total time per run, % (95% bootstrap interval)", &t);
+    }
+    free(labels);
+    free(v);
+}
+
+/* Render the report's charts in a private work folder (see charts.h). */
+void charts_make(struct chart_set *ch, const char *templates_dir, struct model *m,
+                 const struct comparison *c, const struct chart_options *o)
+{
+    memset(ch, 0, sizeof *ch);
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir)
+        tmpdir = "/tmp";
+    size_t len = strlen(tmpdir) + 24;
+    char *w = xmalloc(len);
+    snprintf(w, len, "%s/profreport-XXXXXX", tmpdir);
+    if (!mkdtemp(w)) {
+        free(w);
+        ch->note = xstrdup("no gnuplot charts: cannot create a temporary folder");
+        return;
+    }
+    ch->work = w;
+    atomicfile_register_dir(w);
+    struct chart_env env = {templates_dir, NULL, ch->work, 30};
+    const char *why = NULL;
+    if (!chart_available(&env, &why)) {
+        size_t wl = strlen(why) + 64;
+        ch->note = xmalloc(wl);
+        snprintf(ch->note, wl, "no gnuplot charts: %s", why);
+        return;
+    }
+    if (c)
+        compare_chart(ch, &env, c, o);
+    top_region_charts(ch, &env, m, o);
+}
+
+/* Remove the work folder (made by mkdtemp: everything in it is ours) and free the set. */
+void charts_release(struct chart_set *ch)
+{
+    if (ch->work)
+        atomicfile_remove_dir(ch->work);
+    for (size_t i = 0; i < ch->n; i++) {
+        free(ch->pngs[i]);
+        free(ch->titles[i]);
+        free(ch->bases[i]);
+    }
+    free(ch->note);
+    free(ch->work);
+    memset(ch, 0, sizeof *ch);
 }

@@ -3,7 +3,10 @@
  * region's total time per run, a Mann-Whitney U test, Benjamini-Hochberg adjustment over the
  * regions, a bootstrap interval of the ratio of medians and a verdict. Pure: no I/O.
  */
-#include "report.h"
+#define _GNU_SOURCE /* qsort_r */
+#include "compare.h"
+#include "model.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -250,11 +253,11 @@ struct compare_mwu compare_mwu(const double *a, size_t na, const double *b, size
 
 /* ---- Benjamini-Hochberg ---- */
 
-/* Sort order for compare_bh: by p through an index. */
-static const double *bh_p;
-static int by_p(const void *x, const void *y)
+/* Sort order for compare_bh: by p through an index; ctx is the p array. */
+static int by_p(const void *x, const void *y, void *ctx)
 {
-    double a = bh_p[*(const size_t *)x], b = bh_p[*(const size_t *)y];
+    const double *p = ctx;
+    double a = p[*(const size_t *)x], b = p[*(const size_t *)y];
     return a < b ? -1 : a > b;
 }
 
@@ -268,8 +271,7 @@ void compare_bh(const double *p, size_t n, double *q)
         if (isfinite(p[i]))
             idx[m++] = i;
     }
-    bh_p = p;
-    qsort(idx, m, sizeof *idx, by_p);
+    qsort_r(idx, m, sizeof *idx, by_p, (void *)(uintptr_t)p);
     double running = 1;
     for (size_t k = m; k-- > 0;) {
         double v = p[idx[k]] * (double)m / (double)(k + 1);
@@ -372,15 +374,6 @@ int compare_parse_noise(const char *s, double *noise)
 /* A region that ran (completed calls) and is reported. */
 static int region_present(const struct region *r) { return !r->excluded && r->cost.n > 0; }
 
-/* FNV-1a of a region's id: seeds the region's own bootstrap stream. */
-static uint64_t name_hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The region's total (outer) time in each run of m, 0 where it did not run; runs counts the
    runs in which it ran. */
 static double *per_run(const struct model *m, const struct region *r, size_t *runs)
@@ -396,11 +389,11 @@ static double *per_run(const struct model *m, const struct region *r, size_t *ru
 }
 
 /* Present regions of a model sorted by id bytes, for the merge of the two sides. */
-static const struct model *sort_model;
-static int by_name(const void *x, const void *y)
+static int by_name(const void *x, const void *y, void *ctx)
 {
-    const struct region *a = &sort_model->regions[*(const size_t *)x];
-    const struct region *b = &sort_model->regions[*(const size_t *)y];
+    const struct model *m = ctx;
+    const struct region *a = &m->regions[*(const size_t *)x];
+    const struct region *b = &m->regions[*(const size_t *)y];
     size_t n = a->len < b->len ? a->len : b->len;
     int c = memcmp(a->name, b->name, n);
     return c ? c : (a->len > b->len) - (a->len < b->len);
@@ -412,8 +405,7 @@ static size_t *present_sorted(const struct model *m, size_t *n)
     for (size_t i = 0; i < m->nregions; i++)
         if (region_present(&m->regions[i]))
             idx[(*n)++] = i;
-    sort_model = m;
-    qsort(idx, *n, sizeof *idx, by_name);
+    qsort_r(idx, *n, sizeof *idx, by_name, (void *)(uintptr_t)m);
     return idx;
 }
 
@@ -458,7 +450,8 @@ static void row_stats(struct compare_row *row, size_t nbase, size_t nnew,
     row->change = row->ratio - 1;
     row->test = compare_mwu(row->base, nbase, row->new, nnew);
     struct compare_rng g;
-    compare_rng_seed(&g, opt->seed ^ name_hash(r->name, r->len));
+    compare_rng_seed(&g, opt->seed ^
+                             hash_fnv1a(r->name, r->len) /* the region's own bootstrap stream */);
     compare_bootstrap(row->base, nbase, row->new, nnew, opt->resamples, &g, &row->ratio_low,
                       &row->ratio_high);
 }

@@ -9,7 +9,11 @@
  * leading single quote.
  */
 #include "atomicfile.h"
-#include "report.h"
+#include "cct.h"
+#include "export.h"
+#include "model.h"
+#include "tables.h"
+#include "util.h"
 
 #include <profreport.h>
 
@@ -21,52 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- strings ---- */
-
-/* Append n bytes. */
-void sbuf_add(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        b->s = xrealloc(b->s, cap);
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
-/* Append formatted text. */
-void sbuf_addf(struct sbuf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        sbuf_add(b, small, (size_t)n);
-        return;
-    }
-    char *big = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sbuf_add(b, big, (size_t)n);
-    free(big);
-}
-
-/* Free the buffer. */
-void sbuf_release(struct sbuf *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
-}
 
 /* One CSV text field, safe to open in a spreadsheet. */
 void export_csv_text(struct sbuf *b, const char *s)
@@ -126,7 +84,7 @@ void export_callgrind_name(struct sbuf *b, const char *s, size_t n) { plain_name
 
 /* ---- Chrome trace ---- */
 
-/* One trace event (see report.h). */
+/* One trace event (see export.h). */
 void export_trace_event(struct sbuf *b, int first, const char *name_json, size_t pid, unsigned tid,
                         double start_ns, int stopped, double dur_ns, double self_ns, unsigned depth,
                         int nested)
@@ -282,185 +240,10 @@ int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t
     return ferror(f) ? -1 : 0;
 }
 
-/* ---- statistics tables ---- */
+/* ---- statistics tables (tables.c), in ns ---- */
 
-const char *const export_table_names[TABLE_COUNT] = {"callcost", "calltree", "runs", "threads"};
-
-enum cell_kind { CELL_NONE, CELL_TEXT, CELL_NUM, CELL_INT };
-
-struct cell {
-    enum cell_kind kind;
-    const char *s;
-    double v;
-    uint64_t i;
-};
-
-#define MAX_COLS 32
-
-static const char *const callcost_heads[] = {"Region",           "Calls",
-                                             "Total (ns)",       "Total %",
-                                             "Self (ns)",        "Self %",
-                                             "Mean (ns)",        "Median (ns)",
-                                             "Std dev (ns)",     "Min (ns)",
-                                             "Max (ns)",         "P90 (ns)",
-                                             "P99 (ns)",         "Runs",
-                                             "Run mean (ns)",    "Run std dev (ns)",
-                                             "Run CV",           "95% CI +/- (ns)",
-                                             "Fastest run (ns)", "Slowest run (ns)",
-                                             "Never stopped",    "Percentiles",
-                                             "Source file",      "Line"};
-static const char *const calltree_heads[] = {
-    "Caller", "Callee", "Calls", "Total (ns)", "Self (ns)", "Mean (ns)", "Share of callee's calls"};
-static const char *const runs_heads[] = {
-    "Run",   "File",           "Start",   "Program",       "Pid",    "Host",     "Mode",
-    "Clock", "Frequency (Hz)", "Threads", "Duration (ns)", "Events", "Complete", "Recovered"};
-static const char *const threads_heads[] = {"Run",  "File",  "Thread", "Tid",
-                                            "Name", "State", "Events", "Busy (ns)"};
-
-/* A table being written: its columns and the order of its rows. */
-struct table {
-    struct model *m;
-    enum export_table which;
-    const char *const *heads;
-    size_t ncols, nrows;
-    size_t *order; /* callcost: ranked regions; calltree: edges */
-    double busy;
-};
-
-static const struct model *edge_order_model;
-/* Edges as the Call tree sheet orders them: heavier first, then by callee. */
-static int by_edge_total(const void *a, const void *b)
-{
-    const struct edge *x = &edge_order_model->edges[*(const size_t *)a];
-    const struct edge *y = &edge_order_model->edges[*(const size_t *)b];
-    if (x->total_ns != y->total_ns)
-        return x->total_ns < y->total_ns ? 1 : -1;
-    return (x->callee > y->callee) - (x->callee < y->callee);
-}
-
-/* Set up one table. */
-static void table_open(struct table *tb, struct model *m, enum export_table which)
-{
-    memset(tb, 0, sizeof *tb);
-    tb->m = m;
-    tb->which = which;
-    switch (which) {
-    case TABLE_CALLCOST:
-        tb->heads = callcost_heads;
-        tb->ncols = sizeof callcost_heads / sizeof *callcost_heads;
-        tb->order = model_ranked(m, &tb->nrows);
-        tb->busy = model_busy(m);
-        break;
-    case TABLE_CALLTREE:
-        tb->heads = calltree_heads;
-        tb->ncols = sizeof calltree_heads / sizeof *calltree_heads;
-        tb->order = xmalloc((m->nedges ? m->nedges : 1) * sizeof *tb->order);
-        for (size_t i = 0; i < m->nedges; i++)
-            if (!m->regions[m->edges[i].callee].excluded)
-                tb->order[tb->nrows++] = i;
-        edge_order_model = m;
-        qsort(tb->order, tb->nrows, sizeof *tb->order, by_edge_total);
-        break;
-    case TABLE_RUNS:
-        tb->heads = runs_heads;
-        tb->ncols = sizeof runs_heads / sizeof *runs_heads;
-        tb->nrows = m->nruns;
-        break;
-    default:
-        tb->heads = threads_heads;
-        tb->ncols = sizeof threads_heads / sizeof *threads_heads;
-        tb->nrows = m->nthreads;
-        break;
-    }
-}
-
-static struct cell text(const char *s) { return (struct cell){s ? CELL_TEXT : CELL_NONE, s, 0, 0}; }
-static struct cell num(double v)
-{
-    return (struct cell){isfinite(v) ? CELL_NUM : CELL_NONE, 0, v, 0};
-}
-static struct cell count(uint64_t i) { return (struct cell){CELL_INT, 0, 0, i}; }
-
-/* The cells of row i. */
-static void table_row(struct table *tb, size_t i, struct cell *c)
-{
-    struct model *m = tb->m;
-    switch (tb->which) {
-    case TABLE_CALLCOST: {
-        struct cost_row x;
-        model_cost_row(m, tb->order[i], tb->busy, &x);
-        struct cell row[] = {text(m->regions[tb->order[i]].display),
-                             count(x.calls),
-                             num(x.total),
-                             num(x.total_share),
-                             num(x.self),
-                             num(x.self_share),
-                             num(x.mean),
-                             num(x.median),
-                             num(x.stddev),
-                             num(x.min),
-                             num(x.max),
-                             num(x.p90),
-                             num(x.p99),
-                             count(x.runs),
-                             num(x.run_mean),
-                             num(x.run_stddev),
-                             num(x.run_cv),
-                             num(x.ci95),
-                             num(x.fastest),
-                             num(x.slowest),
-                             count(x.never),
-                             text(x.approximate ? "histogram" : "exact"),
-                             text(m->regions[tb->order[i]].file),
-                             m->regions[tb->order[i]].line ? count(m->regions[tb->order[i]].line)
-                                                           : text(NULL)};
-        memcpy(c, row, sizeof row);
-        break;
-    }
-    case TABLE_CALLTREE: {
-        struct edge *e = &m->edges[tb->order[i]];
-        uint64_t all = m->regions[e->callee].cost.n;
-        struct cell row[] = {
-            text(e->caller == SIZE_MAX ? "(thread top level)" : m->regions[e->caller].display),
-            text(m->regions[e->callee].display),
-            count(e->calls),
-            num(e->total_ns),
-            num(e->self_ns),
-            num(e->calls ? e->total_ns / (double)e->calls : NAN),
-            num(all ? (double)e->calls / (double)all : NAN)};
-        memcpy(c, row, sizeof row);
-        break;
-    }
-    case TABLE_RUNS: {
-        struct run_rec *r = &m->runs[i];
-        struct cell row[] = {count(i + 1),
-                             text(r->file),
-                             text(r->start),
-                             text(r->program),
-                             text(r->pid),
-                             text(r->host),
-                             text(r->mode),
-                             text(r->clock),
-                             count(r->frequency),
-                             count(r->threads),
-                             num(r->duration_ns),
-                             count(r->events),
-                             text(r->complete ? "yes" : "no"),
-                             text(r->recovered ? "yes" : "no")};
-        memcpy(c, row, sizeof row);
-        break;
-    }
-    default: {
-        struct thread_rec *t = &m->threads[i];
-        struct cell row[] = {count(t->run + 1), text(m->runs[t->run].file),
-                             count(t->number),  text(t->tid),
-                             text(t->name),     text(t->state),
-                             count(t->events),  num(t->busy_ns)};
-        memcpy(c, row, sizeof row);
-        break;
-    }
-    }
-}
+/* Exports show every time in ns. */
+static const struct unit ns_unit = {"ns", 1};
 
 /* A number as the shortest text that reads back as the same double. */
 static void put_number(struct sbuf *b, double v)
@@ -475,18 +258,19 @@ static void put_number(struct sbuf *b, double v)
 }
 
 /* One table as CSV. */
-int export_csv_write(FILE *f, struct model *m, enum export_table which)
+int export_csv_write(FILE *f, struct model *m, enum table_id which)
 {
     struct table tb;
     table_open(&tb, m, which);
     struct sbuf b = {0};
+    char head[96];
     for (size_t k = 0; k < tb.ncols; k++) {
         if (k)
             sbuf_add(&b, ",", 1);
-        export_csv_text(&b, tb.heads[k]);
+        export_csv_text(&b, column_header(head, sizeof head, &tb.cols[k], ns_unit, ns_unit));
     }
     sbuf_add(&b, "\n", 1);
-    struct cell c[MAX_COLS];
+    struct cell c[TABLE_MAX_COLS];
     for (size_t i = 0; i < tb.nrows; i++) {
         table_row(&tb, i, c);
         for (size_t k = 0; k < tb.ncols; k++) {
@@ -506,7 +290,7 @@ int export_csv_write(FILE *f, struct model *m, enum export_table which)
     if (b.len)
         fwrite(b.s, 1, b.len, f);
     sbuf_release(&b);
-    free(tb.order);
+    table_close(&tb);
     return ferror(f) ? -1 : 0;
 }
 
@@ -517,18 +301,20 @@ int export_json_write(FILE *f, struct model *m, const char *command_line)
     sbuf_addf(&b, "{\n\"generator\": \"profreport %s\",\n\"unit\": \"ns\",\n\"command\": ",
               prof_version());
     export_json_text(&b, command_line ? command_line : "", command_line ? strlen(command_line) : 0);
-    struct cell c[MAX_COLS];
+    struct cell c[TABLE_MAX_COLS];
+    char head[96];
     for (int which = 0; which < TABLE_COUNT; which++) {
         struct table tb;
-        table_open(&tb, m, (enum export_table)which);
-        sbuf_addf(&b, ",\n\"%s\": [", export_table_names[which]);
+        table_open(&tb, m, (enum table_id)which);
+        sbuf_addf(&b, ",\n\"%s\": [", table_names[which]);
         for (size_t i = 0; i < tb.nrows; i++) {
             table_row(&tb, i, c);
             sbuf_add(&b, i ? ",\n  {" : "\n  {", i ? 5 : 4);
             for (size_t k = 0; k < tb.ncols; k++) {
                 if (k)
                     sbuf_add(&b, ", ", 2);
-                export_json_text(&b, tb.heads[k], strlen(tb.heads[k]));
+                column_header(head, sizeof head, &tb.cols[k], ns_unit, ns_unit);
+                export_json_text(&b, head, strlen(head));
                 sbuf_add(&b, ": ", 2);
                 if (c[k].kind == CELL_TEXT)
                     export_json_text(&b, c[k].s, strlen(c[k].s));
@@ -544,7 +330,7 @@ int export_json_write(FILE *f, struct model *m, const char *command_line)
             b.len = 0;
         }
         sbuf_add(&b, tb.nrows ? "\n]" : "]", tb.nrows ? 2 : 1);
-        free(tb.order);
+        table_close(&tb);
     }
     sbuf_add(&b, "\n}\n", 3);
     fwrite(b.s, 1, b.len, f);
@@ -570,17 +356,9 @@ struct exports {
     int first;
     size_t pid;   /* the trace's process id of the run being read (runs count from 1) */
     int in_run;   /* between run_begin and run_end */
-    char **names; /* per CCT name: its JSON literal, made on first use */
+    char **names; /* per model region: its JSON literal, made on first use */
     size_t nnames;
     struct sbuf other; /* otherData members, written at the end */
-    /* call paths */
-    struct cct tree;
-    struct cct_stream stream;
-    uint32_t *region_name; /* model region index -> CCT name index + 1 (0: not interned yet) */
-    size_t nregion_name;
-    int streaming;
-    size_t stream_run;
-    unsigned stream_thread;
     struct model_sink sink;
 };
 
@@ -626,41 +404,18 @@ static void out_free(struct out *o)
     memset(o, 0, sizeof *o);
 }
 
-/* Make room for index i in a zero-filled array of *cap elements of size elem. */
-static void *grow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
+/* The JSON literal of model region `region` (text s[0..n)), cached: the trace writes it per
+   instance. */
+static const char *trace_name(struct exports *x, size_t region, const char *s, size_t n)
 {
-    if (i < *cap)
-        return arr;
-    size_t n = *cap ? *cap : 64;
-    while (n <= i)
-        n *= 2;
-    arr = xrealloc(arr, n * elem);
-    memset((char *)arr + *cap * elem, 0, (n - *cap) * elem);
-    *cap = n;
-    return arr;
-}
-
-/* The tree's name index of model region `region` (text s[0..n)): the model hashed the text
-   already, so it is interned once per region, not once per row. */
-static uint32_t region_name(struct exports *x, size_t region, const char *s, size_t n)
-{
-    x->region_name = grow_zeroed(x->region_name, &x->nregion_name, region, sizeof(uint32_t));
-    if (!x->region_name[region])
-        x->region_name[region] = cct_intern(&x->tree, s, n) + 1;
-    return x->region_name[region] - 1;
-}
-
-/* The JSON literal of tree name id (text s[0..n)), cached: the trace writes it per instance. */
-static const char *trace_name(struct exports *x, uint32_t id, const char *s, size_t n)
-{
-    x->names = grow_zeroed(x->names, &x->nnames, id, sizeof *x->names);
-    if (!x->names[id]) {
+    x->names = xgrow_zeroed(x->names, &x->nnames, region, sizeof *x->names);
+    if (!x->names[region]) {
         struct sbuf b = {0};
         s = region_text(s, n, &n);
         export_json_text(&b, s, n);
-        x->names[id] = b.s;
+        x->names[region] = b.s;
     }
-    return x->names[id];
+    return x->names[region];
 }
 
 /* Write the trace buffer out when it has grown. */
@@ -670,14 +425,6 @@ static void trace_flush(struct exports *x, int force)
         fwrite(x->buf.s, 1, x->buf.len, x->trace.f);
         x->buf.len = 0;
     }
-}
-
-/* Close the call-path stream of the thread being read. */
-static void stream_stop(struct exports *x)
-{
-    if (x->streaming)
-        cct_stream_end(&x->stream);
-    x->streaming = 0;
 }
 
 /* A run's table starts: it is the trace's next process. */
@@ -690,55 +437,28 @@ static void sink_run_begin(void *ctx, const struct model *m, size_t run)
     x->in_run = 1;
 }
 
-/* One row: a trace event, and a step of the calling-context tree. */
+/* One row of an events table: a trace event. */
 static void sink_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
                        const struct run_event *e, size_t region, double ns, double self_ns,
                        double start_ns)
 {
     struct exports *x = ctx;
-    enum run_kind kind = m->runs[run].kind;
-    uint32_t id = region_name(x, region, e->region, e->region_len);
-    if (x->trace.f && kind == RUN_EVENTS) {
-        export_trace_event(&x->buf, x->first, trace_name(x, id, e->region, e->region_len), x->pid,
-                           e->thread, start_ns, e->has_ticks, ns, self_ns, e->depth, e->nested);
-        x->first = 0;
-        trace_flush(x, 0);
-    }
     (void)t;
-    if (!x->streaming || x->stream_run != run || x->stream_thread != e->thread) {
-        stream_stop(x);
-        cct_stream_begin(&x->stream, &x->tree, x->tree.root);
-        x->streaming = 1;
-        x->stream_run = run;
-        x->stream_thread = e->thread;
-    }
-    cct_stream_row_interned(&x->stream, id, kind == RUN_EVENTS ? e->depth : 0, e->has_ticks, ns,
-                            self_ns);
-}
-
-/* A summary row: no paths, so the region counts as a root of the tree. */
-static void sink_summary(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
-                         const struct run_summary *s, double k)
-{
-    struct exports *x = ctx;
-    (void)m;
-    (void)run;
-    (void)t;
-    stream_stop(x);
-    cct_add(&x->tree, x->tree.root, s->region, s->region_len, s->calls, (double)s->outer * k,
-            (double)s->self * k);
+    if (m->runs[run].kind != RUN_EVENTS)
+        return;
+    export_trace_event(&x->buf, x->first, trace_name(x, region, e->region, e->region_len), x->pid,
+                       e->thread, start_ns, e->has_ticks, ns, self_ns, e->depth, e->nested);
+    x->first = 0;
+    trace_flush(x, 0);
 }
 
 /* A run ends: name its process and threads in the trace, keep its facts for otherData. */
 static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
 {
     struct exports *x = ctx;
-    stream_stop(x);
     if (!x->in_run)
         return;
     x->in_run = 0;
-    if (!x->trace.f)
-        return;
     if (!kept) {
         trace_meta(&x->buf, x->first, "process_name", x->pid, 0, "name", "(skipped run)", 0);
         x->first = 0;
@@ -788,13 +508,6 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
               (unsigned long long)r->frequency);
 }
 
-/* The calling-context tree built from the rows read so far (the Call paths sheet's too). */
-const struct cct *exports_paths(struct exports *x)
-{
-    stream_stop(x);
-    return &x->tree;
-}
-
 /* Create the exports' temporary files and attach the sink. */
 struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
                              size_t whylen)
@@ -802,7 +515,8 @@ struct exports *exports_open(const struct export_options *o, struct model *m, ch
     struct exports *x = xcalloc(1, sizeof *x);
     x->o = *o;
     x->first = 1;
-    cct_init(&x->tree);
+    if (o->folded || o->callgrind)
+        model_keep_paths(m);
     if ((o->trace && out_open(&x->trace, o->trace, why, whylen) != 0) ||
         (o->folded && out_open(&x->folded, o->folded, why, whylen) != 0) ||
         (o->callgrind && out_open(&x->callgrind, o->callgrind, why, whylen) != 0) ||
@@ -810,18 +524,20 @@ struct exports *exports_open(const struct export_options *o, struct model *m, ch
         exports_free(x);
         return NULL;
     }
-    if (x->trace.f)
+    /* Only the trace needs rows as they are read; the call paths are the model's. */
+    if (x->trace.f) {
         fputs("{\"traceEvents\":[\n", x->trace.f);
-    x->sink = (struct model_sink){x, sink_run_begin, sink_event, sink_summary, sink_run_end};
-    m->sink = &x->sink;
+        x->sink = (struct model_sink){x, sink_run_begin, sink_event, NULL, sink_run_end};
+        m->sink = &x->sink;
+    }
     return x;
 }
 
 /* Fill every export's temporary file. */
 int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
 {
-    m->sink = NULL;
-    stream_stop(x);
+    if (m->sink == &x->sink)
+        m->sink = NULL;
     if (x->trace.f) {
         trace_flush(x, 1);
         fprintf(x->trace.f,
@@ -841,7 +557,7 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
             return -1;
     }
     if (x->folded.f) {
-        export_folded_write(x->folded.f, &x->tree);
+        export_folded_write(x->folded.f, model_paths(m));
         if (out_close(&x->folded, why, whylen) != 0)
             return -1;
     }
@@ -849,7 +565,7 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
         const char *cmd = NULL;
         for (size_t i = 0; i < m->nruns && !cmd; i++)
             cmd = m->runs[i].command ? m->runs[i].command : m->runs[i].program;
-        export_callgrind_write(x->callgrind.f, &x->tree, cmd, m->nruns);
+        export_callgrind_write(x->callgrind.f, model_paths(m), cmd, m->nruns);
         if (out_close(&x->callgrind, why, whylen) != 0)
             return -1;
     }
@@ -860,8 +576,9 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
     }
     if (x->o.csv_dir) {
         struct stat st;
-        if (mkdir(x->o.csv_dir, 0777) != 0 && errno != EEXIST) {
-            snprintf(why, whylen, "cannot create '%s': %s", x->o.csv_dir, strerror(errno));
+        int err = mkdirs(x->o.csv_dir, 0); /* profreport(1): its parent must exist */
+        if (err) {
+            snprintf(why, whylen, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
             return -1;
         }
         if (stat(x->o.csv_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -870,10 +587,10 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
         }
         for (int k = 0; k < TABLE_COUNT; k++) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir, export_table_names[k]);
+            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir, table_names[k]);
             if (out_open(&x->csv[k], path, why, whylen) != 0)
                 return -1;
-            export_csv_write(x->csv[k].f, m, (enum export_table)k);
+            export_csv_write(x->csv[k].f, m, (enum table_id)k);
             if (out_close(&x->csv[k], why, whylen) != 0)
                 return -1;
         }
@@ -925,8 +642,6 @@ void exports_free(struct exports *x)
 {
     if (!x)
         return;
-    stream_stop(x);
-    free(x->region_name);
     out_free(&x->trace);
     out_free(&x->folded);
     out_free(&x->callgrind);
@@ -938,6 +653,5 @@ void exports_free(struct exports *x)
     free(x->names);
     sbuf_release(&x->buf);
     sbuf_release(&x->other);
-    cct_release(&x->tree);
     free(x);
 }

@@ -3,7 +3,12 @@
  * and uftrace's reports, printed after the workbook is written; for a comparison (--baseline),
  * the regions that changed significantly instead.
  */
-#include "report.h"
+#include "compare.h"
+#include "flat.h"
+#include "model.h"
+#include "tables.h"
+#include "util.h"
+#include "workbook.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,10 @@
  * input.c - turn the command line's paths into the list of runs to read, and read each one:
  * run files through the parser, a killed run's .part files through prof_recover first.
  */
-#include "report.h"
+#define _GNU_SOURCE /* fopencookie */
+#include "input.h"
+#include "model.h"
+#include "util.h"
 
 #include <profreport.h>
 
@@ -188,7 +191,7 @@ void inputs_free(struct input *in, size_t n)
     free(in);
 }
 
-/* Open a run file input for reading (see report.h). */
+/* Open a run file input for reading (see input.h). */
 int input_open(const struct input *in, struct model *m)
 {
     /* Without O_NONBLOCK, opening a FIFO put in place of a file since it was listed would
@@ -212,20 +215,81 @@ int input_open(const struct input *in, struct model *m)
     return fd;
 }
 
+/* The bytes of the inputs' files. */
+off_t inputs_size(const struct input *in, size_t n)
+{
+    off_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        for (size_t k = 0; k < (in[i].path ? 1 : in[i].nparts); k++)
+            if (stat(in[i].path ? in[i].path : in[i].parts[k], &st) == 0)
+                total += st.st_size;
+    }
+    return total;
+}
+
+/* A run file's descriptor and whom to tell of the bytes read from it. */
+struct counted {
+    int fd;
+    const struct input_progress *p;
+};
+
+/* fopencookie read function: the file's bytes, counted. */
+static ssize_t counted_read(void *cookie, char *buf, size_t size)
+{
+    struct counted *c = cookie;
+    ssize_t r = read(c->fd, buf, size);
+    if (r > 0)
+        c->p->add(c->p->ctx, (size_t)r);
+    return r;
+}
+
+/* fopencookie close function. */
+static int counted_close(void *cookie)
+{
+    struct counted *c = cookie;
+    int r = close(c->fd);
+    free(c);
+    return r;
+}
+
+/* Read one run file input into the model, counting its bytes into p when not NULL. */
+static enum run_status read_file(const struct input *in, struct model *m,
+                                 const struct input_progress *p)
+{
+    int fd = input_open(in, m);
+    if (fd < 0)
+        return RUNFILE_IO_ERROR;
+    FILE *f;
+    if (p) {
+        struct counted *c = xmalloc(sizeof *c);
+        *c = (struct counted){fd, p};
+        cookie_io_functions_t io = {counted_read, NULL, NULL, counted_close};
+        f = fopencookie(c, "r", io);
+        if (!f)
+            free(c);
+    } else {
+        f = fdopen(fd, "rb");
+    }
+    if (!f)
+        die_msg("cannot read '%s': %s", in->path, strerror(errno));
+    enum run_status st = model_add_run(m, f, in->path, 0);
+    fclose(f);
+    return st;
+}
+
 /* Read one input into the model. */
 enum run_status input_read(const struct input *in, struct model *m)
 {
-    if (in->path) {
-        int fd = input_open(in, m);
-        if (fd < 0)
-            return RUNFILE_IO_ERROR;
-        FILE *f = fdopen(fd, "rb");
-        if (!f)
-            die_msg("cannot read '%s': %s", in->path, strerror(errno));
-        enum run_status st = model_add_run(m, f, in->path, 0);
-        fclose(f);
-        return st;
-    }
+    return input_read_counted(in, m, NULL);
+}
+
+/* Read one input into the model, telling p of the bytes read from run files. */
+enum run_status input_read_counted(const struct input *in, struct model *m,
+                                   const struct input_progress *p)
+{
+    if (in->path)
+        return read_file(in, m, p);
     /* A killed run: the library rebuilds its run file in memory-backed temporary storage. */
     FILE *f = tmpfile();
     if (!f)

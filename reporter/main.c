@@ -2,13 +2,19 @@
  * main.c - the profreport command: read run files, write the workbook and chart images,
  * print a flat profile. Options and exit codes are documented in profreport(1).
  */
-#define _GNU_SOURCE /* fopencookie */
 #include "atomicfile.h"
-#include "report.h"
+#include "charts.h"
+#include "compare.h"
+#include "exitcode.h"
+#include "export.h"
+#include "flat.h"
+#include "input.h"
+#include "model.h"
+#include "util.h"
+#include "workbook.h"
 
 #include <profreport.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -312,37 +318,25 @@ static char *join_args(int argc, char **argv)
 /* ---- progress bar ---- */
 
 struct progress {
-    int on;
     off_t total, done;
     int shown; /* percent last drawn */
 };
-static struct progress progress;
 
-/* Redraw the bar when the percentage changes. */
-static void progress_add(size_t n)
+/* input_progress callback: redraw the bar when the percentage changes. */
+static void progress_add(void *ctx, size_t n)
 {
-    progress.done += (off_t)n;
-    int pct = progress.total ? (int)(100 * progress.done / progress.total) : 100;
-    if (pct == progress.shown || pct > 100)
+    struct progress *progress = ctx;
+    progress->done += (off_t)n;
+    int pct = progress->total ? (int)(100 * progress->done / progress->total) : 100;
+    if (pct == progress->shown || pct > 100)
         return;
-    progress.shown = pct;
+    progress->shown = pct;
     char bar[41];
     memset(bar, '#', (size_t)(pct * 40 / 100));
     memset(bar + pct * 40 / 100, '.', (size_t)(40 - pct * 40 / 100));
     bar[40] = 0;
     fprintf(stderr, "\rprofreport: reading [%s] %3d%%", bar, pct);
 }
-
-/* fopencookie read function: the file's bytes, counted for the bar. */
-static ssize_t counted_read(void *cookie, char *buf, size_t size)
-{
-    ssize_t r = read((int)(intptr_t)cookie, buf, size);
-    if (r > 0)
-        progress_add((size_t)r);
-    return r;
-}
-
-static int counted_close(void *cookie) { return close((int)(intptr_t)cookie); }
 
 /* ---- charts ---- */
 
@@ -375,154 +369,6 @@ static char *find_templates(const char *opt)
     return xstrdup(PROF_TEMPLATES_DIR);
 }
 
-/* Charts made for the workbook: their PNG paths and titles, all owned here. */
-struct charts {
-    char *work;
-    char *pngs[8], *titles[8], *bases[8];
-    size_t n;
-    char *note;
-};
-
-/* Render one chart into the work folder and remember it. */
-static void render(struct charts *ch, const struct chart_env *env, const char *name,
-                   const char *title, const char *ylabel, const struct chart_table *t)
-{
-    if (ch->note || ch->n == 8)
-        return;
-    char base[PATH_MAX];
-    snprintf(base, sizeof base, "%s/%s", ch->work, name);
-    struct chart_request req = {name, base, title, ylabel, t};
-    const char *why = NULL;
-    if (chart_render(env, &req, &why) != 0) {
-        size_t len = strlen(why ? why : "failed") + strlen(name) + 64;
-        ch->note = xmalloc(len);
-        snprintf(ch->note, len, "gnuplot chart '%s' not drawn: %s", name, why ? why : "failed");
-        return;
-    }
-    size_t len = strlen(base) + 5;
-    ch->pngs[ch->n] = xmalloc(len);
-    snprintf(ch->pngs[ch->n], len, "%s.png", base);
-    ch->titles[ch->n] = xstrdup(title);
-    ch->bases[ch->n] = xstrdup(name);
-    ch->n++;
-}
-
-/* The four charts of the top regions. */
-static void make_charts(struct charts *ch, const struct chart_env *env, struct model *m,
-                        const struct options *o)
-{
-    size_t n;
-    size_t *rank = model_ranked(m, &n);
-    size_t top = n < o->top ? n : o->top;
-    if (top == 0) {
-        free(rank);
-        return;
-    }
-    const char **labels = xcalloc(top * (m->nruns + 1), sizeof *labels);
-    double *v = xcalloc(top * (m->nruns + 1) * 5, sizeof *v);
-    size_t *ends = xcalloc(top, sizeof *ends);
-    double typical = dist_mean(&m->regions[rank[top / 2]].cost);
-    struct unit u = unit_for(isfinite(typical) ? typical : 0, o->unit);
-    char title[512], ylabel[64];
-    const char *prefix = o->title ? o->title : "profreport";
-
-    /* Call cost: mean of the run means with its 95 % interval across runs. */
-    for (size_t i = 0; i < top; i++) {
-        struct region *r = &m->regions[rank[i]];
-        double vals[64];
-        size_t k = 0;
-        for (size_t run = 0; run < m->nruns && k < 64; run++)
-            if (isfinite(model_run_mean(r, run)))
-                vals[k++] = model_run_mean(r, run);
-        struct spread s = spread_of(vals, k);
-        labels[i] = r->display;
-        double mean = k >= 2 ? s.mean : dist_mean(&r->cost);
-        v[i * 3] = mean / u.ns;
-        v[i * 3 + 1] = k >= 2 ? (s.mean - s.ci95) / u.ns : NAN;
-        v[i * 3 + 2] = k >= 2 ? (s.mean + s.ci95) / u.ns : NAN;
-    }
-    static const char *const cost_cols[] = {"mean", "low", "high"};
-    struct chart_table t = {top, 3, labels, v, cost_cols, NULL, 0};
-    snprintf(title, sizeof title, "%s: mean cost per call (95%% interval across runs)", prefix);
-    snprintf(ylabel, sizeof ylabel, "cost per call (%s)", u.name);
-    render(ch, env, "callcost", title, ylabel, &t);
-
-    /* Hit count. */
-    for (size_t i = 0; i < top; i++)
-        v[i] = (double)m->regions[rank[i]].cost.n;
-    static const char *const hit_cols[] = {"calls"};
-    struct chart_table th = {top, 1, labels, v, hit_cols, NULL, 0};
-    snprintf(title, sizeof title, "%s: calls per region", prefix);
-    render(ch, env, "hitcount", title, "calls", &th);
-
-    /* Distribution of per-call costs. */
-    for (size_t i = 0; i < top; i++) {
-        struct dist *d = &m->regions[rank[i]].cost;
-        double q[5] = {d->min, dist_quantile(d, 0.25), dist_quantile(d, 0.5),
-                       dist_quantile(d, 0.75), d->max};
-        for (int j = 0; j < 5; j++)
-            v[i * 5 + j] = d->n ? q[j] / u.ns : NAN;
-    }
-    static const char *const dist_cols[] = {"min", "p25", "median", "p75", "max"};
-    struct chart_table td = {top, 5, labels, v, dist_cols, NULL, 0};
-    snprintf(title, sizeof title, "%s: distribution of the cost of one call", prefix);
-    render(ch, env, "distribution", title, ylabel, &td);
-
-    /* Trend: each region's mean per run, one block per region. */
-    size_t rows = 0;
-    for (size_t i = 0; i < top; i++) {
-        struct region *r = &m->regions[rank[i]];
-        for (size_t run = 0; run < m->nruns; run++) {
-            labels[rows] = r->display;
-            v[rows * 2] = (double)(run + 1);
-            v[rows * 2 + 1] = model_run_mean(r, run) / u.ns;
-            rows++;
-        }
-        ends[i] = rows;
-    }
-    static const char *const trend_cols[] = {"run", "mean"};
-    struct chart_table tt = {rows, 2, labels, v, trend_cols, ends, top};
-    snprintf(title, sizeof title, "%s: mean cost per call, run by run", prefix);
-    render(ch, env, "trend", title, ylabel, &tt);
-
-    free(labels);
-    free(v);
-    free(ends);
-    free(rank);
-}
-
-/* The comparison's chart: the biggest changes (in percent) with their 95 % intervals. */
-static void make_compare_chart(struct charts *ch, const struct chart_env *env,
-                               const struct comparison *c, const struct options *o)
-{
-    const char **labels = xcalloc(c->nboth + 1, sizeof *labels);
-    double *v = xcalloc((c->nboth + 1) * 4, sizeof *v);
-    size_t n = 0;
-    /* Rows come biggest change first; regions on one side only have no ratio. */
-    for (size_t i = 0; i < c->nrows && n < o->top; i++) {
-        const struct compare_row *r = &c->rows[i];
-        if (r->verdict == VERDICT_ADDED || r->verdict == VERDICT_REMOVED || !isfinite(r->ratio))
-            continue;
-        labels[n] = r->display;
-        v[n * 4] = 100 * r->change;
-        v[n * 4 + 1] = 100 * (r->ratio_low - 1);
-        v[n * 4 + 2] = 100 * (r->ratio_high - 1);
-        v[n * 4 + 3] = r->verdict == VERDICT_SLOWER ? 1 : r->verdict == VERDICT_FASTER ? -1 : 0;
-        n++;
-    }
-    if (n) {
-        static const char *const cols[] = {"change", "low", "high", "verdict"};
-        struct chart_table t = {n, 4, labels, v, cols, NULL, 0};
-        char title[512];
-        snprintf(title, sizeof title, "%s: biggest changes, new runs against baseline",
-                 o->title ? o->title : "profreport");
-        render(ch, env, "compare", title,
-               "change of the median total time per run, % (95% bootstrap interval)", &t);
-    }
-    free(labels);
-    free(v);
-}
-
 /* Read the baseline runs into base; their warnings join m's, their place marked "baseline".
    EXIT_OK, or EXIT_NO_INPUT when none can be read. */
 static int read_baseline(const struct options *o, struct model *base, struct model *m)
@@ -553,33 +399,204 @@ static int read_baseline(const struct options *o, struct model *base, struct mod
     return EXIT_NO_INPUT;
 }
 
-/* mkdir -p; 0 or an errno value. */
-static int make_dirs(const char *dir)
+/* ---- the pipeline: read -> model -> tables -> outputs ---- */
+
+/* One report on its way: what each stage hands to the next, all owned here. */
+struct report {
+    char *charts_dir, *cmdline, *templates;
+    struct atomicfile out; /* the workbook's temporary file */
+    struct exports *ex;
+    struct input *inputs;
+    size_t ninputs, copied;
+    struct model m, old; /* the runs; the --baseline runs */
+    struct comparison cmp;
+    int comparing;
+    struct chart_set ch;
+    char generated[64]; /* local time the report was made */
+    char why[4400];     /* the last failure's message */
+};
+
+/* Check every output name, then create the outputs' temporary files: an unwritable place
+   fails before any work. EXIT_OK, or EXIT_OUTPUT with a message on stderr. */
+static int open_outputs(struct report *r, struct options *o, int argc, char **argv)
 {
-    char *p = xstrdup(dir);
-    int err = 0;
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s != 0)
-            continue;
-        char c = *s;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            err = errno;
-            break;
+    check_output_path("output", o->output);
+    if (!o->no_gnuplot) {
+        if (o->charts_dir) {
+            r->charts_dir = xstrdup(o->charts_dir);
+        } else {
+            size_t n = strlen(o->output);
+            size_t stem = n > 5 && strcmp(o->output + n - 5, ".xlsx") == 0 ? n - 5 : n;
+            r->charts_dir = xmalloc(stem + 8);
+            snprintf(r->charts_dir, stem + 8, "%.*s-charts", (int)stem, o->output);
         }
-        *s = c;
-        if (!c)
-            break;
+        check_output_path("charts folder", r->charts_dir);
     }
-    free(p);
-    return err;
+    const char *ex_paths[] = {o->ex.trace, o->ex.folded, o->ex.callgrind, o->ex.csv_dir,
+                              o->ex.json};
+    for (size_t i = 0; i < sizeof ex_paths / sizeof *ex_paths; i++)
+        if (ex_paths[i])
+            check_output_path("export", ex_paths[i]);
+    /* libxlsxwriter writes the workbook to a file name: it reopens this unique one. */
+    if (atomicfile_open(&r->out, o->output, r->why, sizeof r->why) != 0) {
+        fprintf(stderr, "profreport: %s\n", r->why);
+        return EXIT_OUTPUT;
+    }
+    close(r->out.fd);
+    r->out.fd = -1;
+    r->cmdline = join_args(argc, argv);
+    o->ex.command_line = r->cmdline;
+    if (!(r->ex = exports_open(&o->ex, &r->m, r->why, sizeof r->why))) {
+        fprintf(stderr, "profreport: %s\n", r->why);
+        return EXIT_OUTPUT;
+    }
+    return EXIT_OK;
 }
 
-/* Remove the private work folder (made by mkdtemp: everything in it is ours). */
-static void remove_work(struct charts *ch)
+/* Read the runs named on the command line into the model, with a progress bar for large
+   inputs on a terminal. EXIT_OK, or EXIT_NO_INPUT when no run could be read. */
+static int read_runs(struct report *r, const struct options *o)
 {
-    if (ch->work)
-        atomicfile_remove_dir(ch->work);
+    struct model *m = &r->m;
+    /* The workbook's Call paths sheet reads the calling-context tree: built as rows come. */
+    model_keep_paths(m);
+    m->include = o->include;
+    m->ninclude = o->ninclude;
+    m->exclude = o->exclude;
+    m->nexclude = o->nexclude;
+    r->ninputs = inputs_collect((const char *const *)o->paths, o->npaths, &r->inputs, m);
+    if (r->ninputs == 0) {
+        fprintf(stderr, "profreport: no run files found in the paths given (run files are "
+                        "*.csv; folders are not searched recursively)\n");
+        return EXIT_NO_INPUT;
+    }
+    struct progress bar = {inputs_size(r->inputs, r->ninputs), 0, -1};
+    struct input_progress counter = {progress_add, &bar};
+    int shown = !o->quiet && isatty(STDERR_FILENO) && bar.total >= PROGRESS_BYTES;
+    for (size_t i = 0; i < r->ninputs; i++)
+        input_read_counted(&r->inputs[i], m, shown ? &counter : NULL);
+    if (shown)
+        fputs("\n", stderr);
+    if (m->nruns > 0)
+        return EXIT_OK;
+    for (size_t i = 0; i < m->nwarnings; i++)
+        fprintf(stderr, "profreport: %s: %s\n", m->warnings[i].where, m->warnings[i].message);
+    fprintf(stderr, "profreport: no readable run among %zu input%s\n", r->ninputs,
+            r->ninputs == 1 ? "" : "s");
+    return EXIT_NO_INPUT;
+}
+
+/* --baseline: those runs in a model of their own, set against the new ones. EXIT_OK, or
+   EXIT_NO_INPUT when no baseline run could be read. */
+static int compare_runs(struct report *r, const struct options *o)
+{
+    int rc = read_baseline(o, &r->old, &r->m);
+    if (rc != EXIT_OK)
+        return rc;
+    struct compare_options copt = {o->noise, COMPARE_ALPHA, o->seed, COMPARE_RESAMPLES};
+    compare_build(&r->old, &r->m, &copt, &r->cmp);
+    r->comparing = 1;
+    if (r->cmp.warning) {
+        model_warn(&r->m, "comparison", "few runs", 1, "%s", r->cmp.warning);
+        warn_msg("%s", r->cmp.warning);
+    }
+    return EXIT_OK;
+}
+
+/* The gnuplot charts, rendered in a private folder; copied to the charts folder once all is
+   well. A chart that cannot be drawn is a warning, not a failure. */
+static void draw_charts(struct report *r, const struct options *o)
+{
+    r->templates = find_templates(o->templates);
+    if (o->no_gnuplot)
+        return;
+    struct chart_options co = {o->title, o->unit, o->top};
+    charts_make(&r->ch, r->templates, &r->m, r->comparing ? &r->cmp : NULL, &co);
+    if (r->ch.note)
+        warn_msg("%s", r->ch.note);
+}
+
+/* Write the workbook and the exports into their temporary files. EXIT_OK or EXIT_OUTPUT. */
+static int write_outputs(struct report *r, const struct options *o, const struct report_info *ri)
+{
+    const char *why = NULL;
+    if (workbook_write(r->out.tmp, &r->m, ri, &why) != 0) {
+        fprintf(stderr, "profreport: cannot write '%s': %s\n", o->output, why);
+        return EXIT_OUTPUT;
+    }
+    if (exports_write(r->ex, &r->m, r->why, sizeof r->why) != 0) {
+        fprintf(stderr, "profreport: %s\n", r->why);
+        return EXIT_OUTPUT;
+    }
+    return EXIT_OK;
+}
+
+/* Put everything in place: the charts first, then the exports, then the workbook, so that a
+   failure leaves the old report. EXIT_OK or EXIT_OUTPUT. */
+static int commit_outputs(struct report *r)
+{
+    if (r->ch.n > 0) {
+        int err = mkdirs(r->charts_dir, 1);
+        if (err) {
+            fprintf(stderr, "profreport: cannot write charts to '%s': %s\n", r->charts_dir,
+                    strerror(err));
+            return EXIT_OUTPUT;
+        }
+        for (size_t i = 0; i < r->ch.n; i++)
+            for (int k = 0; k < 2; k++) {
+                char from[PATH_MAX], to[PATH_MAX];
+                snprintf(from, sizeof from, "%s/%s.%s", r->ch.work, r->ch.bases[i],
+                         k ? "svg" : "png");
+                snprintf(to, sizeof to, "%s/%s.%s", r->charts_dir, r->ch.bases[i],
+                         k ? "svg" : "png");
+                if (atomicfile_copy(from, to, r->why, sizeof r->why) != 0) {
+                    fprintf(stderr, "profreport: %s\n", r->why);
+                    return EXIT_OUTPUT;
+                }
+                r->copied++;
+            }
+    }
+    if (exports_commit(r->ex, r->why, sizeof r->why) != 0 ||
+        atomicfile_commit(&r->out, r->why, sizeof r->why) != 0) {
+        fprintf(stderr, "profreport: %s\n", r->why);
+        return EXIT_OUTPUT;
+    }
+    return EXIT_OK;
+}
+
+/* The terminal's account: the flat profile (or the comparison) and where the files went. */
+static void print_summary(const struct report *r, const struct options *o,
+                          const struct report_info *ri)
+{
+    if (r->comparing)
+        flat_print_compare(stdout, &r->cmp, ri);
+    else
+        flat_print(stdout, (struct model *)&r->m, ri);
+    printf("\nworkbook: %s\n", o->output);
+    if (r->copied)
+        printf("charts:   %s/ (%zu files)\n", r->charts_dir, r->copied);
+    exports_print(r->ex, stdout);
+    if (r->m.nwarnings)
+        printf("warnings: %zu (see the Warnings sheet)\n", r->m.nwarnings);
+}
+
+/* Remove what was not committed and free everything. */
+static void report_release(struct report *r, struct options *o)
+{
+    atomicfile_discard(&r->out);
+    charts_release(&r->ch);
+    exports_free(r->ex);
+    free(r->templates);
+    free(r->cmdline);
+    free(r->charts_dir);
+    inputs_free(r->inputs, r->ninputs);
+    model_release(&r->m);
+    compare_release(&r->cmp);
+    model_release(&r->old);
+    free(o->baseline);
+    free(o->args);
+    free(o->include);
+    free(o->exclude);
 }
 
 int main(int argc, char **argv)
@@ -589,242 +606,38 @@ int main(int argc, char **argv)
     struct options o;
     parse_options(argc, argv, &o);
     util_quiet = o.quiet;
-    int rc = EXIT_OK;
-    char *charts_dir = NULL, *templates = NULL, *cmdline = NULL;
-    struct atomicfile out = {.fd = -1, .slot = -1};
-    struct input *inputs = NULL;
-    size_t ninputs = 0, copied = 0;
-    struct charts ch = {0};
-    struct exports *ex = NULL;
-    char why_ex[4400];
-    struct model m, old;
-    model_init(&m);
-    model_init(&old);
-    struct comparison cmp = {0};
-    int comparing = 0;
+    struct report r = {.out = {.fd = -1, .slot = -1}};
+    model_init(&r.m);
+    model_init(&r.old);
 
-    /* Every output name is checked before anything is created. */
-    check_output_path("output", o.output);
-    if (!o.no_gnuplot) {
-        if (o.charts_dir) {
-            charts_dir = xstrdup(o.charts_dir);
-        } else {
-            size_t n = strlen(o.output);
-            size_t stem = n > 5 && strcmp(o.output + n - 5, ".xlsx") == 0 ? n - 5 : n;
-            charts_dir = xmalloc(stem + 8);
-            snprintf(charts_dir, stem + 8, "%.*s-charts", (int)stem, o.output);
-        }
-        check_output_path("charts folder", charts_dir);
+    int rc = open_outputs(&r, &o, argc, argv);
+    if (rc == EXIT_OK)
+        rc = read_runs(&r, &o);
+    if (rc == EXIT_OK && o.nbaseline)
+        rc = compare_runs(&r, &o);
+    if (rc == EXIT_OK) {
+        draw_charts(&r, &o);
+        time_t now = time(NULL);
+        struct tm lt;
+        localtime_r(&now, &lt);
+        strftime(r.generated, sizeof r.generated, "%Y-%m-%d %H:%M:%S %Z", &lt);
+        struct report_info ri = {o.title,
+                                 r.cmdline,
+                                 r.generated,
+                                 o.unit,
+                                 o.top,
+                                 r.ninputs,
+                                 (const char *const *)r.ch.pngs,
+                                 (const char *const *)r.ch.titles,
+                                 r.ch.n,
+                                 o.no_gnuplot ? NULL : r.ch.note,
+                                 r.comparing ? &r.cmp : NULL};
+        rc = write_outputs(&r, &o, &ri);
+        if (rc == EXIT_OK)
+            rc = commit_outputs(&r);
+        if (rc == EXIT_OK && !o.quiet)
+            print_summary(&r, &o, &ri);
     }
-    const char *ex_paths[] = {o.ex.trace, o.ex.folded, o.ex.callgrind, o.ex.csv_dir, o.ex.json};
-    for (size_t i = 0; i < sizeof ex_paths / sizeof *ex_paths; i++)
-        if (ex_paths[i])
-            check_output_path("export", ex_paths[i]);
-
-    /* The output's temporary file first: an unwritable place fails before any work.
-       libxlsxwriter writes the workbook to a file name: it reopens this unique one. */
-    if (atomicfile_open(&out, o.output, why_ex, sizeof why_ex) != 0) {
-        fprintf(stderr, "profreport: %s\n", why_ex);
-        rc = EXIT_OUTPUT;
-        goto done;
-    }
-    close(out.fd);
-    out.fd = -1;
-    cmdline = join_args(argc, argv);
-    o.ex.command_line = cmdline;
-    if (!(ex = exports_open(&o.ex, &m, why_ex, sizeof why_ex))) {
-        fprintf(stderr, "profreport: %s\n", why_ex);
-        rc = EXIT_OUTPUT;
-        goto done;
-    }
-
-    m.include = o.include;
-    m.ninclude = o.ninclude;
-    m.exclude = o.exclude;
-    m.nexclude = o.nexclude;
-    ninputs = inputs_collect((const char *const *)o.paths, o.npaths, &inputs, &m);
-    if (ninputs == 0) {
-        fprintf(stderr, "profreport: no run files found in the paths given (run files are "
-                        "*.csv; folders are not searched recursively)\n");
-        rc = EXIT_NO_INPUT;
-        goto done;
-    }
-    off_t total = 0;
-    for (size_t i = 0; i < ninputs; i++) {
-        struct stat st;
-        for (size_t k = 0; k < (inputs[i].path ? 1 : inputs[i].nparts); k++)
-            if (stat(inputs[i].path ? inputs[i].path : inputs[i].parts[k], &st) == 0)
-                total += st.st_size;
-    }
-    progress.on = !o.quiet && isatty(STDERR_FILENO) && total >= PROGRESS_BYTES;
-    progress.total = total;
-    progress.shown = -1;
-    for (size_t i = 0; i < ninputs; i++) {
-        if (progress.on && inputs[i].path) {
-            int fd = input_open(&inputs[i], &m);
-            if (fd < 0)
-                continue;
-            cookie_io_functions_t io = {counted_read, NULL, NULL, counted_close};
-            FILE *f = fopencookie((void *)(intptr_t)fd, "r", io);
-            if (!f)
-                die_msg("cannot read '%s': %s", inputs[i].path, strerror(errno));
-            model_add_run(&m, f, inputs[i].path, 0);
-            fclose(f);
-            continue;
-        }
-        input_read(&inputs[i], &m);
-    }
-    if (progress.on)
-        fputs("\n", stderr);
-    if (m.nruns == 0) {
-        for (size_t i = 0; i < m.nwarnings; i++)
-            fprintf(stderr, "profreport: %s: %s\n", m.warnings[i].where, m.warnings[i].message);
-        fprintf(stderr, "profreport: no readable run among %zu input%s\n", ninputs,
-                ninputs == 1 ? "" : "s");
-        rc = EXIT_NO_INPUT;
-        goto done;
-    }
-
-    /* --baseline: those runs in a model of their own, set against the new ones. */
-    if (o.nbaseline) {
-        rc = read_baseline(&o, &old, &m);
-        if (rc != EXIT_OK)
-            goto done;
-        struct compare_options copt = {o.noise, COMPARE_ALPHA, o.seed, COMPARE_RESAMPLES};
-        compare_build(&old, &m, &copt, &cmp);
-        comparing = 1;
-        if (cmp.warning) {
-            model_warn(&m, "comparison", "few runs", 1, "%s", cmp.warning);
-            warn_msg("%s", cmp.warning);
-        }
-    }
-
-    /* Charts, rendered in a private folder; copied to the charts folder once all is well. */
-    templates = find_templates(o.templates);
-    if (!o.no_gnuplot) {
-        const char *tmpdir = getenv("TMPDIR");
-        if (!tmpdir || !*tmpdir)
-            tmpdir = "/tmp";
-        size_t len = strlen(tmpdir) + 24;
-        char *w = xmalloc(len);
-        snprintf(w, len, "%s/profreport-XXXXXX", tmpdir);
-        if (!mkdtemp(w)) {
-            free(w);
-            ch.note = xstrdup("no gnuplot charts: cannot create a temporary folder");
-        } else {
-            ch.work = w;
-            atomicfile_register_dir(w);
-            struct chart_env env = {templates, NULL, ch.work, 30};
-            const char *why = NULL;
-            if (!chart_available(&env, &why)) {
-                size_t wl = strlen(why) + 64;
-                ch.note = xmalloc(wl);
-                snprintf(ch.note, wl, "no gnuplot charts: %s", why);
-            } else {
-                if (comparing)
-                    make_compare_chart(&ch, &env, &cmp, &o);
-                make_charts(&ch, &env, &m, &o);
-            }
-        }
-        if (ch.note)
-            warn_msg("%s", ch.note);
-    }
-
-    char generated[64];
-    time_t now = time(NULL);
-    struct tm lt;
-    localtime_r(&now, &lt);
-    strftime(generated, sizeof generated, "%Y-%m-%d %H:%M:%S %Z", &lt);
-    struct report_info ri = {o.title,
-                             cmdline,
-                             generated,
-                             o.unit,
-                             o.top,
-                             ninputs,
-                             (const char *const *)ch.pngs,
-                             (const char *const *)ch.titles,
-                             ch.n,
-                             o.no_gnuplot ? NULL : ch.note,
-                             comparing ? &cmp : NULL,
-                             exports_paths(ex)};
-    const char *why = NULL;
-    if (workbook_write(out.tmp, &m, &ri, &why) != 0) {
-        fprintf(stderr, "profreport: cannot write '%s': %s\n", o.output, why);
-        rc = EXIT_OUTPUT;
-        goto done;
-    }
-    if (exports_write(ex, &m, why_ex, sizeof why_ex) != 0) {
-        fprintf(stderr, "profreport: %s\n", why_ex);
-        rc = EXIT_OUTPUT;
-        goto done;
-    }
-    /* The charts go into place before the workbook does: a failure leaves the old report. */
-    if (ch.n > 0) {
-        int err = make_dirs(charts_dir);
-        if (err) {
-            fprintf(stderr, "profreport: cannot write charts to '%s': %s\n", charts_dir,
-                    strerror(err));
-            rc = EXIT_OUTPUT;
-            goto done;
-        }
-        for (size_t i = 0; i < ch.n; i++)
-            for (int k = 0; k < 2; k++) {
-                char from[PATH_MAX], to[PATH_MAX];
-                snprintf(from, sizeof from, "%s/%s.%s", ch.work, ch.bases[i], k ? "svg" : "png");
-                snprintf(to, sizeof to, "%s/%s.%s", charts_dir, ch.bases[i], k ? "svg" : "png");
-                if (atomicfile_copy(from, to, why_ex, sizeof why_ex) != 0) {
-                    fprintf(stderr, "profreport: %s\n", why_ex);
-                    rc = EXIT_OUTPUT;
-                    goto done;
-                }
-                copied++;
-            }
-    }
-    if (exports_commit(ex, why_ex, sizeof why_ex) != 0) {
-        fprintf(stderr, "profreport: %s\n", why_ex);
-        rc = EXIT_OUTPUT;
-        goto done;
-    }
-    if (atomicfile_commit(&out, why_ex, sizeof why_ex) != 0) {
-        fprintf(stderr, "profreport: %s\n", why_ex);
-        rc = EXIT_OUTPUT;
-        goto done;
-    }
-
-    if (!o.quiet) {
-        if (comparing)
-            flat_print_compare(stdout, &cmp, &ri);
-        else
-            flat_print(stdout, &m, &ri);
-        printf("\nworkbook: %s\n", o.output);
-        if (copied)
-            printf("charts:   %s/ (%zu files)\n", charts_dir, copied);
-        exports_print(ex, stdout);
-        if (m.nwarnings)
-            printf("warnings: %zu (see the Warnings sheet)\n", m.nwarnings);
-    }
-
-done:
-    atomicfile_discard(&out);
-    remove_work(&ch);
-    exports_free(ex);
-    for (size_t i = 0; i < ch.n; i++) {
-        free(ch.pngs[i]);
-        free(ch.titles[i]);
-        free(ch.bases[i]);
-    }
-    free(ch.note);
-    free(ch.work);
-    free(templates);
-    free(cmdline);
-    free(charts_dir);
-    inputs_free(inputs, ninputs);
-    model_release(&m);
-    compare_release(&cmp);
-    model_release(&old);
-    free(o.baseline);
-    free(o.args);
-    free(o.include);
-    free(o.exclude);
+    report_release(&r, &o);
     return rc;
 }

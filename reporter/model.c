@@ -3,7 +3,10 @@
  * per-call cost distributions, per-run and per-thread totals, caller -> callee edges, runs,
  * threads and warnings. Memory grows with regions, runs and threads, never with events.
  */
-#include "report.h"
+#define _GNU_SOURCE /* qsort_r */
+#include "cct.h"
+#include "model.h"
+#include "util.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -46,6 +49,13 @@ void model_release(struct model *m)
     }
     free(m->regions);
     free(m->region_table);
+    if (m->paths) {
+        if (m->paths->streaming)
+            cct_stream_end(&m->paths->stream);
+        cct_release(&m->paths->tree);
+        free(m->paths->name_of);
+        free(m->paths);
+    }
     for (size_t i = 0; i < m->nruns; i++) {
         struct run_rec *r = &m->runs[i];
         free(r->file);
@@ -113,6 +123,63 @@ static uint64_t hash_bytes(const char *s, size_t n)
     memcpy(&w, s + i, n - i);
     h = (h ^ w) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 32);
+}
+
+/* ---- the calling-context tree (model_keep_paths) ---- */
+
+/* Keep the calling-context tree from now on. */
+void model_keep_paths(struct model *m)
+{
+    if (m->paths)
+        return;
+    m->paths = xcalloc(1, sizeof *m->paths);
+    cct_init(&m->paths->tree);
+}
+
+/* The tree, complete for every run read (each run's stream is closed when it ends). */
+const struct cct *model_paths(const struct model *m) { return m->paths ? &m->paths->tree : NULL; }
+
+/* The tree's name index of region `region` (text s[0..n)): the model hashed the text
+   already, so it is interned once per region, not once per row. */
+static uint32_t paths_name(struct model_paths *p, size_t region, const char *s, size_t n)
+{
+    p->name_of = xgrow_zeroed(p->name_of, &p->nname_of, region, sizeof *p->name_of);
+    if (!p->name_of[region])
+        p->name_of[region] = cct_intern(&p->tree, s, n) + 1;
+    return p->name_of[region] - 1;
+}
+
+/* Close the stream of the thread being read. */
+static void paths_stop(struct model_paths *p)
+{
+    if (p && p->streaming)
+        cct_stream_end(&p->stream);
+    if (p)
+        p->streaming = 0;
+}
+
+/* One row: a step of its thread's stream (seed rows are all at depth 0). */
+static void paths_event(struct model_paths *p, size_t run, enum run_kind kind,
+                        const struct run_event *e, size_t region, double ns, double self_ns)
+{
+    uint32_t id = paths_name(p, region, e->region, e->region_len);
+    if (!p->streaming || p->run != run || p->thread != e->thread) {
+        paths_stop(p);
+        cct_stream_begin(&p->stream, &p->tree, p->tree.root);
+        p->streaming = 1;
+        p->run = run;
+        p->thread = e->thread;
+    }
+    cct_stream_row_interned(&p->stream, id, kind == RUN_EVENTS ? e->depth : 0, e->has_ticks, ns,
+                            self_ns);
+}
+
+/* A summary row: no paths, so the region counts as a root of the tree. */
+static void paths_summary(struct model_paths *p, const struct run_summary *s, double k)
+{
+    paths_stop(p);
+    cct_add(&p->tree, p->tree.root, s->region, s->region_len, s->calls, (double)s->outer * k,
+            (double)s->self * k);
 }
 
 /* Whether a region id is reported, given --include and --exclude. */
@@ -515,6 +582,8 @@ static void on_event(void *ctx, const struct run_event *e)
     if (m->sink && m->sink->event)
         m->sink->event(m->sink->ctx, m, in->run, t, e, ri, ns, self,
                        (double)e->start * in->ns_per_tick);
+    if (m->paths)
+        paths_event(m->paths, in->run, m->runs[in->run].kind, e, ri, ns, self);
     busy_row(in, t, e->depth, e->has_ticks, ns);
     if (!e->has_ticks) {
         r->unterminated++;
@@ -578,6 +647,8 @@ static void on_summary(void *ctx, const struct run_summary *s)
     m->self_total_ns += (double)s->self * k;
     if (m->sink && m->sink->summary)
         m->sink->summary(m->sink->ctx, m, in->run, t, s, k);
+    if (m->paths)
+        paths_summary(m->paths, s, k);
     if (r->excluded || s->calls == 0)
         return;
     dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k, (double)s->min * k,
@@ -695,6 +766,7 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
                    st == RUNFILE_IO_ERROR ? "read error"
                    : why                  ? why
                                           : "not a run file");
+        paths_stop(m->paths);
         if (m->sink && m->sink->run_end)
             m->sink->run_end(m->sink->ctx, m, m->nruns, 0);
         return st;
@@ -714,17 +786,18 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
         model_warn(m, name, "incomplete", 1,
                    recovered ? "run rebuilt from the temporary files of a killed run"
                              : "the run's data ends early (killed, or a write failed)");
+    paths_stop(m->paths);
     if (m->sink && m->sink->run_end)
         m->sink->run_end(m->sink->ctx, m, m->nruns - 1, 1);
     return st;
 }
 
 /* Order for model_ranked: more total time first, then name. */
-static const struct model *rank_model;
-static int by_total(const void *a, const void *b)
+static int by_total(const void *a, const void *b, void *ctx)
 {
-    const struct region *x = &rank_model->regions[*(const size_t *)a];
-    const struct region *y = &rank_model->regions[*(const size_t *)b];
+    const struct model *m = ctx;
+    const struct region *x = &m->regions[*(const size_t *)a];
+    const struct region *y = &m->regions[*(const size_t *)b];
     if (x->outer_ns != y->outer_ns)
         return x->outer_ns < y->outer_ns ? 1 : -1;
     return strcmp(x->display, y->display);
@@ -738,8 +811,7 @@ size_t *model_ranked(const struct model *m, size_t *n)
     for (size_t i = 0; i < m->nregions; i++)
         if (!m->regions[i].excluded && (m->regions[i].cost.n || m->regions[i].unterminated))
             idx[k++] = i;
-    rank_model = m;
-    qsort(idx, k, sizeof *idx, by_total);
+    qsort_r(idx, k, sizeof *idx, by_total, (void *)(uintptr_t)m);
     *n = k;
     return idx;
 }

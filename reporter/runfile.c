@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* memrchr, strtod_l */
 #include "report.h"
+#include "util.h"
 
 #include <csv.h>
 #include <errno.h>

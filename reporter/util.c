@@ -1,12 +1,16 @@
 /*
- * util.c - messages, allocation that cannot fail silently, and UTF-8 repair for the
- * profreport command.
+ * util.c - messages, allocation that cannot fail silently, UTF-8 repair and a growable string
+ * buffer for the profreport command.
  */
-#include "report.h"
+#include "exitcode.h"
+#include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int util_quiet;
 
@@ -114,7 +118,7 @@ enum clean_mode {
     CLEAN_ONE_LINE /* the same, tab, LF and CR escaped too */
 };
 
-/* A copy of s[0..n) cleaned as mode says (see utf8_repair and text_visible in report.h). */
+/* A copy of s[0..n) cleaned as mode says (see utf8_repair and text_visible in util.h). */
 static char *text_clean(const char *s, size_t n, enum clean_mode mode)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -155,7 +159,7 @@ static char *text_clean(const char *s, size_t n, enum clean_mode mode)
     return out;
 }
 
-/* A copy of s[0..n) with nothing XML 1.0 refuses and no invisible control (see report.h). */
+/* A copy of s[0..n) with nothing XML 1.0 refuses and no invisible control (see util.h). */
 char *text_visible(const char *s, size_t n, int one_line)
 {
     return text_clean(s, n, one_line ? CLEAN_ONE_LINE : CLEAN_VISIBLE);
@@ -183,3 +187,94 @@ char *region_display(const char *s, size_t n)
 
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD; NUL bytes too. */
 char *utf8_repair(const char *s, size_t n) { return text_clean(s, n, CLEAN_UTF8); }
+
+/* Append n bytes. */
+void sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        b->s = xrealloc(b->s, cap);
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+/* Append formatted text. */
+void sbuf_addf(struct sbuf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sbuf_add(b, small, (size_t)n);
+        return;
+    }
+    char *big = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sbuf_add(b, big, (size_t)n);
+    free(big);
+}
+
+/* Free the buffer. */
+void sbuf_release(struct sbuf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* Make room for index i in a zero-filled array of *cap elements of size elem. */
+void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
+{
+    if (i < *cap)
+        return arr;
+    size_t n = *cap ? *cap : 64;
+    while (n <= i)
+        n *= 2;
+    arr = xrealloc(arr, n * elem);
+    memset((char *)arr + *cap * elem, 0, (n - *cap) * elem);
+    *cap = n;
+    return arr;
+}
+
+/* FNV-1a of s[0..n): the same on every machine, so seeds made from it are too. */
+uint64_t hash_fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The folder, and with parents its missing parents (mkdir -p). 0, or an errno value. */
+int mkdirs(const char *dir, int parents)
+{
+    if (!parents)
+        return mkdir(dir, 0777) != 0 && errno != EEXIST ? errno : 0;
+    char *p = xstrdup(dir);
+    int err = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != 0)
+            continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            err = errno;
+            break;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    free(p);
+    return err;
+}

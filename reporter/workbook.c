@@ -8,7 +8,13 @@
  * worksheet_write_string, so "=HYPERLINK(...)" stays text; NaN and infinities are never
  * written as numbers (the cell is left empty) because they would corrupt the file.
  */
-#include "report.h"
+#define _GNU_SOURCE /* qsort_r */
+#include "cct.h"
+#include "compare.h"
+#include "model.h"
+#include "tables.h"
+#include "util.h"
+#include "workbook.h"
 
 #include <profreport.h>
 
@@ -35,20 +41,6 @@ struct book {
     const struct report_info *ri;
     unsigned long cut; /* strings cut to CELL_MAX */
 };
-
-/* The unit for values around typical_ns. */
-struct unit unit_for(double typical_ns, const char *forced)
-{
-    static const struct unit units[] = {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}};
-    if (forced && strcmp(forced, "auto") != 0)
-        for (size_t i = 0; i < 4; i++)
-            if (strcmp(forced, units[i].name) == 0)
-                return units[i];
-    for (size_t i = 0; i < 3; i++)
-        if (typical_ns >= units[i].ns)
-            return units[i];
-    return units[3];
-}
 
 /* A string cell; cut to Excel's limit of CELL_MAX characters, and counted, when too long. */
 static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
@@ -101,6 +93,56 @@ static const char *with_unit(char *buf, size_t size, const char *name, struct un
     return buf;
 }
 
+/* A table's column headers in the workbook's units: heads[k] points into h[k]. */
+static void table_heads(const struct book *b, const struct table *t, char h[][48],
+                        const char **heads)
+{
+    for (size_t k = 0; k < t->ncols; k++)
+        heads[k] = column_header(h[k], sizeof h[k], &t->cols[k], b->cost, b->total);
+}
+
+/* Row i of a table at sheet row `row`: times in the workbook's units, each kind of column
+   with its format; empty cells are left out. */
+static void put_table_row(struct book *b, lxw_worksheet *ws, lxw_row_t row, const struct table *t,
+                          size_t i)
+{
+    struct cell c[TABLE_MAX_COLS];
+    table_row(t, i, c);
+    for (size_t k = 0; k < t->ncols; k++) {
+        lxw_col_t col = (lxw_col_t)k;
+        enum column_kind kind = t->cols[k].kind;
+        if (c[k].kind == CELL_TEXT)
+            put_str(b, ws, row, col, c[k].s, c[k].note ? b->f.note : NULL);
+        else if (c[k].kind == CELL_INT)
+            put_num(ws, row, col, (double)c[k].i, kind == COL_NUMBER ? NULL : b->f.count);
+        else if (c[k].kind == CELL_NUM && kind == COL_TOTAL_NS)
+            put_num(ws, row, col, c[k].v / b->total.ns, b->f.num);
+        else if (c[k].kind == CELL_NUM && kind == COL_COST_NS)
+            put_num(ws, row, col, c[k].v / b->cost.ns, b->f.cost);
+        else if (c[k].kind == CELL_NUM)
+            put_num(ws, row, col, c[k].v, kind == COL_SHARE ? b->f.pct : b->f.count);
+    }
+}
+
+/* A whole table from row 0: its headers, then its rows. Returns its columns; *nrows gets its
+   rows unless NULL. */
+static size_t put_table(struct book *b, lxw_worksheet *ws, enum table_id id, size_t *nrows)
+{
+    struct table t;
+    table_open(&t, b->m, id);
+    char h[TABLE_MAX_COLS][48];
+    const char *heads[TABLE_MAX_COLS];
+    table_heads(b, &t, h, heads);
+    put_headers(b, ws, 0, heads, t.ncols);
+    for (size_t i = 0; i < t.nrows; i++)
+        put_table_row(b, ws, (lxw_row_t)(i + 1), &t, i);
+    if (nrows)
+        *nrows = t.nrows;
+    size_t ncols = t.ncols;
+    table_close(&t);
+    return ncols;
+}
+
 /* Create the shared formats. */
 static void make_formats(struct book *b)
 {
@@ -141,73 +183,18 @@ static void make_formats(struct book *b)
 }
 
 /* Call cost: one row per region, the flat profile with per-run spread. */
-static void sheet_call_cost(struct book *b, const size_t *rank, size_t n)
+static void sheet_call_cost(struct book *b)
 {
-    struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call cost");
-    char h[24][48];
-    const char *heads[] = {
-        "Region",
-        "Calls",
-        with_unit(h[0], sizeof h[0], "Total", b->total),
-        "Total %",
-        with_unit(h[1], sizeof h[1], "Self", b->total),
-        "Self %",
-        with_unit(h[2], sizeof h[2], "Mean", b->cost),
-        with_unit(h[3], sizeof h[3], "Median", b->cost),
-        with_unit(h[4], sizeof h[4], "Std dev", b->cost),
-        with_unit(h[5], sizeof h[5], "Min", b->cost),
-        with_unit(h[6], sizeof h[6], "Max", b->cost),
-        with_unit(h[7], sizeof h[7], "P90", b->cost),
-        with_unit(h[8], sizeof h[8], "P99", b->cost),
-        "Runs",
-        with_unit(h[9], sizeof h[9], "Run mean", b->cost),
-        with_unit(h[10], sizeof h[10], "Run std dev", b->cost),
-        "Run CV",
-        with_unit(h[11], sizeof h[11], "95% CI +/-", b->cost),
-        with_unit(h[12], sizeof h[12], "Fastest run", b->cost),
-        with_unit(h[13], sizeof h[13], "Slowest run", b->cost),
-        "Never stopped",
-        "Percentiles",
-        "Source file",
-        "Line",
-    };
-    size_t ncols = sizeof heads / sizeof heads[0];
-    double busy = model_busy(m);
-    for (size_t i = 0; i < n; i++) {
-        struct region *r = &m->regions[rank[i]];
-        lxw_row_t row = (lxw_row_t)(i + 1);
-        struct cost_row x;
-        model_cost_row(m, rank[i], busy, &x);
-        double c = b->cost.ns, t = b->total.ns;
-        put_str(b, ws, row, 0, r->display, NULL);
-        put_num(ws, row, 1, (double)x.calls, b->f.count);
-        put_num(ws, row, 2, x.total / t, b->f.num);
-        put_num(ws, row, 3, x.total_share, b->f.pct);
-        put_num(ws, row, 4, x.self / t, b->f.num);
-        put_num(ws, row, 5, x.self_share, b->f.pct);
-        put_num(ws, row, 6, x.mean / c, b->f.cost);
-        put_num(ws, row, 7, x.median / c, b->f.cost);
-        put_num(ws, row, 8, x.stddev / c, b->f.cost);
-        put_num(ws, row, 9, x.min / c, b->f.cost);
-        put_num(ws, row, 10, x.max / c, b->f.cost);
-        put_num(ws, row, 11, x.p90 / c, b->f.cost);
-        put_num(ws, row, 12, x.p99 / c, b->f.cost);
-        put_num(ws, row, 13, (double)x.runs, b->f.count);
-        put_num(ws, row, 14, x.run_mean / c, b->f.cost);
-        put_num(ws, row, 15, x.run_stddev / c, b->f.cost);
-        put_num(ws, row, 16, x.run_cv, b->f.pct);
-        put_num(ws, row, 17, x.ci95 / c, b->f.cost);
-        put_num(ws, row, 18, x.fastest / c, b->f.cost);
-        put_num(ws, row, 19, x.slowest / c, b->f.cost);
-        put_num(ws, row, 20, (double)x.never, b->f.count);
-        put_str(b, ws, row, 21, x.approximate ? "histogram" : "exact", NULL);
-        if (r->file) {
-            put_str(b, ws, row, 22, r->file, NULL);
-            if (r->line)
-                put_num(ws, row, 23, (double)r->line, NULL);
-        }
-    }
+    struct table t;
+    table_open(&t, b->m, TABLE_CALLCOST);
+    char h[TABLE_MAX_COLS][48];
+    const char *heads[TABLE_MAX_COLS];
+    table_heads(b, &t, h, heads);
+    size_t ncols = t.ncols, n = t.nrows;
+    for (size_t i = 0; i < n; i++)
+        put_table_row(b, ws, (lxw_row_t)(i + 1), &t, i);
+    table_close(&t);
     if (n > 0) {
         lxw_table_column cols[32];
         lxw_table_column *colp[33];
@@ -292,41 +279,7 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 {
     struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Runs");
-    char h0[48];
-    const char *heads[] = {"Run",
-                           "File",
-                           "Start",
-                           "Program",
-                           "Pid",
-                           "Host",
-                           "Mode",
-                           "Clock",
-                           "Frequency (Hz)",
-                           "Threads",
-                           with_unit(h0, sizeof h0, "Duration", b->total),
-                           "Events",
-                           "Complete",
-                           "Recovered"};
-    size_t nh = sizeof heads / sizeof heads[0];
-    put_headers(b, ws, 0, heads, nh);
-    for (size_t k = 0; k < m->nruns; k++) {
-        struct run_rec *r = &m->runs[k];
-        lxw_row_t row = (lxw_row_t)(k + 1);
-        put_num(ws, row, 0, (double)(k + 1), b->f.count);
-        put_str(b, ws, row, 1, r->file, NULL);
-        put_str(b, ws, row, 2, r->start, NULL);
-        put_str(b, ws, row, 3, r->program, NULL);
-        put_str(b, ws, row, 4, r->pid, NULL);
-        put_str(b, ws, row, 5, r->host, NULL);
-        put_str(b, ws, row, 6, r->mode, NULL);
-        put_str(b, ws, row, 7, r->clock, NULL);
-        put_num(ws, row, 8, (double)r->frequency, b->f.count);
-        put_num(ws, row, 9, r->threads, b->f.count);
-        put_num(ws, row, 10, r->duration_ns / b->total.ns, b->f.num);
-        put_num(ws, row, 11, (double)r->events, b->f.count);
-        put_str(b, ws, row, 12, r->complete ? "yes" : "no", NULL);
-        put_str(b, ws, row, 13, r->recovered ? "yes" : "no", NULL);
-    }
+    size_t nh = put_table(b, ws, TABLE_RUNS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nruns, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
     worksheet_set_column(ws, 1, 1, 48, NULL);
@@ -369,23 +322,7 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 {
     struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Threads");
-    char h0[48];
-    const char *heads[] = {"Run",  "File",  "Thread", "Tid",
-                           "Name", "State", "Events", with_unit(h0, sizeof h0, "Busy", b->total)};
-    size_t nh = sizeof heads / sizeof heads[0];
-    put_headers(b, ws, 0, heads, nh);
-    for (size_t i = 0; i < m->nthreads; i++) {
-        struct thread_rec *t = &m->threads[i];
-        lxw_row_t row = (lxw_row_t)(i + 1);
-        put_num(ws, row, 0, (double)(t->run + 1), b->f.count);
-        put_str(b, ws, row, 1, m->runs[t->run].file, NULL);
-        put_num(ws, row, 2, t->number, b->f.count);
-        put_str(b, ws, row, 3, t->tid, NULL);
-        put_str(b, ws, row, 4, t->name, NULL);
-        put_str(b, ws, row, 5, t->state, NULL);
-        put_num(ws, row, 6, (double)t->events, b->f.count);
-        put_num(ws, row, 7, t->busy_ns / b->total.ns, b->f.num);
-    }
+    size_t nh = put_table(b, ws, TABLE_THREADS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nthreads, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
     worksheet_set_column(ws, 1, 1, 48, NULL);
@@ -417,55 +354,13 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
     }
 }
 
-/* Order of edges: callers by rank, then heavier edges first. */
-static const struct model *edge_model;
-static int by_edge(const void *a, const void *b)
-{
-    const struct edge *x = &edge_model->edges[*(const size_t *)a];
-    const struct edge *y = &edge_model->edges[*(const size_t *)b];
-    if (x->total_ns != y->total_ns)
-        return x->total_ns < y->total_ns ? 1 : -1;
-    return (x->callee > y->callee) - (x->callee < y->callee);
-}
-
-/* Call tree: exact caller -> callee edges. */
+/* Call tree: exact caller -> callee edges, heaviest first. */
 static void sheet_call_tree(struct book *b)
 {
     struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call tree");
-    char h[4][48];
-    const char *heads[] = {"Caller",
-                           "Callee",
-                           "Calls",
-                           with_unit(h[0], sizeof h[0], "Total", b->total),
-                           with_unit(h[1], sizeof h[1], "Self", b->total),
-                           with_unit(h[2], sizeof h[2], "Mean", b->cost),
-                           "Share of callee's calls"};
-    size_t nh = sizeof heads / sizeof heads[0];
-    put_headers(b, ws, 0, heads, nh);
-    size_t *order = xmalloc((m->nedges ? m->nedges : 1) * sizeof *order);
-    size_t n = 0;
-    for (size_t i = 0; i < m->nedges; i++)
-        if (!m->regions[m->edges[i].callee].excluded)
-            order[n++] = i;
-    edge_model = m;
-    qsort(order, n, sizeof *order, by_edge);
-    for (size_t i = 0; i < n; i++) {
-        struct edge *e = &m->edges[order[i]];
-        lxw_row_t row = (lxw_row_t)(i + 1);
-        put_str(b, ws, row, 0,
-                e->caller == SIZE_MAX ? "(thread top level)" : m->regions[e->caller].display,
-                e->caller == SIZE_MAX ? b->f.note : NULL);
-        put_str(b, ws, row, 1, m->regions[e->callee].display, NULL);
-        put_num(ws, row, 2, (double)e->calls, b->f.count);
-        put_num(ws, row, 3, e->total_ns / b->total.ns, b->f.num);
-        put_num(ws, row, 4, e->self_ns / b->total.ns, b->f.num);
-        put_num(ws, row, 5, e->calls ? e->total_ns / (double)e->calls / b->cost.ns : NAN,
-                b->f.cost);
-        uint64_t all = m->regions[e->callee].cost.n;
-        put_num(ws, row, 6, all ? (double)e->calls / (double)all : NAN, b->f.pct);
-    }
-    free(order);
+    size_t n;
+    size_t nh = put_table(b, ws, TABLE_CALLTREE, &n);
     if (n == 0)
         put_str(b, ws, 1, 0,
                 m->nedges ? "no edges" : "no caller information (seed-form or summary runs)",
@@ -500,12 +395,13 @@ static void pick_path(void *ctx, const struct cct *t, const uint32_t *path, size
     p->nodes[p->n++] = node;
 }
 
-static const struct cct *path_tree;
-/* Heaviest self time first, then the earlier node (a stable order for equal times). */
-static int by_path_self(const void *a, const void *b)
+/* Heaviest self time first, then the earlier node (a stable order for equal times); ctx is
+   the tree. */
+static int by_path_self(const void *a, const void *b, void *ctx)
 {
-    const struct cct_node *x = &path_tree->nodes[*(const uint32_t *)a];
-    const struct cct_node *y = &path_tree->nodes[*(const uint32_t *)b];
+    const struct cct *t = ctx;
+    const struct cct_node *x = &t->nodes[*(const uint32_t *)a];
+    const struct cct_node *y = &t->nodes[*(const uint32_t *)b];
     if (x->self_ns != y->self_ns)
         return x->self_ns < y->self_ns ? 1 : -1;
     return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -567,9 +463,8 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
     double all = 0;
     for (size_t i = 0; i < p.n; i++)
         all += t->nodes[p.nodes[i]].self_ns;
-    path_tree = t;
     if (p.n)
-        qsort(p.nodes, p.n, sizeof *p.nodes, by_path_self);
+        qsort_r(p.nodes, p.n, sizeof *p.nodes, by_path_self, (void *)(uintptr_t)t);
     size_t shown = p.n < PATHS_SHOWN ? p.n : PATHS_SHOWN;
     for (size_t i = 0; i < shown; i++) {
         const struct cct_node *node = &t->nodes[p.nodes[i]];
@@ -1288,12 +1183,12 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     /* Summary first otherwise (it is the sheet the workbook opens on), filled last: its charts
        refer to the other sheets. */
     lxw_worksheet *summary = workbook_add_worksheet(b.wb, "Summary");
-    sheet_call_cost(&b, rank, n);
+    sheet_call_cost(&b);
     sheet_hit_count(&b, rank, n);
     sheet_runs(&b, rank, n);
     sheet_threads(&b, rank, n);
     sheet_call_tree(&b);
-    sheet_call_paths(&b, ri->paths);
+    sheet_call_paths(&b, model_paths(m));
     int any_memory = 0;
     for (size_t k = 0; k < m->nruns; k++)
         any_memory |= m->runs[k].has_memory;

@@ -9,7 +9,13 @@
 #ifndef PROFREPORT_FUZZ_H
 #define PROFREPORT_FUZZ_H
 
+#include "cct.h"
+#include "export.h"
+#include "input.h"
+#include "model.h"
 #include "report.h"
+#include "util.h"
+#include "workbook.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
-#include "report.h"
+#include "util.h"
 
 /* A fresh empty folder under /tmp for one test (the caller removes it). */
 static char *fresh_dir(void)

@@ -17,7 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "charts.h"
+#include "util.h"
 
 /* Each test's private folders: data files, chart output, and templates of its own. */
 struct fixture {

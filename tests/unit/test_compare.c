@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "compare.h"
+#include "model.h"
+#include "util.h"
 
 #define assert_close(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 #define assert_rel(a, b, rel) assert_true(fabs((a) - (b)) <= (rel)*fabs(b))

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "cct.h"
+#include "export.h"
+#include "model.h"
+#include "util.h"
 
 /* s after one of the sbuf formatters, as a fresh string. */
 #define FORMAT(call, ...)                                                                          \

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "util.h"
 
 /* What the callbacks saw, one line of text per call. */
 struct log {

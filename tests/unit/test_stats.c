@@ -10,7 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "report.h"
+#include "stats.h"
+#include "util.h"
 
 #define assert_close(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

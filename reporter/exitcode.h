@@ -1,0 +1,18 @@
+/*
+ * exitcode.h - the profreport command's exit codes, as profreport(1) documents them.
+ *
+ * Only main.c ends the command with one of these; util.c's die_msg uses EXIT_INTERNAL for
+ * the failures that leave nothing worth keeping (out of memory).
+ */
+#ifndef PROFREPORT_EXITCODE_H
+#define PROFREPORT_EXITCODE_H
+
+enum exit_code {
+    EXIT_OK = 0,       /* report written */
+    EXIT_USAGE = 2,    /* bad command line */
+    EXIT_NO_INPUT = 3, /* no readable run among the inputs */
+    EXIT_OUTPUT = 4,   /* the workbook or chart images could not be written */
+    EXIT_INTERNAL = 5  /* out of memory or another unexpected failure */
+};
+
+#endif /* PROFREPORT_EXITCODE_H */

@@ -1,0 +1,72 @@
+/*
+ * export.h - export.c: the report's data for other tools (Chrome trace, folded stacks,
+ * callgrind, CSV files, one JSON file), each written to a temporary file and renamed into
+ * place.
+ *
+ * Ownership: struct exports owns its temporary files and buffers; exports_free removes what
+ * was not committed and frees the rest. The model and its sink slot are borrowed.
+ */
+#ifndef PROFREPORT_EXPORT_H
+#define PROFREPORT_EXPORT_H
+
+#include "cct.h"
+#include "model.h"
+#include "tables.h"
+#include "util.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* One CSV text field: a leading = + - @ TAB or CR gets a ' (OWASP), then RFC 4180 quoting. */
+void export_csv_text(struct sbuf *b, const char *s);
+/* s[0..n) as a JSON string literal: invalid UTF-8 repaired, quotes and controls escaped. */
+void export_json_text(struct sbuf *b, const char *s, size_t n);
+/* s[0..n) as one frame of a folded stack: repaired, ';' -> ':', control characters -> ' '. */
+void export_folded_frame(struct sbuf *b, const char *s, size_t n);
+/* s[0..n) as a callgrind function name: repaired, control characters -> ' '. */
+void export_callgrind_name(struct sbuf *b, const char *s, size_t n);
+
+/*
+ * One Chrome trace event, with the comma that separates it from the previous one unless
+ * first: a complete ("X") event, or a begin ("B") event for an instance that never stopped.
+ * name_json is the name as a JSON literal; times in ns (written in microseconds).
+ */
+void export_trace_event(struct sbuf *b, int first, const char *name_json, size_t pid, unsigned tid,
+                        double start_ns, int stopped, double dur_ns, double self_ns, unsigned depth,
+                        int nested);
+
+/* The folded stacks of every path with self time: "a;b;c <self ns>" lines. 0, or -1. */
+int export_folded_write(FILE *f, const struct cct *t);
+/* The tree in callgrind format (events: ns); cmd names the profiled command. 0, or -1. */
+int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t nruns);
+
+/* The statistics tables of tables.c, written by --csv (one file each, named by table_names)
+   and --json (one member each), times in ns. */
+/* One table as CSV (header line first). 0, or -1 on a write error. */
+int export_csv_write(FILE *f, struct model *m, enum table_id which);
+/* Every table as one JSON object. 0, or -1 on a write error. */
+int export_json_write(FILE *f, struct model *m, const char *command_line);
+
+/* What the command line asked for; NULL: not wanted. */
+struct export_options {
+    const char *trace, *folded, *callgrind, *csv_dir, *json;
+    const char *command_line; /* for the exports' metadata */
+};
+
+/*
+ * The exports of one report. exports_open creates their temporary files (so an unwritable
+ * place fails before any work), attaches the row sink to m for the trace and asks m to keep
+ * its calling-context tree for folded stacks and callgrind; exports_write fills them
+ * after reading; exports_commit renames them into place; exports_free removes what was not
+ * committed. Errors: -1 (or NULL) with a message in why[0..whylen).
+ */
+struct exports;
+struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
+                             size_t whylen);
+int exports_write(struct exports *x, struct model *m, char *why, size_t whylen);
+int exports_commit(struct exports *x, char *why, size_t whylen);
+/* "trace:    FILE" lines for the terminal, one per export written. */
+void exports_print(const struct exports *x, FILE *out);
+void exports_free(struct exports *x);
+
+#endif /* PROFREPORT_EXPORT_H */

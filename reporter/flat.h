@@ -1,0 +1,19 @@
+/*
+ * flat.h - flat.c: the terminal summary printed after the workbook is written (a flat
+ * profile, or a comparison's changed regions).
+ */
+#ifndef PROFREPORT_FLAT_H
+#define PROFREPORT_FLAT_H
+
+#include "compare.h"
+#include "model.h"
+#include "workbook.h"
+
+#include <stdio.h>
+
+/* The terminal's flat profile of the top regions, on out. */
+void flat_print(FILE *out, struct model *m, const struct report_info *ri);
+/* The terminal's account of a comparison: the regions that changed significantly. */
+void flat_print_compare(FILE *out, const struct comparison *c, const struct report_info *ri);
+
+#endif /* PROFREPORT_FLAT_H */

@@ -1,0 +1,180 @@
+/*
+ * model.h - model.c: every run merged into regions, runs, threads, edges, memory findings
+ * and warnings, fed row by row by runfile.c's parser.
+ *
+ * Ownership: the model owns everything its arrays point to (model_release frees it), except
+ * the --include/--exclude globs and the sink, which are borrowed.
+ */
+#ifndef PROFREPORT_MODEL_H
+#define PROFREPORT_MODEL_H
+
+#include "cct.h"
+#include "report.h" /* runfile.c's rows (runfile.h after the format module lands) */
+#include "stats.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One run file (or a killed run recovered from its parts). */
+struct run_rec {
+    char *file; /* as the user named it, UTF-8 repaired */
+    char *program, *command, *host, *start, *clock, *pid, *mode;
+    uint64_t frequency;
+    double duration_ns; /* Duration record, else the latest region end seen */
+    uint64_t events;    /* rows read (summary mode: calls) */
+    unsigned threads;
+    int complete;   /* Complete,yes (seed files: 1 unless truncated) */
+    int has_memory; /* the run file has a memory section (memory checks were used) */
+    int recovered;  /* rebuilt from .part files */
+    enum run_kind kind;
+};
+
+/* One thread of one run. key groups threads of the same name across runs (Hit count). */
+struct thread_rec {
+    size_t run, key;
+    unsigned number;
+    char *tid, *name, *state;
+    uint64_t events;
+    double busy_ns; /* time in regions at depth 0 */
+};
+
+/* One region (all regions with the same id text, across threads and runs). */
+struct region {
+    char *name; /* raw bytes of the id */
+    size_t len;
+    char *display; /* valid UTF-8, for output */
+    char *file;    /* source file (instrumented functions' Function records), or NULL */
+    unsigned long line;
+    int excluded;             /* by --include / --exclude */
+    struct dist cost;         /* inclusive ns per call */
+    double self_ns, outer_ns; /* outer: non-nested calls only (recursion counted once) */
+    uint64_t unterminated;
+    double *run_sum;     /* per run: ns over calls */
+    double *run_outer;   /* per run: ns over non-nested calls (the run's share of Total) */
+    uint64_t *run_calls; /* per run */
+    size_t run_cap;
+    double *key_sum, *key_self; /* per thread key */
+    uint64_t *key_calls;
+    size_t key_cap;
+};
+
+/* Caller -> callee, exact (from the Parent column). caller is SIZE_MAX for top-level calls. */
+struct edge {
+    size_t caller, callee;
+    uint64_t calls;
+    double total_ns, self_ns;
+};
+
+/* One row of a run's memory section (FORMAT.md 1.5), strings UTF-8 repaired. */
+struct mem_rec {
+    size_t run;
+    char *kind, *region, *site, *alloc_kind, *free_kind, *other_site;
+    unsigned thread, other_thread; /* 0: none */
+    uint64_t count, bytes;
+};
+
+struct warning_rec {
+    char *where; /* file, or file:line */
+    char *kind;
+    uint64_t count;
+    char *message;
+};
+
+struct model;
+
+/*
+ * Rows as they are read, for the exports that need more than the model keeps (instances,
+ * call paths). Every row of every run is passed on, --include/--exclude notwithstanding.
+ * ns, self_ns and start_ns are the row's ticks converted with its run's Frequency (self_ns
+ * equals ns in the seed form). run_end's kept is 0 when the run was dropped (skipped file).
+ */
+struct model_sink {
+    void *ctx;
+    void (*run_begin)(void *ctx, const struct model *m, size_t run);
+    void (*event)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                  const struct run_event *e, size_t region, double ns, double self_ns,
+                  double start_ns);
+    void (*summary)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                    const struct run_summary *s, double ns_per_tick);
+    void (*run_end)(void *ctx, const struct model *m, size_t run, int kept);
+};
+
+/*
+ * The calling-context tree of every row read (model_keep_paths), --include/--exclude
+ * notwithstanding: events rows through their Depth and end order, summary-mode and seed rows
+ * as top-level paths. The stream of the thread being read is closed at the end of each run.
+ */
+struct model_paths {
+    struct cct tree;
+    struct cct_stream stream;
+    int streaming; /* stream is open for (run, thread) */
+    size_t run;
+    unsigned thread;
+    uint32_t *name_of; /* region index -> tree name index + 1 (0: not interned yet) */
+    size_t nname_of;
+};
+
+struct model {
+    const struct model_sink *sink; /* NULL, or told of every row (not owned) */
+    struct model_paths *paths;     /* NULL unless model_keep_paths was called */
+    struct region *regions;
+    size_t nregions, regions_cap;
+    size_t *region_table; /* open addressing: index + 1 */
+    size_t region_mask;
+    struct run_rec *runs;
+    size_t nruns;
+    struct thread_rec *threads;
+    size_t nthreads;
+    char **keys; /* thread key names */
+    size_t nkeys;
+    struct edge *edges;
+    size_t nedges, edges_cap;
+    size_t *edge_table;
+    size_t edge_mask;
+    struct warning_rec *warnings;
+    size_t nwarnings;
+    struct mem_rec *mem; /* memory sections of every run, in file order */
+    size_t nmem, mem_cap;
+    const char *const *include, *const *exclude; /* globs, not owned */
+    size_t ninclude, nexclude;
+    uint64_t events, skipped_rows;
+    double self_total_ns; /* all regions, filtered or not: the base of "% time" */
+    int any_summary, any_approximate;
+};
+
+void model_init(struct model *m);
+void model_release(struct model *m);
+/* Build the calling-context tree while rows stream in (the Call paths sheet, folded stacks
+   and callgrind need it); call before the first model_add_run. */
+void model_keep_paths(struct model *m);
+/* The calling-context tree of the runs read so far, or NULL when it is not kept. */
+const struct cct *model_paths(const struct model *m);
+/*
+ * Read one run file into the model. name is shown in messages; recovered marks a run rebuilt
+ * from .part files. Returns the parser's status; problems become warnings.
+ */
+enum run_status model_add_run(struct model *m, FILE *f, const char *name, int recovered);
+/* Add a warning (copies the strings). */
+void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Region indexes sorted by total (outer) time, largest first, excluded ones left out. */
+size_t *model_ranked(const struct model *m, size_t *n);
+/* Mean cost per call of region r in run k (NaN when it did not run). */
+double model_run_mean(const struct region *r, size_t k);
+/* Time spent in top-level regions, all threads of all runs: the base of "Total %". */
+double model_busy(const struct model *m);
+
+/* The Call cost sheet's figures for one region: ns, fractions, NaN when undefined. */
+struct cost_row {
+    uint64_t calls, never;
+    double total, total_share, self, self_share;
+    double mean, median, stddev, min, max, p90, p99;
+    size_t runs; /* runs where the region ran */
+    double run_mean, run_stddev, run_cv, ci95, fastest, slowest;
+    int approximate; /* percentiles from the histogram */
+};
+/* Fill *out for region r; busy is model_busy(m). */
+void model_cost_row(struct model *m, size_t r, double busy, struct cost_row *out);
+
+#endif /* PROFREPORT_MODEL_H */

@@ -1,0 +1,198 @@
+/*
+ * tables.c - the model as ordered tables with their column schemas, for every output that
+ * lists statistics (workbook.c's sheets, export.c's CSV and JSON), and the time units.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include "tables.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The unit for values around typical_ns. */
+struct unit unit_for(double typical_ns, const char *forced)
+{
+    static const struct unit units[] = {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}};
+    if (forced && strcmp(forced, "auto") != 0)
+        for (size_t i = 0; i < 4; i++)
+            if (strcmp(forced, units[i].name) == 0)
+                return units[i];
+    for (size_t i = 0; i < 3; i++)
+        if (typical_ns >= units[i].ns)
+            return units[i];
+    return units[3];
+}
+
+const char *const table_names[TABLE_COUNT] = {"callcost", "calltree", "runs", "threads"};
+
+static const struct column callcost_cols[] = {
+    {"Region", COL_TEXT},         {"Calls", COL_COUNT},         {"Total", COL_TOTAL_NS},
+    {"Total %", COL_SHARE},       {"Self", COL_TOTAL_NS},       {"Self %", COL_SHARE},
+    {"Mean", COL_COST_NS},        {"Median", COL_COST_NS},      {"Std dev", COL_COST_NS},
+    {"Min", COL_COST_NS},         {"Max", COL_COST_NS},         {"P90", COL_COST_NS},
+    {"P99", COL_COST_NS},         {"Runs", COL_COUNT},          {"Run mean", COL_COST_NS},
+    {"Run std dev", COL_COST_NS}, {"Run CV", COL_SHARE},        {"95% CI +/-", COL_COST_NS},
+    {"Fastest run", COL_COST_NS}, {"Slowest run", COL_COST_NS}, {"Never stopped", COL_COUNT},
+    {"Percentiles", COL_TEXT},    {"Source file", COL_TEXT},    {"Line", COL_NUMBER}};
+static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
+                                              {"Callee", COL_TEXT},
+                                              {"Calls", COL_COUNT},
+                                              {"Total", COL_TOTAL_NS},
+                                              {"Self", COL_TOTAL_NS},
+                                              {"Mean", COL_COST_NS},
+                                              {"Share of callee's calls", COL_SHARE}};
+static const struct column runs_cols[] = {
+    {"Run", COL_COUNT},     {"File", COL_TEXT},         {"Start", COL_TEXT},
+    {"Program", COL_TEXT},  {"Pid", COL_TEXT},          {"Host", COL_TEXT},
+    {"Mode", COL_TEXT},     {"Clock", COL_TEXT},        {"Frequency (Hz)", COL_COUNT},
+    {"Threads", COL_COUNT}, {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
+    {"Complete", COL_TEXT}, {"Recovered", COL_TEXT}};
+static const struct column threads_cols[] = {
+    {"Run", COL_COUNT}, {"File", COL_TEXT},  {"Thread", COL_COUNT}, {"Tid", COL_TEXT},
+    {"Name", COL_TEXT}, {"State", COL_TEXT}, {"Events", COL_COUNT}, {"Busy", COL_TOTAL_NS}};
+
+/* Edges heavier first, then by callee; ctx is the model. */
+static int by_edge_total(const void *a, const void *b, void *ctx)
+{
+    const struct model *m = ctx;
+    const struct edge *x = &m->edges[*(const size_t *)a];
+    const struct edge *y = &m->edges[*(const size_t *)b];
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+/* Set up one table. */
+void table_open(struct table *t, struct model *m, enum table_id id)
+{
+    memset(t, 0, sizeof *t);
+    t->m = m;
+    t->id = id;
+    switch (id) {
+    case TABLE_CALLCOST:
+        t->cols = callcost_cols;
+        t->ncols = sizeof callcost_cols / sizeof *callcost_cols;
+        t->order = model_ranked(m, &t->nrows);
+        t->busy = model_busy(m);
+        break;
+    case TABLE_CALLTREE:
+        t->cols = calltree_cols;
+        t->ncols = sizeof calltree_cols / sizeof *calltree_cols;
+        t->order = xmalloc((m->nedges ? m->nedges : 1) * sizeof *t->order);
+        for (size_t i = 0; i < m->nedges; i++)
+            if (!m->regions[m->edges[i].callee].excluded)
+                t->order[t->nrows++] = i;
+        qsort_r(t->order, t->nrows, sizeof *t->order, by_edge_total, m);
+        break;
+    case TABLE_RUNS:
+        t->cols = runs_cols;
+        t->ncols = sizeof runs_cols / sizeof *runs_cols;
+        t->nrows = m->nruns;
+        break;
+    default:
+        t->cols = threads_cols;
+        t->ncols = sizeof threads_cols / sizeof *threads_cols;
+        t->nrows = m->nthreads;
+        break;
+    }
+}
+
+/* Free the row order. */
+void table_close(struct table *t)
+{
+    free(t->order);
+    t->order = NULL;
+}
+
+static struct cell text(const char *s)
+{
+    return (struct cell){s ? CELL_TEXT : CELL_NONE, s, 0, 0, 0};
+}
+static struct cell num(double v)
+{
+    return (struct cell){isfinite(v) ? CELL_NUM : CELL_NONE, 0, v, 0, 0};
+}
+static struct cell count(uint64_t i) { return (struct cell){CELL_INT, 0, 0, i, 0}; }
+
+/* The cells of row i. */
+void table_row(const struct table *t, size_t i, struct cell *c)
+{
+    struct model *m = t->m;
+    switch (t->id) {
+    case TABLE_CALLCOST: {
+        struct cost_row x;
+        const struct region *r = &m->regions[t->order[i]];
+        model_cost_row(m, t->order[i], t->busy, &x);
+        struct cell row[] = {text(r->display), count(x.calls),
+                             num(x.total),     num(x.total_share),
+                             num(x.self),      num(x.self_share),
+                             num(x.mean),      num(x.median),
+                             num(x.stddev),    num(x.min),
+                             num(x.max),       num(x.p90),
+                             num(x.p99),       count(x.runs),
+                             num(x.run_mean),  num(x.run_stddev),
+                             num(x.run_cv),    num(x.ci95),
+                             num(x.fastest),   num(x.slowest),
+                             count(x.never),   text(x.approximate ? "histogram" : "exact"),
+                             text(r->file),    r->line ? count(r->line) : text(NULL)};
+        memcpy(c, row, sizeof row);
+        break;
+    }
+    case TABLE_CALLTREE: {
+        const struct edge *e = &m->edges[t->order[i]];
+        uint64_t all = m->regions[e->callee].cost.n;
+        struct cell row[] = {
+            text(e->caller == SIZE_MAX ? "(thread top level)" : m->regions[e->caller].display),
+            text(m->regions[e->callee].display),
+            count(e->calls),
+            num(e->total_ns),
+            num(e->self_ns),
+            num(e->calls ? e->total_ns / (double)e->calls : NAN),
+            num(all ? (double)e->calls / (double)all : NAN)};
+        row[0].note = e->caller == SIZE_MAX;
+        memcpy(c, row, sizeof row);
+        break;
+    }
+    case TABLE_RUNS: {
+        const struct run_rec *r = &m->runs[i];
+        struct cell row[] = {count(i + 1),
+                             text(r->file),
+                             text(r->start),
+                             text(r->program),
+                             text(r->pid),
+                             text(r->host),
+                             text(r->mode),
+                             text(r->clock),
+                             count(r->frequency),
+                             count(r->threads),
+                             num(r->duration_ns),
+                             count(r->events),
+                             text(r->complete ? "yes" : "no"),
+                             text(r->recovered ? "yes" : "no")};
+        memcpy(c, row, sizeof row);
+        break;
+    }
+    default: {
+        const struct thread_rec *th = &m->threads[i];
+        struct cell row[] = {count(th->run + 1), text(m->runs[th->run].file),
+                             count(th->number),  text(th->tid),
+                             text(th->name),     text(th->state),
+                             count(th->events),  num(th->busy_ns)};
+        memcpy(c, row, sizeof row);
+        break;
+    }
+    }
+}
+
+/* "Total (ms)" for a time column, the name alone otherwise. */
+const char *column_header(char *buf, size_t size, const struct column *c, struct unit cost,
+                          struct unit total)
+{
+    if (c->kind == COL_TOTAL_NS || c->kind == COL_COST_NS)
+        snprintf(buf, size, "%s (%s)", c->name, c->kind == COL_COST_NS ? cost.name : total.name);
+    else
+        snprintf(buf, size, "%s", c->name);
+    return buf;
+}

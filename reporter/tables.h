@@ -1,0 +1,86 @@
+/*
+ * tables.h - tables.c: the model as ordered tables with their column schemas (Call cost, Call
+ * tree, Runs, Threads), rendered alike by the workbook's sheets and the CSV and JSON exports,
+ * and the time units columns are shown in.
+ *
+ * A column's name is written once, here; its kind says how its numbers are measured (a count,
+ * a fraction, or nanoseconds summed over calls or per call), so each output shows it in its
+ * own unit: the workbook in the unit unit_for picks, the exports in ns.
+ *
+ * Ownership: a struct table borrows its model (which must outlive it) and owns its row order;
+ * table_close frees it. Text cells point into the model.
+ */
+#ifndef PROFREPORT_TABLES_H
+#define PROFREPORT_TABLES_H
+
+#include "model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A time unit for a column: its name and how many ns make one. */
+struct unit {
+    const char *name;
+    double ns;
+};
+
+/* The unit for values around typical_ns (auto), or the forced one ("s", "ms", "us", "ns"). */
+struct unit unit_for(double typical_ns, const char *forced);
+
+/* The tables every output that lists statistics shares. */
+enum table_id { TABLE_CALLCOST, TABLE_CALLTREE, TABLE_RUNS, TABLE_THREADS, TABLE_COUNT };
+/* "callcost", "calltree", "runs", "threads": the exports' file and member names. */
+extern const char *const table_names[TABLE_COUNT];
+
+/* What a column holds. */
+enum column_kind {
+    COL_TEXT,
+    COL_COUNT,    /* a whole number shown with thousands separators */
+    COL_NUMBER,   /* a whole number shown as it is (a source line) */
+    COL_SHARE,    /* a fraction, shown as a percentage */
+    COL_TOTAL_NS, /* time summed over calls, ns */
+    COL_COST_NS   /* time of one call (or a statistic of such times), ns */
+};
+
+struct column {
+    const char *name; /* without unit: "Total"; times get theirs: "Total (ns)" */
+    enum column_kind kind;
+};
+
+/* The most columns a table has. */
+#define TABLE_MAX_COLS 32
+
+enum cell_kind { CELL_NONE, CELL_TEXT, CELL_NUM, CELL_INT };
+
+/* One cell: text, a number (times in ns, NaN and infinities made CELL_NONE) or a count. */
+struct cell {
+    enum cell_kind kind;
+    const char *s;
+    double v;
+    uint64_t i;
+    int note; /* text that is ours, not data ("(thread top level)"): shown as a note */
+};
+
+/* A table of the model: its columns and the order of its rows. */
+struct table {
+    enum table_id id;
+    const struct column *cols;
+    size_t ncols, nrows;
+    struct model *m;
+    size_t *order; /* callcost: ranked regions; calltree: edges */
+    double busy;
+};
+
+/* Open table id of m: Call cost rows by rank (model_ranked), Call tree edges heaviest first,
+   then by callee (callees excluded by --include/--exclude left out), runs and threads in
+   model order. */
+void table_open(struct table *t, struct model *m, enum table_id id);
+/* The cells of row i (t->ncols of them) into cells. */
+void table_row(const struct table *t, size_t i, struct cell *cells);
+void table_close(struct table *t);
+
+/* A column's header: its name, with " (unit)" for times. Returns buf. */
+const char *column_header(char *buf, size_t size, const struct column *c, struct unit cost,
+                          struct unit total);
+
+#endif /* PROFREPORT_TABLES_H */

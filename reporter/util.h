@@ -1,0 +1,68 @@
+/*
+ * util.h - util.c: messages, allocation that ends the command when memory runs out, text
+ * repair for display, the growable string buffer.
+ *
+ * Ownership: every char * returned here is a fresh copy the caller frees; a struct sbuf
+ * owns its text and sbuf_release frees it.
+ */
+#ifndef PROFREPORT_UTIL_H
+#define PROFREPORT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "profreport: " + message on stderr (unless quiet for warn_msg). */
+void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int util_quiet;
+
+/* malloc/realloc/strdup that end the program with EXIT_INTERNAL when memory runs out. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* arr grown (doubling, new elements zeroed) so that index i fits; *cap is updated. */
+void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem);
+
+/* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
+char *utf8_repair(const char *s, size_t n);
+
+/*
+ * A copy of s[0..n) fit to be shown anywhere text is displayed (workbook cells, charts,
+ * document properties, gnuplot's SVG and PNG, the terminal, folded stacks and callgrind
+ * names): valid UTF-8 that is also valid XML 1.0 text. Invalid bytes become U+FFFD; control
+ * characters are written as C escapes (U+0001 -> \x01, ESC -> \x1b, DEL -> \x7f, tab -> \t,
+ * line feed -> \n, carriage return -> \r), visible in any font, so different ids stay
+ * different; the noncharacters U+FFFE and U+FFFF become U+FFFD. Tab, line feed and carriage
+ * return are kept as they are unless one_line is set.
+ */
+char *text_visible(const char *s, size_t n, int one_line);
+
+/*
+ * How a region id is shown everywhere (workbook, terminal, charts, exports): the id itself,
+ * or REGION_EMPTY for the empty id. The empty id stays a region of its own, apart from one
+ * really named "(empty)" (regions are told apart by their bytes, not by how they are shown).
+ * region_text gives the bytes to show (*len of them); region_display a repaired copy.
+ */
+#define REGION_EMPTY "(empty)"
+const char *region_text(const char *s, size_t n, size_t *len);
+char *region_display(const char *s, size_t n);
+
+/* A growable string (always NUL-ended once anything was added). */
+struct sbuf {
+    char *s;
+    size_t len, cap;
+};
+void sbuf_add(struct sbuf *b, const char *s, size_t n);
+void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_release(struct sbuf *b);
+
+/* FNV-1a hash of s[0..n) (64 bits): names in hash tables, bootstrap seeds. */
+uint64_t hash_fnv1a(const char *s, size_t n);
+
+/* Create the folder unless it exists, and with parents its missing parents too (mkdir -p);
+   without, a missing parent is an error (ENOENT). 0, or an errno value. */
+int mkdirs(const char *dir, int parents);
+
+#endif /* PROFREPORT_UTIL_H */
