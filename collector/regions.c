@@ -119,7 +119,7 @@ void prof_stop(void)
 /* Open a region for PROFILER_SCOPE and name it by depth and instance. */
 struct prof_scope prof_scope_begin(const char *id)
 {
-    struct prof_scope tok = {~0u, 0};
+    struct prof_scope tok = {~0u, 0, {NULL, NULL}};
     prof_start(id);
     struct prof_thread *t = prof_self;
     if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)) {
@@ -159,7 +159,7 @@ void prof_scope_end(const struct prof_scope *tok)
 /* Enter a profiled module: its region opens only at the thread's outermost entry. */
 struct prof_api_scope prof_api_enter(const struct prof_api *api, unsigned *nesting)
 {
-    struct prof_api_scope s = {nesting, {~0u, 0}};
+    struct prof_api_scope s = {nesting, {~0u, 0, {NULL, NULL}}, {NULL}};
     if (!api || !nesting)
         return s;
     if ((*nesting)++ == 0)
