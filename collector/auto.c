@@ -8,20 +8,21 @@
  * (functions.c) and hides the time that took from every open region.
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
-#include "record.h"
+#include "auto.h"
+
+#include "functions.h"
+#include "hooks.h"
+#include "live.h"
+#include "run.h"
+#include "status.h"
+#include "thread.h"
 
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <link.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
-
-/* The hooks gcc and clang call; they must never be instrumented themselves. */
-#define PROF_HOOK __attribute__((visibility("default"), no_instrument_function))
-PROF_HOOK void __cyg_profile_func_enter(void *fn, void *site);
-PROF_HOOK void __cyg_profile_func_exit(void *fn, void *site);
-/* dlclose wrapped, as uftrace's libmcount wraps dlopen: an unloaded module's addresses may be
-   taken by the next one, so what they meant must be forgotten. */
-__attribute__((visibility("default"), no_instrument_function)) int dlclose(void *handle);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static uint32_t max_depth = PROF_MAX_DEPTH; /* PROFILER_MAX_DEPTH */
@@ -77,7 +78,7 @@ static void configure(void)
 static int nested(void)
 {
     struct prof_thread *t = prof_self;
-    return attaching || (t && t->in_hook);
+    return attaching || (t && t->hooks.in_hook);
 }
 
 /* The calling thread's recorder for the current run, starting it if needed; NULL if off. */
@@ -89,7 +90,7 @@ static __attribute__((noinline, cold)) struct prof_thread *attach(void)
     pthread_once(&once, configure);
     struct prof_thread *t = prof_attach();
     if (t)
-        t->fold_ticks = (uint64_t)(min_ns * (double)t->live_frequency / 1e9);
+        t->hooks.fold_ticks = (uint64_t)(min_ns * (double)t->frequency / 1e9);
     attaching = 0;
     return t;
 }
@@ -111,12 +112,12 @@ static void hide(struct prof_thread *t, uint64_t spent)
 static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, void *addr)
 {
     uint64_t t0 = prof_ticks();
-    t->in_hook = 1;
+    t->hooks.in_hook = 1;
     prof_mem_quiet_begin(); /* libdw's allocations are the collector's, not the program's */
     const struct prof_fn *fn = prof_fn_get(addr);
     prof_mem_quiet_end();
     uint32_t idx = fn ? prof_id_add(t, addr, fn) : UINT32_MAX;
-    t->in_hook = 0;
+    t->hooks.in_hook = 0;
     if (idx == UINT32_MAX)
         prof_fail("out of memory for function names", NULL, 12 /* ENOMEM */);
     uint64_t t1 = prof_ticks();
@@ -147,8 +148,8 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
             return;
     }
     uint32_t d = t->depth;
-    if (PROF_UNLIKELY(t->excess || d >= max_depth)) {
-        t->excess++;
+    if (PROF_UNLIKELY(t->hooks.excess || d >= max_depth)) {
+        t->hooks.excess++;
         return;
     }
     PROF_STORE(t->depth, d + 1);
@@ -192,15 +193,15 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
 {
     uint32_t d = t->depth - 1;
     PROF_STORE(t->depth, d);
-    if (PROF_UNLIKELY(t->live_interval))
-        prof_live_stop(t, d, now);
+    if (PROF_UNLIKELY(t->on_stop))
+        t->on_stop(t, d, now);
     struct prof_frame *f = &t->stack[d];
     /* Folding drops the call's records, so its time stays in the parent's self time. */
-    int fold = may_fold && t->fold_ticks && now - f->start < t->fold_ticks;
+    int fold = may_fold && t->hooks.fold_ticks && now - f->start < t->hooks.fold_ticks;
     if (t->mode == PROF_MODE_SUMMARY) {
         if (PROF_UNLIKELY(fold)) {
             f->stats->active--;
-            PROF_STORE(t->folded, t->folded + 1);
+            PROF_STORE(t->hooks.folded, t->hooks.folded + 1);
             return;
         }
         prof_summary_stop(t, d, now);
@@ -210,7 +211,7 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
     if (PROF_UNLIKELY(fold) && f->epoch == t->epoch && f->pos >= PROF_LOAD(t->flushed)) {
         t->last = f->last_before;
         __atomic_store_n(&t->pos, f->pos, __ATOMIC_RELEASE);
-        PROF_STORE(t->folded, t->folded + 1);
+        PROF_STORE(t->hooks.folded, t->hooks.folded + 1);
         return;
     }
     prof_record_exit(t, now);
@@ -234,7 +235,7 @@ static __attribute__((noinline, cold)) int unwind_to(struct prof_thread *t, cons
         return 0;
     while (t->depth > k) {
         pop(t, now, 0);
-        PROF_STORE(t->unwound, t->unwound + 1);
+        PROF_STORE(t->hooks.unwound, t->hooks.unwound + 1);
     }
     return 1;
 }
@@ -245,7 +246,7 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
     /* The usual case: the innermost frame is this function's. A filtered-out function never
        has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
     uint32_t d = t->depth;
-    if (PROF_LIKELY(d - 1 < PROF_MAX_DEPTH && !t->excess && t->stack[d - 1].id == fn)) {
+    if (PROF_LIKELY(d - 1 < PROF_MAX_DEPTH && !t->hooks.excess && t->stack[d - 1].id == fn)) {
         pop(t, prof_ticks(), 1);
         return;
     }
@@ -253,8 +254,8 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP))
         return; /* filtered out (no clock read: close to an empty hook), or not in this run */
     uint64_t now = prof_ticks();
-    if (PROF_UNLIKELY(t->excess)) {
-        t->excess--;
+    if (PROF_UNLIKELY(t->hooks.excess)) {
+        t->hooks.excess--;
         return;
     }
     if (PROF_UNLIKELY(d == 0 || d > PROF_MAX_DEPTH || t->stack[d - 1].id != fn) &&
@@ -315,4 +316,45 @@ int dlclose(void *handle)
         __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
     }
     return r;
+}
+
+/* A recorder begins a run: no call is open beyond the depth limit, nothing folded yet. */
+static void hooks_begin(struct prof_thread *t, const struct prof_run_info *run)
+{
+    (void)run;
+    t->hooks.excess = 0;
+    t->hooks.folded = t->hooks.unwound = 0;
+}
+
+/* The hooks' warnings, before the part's end chunk (t->lock held). */
+static int hooks_write(struct prof_thread *t)
+{
+    uint64_t folded = PROF_LOAD(t->hooks.folded), unwound = PROF_LOAD(t->hooks.unwound);
+    int err = 0;
+    if (folded) {
+        char msg[96];
+        snprintf(msg, sizeof msg,
+                 "calls shorter than %" PRIu64 " ticks were folded into their caller",
+                 t->hooks.fold_ticks);
+        err = prof_thread_write_warning(t, "folded", folded, msg);
+    }
+    if (!err && unwound)
+        err = prof_thread_write_warning(t, "unwound", unwound,
+                                        "regions still open when an enclosing function returned "
+                                        "were closed with it (a missing stop, or a longjmp)");
+    return err;
+}
+
+static const struct prof_hooks hooks = {
+    .name = "function hooks",
+    .thread_begin = hooks_begin,
+    .thread_write = hooks_write,
+};
+
+/* At load: the hooks' state follows the recorder's runs, and the live report counts the
+   instrumented functions' stops too. */
+__attribute__((constructor(101))) static void register_hooks(void)
+{
+    prof_hooks_add(&hooks);
+    prof_hooks_add(&prof_live_hooks);
 }

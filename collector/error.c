@@ -1,7 +1,7 @@
 /*
  * error.c - names of the error codes, and the library's version.
  */
-#include "internal.h"
+#include "profreport.h"
 
 /* One entry per enum prof_error value, in order; tests/unit/test_error.c keeps them in sync. */
 static const char *const messages[] = {

@@ -7,9 +7,10 @@
  * so one mutex is enough. Descriptions live until the process ends: recorders keep pointers.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "functions.h"
 
 #include <fnmatch.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

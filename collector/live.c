@@ -3,25 +3,43 @@
  * a thread prints where its time went since its previous report, checked on region stops.
  */
 #define _GNU_SOURCE /* qsort_r: threads report at the same time */
+#include "live.h"
+
 #include "fileutil.h"
-#include "internal.h"
+#include "status.h"
+#include "thread.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Room for the counters of every id the thread has (owner thread). */
-int prof_live_grow(struct prof_thread *t)
+/* One id's share since the last report. */
+struct prof_live {
+    uint64_t calls, ticks;
+};
+
+/* A thread's live report (t->live, owned here): allocated at its begin when the run reports. */
+struct prof_live_state {
+    uint64_t interval, next, since, frequency; /* ticks */
+    struct prof_live *count;                   /* per index: since the last report */
+    uint32_t cap;
+};
+
+/* Room for the counters of every id the thread has (owner thread); -1 when out of memory. */
+static int grow(struct prof_thread *t)
 {
-    if (t->live_cap >= t->ids_cap)
+    struct prof_live_state *s = t->live;
+    if (s->cap >= t->ids_cap)
         return 0;
-    struct prof_live *l = realloc(t->live, t->ids_cap * sizeof *l);
+    prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
+    struct prof_live *l = realloc(s->count, t->ids_cap * sizeof *l);
+    prof_mem_quiet_end();
     if (!l)
         return -1;
-    memset(l + t->live_cap, 0, (t->ids_cap - t->live_cap) * sizeof *l);
-    t->live = l;
-    t->live_cap = t->ids_cap;
+    memset(l + s->cap, 0, (t->ids_cap - s->cap) * sizeof *l);
+    s->count = l;
+    s->cap = t->ids_cap;
     return 0;
 }
 
@@ -67,12 +85,13 @@ static void report_line(pid_t tid, const char *id, const struct prof_live *l, ui
 /* Print the thread's report: one line per region (by text) it spent time in, heaviest first. */
 static void report(struct prof_thread *t, uint64_t now)
 {
-    uint64_t elapsed = now - t->live_since;
+    struct prof_live_state *s = t->live;
+    uint64_t elapsed = now - s->since;
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     uint32_t *order = malloc((t->nids ? t->nids : 1) * sizeof *order);
     uint32_t n = 0;
-    for (uint32_t i = 0; order && i < t->nids && i < t->live_cap; i++)
-        if (t->live[i].calls)
+    for (uint32_t i = 0; order && i < t->nids && i < s->cap; i++)
+        if (s->count[i].calls)
             order[n++] = i;
     if (order && n) {
         /* Ids with the same text are one region: add them into the first. */
@@ -80,32 +99,69 @@ static void report(struct prof_thread *t, uint64_t now)
         uint32_t m = 0;
         for (uint32_t i = 0; i < n; i++) {
             if (m && strcmp(t->ids[order[m - 1]], t->ids[order[i]]) == 0) {
-                t->live[order[m - 1]].calls += t->live[order[i]].calls;
-                t->live[order[m - 1]].ticks += t->live[order[i]].ticks;
-                t->live[order[i]].calls = t->live[order[i]].ticks = 0;
+                s->count[order[m - 1]].calls += s->count[order[i]].calls;
+                s->count[order[m - 1]].ticks += s->count[order[i]].ticks;
+                s->count[order[i]].calls = s->count[order[i]].ticks = 0;
             } else {
                 order[m++] = order[i];
             }
         }
-        qsort_r(order, m, sizeof *order, by_time, t->live);
+        qsort_r(order, m, sizeof *order, by_time, s->count);
         for (uint32_t i = 0; i < m; i++)
-            report_line(t->tid, t->ids[order[i]], &t->live[order[i]], elapsed, t->live_frequency);
+            report_line(t->tid, t->ids[order[i]], &s->count[order[i]], elapsed, s->frequency);
     }
     free(order);
     prof_mem_quiet_end();
-    memset(t->live, 0, t->live_cap * sizeof *t->live);
-    t->live_since = now;
-    t->live_next = now + t->live_interval;
+    if (s->count)
+        memset(s->count, 0, s->cap * sizeof *s->count);
+    s->since = now;
+    s->next = now + s->interval;
 }
 
-/* Count the stop of the region at depth d; report when the interval has passed. */
-void prof_live_stop(struct prof_thread *t, uint32_t d, uint64_t now)
+/* The recorder's on_stop: count the stop of the region at depth d (its frame still on the
+   stack), and report when the interval has passed. */
+static void live_stop(struct prof_thread *t, uint32_t d, uint64_t now)
 {
-    if (d < PROF_MAX_DEPTH && t->stack[d].idx < t->live_cap) {
-        struct prof_live *l = &t->live[t->stack[d].idx];
+    struct prof_live_state *s = t->live;
+    /* Counters grow here, not with the id table: a new id's first stop (rare) pays for it. */
+    if (d < PROF_MAX_DEPTH && (t->stack[d].idx < s->cap || grow(t) == 0)) {
+        struct prof_live *l = &s->count[t->stack[d].idx];
         l->calls++;
         l->ticks += now > t->stack[d].start ? now - t->stack[d].start : 0;
     }
-    if (now >= t->live_next)
+    if (now >= s->next)
         report(t, now);
 }
+
+/* Free a recorder's live counters. */
+static void live_free(struct prof_thread *t)
+{
+    if (t->live)
+        free(t->live->count);
+    free(t->live);
+    t->live = NULL;
+    t->on_stop = NULL;
+}
+
+/* A recorder begins a run: fresh counters when the run reports, none otherwise. */
+static void live_begin(struct prof_thread *t, const struct prof_run_info *run)
+{
+    live_free(t);
+    if (!run->live_interval)
+        return;
+    struct prof_live_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return; /* no report for this thread; recording goes on */
+    s->interval = run->live_interval;
+    s->frequency = run->frequency;
+    s->since = prof_ticks();
+    s->next = s->since + s->interval;
+    t->live = s;
+    t->on_stop = live_stop;
+}
+
+const struct prof_hooks prof_live_hooks = {
+    .name = "live report",
+    .thread_begin = live_begin,
+    .thread_free = live_free,
+};

@@ -8,7 +8,13 @@
  * allocations of the collector (and of the libc functions it calls) are not tracked.
  */
 #define _GNU_SOURCE /* dladdr1 */
-#include "internal.h"
+#include "memcheck.h"
+
+#include "hooks.h"
+#include "memtab.h"
+#include "run.h"
+#include "status.h"
+#include "thread.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,7 +30,17 @@
 #define SHARD_BITS 5
 #define SHARDS (1 << SHARD_BITS)
 
-__thread unsigned prof_mem_quiet __attribute__((tls_model("initial-exec")));
+/* Allocations and bytes of one region on one thread. */
+struct prof_memcount {
+    uint64_t count, bytes;
+};
+
+/* A thread's allocations per id index, and outside regions (t->mem, owned here): written by
+   the owner (relaxed atomics), grown under t->lock, read at the thread's end under it. */
+struct prof_mem_counts {
+    struct prof_memcount *region, none;
+    uint32_t cap;
+};
 
 /* What a thread keeps about itself: its kernel id, and its number once its recorder is gone. */
 static __thread struct {
@@ -81,17 +97,20 @@ static void fork_child(void)
     __atomic_add_fetch(&run_serial, 1, __ATOMIC_RELAXED);
 }
 
+static const struct prof_hooks hooks;
+
 /*
- * Registered at load, before run.c registers its own handlers (a constructor with a priority
- * runs before those without one): prepare handlers run in the reverse order of registration, so
- * fork takes the run's lock first and the memory table's locks after it, the order prof_finish
- * takes them in. Registered lazily at the first memory operation, they ran first, and a fork
- * racing with prof_finish deadlocked. Locking the 33 free locks costs about a microsecond per
+ * The fork handlers are registered at load, before run.c registers its own (a constructor with a
+ * priority runs before those without one): prepare handlers run in the reverse order of
+ * registration, so fork takes the run's lock first and the memory table's locks after it, the order
+ * prof_finish takes them in. Registered lazily at the first memory operation, they ran first, and a
+ * fork racing with prof_finish deadlocked. Locking the 33 free locks costs about a microsecond per
  * fork, against the fork's own hundred or more.
  */
 __attribute__((constructor(101))) static void register_fork(void)
 {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    prof_hooks_add(&hooks); /* the recorder and the run reach the memory checks through these */
 }
 
 /* Out of memory for the table: say so once; the checks go on with what they have. */
@@ -137,16 +156,25 @@ static int op_begin(struct prof_mem_op *op, struct prof_site site, int kind,
     return 1;
 }
 
-/* Room for the counters of index idx (owner thread; under t->lock, which the reader takes). */
+/* Room for the counters of index idx (owner thread; under t->lock, which the reader takes).
+   The first call makes the thread's counters. */
 static int mem_grow(struct prof_thread *t, uint32_t idx)
 {
     pthread_mutex_lock(&t->lock);
-    uint32_t cap = t->ids_cap > idx ? t->ids_cap : idx + 1;
-    struct prof_memcount *m = realloc(t->mem, cap * sizeof *m);
-    if (m) {
-        memset(m + t->mem_cap, 0, (cap - t->mem_cap) * sizeof *m);
-        t->mem = m;
-        t->mem_cap = cap;
+    struct prof_mem_counts *mc = t->mem;
+    struct prof_memcount *m = NULL;
+    if (!mc)
+        mc = t->mem = calloc(1, sizeof *mc);
+    if (mc && idx == UINT32_MAX) {
+        m = &mc->none;
+    } else if (mc) {
+        uint32_t cap = t->ids_cap > idx ? t->ids_cap : idx + 1;
+        m = realloc(mc->region, cap * sizeof *m);
+        if (m) {
+            memset(m + mc->cap, 0, (cap - mc->cap) * sizeof *m);
+            mc->region = m;
+            mc->cap = cap;
+        }
     }
     pthread_mutex_unlock(&t->lock);
     return m ? 0 : -1;
@@ -158,13 +186,14 @@ static void count_region(struct prof_thread *t, uint64_t size)
     uint32_t d = t->depth;
     if (d > PROF_MAX_DEPTH)
         d = PROF_MAX_DEPTH;
-    struct prof_memcount *c = &t->mem_none;
-    if (d) {
-        uint32_t idx = t->stack[d - 1].idx;
-        if (idx >= t->mem_cap && mem_grow(t, idx) != 0)
+    uint32_t idx = d ? t->stack[d - 1].idx : UINT32_MAX;
+    struct prof_mem_counts *mc = t->mem;
+    if (!mc || (idx != UINT32_MAX && idx >= mc->cap)) {
+        if (mem_grow(t, idx) != 0)
             return;
-        c = &t->mem[idx];
+        mc = t->mem;
     }
+    struct prof_memcount *c = idx == UINT32_MAX ? &mc->none : &mc->region[idx];
     PROF_STORE(c->count, c->count + 1);
     PROF_STORE(c->bytes, c->bytes + size);
 }
@@ -341,13 +370,20 @@ void prof_mem_delete(void *ptr, enum prof_mem_kind kind, const void *caller)
     prof_mem_quiet_end();
 }
 
-/* Forget the thread's counters: a new run starts. */
-void prof_mem_thread_reset(struct prof_thread *t)
+/* Free the thread's counters (the recorder is freed, or a new run starts). */
+static void thread_free(struct prof_thread *t)
 {
+    if (t->mem)
+        free(t->mem->region);
     free(t->mem);
     t->mem = NULL;
-    t->mem_cap = 0;
-    memset(&t->mem_none, 0, sizeof t->mem_none);
+}
+
+/* A new run starts: the thread's counters start again. */
+static void thread_begin(struct prof_thread *t, const struct prof_run_info *run)
+{
+    (void)run;
+    thread_free(t);
 }
 
 /* Append one PRFM record. */
@@ -361,13 +397,16 @@ static void put_count(struct prof_sbuf *b, uint32_t idx, const struct prof_memco
     prof_sbuf_add(b, (const char *)&bytes, 8);
 }
 
-/* The thread's allocations per region as one PRFM chunk (FORMAT.md 3). */
-int prof_mem_write_part(struct prof_thread *t)
+/* The thread's allocations per region as one PRFM chunk (FORMAT.md 3; t->lock held). */
+static int write_part(struct prof_thread *t)
 {
+    struct prof_mem_counts *mc = t->mem;
+    if (!mc)
+        return 0;
     struct prof_sbuf b = {0};
-    for (uint32_t i = 0; i < t->mem_cap && i < t->nids; i++)
-        put_count(&b, i, &t->mem[i]);
-    put_count(&b, UINT32_MAX, &t->mem_none);
+    for (uint32_t i = 0; i < mc->cap && i < t->nids; i++)
+        put_count(&b, i, &mc->region[i]);
+    put_count(&b, UINT32_MAX, &mc->none);
     int err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
         err = prof_part_write(t->fd, PROF_CHUNK_MEMORY, b.data, b.len);
@@ -376,7 +415,7 @@ int prof_mem_write_part(struct prof_thread *t)
 }
 
 /* The thread's recorder is going: later operations keep its number, without region counts. */
-void prof_mem_thread_exit(struct prof_thread *t)
+static void thread_exit(struct prof_thread *t)
 {
     me.number = t->registered ? t->number : 0;
     me.gen = t->gen;
@@ -397,7 +436,7 @@ static void read_exe(void)
  * module's load bias of the byte before it (inside the call instruction), the address that
  * addr2line -e module takes.
  */
-void prof_mem_site_text(struct prof_sbuf *b, struct prof_site site)
+static void site_text(struct prof_sbuf *b, struct prof_site site)
 {
     if (site.text) {
         if (site.v)
@@ -428,7 +467,7 @@ void prof_mem_site_text(struct prof_sbuf *b, struct prof_site site)
 static void site_field(struct prof_sbuf *out, struct prof_site site)
 {
     struct prof_sbuf s = {0};
-    prof_mem_site_text(&s, site);
+    site_text(&s, site);
     if (s.failed)
         out->failed = 1;
     else if (s.len)
@@ -444,7 +483,7 @@ static void thread_field(struct prof_sbuf *out, uint32_t n)
 }
 
 /* The run's findings and leaks as memory-section rows; the next run starts afresh. */
-void prof_mem_run_end(struct prof_sbuf *out)
+static void run_end(struct prof_sbuf *out)
 {
     uint32_t run = __atomic_load_n(&run_serial, __ATOMIC_RELAXED);
     pthread_mutex_lock(&find_lock);
@@ -489,3 +528,12 @@ void prof_mem_run_end(struct prof_sbuf *out)
     prof_memfind_release(&findings);
     pthread_mutex_unlock(&find_lock);
 }
+
+static const struct prof_hooks hooks = {
+    .name = "memory checks",
+    .thread_begin = thread_begin,
+    .thread_write = write_part,
+    .thread_exit = thread_exit,
+    .thread_free = thread_free,
+    .run_end = run_end,
+};

@@ -5,7 +5,7 @@
  * Both live in mmap'd memory: the preload library routes malloc through this code, so the
  * table must never call malloc itself.
  */
-#include "internal.h"
+#include "memtab.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,9 +30,9 @@ extern "C" {
 #endif
 
 #define PROF_VERSION_MAJOR 0
-#define PROF_VERSION_MINOR 1
+#define PROF_VERSION_MINOR 2
 #define PROF_VERSION_PATCH 0
-#define PROF_VERSION_STRING "0.1.0"
+#define PROF_VERSION_STRING "0.2.0"
 
 /* The run-file format version this library writes (docs/FORMAT.md). */
 #define PROF_FORMAT_VERSION 2
@@ -101,10 +101,15 @@ PROF_API void prof_thread_name(const char *name);
  */
 PROF_API enum prof_error prof_recover(const char *const *paths, size_t count, FILE *out);
 
-/* What PROFILER_SCOPE keeps to close its own region, and no other, at the end of the block. */
+/*
+ * What PROFILER_SCOPE keeps to close its own region, and no other, at the end of the block.
+ * Filled by prof_scope_begin; reserved is zero today and room for later versions (such as
+ * where the scope's stack frame was), so the token can grow without changing its size.
+ */
 struct prof_scope {
     unsigned depth;  /* the region's depth, or ~0u when it was not recorded */
     unsigned serial; /* which instance at that depth */
+    void *reserved[2];
 };
 
 /* Used by PROFILER_SCOPE: opens id, returns the token for prof_scope_end. */
@@ -128,10 +133,12 @@ struct prof_api {
     const char *name;
 };
 
-/* What PROFILER_API keeps: the thread's nesting count for the module, and the region. */
+/* What PROFILER_API keeps: the thread's nesting count for the module, and the region.
+   reserved is zero today and room for later versions, as in struct prof_scope. */
 struct prof_api_scope {
     unsigned *nesting;
     struct prof_scope scope;
+    void *reserved[1];
 };
 
 /* Used by PROFILER_API: enter the module; opens its region only at the outermost entry. */
@@ -164,6 +171,7 @@ PROF_API void prof_mem_alloc(void *ptr, size_t size, enum prof_mem_kind kind, co
  * Used by PROFILER_MEM_FREE: ptr is about to be freed with the deallocator of kind, at site.
  * Returns nonzero when ptr was freed already and not allocated again (a double free): the
  * caller should then not free it. site must be a string that outlives the run (a literal).
+ * Returns 0 for NULL, and when profiling is off (the table of blocks is kept all the same).
  */
 PROF_API int prof_mem_free(void *ptr, enum prof_mem_kind kind, const char *site);
 
@@ -173,19 +181,6 @@ PROF_API void prof_mem_alloc_at(void *ptr, size_t size, enum prof_mem_kind kind,
 
 /* As prof_mem_free, the site being a return address. */
 PROF_API int prof_mem_free_at(void *ptr, enum prof_mem_kind kind, const void *caller);
-
-/*
- * For the preload library: realloc(ptr, size) through real, recorded as a free of ptr and an
- * allocation of the result. A double free is refused: NULL with errno set to EINVAL.
- */
-PROF_API void *prof_mem_realloc_at(void *ptr, size_t size, void *(*real)(void *, size_t),
-                                   const void *caller);
-
-/* For <profreport_new.hpp>: malloc(size) without tracking it as malloc, recorded as kind. */
-PROF_API void *prof_mem_new(size_t size, enum prof_mem_kind kind, const void *caller);
-
-/* For <profreport_new.hpp>: free ptr as kind, unless that is a double free (then refused). */
-PROF_API void prof_mem_delete(void *ptr, enum prof_mem_kind kind, const void *caller);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -239,7 +234,10 @@ class prof_api_guard
 #define PROFILER_API_DEFINE(name) struct prof_api_off_##name
 #define PROFILER_API(name) ((void)0)
 #define PROFILER_MEM_ALLOC(ptr, size, kind) ((void)0)
-#define PROFILER_MEM_FREE(ptr, kind) ((void)0)
+/* An int expression like the macro it replaces, usable as a statement without a warning:
+   0, never a double free known, so the caller frees. Evaluates no argument. */
+static inline int prof_mem_free_off(void) { return 0; }
+#define PROFILER_MEM_FREE(ptr, kind) prof_mem_free_off()
 #else
 #define PROFILER_START(id) prof_start(id)
 #define PROFILER_STOP() prof_stop()
@@ -257,8 +255,10 @@ class prof_api_guard
 #define PROF_STRING(x) PROF_STRING_(x)
 #define PROFILER_MEM_ALLOC(ptr, size, kind)                                                        \
     prof_mem_alloc((ptr), (size), (kind), __FILE__ ":" PROF_STRING(__LINE__))
+/* Nonzero when ptr is a double free, which the caller must not pass to free:
+   if (!PROFILER_MEM_FREE(p, PROF_MEM_MALLOC)) free(p); */
 #define PROFILER_MEM_FREE(ptr, kind)                                                               \
-    ((void)prof_mem_free((ptr), (kind), __FILE__ ":" PROF_STRING(__LINE__)))
+    prof_mem_free((ptr), (kind), __FILE__ ":" PROF_STRING(__LINE__))
 #define PROFILER_API_DECLARE(name)                                                                 \
     extern const struct prof_api prof_api_##name;                                                  \
     extern __thread unsigned prof_api_nesting_##name

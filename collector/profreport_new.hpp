@@ -29,6 +29,15 @@
 
 #if defined(PROFILER_MEM_NEW_DEFINE) && !defined(PROFILER_DISABLE)
 
+/* The two entry points of libprofreport these operators call; not for use elsewhere. */
+extern "C" {
+/* malloc(size) without tracking it as malloc, recorded as kind at caller; NULL when out of
+   memory. */
+PROF_API void *prof_mem_new(std::size_t size, enum prof_mem_kind kind, const void *caller);
+/* Free ptr as kind at caller, unless that is a double free (then refused and reported). */
+PROF_API void prof_mem_delete(void *ptr, enum prof_mem_kind kind, const void *caller);
+}
+
 namespace prof_mem_detail
 {
 /* Allocate as operator new must: retry through the new handler, else throw std::bad_alloc. */

@@ -2,22 +2,23 @@
  * run.c - the process side of recording: configuration from the environment, the run and its
  * registry of thread recorders, writing the run file at exit, fork, and failing quietly.
  */
+#include "run.h"
+
 #include "fileutil.h"
-#include "internal.h"
+#include "hooks.h"
+#include "status.h"
+#include "thread.h"
+#include "timer.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-unsigned prof_gen = 1;
-unsigned prof_mod_gen = 1;
 
 /* Set once PROFILER_ENABLE=0 is seen: lets every event return before pthread_once. */
 static int prof_off;
@@ -40,11 +41,8 @@ static struct {
     char *program, *command;
     char host[256];
 
-    /* the current run */
-    int active;  /* recording */
-    int stopped; /* atomic: prof_finish ran or a failure stopped profiling: no lazy start */
-    int failed;  /* atomic */
-    int warned;  /* atomic: the failure warning was printed */
+    /* the current run (whether it stopped or failed: status.c) */
+    int active; /* recording */
     char *dir;
     char runname[128];
     unsigned runs;    /* runs started by this process: the second and later get a -N suffix */
@@ -65,39 +63,6 @@ static struct {
     struct prof_thread *orphans; /* a fork child's copies of the parent's other recorders */
     char *orphan_paths;          /* and of the parent's list of ended threads */
 } g = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
-
-/* One line on stderr with one write(), so lines from threads do not interleave. */
-void prof_warn(const char *fmt, ...)
-{
-    char line[1024];
-    int n = snprintf(line, sizeof line, "profreport: ");
-    va_list ap;
-    va_start(ap, fmt);
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
-    if (m < 0)
-        return;
-    n += m;
-    if ((size_t)n > sizeof line - 2)
-        n = (int)sizeof line - 2;
-    line[n++] = '\n';
-    prof_write_stderr(line, (size_t)n);
-}
-
-/* Stop all profiling in this process after an error; the first failure is reported. */
-void prof_fail(const char *what, const char *path, int err)
-{
-    __atomic_store_n(&g.failed, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&g.stopped, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
-    if (__atomic_exchange_n(&g.warned, 1, __ATOMIC_RELAXED))
-        return;
-    if (path)
-        prof_warn("%s '%s': %s; profiling is off for the rest of this run", what, path,
-                  prof_errno_text(err));
-    else
-        prof_warn("%s: %s; profiling is off for the rest of this run", what, prof_errno_text(err));
-}
 
 /* Whether an environment switch says "off". */
 static int env_off(const char *v)
@@ -383,9 +348,7 @@ static enum prof_error run_begin(const char *dir, int lock_free)
     }
     g.next_number = 1;
     g.head = g.tail = NULL;
-    __atomic_store_n(&g.failed, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&g.warned, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&g.stopped, 0, __ATOMIC_RELAXED);
+    prof_status_restart();
     g.active = 1;
     __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
     return PROF_OK;
@@ -493,8 +456,7 @@ struct prof_thread *prof_resync(void)
     }
     prof_busy_begin();
     pthread_mutex_lock(&g.lock);
-    int ok = t->registered && g.active && !g.fork_child_pending &&
-             !__atomic_load_n(&g.stopped, __ATOMIC_RELAXED);
+    int ok = t->registered && g.active && !g.fork_child_pending && !prof_stopped();
     if (ok)
         t->gen = __atomic_load_n(&prof_gen, __ATOMIC_ACQUIRE);
     pthread_mutex_unlock(&g.lock);
@@ -510,7 +472,7 @@ static struct prof_thread *attach(int lock_free)
     if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
         return NULL;
     pthread_once(&g.once, process_init);
-    if (g.disabled || __atomic_load_n(&g.stopped, __ATOMIC_RELAXED))
+    if (g.disabled || prof_stopped())
         return NULL;
     pthread_mutex_lock(&g.lock);
     free_orphans();
@@ -523,8 +485,7 @@ static struct prof_thread *attach(int lock_free)
             goto fail;
         }
     }
-    if (!g.active &&
-        (__atomic_load_n(&g.stopped, __ATOMIC_RELAXED) || run_begin(NULL, lock_free) != PROF_OK))
+    if (!g.active && (prof_stopped() || run_begin(NULL, lock_free) != PROF_OK))
         goto fail;
     if (t && t->fork_pending) {
         keep = 1;
@@ -570,7 +531,7 @@ static void thread_key_destructor(void *p)
     prof_busy_begin();
     prof_busy_mark(t); /* a signal handler's event takes the slow path, and is dropped */
     prof_mem_quiet_begin();
-    prof_mem_thread_exit(t);
+    prof_hooks_thread_exit(t);
     pthread_mutex_lock(&g.lock);
     if (t->registered) {
         prof_thread_end(t, "exited");
@@ -593,7 +554,7 @@ static void thread_key_destructor(void *p)
 static enum prof_error run_finish(int at_exit)
 {
     g.active = 0;
-    __atomic_store_n(&g.stopped, 1, __ATOMIC_RELAXED);
+    prof_stop_all();
     __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
 
     uint64_t end_ticks, end_ns;
@@ -605,7 +566,7 @@ static enum prof_error run_finish(int at_exit)
         ov.frequency = prof_frequency_from(end_ticks - g.base_ticks, end_ns - g.base_ns);
 
     struct prof_sbuf memory = {0};
-    prof_mem_run_end(&memory);
+    prof_hooks_run_end(&memory);
     if (!memory.failed) {
         ov.memory = memory.data;
         ov.memory_len = memory.len;
@@ -627,7 +588,7 @@ static enum prof_error run_finish(int at_exit)
     }
     enum prof_error err = PROF_OK;
     /* After a failure the user has had the one warning; say nothing more, keep what exists. */
-    int quiet = __atomic_load_n(&g.failed, __ATOMIC_RELAXED);
+    int quiet = prof_failed();
     if (quiet)
         ov.complete = 0;
     if (quiet && np == 0) {
@@ -716,7 +677,7 @@ enum prof_error prof_finish(void)
     if (g.active)
         err = run_finish(0);
     else
-        __atomic_store_n(&g.stopped, 1, __ATOMIC_RELAXED); /* no lazy start after this */
+        prof_stop_all(); /* no lazy start after this */
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();

@@ -7,7 +7,7 @@
  * bias, so a library loaded by dlopen after the first lookup is found too.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -1,12 +1,14 @@
 /*
- * thread.c - the hot path: each thread appends small event words to a buffer it owns and writes
- * the buffer to its own part file when it fills. No lock and no allocation per event.
+ * thread.c - the recorder of one thread: it appends small event words to a buffer it owns and
+ * writes the buffer to its own part file when it fills. No lock and no allocation per event.
  */
+#include "thread.h"
+
 #include "fileutil.h"
-#include "record.h"
+#include "hooks.h"
+#include "memtab.h" /* prof_mem_map: buffers straight from the kernel */
 
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,18 +20,6 @@
 __thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")));
 /* A name given before the thread's first region: naming alone creates no part file. */
 static __thread char pending_name[PROF_NAME_MAX] __attribute__((tls_model("initial-exec")));
-/* Nonzero while a slow path of the collector runs on this thread (internal.h). */
-__thread unsigned prof_busy __attribute__((tls_model("initial-exec")));
-/* Events this thread dropped because they came while the collector ran on it. Thread-local, so
-   it counts from a signal handler even before the thread has a recorder. */
-static __thread uint64_t dropped_events __attribute__((tls_model("initial-exec")));
-
-/* Count one event dropped because the collector was busy on this thread. */
-__attribute__((noinline, cold)) void prof_dropped_event(void)
-{
-    /* One instruction on x86-64: a nested handler cannot tear it. Read by other threads. */
-    __atomic_add_fetch(&dropped_events, 1, __ATOMIC_RELAXED);
-}
 
 struct prof_thread *prof_thread_self(void) { return prof_self; }
 void prof_thread_set_self(struct prof_thread *t) { prof_self = t; }
@@ -41,7 +31,7 @@ struct prof_thread *prof_thread_new(void)
     if (!t)
         return NULL;
     t->fd = -1;
-    t->dropped = &dropped_events; /* prof_attach makes the recorder on its own thread */
+    t->dropped = prof_dropped_counter(); /* prof_attach makes the recorder on its own thread */
     pthread_mutex_init(&t->lock, NULL);
     return t;
 }
@@ -49,16 +39,17 @@ struct prof_thread *prof_thread_new(void)
 /* Free the summary statistics of every id. */
 static void stats_free(struct prof_thread *t)
 {
-    if (t->stats && t->canon)
+    struct prof_summary *s = &t->summary;
+    if (s->stats && s->canon)
         for (uint32_t i = 0; i < t->nids; i++)
-            if (t->canon[i] == i)
-                free(t->stats[i]);
-    free(t->stats);
-    free(t->canon);
-    free(t->texts);
-    t->stats = NULL;
-    t->canon = t->texts = NULL;
-    t->tmask = 0;
+            if (s->canon[i] == i)
+                free(s->stats[i]);
+    free(s->stats);
+    free(s->canon);
+    free(s->texts);
+    s->stats = NULL;
+    s->canon = s->texts = NULL;
+    s->tmask = 0;
 }
 
 /* Free a recorder and everything it owns. */
@@ -76,8 +67,7 @@ void prof_thread_free(struct prof_thread *t)
     free(t->slots);
     free(t->ids);
     free(t->fns);
-    free(t->live);
-    free(t->mem);
+    prof_hooks_thread_free(t);
     free(t->path);
     pthread_mutex_destroy(&t->lock);
     free(t);
@@ -205,10 +195,10 @@ static uint32_t text_hash(const char *s)
 /* Summary mode: the first index whose id text equals that of index i (entering i if new). */
 static uint32_t text_find_or_add(struct prof_thread *t, uint32_t i)
 {
-    for (uint32_t h = text_hash(t->ids[i]) & t->tmask;; h = (h + 1) & t->tmask) {
-        uint32_t e = t->texts[h];
+    for (uint32_t h = text_hash(t->ids[i]) & t->summary.tmask;; h = (h + 1) & t->summary.tmask) {
+        uint32_t e = t->summary.texts[h];
         if (e == 0) {
-            t->texts[h] = i + 1;
+            t->summary.texts[h] = i + 1;
             return i;
         }
         if (strcmp(t->ids[e - 1], t->ids[i]) == 0)
@@ -222,11 +212,11 @@ static int texts_grow(struct prof_thread *t, uint32_t size)
     uint32_t *x = calloc(size, sizeof *x);
     if (!x)
         return -1;
-    free(t->texts);
-    t->texts = x;
-    t->tmask = size - 1;
+    free(t->summary.texts);
+    t->summary.texts = x;
+    t->summary.tmask = size - 1;
     for (uint32_t i = 0; i < t->nids; i++)
-        if (t->canon[i] == i)
+        if (t->summary.canon[i] == i)
             text_find_or_add(t, i);
     return 0;
 }
@@ -259,18 +249,16 @@ static uint32_t id_add_locked(struct prof_thread *t, const void *key, const stru
             goto out;
         t->fns = fns;
         if (t->mode == PROF_MODE_SUMMARY) {
-            struct prof_stats **st = realloc(t->stats, cap * sizeof *st);
+            struct prof_stats **st = realloc(t->summary.stats, cap * sizeof *st);
             if (st)
-                t->stats = st;
-            uint32_t *cn = realloc(t->canon, cap * sizeof *cn);
+                t->summary.stats = st;
+            uint32_t *cn = realloc(t->summary.canon, cap * sizeof *cn);
             if (cn)
-                t->canon = cn;
+                t->summary.canon = cn;
             if (!st || !cn || texts_grow(t, cap * 2) != 0)
                 goto out;
         }
         t->ids_cap = cap;
-        if (t->live_interval && prof_live_grow(t) != 0)
-            goto out;
     }
     idx = t->nids;
     t->ids[idx] = fn ? fn->name : (const char *)key;
@@ -279,7 +267,7 @@ static uint32_t id_add_locked(struct prof_thread *t, const void *key, const stru
         /* A new pointer with the text of an earlier id is the same region: share its stats, so
            recursion through either pointer is seen (Outer) and one row is written. */
         uint32_t first = text_find_or_add(t, idx);
-        t->canon[idx] = first;
+        t->summary.canon[idx] = first;
         if (first == idx) {
             struct prof_stats *st = malloc(sizeof *st);
             if (!st) {
@@ -287,9 +275,9 @@ static uint32_t id_add_locked(struct prof_thread *t, const void *key, const stru
                 goto out;
             }
             prof_stats_reset(st);
-            t->stats[idx] = st;
+            t->summary.stats[idx] = st;
         } else {
-            t->stats[idx] = t->stats[first];
+            t->summary.stats[idx] = t->summary.stats[first];
         }
     }
     t->nids++;
@@ -315,13 +303,6 @@ __attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void
     return idx;
 }
 
-/* The index of a region id text on this thread. */
-static inline uint32_t id_index(struct prof_thread *t, const char *id)
-{
-    uint32_t slot, idx = prof_id_find(t, id, &slot);
-    return PROF_LIKELY(idx != UINT32_MAX) ? idx : prof_id_add(t, id, NULL);
-}
-
 /* Summary mode: push the region; its statistics are counted when it stops. */
 __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const void *id,
                                                   const struct prof_fn *fn, uint32_t idx,
@@ -331,7 +312,7 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
         PROF_STORE(t->depth_limit, t->depth_limit + 1);
         return;
     }
-    struct prof_stats *st = t->stats[idx];
+    struct prof_stats *st = t->summary.stats[idx];
     st->active++;
     struct prof_frame *f = &t->stack[d];
     f->stats = st;
@@ -343,59 +324,12 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
 
-/* Open a region on the thread's current recorder (its generation marked busy). */
-static inline __attribute__((always_inline)) void start_region(struct prof_thread *t,
-                                                               const char *id)
-{
-    if (PROF_UNLIKELY(!id))
-        id = "(null)";
-    uint32_t idx = id_index(t, id);
-    if (PROF_UNLIKELY(idx == UINT32_MAX)) {
-        prof_fail("out of memory for region ids", NULL, ENOMEM);
-        return;
-    }
-    uint32_t d = t->depth;
-    PROF_STORE(t->depth, d + 1);
-    if (t->mode == PROF_MODE_SUMMARY) {
-        prof_summary_start(t, id, NULL, idx, d);
-        return;
-    }
-    prof_make_room(t);
-    uint64_t now = prof_ticks();
-    if (PROF_UNLIKELY(now < t->last))
-        now = t->last; /* never let a clock step back make a negative gap */
-    prof_put_enter(t, idx, now);
-    if (PROF_LIKELY(d < PROF_MAX_DEPTH)) {
-        struct prof_frame *f = &t->stack[d];
-        f->id = id;
-        f->fn = NULL;
-        f->idx = idx;
-        f->serial = ++t->serial;
-        f->start = now;
-    }
-}
-
-/* Open a region. A signal handler that interrupts this on the same thread finds the
-   generation busy and takes the slow path, which drops its event (internal.h). */
-void prof_start(const char *id)
-{
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = prof_attach();
-        if (!t)
-            return;
-    }
-    prof_busy_mark(t);
-    start_region(t, id);
-    prof_busy_unmark(t);
-}
-
 /* Summary mode: apply the queued histogram updates (owner thread). */
 static __attribute__((noinline)) void apply_pending(struct prof_thread *t)
 {
-    for (uint32_t i = 0; i < t->npending; i++)
-        prof_stats_hist(t->pending[i].stats, t->pending[i].ticks);
-    t->npending = 0;
+    for (uint32_t i = 0; i < t->summary.npending; i++)
+        prof_stats_hist(t->summary.pending[i].stats, t->summary.pending[i].ticks);
+    t->summary.npending = 0;
 }
 
 /* Summary mode: close the innermost region at time now. */
@@ -411,119 +345,17 @@ __attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t
     struct prof_stats *st = f->stats;
     st->active--;
     prof_stats_count(st, ticks, self_ticks, st->active == 0);
-    uint32_t n = t->npending;
-    t->pending[n].stats = st;
-    t->pending[n].ticks = ticks;
-    t->npending = n + 1;
+    uint32_t n = t->summary.npending;
+    t->summary.pending[n].stats = st;
+    t->summary.pending[n].ticks = ticks;
+    t->summary.npending = n + 1;
     if (PROF_UNLIKELY(n + 1 == PROF_PENDING))
         apply_pending(t);
 }
 
-/* Close the innermost open region of the thread's current recorder (marked busy). */
-static inline __attribute__((always_inline)) void stop_region(struct prof_thread *t)
-{
-    uint64_t now = prof_ticks();
-    uint32_t d = t->depth;
-    if (PROF_UNLIKELY(d == 0)) {
-        PROF_STORE(t->stray, t->stray + 1);
-        if (t->mode == PROF_MODE_EVENTS) {
-            if (t->pos + 5 > PROF_BUFFER_WORDS)
-                prof_thread_flush(t);
-            prof_put_exit(t, now < t->last ? t->last : now, 1);
-        }
-        return;
-    }
-    PROF_STORE(t->depth, d - 1);
-    if (PROF_UNLIKELY(t->live_interval))
-        prof_live_stop(t, d - 1, now);
-    if (t->mode == PROF_MODE_SUMMARY) {
-        prof_summary_stop(t, d - 1, now);
-        prof_summary_due(t, now);
-        return;
-    }
-    prof_record_exit(t, now);
-}
-
-/* Close the innermost open region (a handler interrupting it is dropped, as in prof_start). */
-void prof_stop(void)
-{
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = prof_attach();
-        if (!t)
-            return;
-    }
-    prof_busy_mark(t);
-    stop_region(t);
-    prof_busy_unmark(t);
-}
-
-/* A scope token whose start was dropped (a signal handler interrupted the collector). */
-#define PROF_SCOPE_DROPPED (~0u - 1)
-
-/* Open a region for PROFILER_SCOPE and name it by depth and instance. */
-struct prof_scope prof_scope_begin(const char *id)
-{
-    struct prof_scope tok = {~0u, 0};
-    prof_start(id);
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)) {
-        if (t && (t->gen & PROF_GEN_BUSY))
-            tok.depth = PROF_SCOPE_DROPPED; /* its end is dropped too */
-        return tok;
-    }
-    tok.depth = t->depth - 1;
-    if (tok.depth < PROF_MAX_DEPTH)
-        tok.serial = t->stack[tok.depth].serial;
-    return tok;
-}
-
-/* Close a PROFILER_SCOPE region and whatever was left open inside it (see profreport.h). */
-void prof_scope_end(const struct prof_scope *tok)
-{
-    struct prof_thread *t = prof_self;
-    if (tok && tok->depth == PROF_SCOPE_DROPPED) {
-        prof_dropped_event();
-        return;
-    }
-    if (!tok || tok->depth == ~0u || !t)
-        return;
-    if (t->gen != PROF_LOAD(prof_gen) && !(t = prof_resync()))
-        return; /* the run it was opened in has ended */
-    /* Still open: at its depth, the same instance (beyond the stack, trust the depth alone). */
-    int open = t->depth > tok->depth &&
-               (tok->depth >= PROF_MAX_DEPTH || t->stack[tok->depth].serial == tok->serial);
-    if (!open || t->depth > tok->depth + 1)
-        PROF_STORE(t->mismatch, t->mismatch + 1);
-    if (!open)
-        return;
-    while (t->depth > tok->depth)
-        prof_stop();
-}
-
-/* Enter a profiled module: its region opens only at the thread's outermost entry. */
-struct prof_api_scope prof_api_enter(const struct prof_api *api, unsigned *nesting)
-{
-    struct prof_api_scope s = {nesting, {~0u, 0}};
-    if (!api || !nesting)
-        return s;
-    if ((*nesting)++ == 0)
-        s.scope = prof_scope_begin(api->name);
-    return s;
-}
-
-/* Leave a profiled module: the outermost exit closes its region. */
-void prof_api_leave(const struct prof_api_scope *s)
-{
-    if (!s || !s->nesting)
-        return;
-    (*s->nesting)--;
-    prof_scope_end(&s->scope);
-}
-
 /* Write one warning chunk (t->lock held). */
-static int write_warning(struct prof_thread *t, const char *kind, uint64_t count,
-                         const char *message)
+int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t count,
+                              const char *message)
 {
     struct prof_sbuf b = {0};
     prof_sbuf_add(&b, "kind", 5);
@@ -550,9 +382,9 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
         apply_pending(t);
     struct prof_sbuf b = {0};
     for (uint32_t i = 0; i < t->nids; i++) {
-        if (t->canon[i] != i || PROF_LOAD(t->stats[i]->calls) == 0)
+        if (t->summary.canon[i] != i || PROF_LOAD(t->summary.stats[i]->calls) == 0)
             continue;
-        prof_stats_format(&b, t->ids[i], t->number, t->stats[i]);
+        prof_stats_format(&b, t->ids[i], t->number, t->summary.stats[i]);
         prof_sbuf_char(&b, '\n');
     }
     int err = b.failed ? ENOMEM : 0;
@@ -598,16 +430,16 @@ static int write_summary(struct prof_thread *t)
                 prof_sbuf_str(&msg, ", ...");
         }
         prof_sbuf_char(&msg, 0);
-        err = msg.failed ? ENOMEM : write_warning(t, "unterminated", open, msg.data);
+        err = msg.failed ? ENOMEM : prof_thread_write_warning(t, "unterminated", open, msg.data);
         prof_sbuf_release(&msg);
     }
     uint64_t stray = PROF_LOAD(t->stray), deep = PROF_LOAD(t->depth_limit);
     if (!err && stray)
-        err = write_warning(t, "stray-stop", stray, "a stop with no region open");
+        err = prof_thread_write_warning(t, "stray-stop", stray, "a stop with no region open");
     if (!err && deep) {
         char msg[96];
         snprintf(msg, sizeof msg, "regions nested deeper than %d were not counted", PROF_MAX_DEPTH);
-        err = write_warning(t, "depth-limit", deep, msg);
+        err = prof_thread_write_warning(t, "depth-limit", deep, msg);
     }
     return err;
 }
@@ -620,34 +452,24 @@ void prof_thread_end(struct prof_thread *t, const char *state)
         int err = write_pending(t);
         if (!err && t->mode == PROF_MODE_SUMMARY)
             err = write_summary(t);
-        if (!err)
-            err = prof_mem_write_part(t);
         uint64_t mismatch = PROF_LOAD(t->mismatch);
         if (!err && mismatch)
-            err = write_warning(t, "scope-mismatch", mismatch,
-                                "a scope ended after its region was stopped by hand, or with "
-                                "regions inside it still open");
-        uint64_t folded = PROF_LOAD(t->folded), unwound = PROF_LOAD(t->unwound);
-        if (!err && folded) {
-            char msg[96];
-            snprintf(msg, sizeof msg,
-                     "calls shorter than %" PRIu64 " ticks were folded into their caller",
-                     t->fold_ticks);
-            err = write_warning(t, "folded", folded, msg);
-        }
-        if (!err && unwound)
-            err = write_warning(t, "unwound", unwound,
-                                "regions still open when an enclosing function returned were "
-                                "closed with it (a missing stop, or a longjmp)");
+            err = prof_thread_write_warning(
+                t, "scope-mismatch", mismatch,
+                "a scope ended after its region was stopped by hand, or with "
+                "regions inside it still open");
+        if (!err) /* the features' chunks: memory counts, the function hooks' warnings */
+            err = prof_hooks_thread_write(t);
         /* The owner's counter lives as long as the thread, and the thread is registered (so
            alive) whenever this runs. */
         uint64_t dropped = PROF_LOAD(*t->dropped), signal = dropped - t->dropped_seen;
         t->dropped_seen = dropped;
         if (!err && signal)
-            err = write_warning(t, "signal", signal,
-                                "events recorded while the collector was already running on "
-                                "this thread (in a signal handler that interrupted it) were "
-                                "dropped");
+            err = prof_thread_write_warning(
+                t, "signal", signal,
+                "events recorded while the collector was already running on "
+                "this thread (in a signal handler that interrupted it) were "
+                "dropped");
         if (!err)
             err = prof_part_write(t->fd, PROF_CHUNK_END, state, strlen(state));
         if (err)
@@ -714,14 +536,8 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->buf || !t->stack || !t->slots)
         return PROF_ERR_NOMEM;
 
-    free(t->live);
-    t->live = NULL;
-    t->live_cap = 0;
-    prof_mem_thread_reset(t);
-    t->live_interval = run->live_interval;
-    t->live_frequency = run->frequency;
-    t->live_since = prof_ticks();
-    t->live_next = t->live_since + t->live_interval;
+    t->frequency = run->frequency;
+    prof_hooks_thread_begin(t, run);
     t->mode = run->mode;
     t->number = number;
     take_name(t);
@@ -729,14 +545,12 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->name[0] && t->tid == getpid())
         strcpy(t->name, "main");
     t->pos = t->flushed = 0;
-    t->npending = 0;
+    t->summary.npending = 0;
     t->depth = 0;
     t->last = run->base_ticks;
     t->flush_interval = run->flush_interval;
     t->flush_at = run->flush_interval ? prof_ticks() + run->flush_interval : UINT64_MAX;
     t->stray = t->mismatch = t->depth_limit = 0;
-    t->excess = 0;
-    t->folded = t->unwound = 0;
     t->epoch++;
 
     free(t->path);
@@ -772,7 +586,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         f->child = 0;
         t->depth = d + 1;
         if (t->mode == PROF_MODE_SUMMARY) {
-            f->stats = t->stats[idx];
+            f->stats = t->summary.stats[idx];
             f->stats->active++;
         } else
             prof_put_enter(t, idx, run->base_ticks);
@@ -789,21 +603,17 @@ void prof_thread_forget_keys(struct prof_thread *t)
     t->mod_gen = PROF_LOAD(prof_mod_gen);
 }
 
-/* Name the calling thread: at once in its part when it records, else at its first region. */
-void prof_thread_name(const char *name)
+/* Name the calling thread at its next begin; its stale recorder t (or NULL) takes it now. */
+void prof_thread_name_later(struct prof_thread *t, const char *name)
 {
-    struct prof_thread *t = prof_self;
-    /* A signal handler must not take the lock the collector may hold. */
-    if (!name || prof_busy || (t && (t->gen & PROF_GEN_BUSY)))
-        return;
-    if (t && t->gen != PROF_LOAD(prof_gen))
-        prof_resync(); /* still in the run after a dlclose: the name goes to the part now */
-    if (!t || t->gen != PROF_LOAD(prof_gen)) {
-        snprintf(pending_name, sizeof pending_name, "%s", name);
-        if (t)
-            snprintf(t->name, sizeof t->name, "%s", name);
-        return;
-    }
+    snprintf(pending_name, sizeof pending_name, "%s", name);
+    if (t)
+        snprintf(t->name, sizeof t->name, "%s", name);
+}
+
+/* Name the recording thread, in its part at once. */
+void prof_thread_rename(struct prof_thread *t, const char *name)
+{
     prof_busy_mark(t);
     pthread_mutex_lock(&t->lock);
     snprintf(t->name, sizeof t->name, "%s", name);

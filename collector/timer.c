@@ -2,7 +2,7 @@
  * timer.c - the tick source: rdtsc when the TSC is invariant, CLOCK_MONOTONIC otherwise,
  * and the measurement of the TSC's rate against CLOCK_MONOTONIC.
  */
-#include "internal.h"
+#include "timer.h"
 
 #include <errno.h>
 #include <time.h>

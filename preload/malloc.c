@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include <profreport.h>
 
+#include "memcheck.h" /* prof_mem_realloc_at: private, not installed */
+
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>

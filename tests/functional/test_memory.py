@@ -271,3 +271,28 @@ def test_version_1_files_have_no_memory_sheet(tmp_path):
                     cwd=tmp_path)
     assert p.returncode == 0
     assert "Memory" not in openpyxl.load_workbook(out).sheetnames
+
+
+def test_mem_free_result_lets_the_caller_skip_a_double_free(tmp_path):
+    """PROFILER_MEM_FREE evaluates to prof_mem_free's answer: 0 for the first free, nonzero for
+    the second, which the program then keeps from free() (glibc would abort on it); the run
+    file has the double free. Built with -DPROFILER_DISABLE and without the library, the same
+    source compiles without a warning, the macro is 0 and evaluates no argument."""
+    proc, run = run_once(tmp_path, "memfree_result")
+    assert proc.stdout == b"memfree_result: first 0 second 1 evaluations 2\n"
+    src = "tests/programs/memfree_result.c"
+    assert [(f["Kind"], f["Count"], f["Bytes"]) for f in findings_of(run)] == [
+        ("double-free", "1", "32")]
+    assert findings_of(run)[0]["Site"].startswith(src + ":")
+
+    exe = tmp_path / "memfree_off"
+    cc = os.environ.get("CC", "cc")
+    build = subprocess.run([cc, "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O2",
+                            "-DPROFILER_DISABLE", f"-I{ROOT / 'collector'}", ROOT / src, "-o",
+                            exe], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    symbols = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
+    assert not re.search(r"\bprof_", symbols), symbols
+    off = run_command([exe], env=clean_env({}), cwd=tmp_path)
+    assert off.returncode == 0 and off.stderr == b""
+    assert off.stdout == b"memfree_result: first 0 second -1 evaluations 0\n"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "functions.h"
 
 int described_function(int x);
 /* Looked up by address below; the line after the macro declares it. */

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "internal.h"
+#include "memtab.h"
 
 /* An operation of thread number thread (tid 100 + thread) at text site site. */
 static struct prof_mem_op op_of(uint32_t thread, int kind, const char *site, const char *region)

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <time.h>
 
-#include "internal.h"
+#include "timer.h"
 
 /* The rate is ticks per second, rounded to the nearest integer. */
 static void frequency_is_ticks_per_second(void **state)

@@ -1,0 +1,23 @@
+/*
+ * functions.h - the process-wide table of instrumented functions (functions.c): each distinct
+ * address described once, at its first call on any thread, and filtered by PROFILER_INCLUDE and
+ * PROFILER_EXCLUDE. In libprofreport-auto only.
+ *
+ * Ownership: the table owns every description and never frees one while the process lives
+ * (recorders keep pointers to them).
+ */
+#ifndef PROF_FUNCTIONS_H
+#define PROF_FUNCTIONS_H
+
+#include "symbols.h"
+
+/* The process-wide description of the function at addr (resolved at its first call, with the
+   filters applied); NULL when it cannot be described. */
+const struct prof_fn *prof_fn_get(const void *addr);
+/* Forget every address's description (a module was unloaded, another may take its addresses);
+   the descriptions stay allocated, as recorders keep pointers to them. */
+void prof_fn_forget(void);
+/* Whether name passes PROFILER_INCLUDE / PROFILER_EXCLUDE (comma-separated globs). */
+int prof_fn_selected(const char *name, const char *include, const char *exclude);
+
+#endif /* PROF_FUNCTIONS_H */

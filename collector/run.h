@@ -1,0 +1,22 @@
+/*
+ * run.h - the process side of recording (run.c): configuration from the environment, the run
+ * and its registry of recorders, the run file at exit or prof_finish, and fork.
+ *
+ * Ownership: the run owns every registered recorder's place in its registry and the paths of
+ * ended threads' parts; a recorder is freed by its thread's key destructor (or, in a fork
+ * child, with the parent's other threads').
+ */
+#ifndef PROF_RUN_H
+#define PROF_RUN_H
+
+#include "thread.h"
+
+/* The slow path of every event; returns the caller's recorder or NULL when not recording. */
+struct prof_thread *prof_attach(void);
+/* Bring a recorder whose generation is stale up to date when its thread still records in the
+   current run (a module was unloaded); NULL otherwise. Starts no run and no part. */
+struct prof_thread *prof_resync(void);
+/* Nonzero once PROFILER_ENABLE=0 was seen (valid after prof_attach returned). */
+int prof_disabled(void);
+
+#endif /* PROF_RUN_H */

@@ -1,0 +1,41 @@
+/*
+ * symbols.h - the description of a code address (symbols.c): demangled name, source file and
+ * line, module and offset, read with elfutils' libdwfl. In libprofreport-auto only; the plain
+ * library uses struct prof_fn as a type and never calls these functions.
+ *
+ * Ownership: a struct prof_fn owns its strings (prof_fn_release frees them, not the struct);
+ * prof_sym_demangle's result is the caller's to free.
+ */
+#ifndef PROF_SYMBOLS_H
+#define PROF_SYMBOLS_H
+
+#include "internal.h"
+
+#include <stdint.h>
+
+/*
+ * A function compiled with -finstrument-functions (auto.c, functions.c): described once per
+ * process, at its first call, and never freed while the process lives.
+ */
+struct prof_fn {
+    const void *addr;
+    char *name; /* the region id: demangled, made unique among different functions */
+    char *file; /* source file, or NULL when the module has no line data for it */
+    unsigned line;
+    char *module;    /* the ELF file holding it */
+    uint64_t offset; /* addr minus the module's load bias */
+    int skip;        /* left out by PROFILER_INCLUDE / PROFILER_EXCLUDE */
+};
+
+struct prof_symbolizer;
+/* Open a symbolizer for this process's code; NULL when libdwfl cannot start. */
+struct prof_symbolizer *prof_sym_open(void);
+void prof_sym_close(struct prof_symbolizer *s);
+/* Describe the code at addr (name, file, line, module, offset) into out. */
+enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out);
+/* A C++ symbol demangled, anything else copied; NULL when memory runs out. */
+char *prof_sym_demangle(const char *name);
+/* Free the strings of a description. */
+void prof_fn_release(struct prof_fn *fn);
+
+#endif /* PROF_SYMBOLS_H */

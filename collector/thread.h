@@ -1,0 +1,299 @@
+/*
+ * thread.h - the recorder of one thread (thread.c): its event buffer, id table, stack of open
+ * regions and part file, and the hot path's building blocks that the region API (regions.c) and
+ * the function hooks (auto.c) share: the id table lookup and the event records.
+ *
+ * Ownership: a recorder owns its buffer, stack, tables and part path, and frees them in
+ * prof_thread_free (its features' state through their thread_free hooks, hooks.h). Region id
+ * texts and function descriptions are borrowed: they outlive the run.
+ *
+ * The core of struct prof_thread is what every event touches. Each feature keeps its own state:
+ * summary mode's statistics (struct prof_summary, thread.c), the function hooks' counters
+ * (struct prof_hooks_state, auto.c, here so that the hooks reach it without a pointer), the live
+ * report's counters (live.c) and the memory checks' bytes per region (memcheck.c) behind
+ * pointers of types only those files define.
+ */
+#ifndef PROF_THREAD_H
+#define PROF_THREAD_H
+
+#include "internal.h"
+#include "status.h"
+#include "symbols.h"
+#include "timer.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROF_MAX_DEPTH 4096
+#define PROF_NAME_MAX 64
+#define PROF_BUFFER_WORDS 65536u /* 256 KiB of event words per thread between writes */
+#define PROF_PENDING 32          /* summary mode: histogram updates applied in batches */
+
+enum prof_mode { PROF_MODE_EVENTS, PROF_MODE_SUMMARY };
+
+/* An open region (or instrumented function call) on the recording thread. */
+struct prof_frame {
+    const void *id; /* the id table key: the id text pointer, or the function's address */
+    uint32_t idx;
+    uint32_t serial; /* which instance: lets PROFILER_SCOPE find its own region */
+    uint64_t start, child;
+    struct prof_stats *stats; /* summary mode: saves the stop a dependent load */
+    const struct prof_fn *fn; /* a function's frame; NULL for a region */
+    /* Events mode, functions: where the enter record went, to fold a short call away */
+    uint32_t pos, epoch;
+    uint64_t last_before;
+};
+
+/* One entry of a thread's id table: region id pointer or function address -> index. */
+struct prof_idslot {
+    const void *key;
+    uint32_t idx; /* PROF_IDX_SKIP: a function the filters leave out */
+};
+
+/* Summary mode's state (thread.c): statistics per id index, shared by ids of equal text. */
+struct prof_summary {
+    struct prof_stats **stats; /* per index */
+    /*
+     * Histogram updates waiting to be applied. A store whose address depends on a tick value
+     * makes the next rdtsc wait for it (measured on AMD: +0.2x per region), so stops queue
+     * (stats, ticks) at sequential addresses and apply them PROF_PENDING at a time.
+     */
+    uint32_t npending;
+    struct {
+        struct prof_stats *stats;
+        uint64_t ticks;
+    } pending[PROF_PENDING];
+    uint32_t *canon; /* index -> first index with the same text (shares stats) */
+    uint32_t *texts; /* open addressing over id texts, index + 1 (0 = empty) */
+    uint32_t tmask;
+};
+
+/* The function hooks' state (auto.c, the only writer; reset by its thread_begin hook). */
+struct prof_hooks_state {
+    uint32_t excess;     /* calls deeper than PROFILER_MAX_DEPTH open now, not recorded */
+    int in_hook;         /* inside the hooks' slow path: calls made from there record nothing */
+    uint64_t fold_ticks; /* PROFILER_MIN_DURATION in ticks; 0: no folding */
+    uint64_t folded;     /* calls shorter than PROFILER_MIN_DURATION folded into their parent */
+    uint64_t unwound;    /* frames closed because an enclosing function returned */
+};
+
+struct prof_live_state; /* live.c */
+struct prof_mem_counts; /* memcheck.c */
+
+/*
+ * Per-thread recorder, reached through a thread-local pointer. While a run records, the run's
+ * registry (run.c) lists it. When its thread ends, the pthread key destructor writes its part
+ * and frees it: the run keeps only the part's path.
+ */
+struct prof_thread {
+    /* hot: touched on every event, only by the owning thread */
+    uint32_t *buf;
+    uint32_t pos; /* words used; release-stored so prof_finish can read buf[flushed..pos) */
+    uint32_t depth;
+    uint32_t serial; /* regions opened so far */
+    uint64_t last;   /* absolute ticks of the last record */
+    /* ticks after which the next event writes what is buffered (PROFILER_FLUSH_INTERVAL);
+       UINT64_MAX: only when full */
+    uint64_t flush_at;
+    unsigned gen; /* the prof_gen this recorder belongs to */
+    enum prof_mode mode;
+    struct prof_idslot *slots;
+    uint32_t mask;
+    uint32_t nslots; /* used slots: ids plus filtered-out functions */
+    struct prof_frame *stack;
+    uint32_t epoch; /* buffer writes so far: a folded call needs its enter record still there */
+    /* Called on every stop (the frame at depth d still on the stack) when a feature watches
+       stops: the live report (live.c). NULL: none. */
+    void (*on_stop)(struct prof_thread *t, uint32_t d, uint64_t now);
+
+    struct prof_summary summary;   /* summary mode */
+    struct prof_hooks_state hooks; /* function hooks */
+
+    /* cold */
+    pthread_mutex_t lock;    /* guards fd, flushed, ids; order: run lock, then this */
+    uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL in ticks; 0: write only when full */
+    uint64_t frequency;      /* the run's ticks per second */
+    unsigned mod_gen;        /* the prof_mod_gen its id table was filled under */
+    /* events dropped because they came while the collector ran on this thread (a signal
+       handler): the owner's thread-local counter, and how much of it earlier runs reported */
+    const uint64_t *dropped;
+    uint64_t dropped_seen;
+    int fd;
+    uint32_t flushed;           /* words of buf already written */
+    const char **ids;           /* index -> id text (a function's name for a function) */
+    const struct prof_fn **fns; /* index -> the function, or NULL for a region id */
+    uint32_t nids, ids_cap, ids_written;
+    unsigned number;
+    pid_t tid;
+    char name[PROF_NAME_MAX];
+    int registered, fork_pending;
+    uint64_t stray, mismatch, depth_limit;
+    char *path;
+    struct prof_live_state *live;    /* live.c's, or NULL */
+    struct prof_mem_counts *mem;     /* memcheck.c's, or NULL */
+    struct prof_thread *next, *prev; /* the run's registry of live threads (run.c) */
+};
+
+/* Run-level facts a recorder needs to start its part file. */
+struct prof_run_info {
+    const char *dir, *runname, *header; /* header: NUL-separated key/value pairs, run-level */
+    size_t header_len;
+    uint64_t base_ticks;
+    enum prof_mode mode;
+    uint64_t frequency;
+    uint64_t live_interval;  /* PROFILER_REPORT_INTERVAL in ticks; 0: no live report */
+    uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL in ticks; 0: write when full */
+};
+
+/* Mark the thread's current recorder busy (status.h); compiler barriers keep every change of
+   collector state between the two marks, where a signal handler sees them. */
+static inline void prof_busy_mark(struct prof_thread *t)
+{
+    t->gen |= PROF_GEN_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void prof_busy_unmark(struct prof_thread *t)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->gen &= ~PROF_GEN_BUSY;
+}
+
+/* The calling thread's recorder; initial-exec: one instruction to reach it. */
+extern __thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")))
+PROF_INTERNAL;
+
+/* The calling thread's recorder, or NULL. */
+struct prof_thread *prof_thread_self(void);
+void prof_thread_set_self(struct prof_thread *t);
+/* Allocate an empty recorder; NULL when memory runs out. */
+struct prof_thread *prof_thread_new(void);
+/* Start recording the current run into a new part file (under the run lock). */
+enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_info *run,
+                                  unsigned number, int keep_stack);
+/* Write everything still in memory and the end chunk, then close (takes t->lock). */
+void prof_thread_end(struct prof_thread *t, const char *state);
+/* Free a recorder. */
+void prof_thread_free(struct prof_thread *t);
+/* Empty the id table, so every key is looked up again (a module was unloaded). */
+void prof_thread_forget_keys(struct prof_thread *t);
+/* Forget the parent's file and buffer in a fork child (async-signal-safe). */
+void prof_thread_forked(struct prof_thread *t);
+/* Name the recording thread now: in its part at once (t->gen current, marked busy here). */
+void prof_thread_rename(struct prof_thread *t, const char *name);
+/* Name the calling thread when it next begins recording; t (its stale recorder) or NULL. */
+void prof_thread_name_later(struct prof_thread *t, const char *name);
+/* Write one warning chunk (kind, count, message) into the part (t->lock held, a feature's
+   thread_write hook); 0 or an errno value. */
+int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t count,
+                              const char *message);
+
+/* Slot index of the id table meaning "filtered out: record nothing" (function hooks only). */
+#define PROF_IDX_SKIP 0xfffffffeu
+
+/* A key seen for the first time on this thread; fn is NULL for a region id text. */
+uint32_t prof_id_add(struct prof_thread *t, const void *key, const struct prof_fn *fn);
+/* Summary mode: push a region or function at depth d (counted when it stops). */
+void prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *fn,
+                        uint32_t idx, uint32_t d);
+/* Summary mode: close the frame at depth d at time now. */
+void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now);
+/* Write the buffer (full, or its flush deadline passed) and start it again. */
+void prof_thread_flush(struct prof_thread *t);
+/* Summary mode: write a snapshot of the statistics (the flush deadline passed). */
+void prof_thread_snapshot(struct prof_thread *t, uint64_t now);
+
+/* Summary mode, after a stop at time now: a snapshot when the flush deadline has passed. In
+   the callers, where now is in a register already, not in prof_summary_stop. */
+static inline void prof_summary_due(struct prof_thread *t, uint64_t now)
+{
+    if (PROF_UNLIKELY(now >= t->flush_at))
+        prof_thread_snapshot(t, now);
+}
+
+/* Slot of key in a table of mask + 1 entries: pointer bits mixed by a Fibonacci multiplier. */
+static inline uint32_t prof_slot_of(const void *key, uint32_t mask)
+{
+    return (uint32_t)(((uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* The index of key on this thread (UINT32_MAX when out of memory): usually one probe. */
+static inline uint32_t prof_id_find(struct prof_thread *t, const void *key, uint32_t *slot)
+{
+    for (uint32_t h = prof_slot_of(key, t->mask);; h = (h + 1) & t->mask) {
+        const struct prof_idslot *s = &t->slots[h];
+        if (PROF_LIKELY(s->key == key))
+            return s->idx;
+        if (!s->key) {
+            *slot = h;
+            return UINT32_MAX;
+        }
+    }
+}
+
+/* Events mode: append an enter record at time now. */
+static inline void prof_put_enter(struct prof_thread *t, uint32_t idx, uint64_t now)
+{
+    uint64_t gap = now - t->last;
+    t->last = now;
+    uint32_t *w = t->buf + t->pos, n = 2;
+    if (PROF_UNLIKELY(gap > UINT32_MAX)) {
+        w[0] = PROF_W_LONG;
+        w[1] = (uint32_t)(gap >> 32);
+        w[2] = (uint32_t)gap;
+        w += 3;
+        n += 3;
+        gap = 0;
+    }
+    w[0] = idx;
+    w[1] = (uint32_t)gap;
+    __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
+}
+
+/* Events mode: append an exit (or stray-stop) record at time now. */
+static inline void prof_put_exit(struct prof_thread *t, uint64_t now, int stray)
+{
+    uint64_t gap = now - t->last;
+    t->last = now;
+    uint32_t *w = t->buf + t->pos, n = 0;
+    if (PROF_UNLIKELY(gap > (stray ? UINT32_MAX : 0x7fffffffu))) {
+        w[0] = PROF_W_LONG;
+        w[1] = (uint32_t)(gap >> 32);
+        w[2] = (uint32_t)gap;
+        n = 3;
+        gap = 0;
+    }
+    if (stray) {
+        w[n++] = PROF_W_STRAY;
+        w[n++] = (uint32_t)gap;
+    } else {
+        w[n++] = PROF_W_EXIT | (uint32_t)gap;
+    }
+    __atomic_store_n(&t->pos, t->pos + n, __ATOMIC_RELEASE);
+}
+
+/*
+ * Events mode, before an enter record: write the buffer when it has no room for the largest
+ * record, or when the last event came after the flush deadline (PROFILER_FLUSH_INTERVAL). Both
+ * are tested before the clock is read, so the write is not counted inside the new region.
+ */
+static inline void prof_make_room(struct prof_thread *t)
+{
+    if (PROF_UNLIKELY(t->pos + 5 > PROF_BUFFER_WORDS || t->last >= t->flush_at))
+        prof_thread_flush(t);
+}
+
+/* Events mode: close the innermost region at time now, writing the buffer first if full, and
+   after the record when the flush deadline has passed (so the stop itself is written too). */
+static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
+{
+    if (PROF_UNLIKELY(now < t->last))
+        now = t->last; /* never let a clock step back make a negative gap */
+    if (PROF_UNLIKELY(t->pos + 4 > PROF_BUFFER_WORDS))
+        prof_thread_flush(t);
+    prof_put_exit(t, now, 0);
+    if (PROF_UNLIKELY(now >= t->flush_at))
+        prof_thread_flush(t);
+}
+
+#endif /* PROF_THREAD_H */
