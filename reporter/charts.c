@@ -697,39 +697,39 @@ static void render(struct chart_set *ch, const struct chart_env *env, const char
     ch->n++;
 }
 
-/* The four charts of the top regions: cost per call, calls, distribution, trend. */
+/* The four charts of the top regions (the Call cost table's top rows): cost per call, calls,
+   distribution, trend. */
 static void top_region_charts(struct chart_set *ch, const struct chart_env *env, struct model *m,
                               const struct chart_options *o)
 {
-    size_t n;
-    size_t *rank = model_ranked(m, &n);
-    size_t top = n < o->top ? n : o->top;
+    struct table tb;
+    table_open(&tb, m, TABLE_CALLCOST);
+    size_t top = tb.nrows < o->top ? tb.nrows : o->top;
     if (top == 0) {
-        free(rank);
+        table_close(&tb);
         return;
     }
+    struct cell(*rows)[CC_NCOLS] = xmalloc(top * sizeof *rows);
+    for (size_t i = 0; i < top; i++)
+        table_row(&tb, i, rows[i]);
     const char **labels = xcalloc(top * (m->nruns + 1), sizeof *labels);
     double *v = xcalloc(top * (m->nruns + 1) * 5, sizeof *v);
     size_t *ends = xcalloc(top, sizeof *ends);
-    double typical = dist_mean(&m->regions[rank[top / 2]].cost);
+    double typical = cell_number(&rows[top / 2][CC_MEAN]);
     struct unit u = unit_for(isfinite(typical) ? typical : 0, o->unit);
     char title[512], ylabel[64];
     const char *prefix = o->title ? o->title : "profreport";
 
-    /* Call cost: mean of the run means with its 95 % interval across runs. */
+    /* Call cost: the mean of the run means with its 95 % interval across runs (from two
+       runs on), else the mean of all calls. */
     for (size_t i = 0; i < top; i++) {
-        struct region *r = &m->regions[rank[i]];
-        double vals[64];
-        size_t k = 0;
-        for (size_t run = 0; run < m->nruns && k < 64; run++)
-            if (isfinite(model_run_mean(r, run)))
-                vals[k++] = model_run_mean(r, run);
-        struct spread s = spread_of(vals, k);
-        labels[i] = r->display;
-        double mean = k >= 2 ? s.mean : dist_mean(&r->cost);
-        v[i * 3] = mean / u.ns;
-        v[i * 3 + 1] = k >= 2 ? (s.mean - s.ci95) / u.ns : NAN;
-        v[i * 3 + 2] = k >= 2 ? (s.mean + s.ci95) / u.ns : NAN;
+        const struct cell *c = rows[i];
+        int spread = c[CC_RUNS].i >= 2;
+        double run_mean = cell_number(&c[CC_RUN_MEAN]), ci95 = cell_number(&c[CC_CI95]);
+        labels[i] = c[CC_REGION].s;
+        v[i * 3] = (spread ? run_mean : cell_number(&c[CC_MEAN])) / u.ns;
+        v[i * 3 + 1] = spread ? (run_mean - ci95) / u.ns : NAN;
+        v[i * 3 + 2] = spread ? (run_mean + ci95) / u.ns : NAN;
     }
     static const char *const cost_cols[] = {"mean", "low", "high"};
     struct chart_table t = {top, 3, labels, v, cost_cols, NULL, 0};
@@ -739,19 +739,20 @@ static void top_region_charts(struct chart_set *ch, const struct chart_env *env,
 
     /* Hit count. */
     for (size_t i = 0; i < top; i++)
-        v[i] = (double)m->regions[rank[i]].cost.n;
+        v[i] = cell_number(&rows[i][CC_CALLS]);
     static const char *const hit_cols[] = {"calls"};
     struct chart_table th = {top, 1, labels, v, hit_cols, NULL, 0};
     snprintf(title, sizeof title, "%s: calls per region", prefix);
     render(ch, env, "hitcount", title, "calls", &th);
 
-    /* Distribution of per-call costs. */
+    /* Distribution of per-call costs: the row's min, median and max, and its quartiles. */
     for (size_t i = 0; i < top; i++) {
-        struct dist *d = &m->regions[rank[i]].cost;
-        double q[5] = {d->min, dist_quantile(d, 0.25), dist_quantile(d, 0.5),
-                       dist_quantile(d, 0.75), d->max};
+        const struct cell *c = rows[i];
+        double q[5] = {cell_number(&c[CC_MIN]), table_cost_quantile(&tb, i, 0.25),
+                       cell_number(&c[CC_MEDIAN]), table_cost_quantile(&tb, i, 0.75),
+                       cell_number(&c[CC_MAX])};
         for (int j = 0; j < 5; j++)
-            v[i * 5 + j] = d->n ? q[j] / u.ns : NAN;
+            v[i * 5 + j] = c[CC_CALLS].i ? q[j] / u.ns : NAN;
     }
     static const char *const dist_cols[] = {"min", "p25", "median", "p75", "max"};
     struct chart_table td = {top, 5, labels, v, dist_cols, NULL, 0};
@@ -759,26 +760,26 @@ static void top_region_charts(struct chart_set *ch, const struct chart_env *env,
     render(ch, env, "distribution", title, ylabel, &td);
 
     /* Trend: each region's mean per run, one block per region. */
-    size_t rows = 0;
+    size_t nrows = 0;
     for (size_t i = 0; i < top; i++) {
-        struct region *r = &m->regions[rank[i]];
         for (size_t run = 0; run < m->nruns; run++) {
-            labels[rows] = r->display;
-            v[rows * 2] = (double)(run + 1);
-            v[rows * 2 + 1] = model_run_mean(r, run) / u.ns;
-            rows++;
+            labels[nrows] = rows[i][CC_REGION].s;
+            v[nrows * 2] = (double)(run + 1);
+            v[nrows * 2 + 1] = table_run_mean(&tb, i, run) / u.ns;
+            nrows++;
         }
-        ends[i] = rows;
+        ends[i] = nrows;
     }
     static const char *const trend_cols[] = {"run", "mean"};
-    struct chart_table tt = {rows, 2, labels, v, trend_cols, ends, top};
+    struct chart_table tt = {nrows, 2, labels, v, trend_cols, ends, top};
     snprintf(title, sizeof title, "%s: mean cost per call, run by run", prefix);
     render(ch, env, "trend", title, ylabel, &tt);
 
     free(labels);
     free(v);
     free(ends);
-    free(rank);
+    free(rows);
+    table_close(&tb);
 }
 
 /* The comparison's chart: the biggest changes (in percent) with their 95 % intervals. */
