@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* getdents64, mkostemp */
 #include "atomicfile.h"
+#include "rep_error.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -149,23 +150,23 @@ void atomicfile_signals_init(void)
 /* ---- files ---- */
 
 /* Refuse a target a rename would wrongly replace. */
-int atomicfile_target_check(const char *target, char *why, size_t whylen)
+int atomicfile_target_check(const char *target, struct rep_error *e)
 {
     struct stat st;
     if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(why, whylen, "cannot write '%s': not a regular file", target);
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': not a regular file", target);
         return -1;
     }
     return 0;
 }
 
 /* Create the temporary beside target (see atomicfile.h). */
-int atomicfile_open(struct atomicfile *a, const char *target, char *why, size_t whylen)
+int atomicfile_open(struct atomicfile *a, const char *target, struct rep_error *e)
 {
     memset(a, 0, sizeof *a);
     a->fd = -1;
     a->slot = -1;
-    if (atomicfile_target_check(target, why, whylen) != 0)
+    if (atomicfile_target_check(target, e) != 0)
         return -1;
     char *d = xstrdup(target), *b = xstrdup(target);
     const char *dir = dirname(d), *base = basename(b);
@@ -184,14 +185,14 @@ int atomicfile_open(struct atomicfile *a, const char *target, char *why, size_t 
     registry_unlock(&old);
     if (fd < 0) {
         free(tmp);
-        snprintf(why, whylen, "cannot write '%s': %s", target, strerror(err));
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
         return -1;
     }
     a->tmp = tmp;
     a->fd = fd;
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        snprintf(why, whylen, "cannot write '%s': %s", target, strerror(errno));
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(errno));
         atomicfile_discard(a);
         return -1;
     }
@@ -215,10 +216,10 @@ FILE *atomicfile_stream(struct atomicfile *a)
 }
 
 /* Rename the temporary into place (see atomicfile.h). */
-int atomicfile_commit(struct atomicfile *a, char *why, size_t whylen)
+int atomicfile_commit(struct atomicfile *a, struct rep_error *e)
 {
     if (!a->tmp) {
-        snprintf(why, whylen, "cannot write '%s': not open", a->target ? a->target : "");
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': not open", a->target ? a->target : "");
         atomicfile_discard(a);
         return -1;
     }
@@ -226,7 +227,7 @@ int atomicfile_commit(struct atomicfile *a, char *why, size_t whylen)
         int bad = close(a->fd) != 0;
         a->fd = -1;
         if (bad) {
-            snprintf(why, whylen, "cannot write '%s': %s", a->target, strerror(errno));
+            rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", a->target, strerror(errno));
             atomicfile_discard(a);
             return -1;
         }
@@ -234,12 +235,12 @@ int atomicfile_commit(struct atomicfile *a, char *why, size_t whylen)
     struct stat st;
     if (lstat(a->tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != a->dev ||
         st.st_ino != a->ino) {
-        snprintf(why, whylen, "cannot write '%s': its temporary file '%s' was replaced", a->target,
-                 a->tmp);
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': its temporary file '%s' was replaced",
+                 a->target, a->tmp);
         atomicfile_discard(a);
         return -1;
     }
-    if (atomicfile_target_check(a->target, why, whylen) != 0) {
+    if (atomicfile_target_check(a->target, e) != 0) {
         atomicfile_discard(a);
         return -1;
     }
@@ -248,7 +249,7 @@ int atomicfile_commit(struct atomicfile *a, char *why, size_t whylen)
     if (rename(a->tmp, a->target) != 0) {
         int err = errno;
         registry_unlock(&old);
-        snprintf(why, whylen, "cannot write '%s': %s", a->target, strerror(err));
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", a->target, strerror(err));
         atomicfile_discard(a);
         return -1;
     }
@@ -283,15 +284,15 @@ void atomicfile_discard(struct atomicfile *a)
 }
 
 /* Copy from into target. */
-int atomicfile_copy(const char *from, const char *target, char *why, size_t whylen)
+int atomicfile_copy(const char *from, const char *target, struct rep_error *e)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0) {
-        snprintf(why, whylen, "cannot read '%s': %s", from, strerror(errno));
+        rep_fail(e, REP_ERR_OUTPUT, "cannot read '%s': %s", from, strerror(errno));
         return -1;
     }
     struct atomicfile a;
-    if (atomicfile_open(&a, target, why, whylen) != 0) {
+    if (atomicfile_open(&a, target, e) != 0) {
         close(in);
         return -1;
     }
@@ -313,11 +314,11 @@ int atomicfile_copy(const char *from, const char *target, char *why, size_t whyl
     }
     close(in);
     if (err) {
-        snprintf(why, whylen, "cannot write '%s': %s", target, strerror(err));
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
         atomicfile_discard(&a);
         return -1;
     }
-    return atomicfile_commit(&a, why, whylen);
+    return atomicfile_commit(&a, e);
 }
 
 /* ---- private folders ---- */

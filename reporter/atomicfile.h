@@ -10,6 +10,8 @@
 #ifndef PROFREPORT_ATOMICFILE_H
 #define PROFREPORT_ATOMICFILE_H
 
+#include "rep_error.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -33,18 +35,18 @@ void atomicfile_signals_init(void);
 
 /*
  * Refuse a target that exists and is not a regular file (or a symbolic link to one): a
- * rename would replace a device, FIFO or folder. 0, or -1 with "cannot write 'T': ..." in why.
+ * rename would replace a device, FIFO or folder. 0, or -1 with "cannot write 'T': ..." in err.
  */
-int atomicfile_target_check(const char *target, char *why, size_t whylen);
+int atomicfile_target_check(const char *target, struct rep_error *err);
 
 /*
  * Check the target, then create its temporary beside it, named .<name>.XXXXXX, with O_EXCL
  * and O_NOFOLLOW (so a planted symbolic link is never followed) and the mode a new file gets
  * under the umask. a->fd is open for writing; a->tmp may also be reopened by name (by a
  * library that writes to a file name), which is safe because the name is unique and ours.
- * 0, or -1 with why ("cannot write 'T': reason") and nothing created.
+ * 0, or -1 with err ("cannot write 'T': reason", REP_ERR_OUTPUT) and nothing created.
  */
-int atomicfile_open(struct atomicfile *a, const char *target, char *why, size_t whylen);
+int atomicfile_open(struct atomicfile *a, const char *target, struct rep_error *err);
 
 /* a->fd as a stdio stream ("w"); the stream then owns the descriptor (a->fd is -1). NULL
    with errno on failure (a->fd stays open). */
@@ -52,17 +54,17 @@ FILE *atomicfile_stream(struct atomicfile *a);
 
 /*
  * Close a->fd if still open, check the temporary is the file created and the target still
- * acceptable, and rename it over the target. 0; or -1 with why, the temporary removed.
+ * acceptable, and rename it over the target. 0; or -1 with err, the temporary removed.
  * Either way a is released.
  */
-int atomicfile_commit(struct atomicfile *a, char *why, size_t whylen);
+int atomicfile_commit(struct atomicfile *a, struct rep_error *err);
 
 /* Remove the temporary (unless committed) and release a. Safe on a released a, and on a
    zeroed one (its fd 0 is not closed: nothing is open without a temporary). */
 void atomicfile_discard(struct atomicfile *a);
 
-/* Copy the file from into target through an atomic file. 0, or -1 with why. */
-int atomicfile_copy(const char *from, const char *target, char *why, size_t whylen);
+/* Copy the file from into target through an atomic file. 0, or -1 with err. */
+int atomicfile_copy(const char *from, const char *target, struct rep_error *err);
 
 /* Register a private folder to be emptied and removed on a signal or at exit (its files are
    all ours); atomicfile_remove_dir removes it now and forgets it. */

@@ -41,20 +41,6 @@
 
 extern char **environ;
 
-/* The message behind the last *why: static storage, as charts.h promises. */
-static char why_buf[1024];
-
-/* Format a message into why_buf and return it, for *why. */
-static const char *say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *say(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why_buf, sizeof why_buf, fmt, ap);
-    va_end(ap);
-    return why_buf;
-}
-
 /* Concatenation of a, b and c in a fresh string. */
 static char *concat3(const char *a, const char *b, const char *c)
 {
@@ -120,27 +106,27 @@ static void put_column_name(FILE *f, const char *name)
 }
 
 /* Check that the table can be written: rows, and block ends that partition them. */
-static int table_check(const struct chart_table *t, const char **why)
+static int table_check(const struct chart_table *t, struct rep_error *e)
 {
     if (!t || t->nrows == 0) {
-        *why = say("no data to chart");
+        rep_fail(e, REP_ERR_CHART, "no data to chart");
         return -1;
     }
     if (t->ncols > 0 && !t->values) {
-        *why = say("chart table has columns but no values");
+        rep_fail(e, REP_ERR_CHART, "chart table has columns but no values");
         return -1;
     }
     if (t->block_ends && t->nblocks > 0) {
         for (size_t b = 0; b < t->nblocks; b++) {
             size_t prev = b ? t->block_ends[b - 1] : 0;
             if (t->block_ends[b] <= prev || t->block_ends[b] > t->nrows) {
-                *why = say("chart blocks must end at increasing row indexes");
+                rep_fail(e, REP_ERR_CHART, "chart blocks must end at increasing row indexes");
                 return -1;
             }
         }
         /* Ends are exclusive: the last block ends at nrows, which catches inclusive ends. */
         if (t->block_ends[t->nblocks - 1] != t->nrows) {
-            *why = say("the last chart block must end at row %zu", t->nrows);
+            rep_fail(e, REP_ERR_CHART, "the last chart block must end at row %zu", t->nrows);
             return -1;
         }
     }
@@ -181,10 +167,10 @@ static void table_write(FILE *f, const struct chart_table *t)
 
 /*
  * Write the table to a new file with a fixed name in work_dir; returns its path (caller
- * frees) or NULL with *why set. The name comes from the template name, never from labels.
+ * frees) or NULL with e set. The name comes from the template name, never from labels.
  */
 static char *data_file_write(const char *work_dir, const char *template_name,
-                             const struct chart_table *t, const char **why)
+                             const struct chart_table *t, struct rep_error *e)
 {
     /* Names unique within the process; O_EXCL skips any left from elsewhere. */
     static unsigned counter;
@@ -202,13 +188,13 @@ static char *data_file_write(const char *work_dir, const char *template_name,
             break;
     }
     if (fd < 0) {
-        *why = say("cannot create '%s': %s", path, strerror(errno));
+        rep_fail(e, REP_ERR_CHART, "cannot create '%s': %s", path, strerror(errno));
         free(path);
         return NULL;
     }
     FILE *f = fdopen(fd, "w");
     if (!f) {
-        *why = say("cannot write '%s': %s", path, strerror(errno));
+        rep_fail(e, REP_ERR_CHART, "cannot write '%s': %s", path, strerror(errno));
         close(fd);
         unlink(path);
         free(path);
@@ -218,7 +204,7 @@ static char *data_file_write(const char *work_dir, const char *template_name,
     table_write(f, t);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
-        *why = say("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        rep_fail(e, REP_ERR_CHART, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
         unlink(path);
         free(path);
         return NULL;
@@ -469,8 +455,8 @@ static const char *gnuplot_program(const struct chart_env *env)
     return env && env->gnuplot && env->gnuplot[0] ? env->gnuplot : "gnuplot";
 }
 
-/* Nonzero when gnuplot can be run; otherwise 0 and *why says why (static storage). */
-int chart_available(const struct chart_env *env, const char **why)
+/* Nonzero when gnuplot can be run; otherwise 0 and e says why. */
+int chart_available(const struct chart_env *env, struct rep_error *e)
 {
     const char *prog = gnuplot_program(env);
     char *argv[] = {(char *)prog, (char *)"--version", NULL};
@@ -480,13 +466,13 @@ int chart_available(const struct chart_env *env, const char **why)
     enum run_result r = run_captured(argv, timeout, out, &status, &err);
     int ok = 0;
     if (r == RUN_NOT_STARTED && err == ENOENT)
-        *why = say("gnuplot not found (install gnuplot-nox): '%s'", prog);
+        rep_fail(e, REP_ERR_CHART, "gnuplot not found (install gnuplot-nox): '%s'", prog);
     else if (r == RUN_NOT_STARTED)
-        *why = say("cannot run '%s': %s", prog, strerror(err));
+        rep_fail(e, REP_ERR_CHART, "cannot run '%s': %s", prog, strerror(err));
     else if (r == RUN_TIMED_OUT)
-        *why = say("'%s --version' did not finish within %d s", prog, timeout);
+        rep_fail(e, REP_ERR_CHART, "'%s --version' did not finish within %d s", prog, timeout);
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strncmp(out, "gnuplot", 7) != 0)
-        *why = say("'%s' does not work like gnuplot ('--version' failed)", prog);
+        rep_fail(e, REP_ERR_CHART, "'%s' does not work like gnuplot ('--version' failed)", prog);
     else
         ok = 1;
     free(out);
@@ -524,31 +510,32 @@ static const char *const terminals[RUNS_MAX] = {"png", "svg"};
 
 /*
  * Check how the gnuplot run for one terminal ended and that it wrote its temporary file tmp.
- * Returns 0, or -1 with *why set.
+ * Returns 0, or -1 with e set.
  */
 static int picture_check(const struct chart_env *env, const struct run *r, const char *terminal,
-                         const char *template_path, const char *tmp, const char **why)
+                         const char *template_path, const char *tmp, struct rep_error *e)
 {
     const char *prog = gnuplot_program(env);
     int timeout = env->timeout_s > 0 ? env->timeout_s : DEFAULT_TIMEOUT_S;
     struct stat st;
     if (r->result == RUN_NOT_STARTED && r->err == ENOENT) {
-        *why = say("gnuplot not found (install gnuplot-nox): '%s'", prog);
+        rep_fail(e, REP_ERR_CHART, "gnuplot not found (install gnuplot-nox): '%s'", prog);
     } else if (r->result == RUN_NOT_STARTED) {
-        *why = say("cannot run '%s': %s", prog, strerror(r->err));
+        rep_fail(e, REP_ERR_CHART, "cannot run '%s': %s", prog, strerror(r->err));
     } else if (r->result == RUN_TIMED_OUT) {
-        *why = say("gnuplot did not finish '%s' within the time limit of %d s: killed",
-                   template_path, timeout);
+        rep_fail(e, REP_ERR_CHART,
+                 "gnuplot did not finish '%s' within the time limit of %d s: killed", template_path,
+                 timeout);
     } else if (WIFSIGNALED(r->status)) {
-        *why =
-            say("gnuplot was killed by signal %d running '%s'", WTERMSIG(r->status), template_path);
+        rep_fail(e, REP_ERR_CHART, "gnuplot was killed by signal %d running '%s'",
+                 WTERMSIG(r->status), template_path);
     } else if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0) {
         char msg[600];
         gnuplot_message(r->out, msg, sizeof msg);
-        *why = say("gnuplot failed on '%s' (exit status %d): %s", template_path,
-                   WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1, msg);
+        rep_fail(e, REP_ERR_CHART, "gnuplot failed on '%s' (exit status %d): %s", template_path,
+                 WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1, msg);
     } else if (stat(tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-        *why = say("gnuplot wrote no %s chart with '%s'", terminal, template_path);
+        rep_fail(e, REP_ERR_CHART, "gnuplot wrote no %s chart with '%s'", terminal, template_path);
     } else {
         return 0;
     }
@@ -558,28 +545,26 @@ static int picture_check(const struct chart_env *env, const struct run *r, const
 /*
  * Run gnuplot on one template for every terminal at once (two cores draw two pictures in
  * the time of one), each writing to a temporary name beside output_base; only when all
- * succeed are they renamed to output_base.<terminal>. Returns 0 or -1 with *why set.
+ * succeed are they renamed to output_base.<terminal>. Returns 0 or -1 with e set.
  */
 static int render_pictures(const struct chart_env *env, const struct chart_request *req,
-                           const char *template_path, const char *data_path, const char **why)
+                           const char *template_path, const char *data_path, struct rep_error *e)
 {
     struct atomicfile pic[RUNS_MAX];
     char *final[RUNS_MAX], *out[RUNS_MAX];
     struct run runs[RUNS_MAX];
-    char msg[4400];
     size_t opened = 0;
     for (size_t i = 0; i < RUNS_MAX; i++) {
         final[i] = concat3(req->output_base, ".", terminals[i]);
         out[i] = xmalloc(CAPTURE_MAX + 1);
         /* gnuplot writes to a file name: it reopens the unique temporary made here. */
-        if (opened == i && atomicfile_open(&pic[i], final[i], msg, sizeof msg) == 0) {
+        if (opened == i && atomicfile_open(&pic[i], final[i], e) == 0) {
             close(pic[i].fd);
             pic[i].fd = -1;
             opened++;
         }
     }
     if (opened < RUNS_MAX) {
-        *why = say("%s", msg);
         for (size_t i = 0; i < RUNS_MAX; i++) {
             if (i < opened)
                 atomicfile_discard(&pic[i]);
@@ -619,14 +604,12 @@ static int render_pictures(const struct chart_env *env, const struct chart_reque
        the one that did not start. */
     int ret = 0;
     for (size_t i = 0; i < RUNS_MAX && i <= started && ret == 0; i++)
-        ret = picture_check(env, &runs[i], terminals[i], template_path, pic[i].tmp, why);
+        ret = picture_check(env, &runs[i], terminals[i], template_path, pic[i].tmp, e);
     /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
     size_t renamed = 0;
     while (ret == 0 && renamed < RUNS_MAX) {
-        if (atomicfile_commit(&pic[renamed], msg, sizeof msg) != 0) {
-            *why = say("%s", msg);
+        if (atomicfile_commit(&pic[renamed], e) != 0)
             ret = -1;
-        }
         renamed++;
     }
     for (size_t i = 0; i < RUNS_MAX; i++) {
@@ -640,19 +623,21 @@ static int render_pictures(const struct chart_env *env, const struct chart_reque
 }
 
 /*
- * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with *why set
+ * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with e set
  * (static storage) when the data file cannot be written or gnuplot fails or times out.
  */
-int chart_render(const struct chart_env *env, const struct chart_request *req, const char **why)
+int chart_render(const struct chart_env *env, const struct chart_request *req, struct rep_error *e)
 {
     if (!path_ok(req->output_base)) {
-        *why = say("refused chart output path '%s': it must not start with '|' or '<' or "
-                   "contain a line break",
-                   req->output_base ? req->output_base : "");
+        rep_fail(e, REP_ERR_CHART,
+                 "refused chart output path '%s': it must not start with '|' or '<' or "
+                 "contain a line break",
+                 req->output_base ? req->output_base : "");
         return -1;
     }
     if (!template_name_ok(req->template_name)) {
-        *why = say("bad chart template name '%s'", req->template_name ? req->template_name : "");
+        rep_fail(e, REP_ERR_CHART, "bad chart template name '%s'",
+                 req->template_name ? req->template_name : "");
         return -1;
     }
     const char *dir = env->templates_dir ? env->templates_dir : PROF_TEMPLATES_DIR;
@@ -660,25 +645,26 @@ int chart_render(const struct chart_env *env, const struct chart_request *req, c
     char *template_path = concat3(dir, name, "");
     free(name);
     if (!path_ok(template_path) || !env->work_dir || !path_ok(env->work_dir)) {
-        *why = say("refused chart template or work folder path");
+        rep_fail(e, REP_ERR_CHART, "refused chart template or work folder path");
         free(template_path);
         return -1;
     }
     if (access(template_path, R_OK) != 0) {
-        *why = say("cannot read chart template '%s': %s", template_path, strerror(errno));
+        rep_fail(e, REP_ERR_CHART, "cannot read chart template '%s': %s", template_path,
+                 strerror(errno));
         free(template_path);
         return -1;
     }
-    if (table_check(req->data, why) != 0) {
+    if (table_check(req->data, e) != 0) {
         free(template_path);
         return -1;
     }
-    char *data_path = data_file_write(env->work_dir, req->template_name, req->data, why);
+    char *data_path = data_file_write(env->work_dir, req->template_name, req->data, e);
     if (!data_path) {
         free(template_path);
         return -1;
     }
-    int ret = render_pictures(env, req, template_path, data_path, why);
+    int ret = render_pictures(env, req, template_path, data_path, e);
     unlink(data_path);
     free(data_path);
     free(template_path);
@@ -696,11 +682,11 @@ static void render(struct chart_set *ch, const struct chart_env *env, const char
     char base[PATH_MAX];
     snprintf(base, sizeof base, "%s/%s", ch->work, name);
     struct chart_request req = {name, base, title, ylabel, t};
-    const char *why = NULL;
-    if (chart_render(env, &req, &why) != 0) {
-        size_t len = strlen(why ? why : "failed") + strlen(name) + 64;
+    struct rep_error e;
+    if (chart_render(env, &req, &e) != 0) {
+        size_t len = strlen(e.msg) + strlen(name) + 64;
         ch->note = xmalloc(len);
-        snprintf(ch->note, len, "gnuplot chart '%s' not drawn: %s", name, why ? why : "failed");
+        snprintf(ch->note, len, "gnuplot chart '%s' not drawn: %s", name, e.msg);
         return;
     }
     size_t len = strlen(base) + 5;
@@ -711,39 +697,39 @@ static void render(struct chart_set *ch, const struct chart_env *env, const char
     ch->n++;
 }
 
-/* The four charts of the top regions: cost per call, calls, distribution, trend. */
+/* The four charts of the top regions (the Call cost table's top rows): cost per call, calls,
+   distribution, trend. */
 static void top_region_charts(struct chart_set *ch, const struct chart_env *env, struct model *m,
                               const struct chart_options *o)
 {
-    size_t n;
-    size_t *rank = model_ranked(m, &n);
-    size_t top = n < o->top ? n : o->top;
+    struct table tb;
+    table_open(&tb, m, TABLE_CALLCOST);
+    size_t top = tb.nrows < o->top ? tb.nrows : o->top;
     if (top == 0) {
-        free(rank);
+        table_close(&tb);
         return;
     }
+    struct cell(*rows)[CC_NCOLS] = xmalloc(top * sizeof *rows);
+    for (size_t i = 0; i < top; i++)
+        table_row(&tb, i, rows[i]);
     const char **labels = xcalloc(top * (m->nruns + 1), sizeof *labels);
     double *v = xcalloc(top * (m->nruns + 1) * 5, sizeof *v);
     size_t *ends = xcalloc(top, sizeof *ends);
-    double typical = dist_mean(&m->regions[rank[top / 2]].cost);
+    double typical = cell_number(&rows[top / 2][CC_MEAN]);
     struct unit u = unit_for(isfinite(typical) ? typical : 0, o->unit);
     char title[512], ylabel[64];
     const char *prefix = o->title ? o->title : "profreport";
 
-    /* Call cost: mean of the run means with its 95 % interval across runs. */
+    /* Call cost: the mean of the run means with its 95 % interval across runs (from two
+       runs on), else the mean of all calls. */
     for (size_t i = 0; i < top; i++) {
-        struct region *r = &m->regions[rank[i]];
-        double vals[64];
-        size_t k = 0;
-        for (size_t run = 0; run < m->nruns && k < 64; run++)
-            if (isfinite(model_run_mean(r, run)))
-                vals[k++] = model_run_mean(r, run);
-        struct spread s = spread_of(vals, k);
-        labels[i] = r->display;
-        double mean = k >= 2 ? s.mean : dist_mean(&r->cost);
-        v[i * 3] = mean / u.ns;
-        v[i * 3 + 1] = k >= 2 ? (s.mean - s.ci95) / u.ns : NAN;
-        v[i * 3 + 2] = k >= 2 ? (s.mean + s.ci95) / u.ns : NAN;
+        const struct cell *c = rows[i];
+        int spread = c[CC_RUNS].i >= 2;
+        double run_mean = cell_number(&c[CC_RUN_MEAN]), ci95 = cell_number(&c[CC_CI95]);
+        labels[i] = c[CC_REGION].s;
+        v[i * 3] = (spread ? run_mean : cell_number(&c[CC_MEAN])) / u.ns;
+        v[i * 3 + 1] = spread ? (run_mean - ci95) / u.ns : NAN;
+        v[i * 3 + 2] = spread ? (run_mean + ci95) / u.ns : NAN;
     }
     static const char *const cost_cols[] = {"mean", "low", "high"};
     struct chart_table t = {top, 3, labels, v, cost_cols, NULL, 0};
@@ -753,19 +739,20 @@ static void top_region_charts(struct chart_set *ch, const struct chart_env *env,
 
     /* Hit count. */
     for (size_t i = 0; i < top; i++)
-        v[i] = (double)m->regions[rank[i]].cost.n;
+        v[i] = cell_number(&rows[i][CC_CALLS]);
     static const char *const hit_cols[] = {"calls"};
     struct chart_table th = {top, 1, labels, v, hit_cols, NULL, 0};
     snprintf(title, sizeof title, "%s: calls per region", prefix);
     render(ch, env, "hitcount", title, "calls", &th);
 
-    /* Distribution of per-call costs. */
+    /* Distribution of per-call costs: the row's min, median and max, and its quartiles. */
     for (size_t i = 0; i < top; i++) {
-        struct dist *d = &m->regions[rank[i]].cost;
-        double q[5] = {d->min, dist_quantile(d, 0.25), dist_quantile(d, 0.5),
-                       dist_quantile(d, 0.75), d->max};
+        const struct cell *c = rows[i];
+        double q[5] = {cell_number(&c[CC_MIN]), table_cost_quantile(&tb, i, 0.25),
+                       cell_number(&c[CC_MEDIAN]), table_cost_quantile(&tb, i, 0.75),
+                       cell_number(&c[CC_MAX])};
         for (int j = 0; j < 5; j++)
-            v[i * 5 + j] = d->n ? q[j] / u.ns : NAN;
+            v[i * 5 + j] = c[CC_CALLS].i ? q[j] / u.ns : NAN;
     }
     static const char *const dist_cols[] = {"min", "p25", "median", "p75", "max"};
     struct chart_table td = {top, 5, labels, v, dist_cols, NULL, 0};
@@ -773,26 +760,26 @@ static void top_region_charts(struct chart_set *ch, const struct chart_env *env,
     render(ch, env, "distribution", title, ylabel, &td);
 
     /* Trend: each region's mean per run, one block per region. */
-    size_t rows = 0;
+    size_t nrows = 0;
     for (size_t i = 0; i < top; i++) {
-        struct region *r = &m->regions[rank[i]];
         for (size_t run = 0; run < m->nruns; run++) {
-            labels[rows] = r->display;
-            v[rows * 2] = (double)(run + 1);
-            v[rows * 2 + 1] = model_run_mean(r, run) / u.ns;
-            rows++;
+            labels[nrows] = rows[i][CC_REGION].s;
+            v[nrows * 2] = (double)(run + 1);
+            v[nrows * 2 + 1] = table_run_mean(&tb, i, run) / u.ns;
+            nrows++;
         }
-        ends[i] = rows;
+        ends[i] = nrows;
     }
     static const char *const trend_cols[] = {"run", "mean"};
-    struct chart_table tt = {rows, 2, labels, v, trend_cols, ends, top};
+    struct chart_table tt = {nrows, 2, labels, v, trend_cols, ends, top};
     snprintf(title, sizeof title, "%s: mean cost per call, run by run", prefix);
     render(ch, env, "trend", title, ylabel, &tt);
 
     free(labels);
     free(v);
     free(ends);
-    free(rank);
+    free(rows);
+    table_close(&tb);
 }
 
 /* The comparison's chart: the biggest changes (in percent) with their 95 % intervals. */
@@ -846,11 +833,11 @@ void charts_make(struct chart_set *ch, const char *templates_dir, struct model *
     ch->work = w;
     atomicfile_register_dir(w);
     struct chart_env env = {templates_dir, NULL, ch->work, 30};
-    const char *why = NULL;
-    if (!chart_available(&env, &why)) {
-        size_t wl = strlen(why) + 64;
+    struct rep_error e;
+    if (!chart_available(&env, &e)) {
+        size_t wl = strlen(e.msg) + 64;
         ch->note = xmalloc(wl);
-        snprintf(ch->note, wl, "no gnuplot charts: %s", why);
+        snprintf(ch->note, wl, "no gnuplot charts: %s", e.msg);
         return;
     }
     if (c)

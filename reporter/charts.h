@@ -2,11 +2,13 @@
  * charts.h - charts.c: gnuplot charts, drawn from a data file and a template, without a shell
  * and under a time limit.
  *
- * Ownership: a chart_table's arrays are borrowed for the call; *why strings are static
- * storage, valid until the next call.
+ * Ownership: a chart_table's arrays are borrowed for the call; errors are values (rep_error.h)
+ * the caller provides.
  */
 #ifndef PROFREPORT_CHARTS_H
 #define PROFREPORT_CHARTS_H
+
+#include "rep_error.h"
 
 #include <stddef.h>
 
@@ -41,14 +43,14 @@ struct chart_env {
     int timeout_s;             /* gnuplot is killed after this long */
 };
 
-/* Nonzero when gnuplot can be run; otherwise 0 and *why says why (static storage). */
-int chart_available(const struct chart_env *env, const char **why);
+/* Nonzero when gnuplot can be run; otherwise 0 and e says why (REP_ERR_CHART). */
+int chart_available(const struct chart_env *env, struct rep_error *e);
 
 /*
- * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with *why set
- * (static storage) when the data file cannot be written or gnuplot fails or times out.
+ * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with e set
+ * when the data file cannot be written or gnuplot fails or times out.
  */
-int chart_render(const struct chart_env *env, const struct chart_request *req, const char **why);
+int chart_render(const struct chart_env *env, const struct chart_request *req, struct rep_error *e);
 
 /* ---- the report's charts ---- */
 

@@ -363,21 +363,21 @@ struct exports {
 };
 
 /* Create target's temporary file beside it (same folder, so rename is atomic). */
-static int out_open(struct out *o, const char *target, char *why, size_t whylen)
+static int out_open(struct out *o, const char *target, struct rep_error *e)
 {
-    if (atomicfile_open(&o->af, target, why, whylen) != 0)
+    if (atomicfile_open(&o->af, target, e) != 0)
         return -1;
     o->target = xstrdup(target);
     o->f = atomicfile_stream(&o->af);
     if (!o->f) {
-        snprintf(why, whylen, "cannot write '%s': %s", target, strerror(errno));
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-/* Flush and close the temporary file; 0, or -1 with why. */
-static int out_close(struct out *o, char *why, size_t whylen)
+/* Flush and close the temporary file; 0, or -1 with e. */
+static int out_close(struct out *o, struct rep_error *e)
 {
     if (!o->f)
         return 0;
@@ -385,7 +385,7 @@ static int out_close(struct out *o, char *why, size_t whylen)
     int err = fclose(o->f) != 0 ? errno : 0;
     o->f = NULL;
     if (bad || err) {
-        snprintf(why, whylen, "cannot write '%s': %s", o->target,
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", o->target,
                  strerror(err     ? err
                           : errno ? errno
                                   : EIO));
@@ -509,18 +509,17 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
 }
 
 /* Create the exports' temporary files and attach the sink. */
-struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
-                             size_t whylen)
+struct exports *exports_open(const struct export_options *o, struct model *m, struct rep_error *e)
 {
     struct exports *x = xcalloc(1, sizeof *x);
     x->o = *o;
     x->first = 1;
     if (o->folded || o->callgrind)
         model_keep_paths(m);
-    if ((o->trace && out_open(&x->trace, o->trace, why, whylen) != 0) ||
-        (o->folded && out_open(&x->folded, o->folded, why, whylen) != 0) ||
-        (o->callgrind && out_open(&x->callgrind, o->callgrind, why, whylen) != 0) ||
-        (o->json && out_open(&x->json, o->json, why, whylen) != 0)) {
+    if ((o->trace && out_open(&x->trace, o->trace, e) != 0) ||
+        (o->folded && out_open(&x->folded, o->folded, e) != 0) ||
+        (o->callgrind && out_open(&x->callgrind, o->callgrind, e) != 0) ||
+        (o->json && out_open(&x->json, o->json, e) != 0)) {
         exports_free(x);
         return NULL;
     }
@@ -534,7 +533,7 @@ struct exports *exports_open(const struct export_options *o, struct model *m, ch
 }
 
 /* Fill every export's temporary file. */
-int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
+int exports_write(struct exports *x, struct model *m, struct rep_error *e)
 {
     if (m->sink == &x->sink)
         m->sink = NULL;
@@ -553,12 +552,12 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
         if (x->other.len)
             fwrite(x->other.s, 1, x->other.len, x->trace.f);
         fputs("\n}}\n", x->trace.f);
-        if (out_close(&x->trace, why, whylen) != 0)
+        if (out_close(&x->trace, e) != 0)
             return -1;
     }
     if (x->folded.f) {
         export_folded_write(x->folded.f, model_paths(m));
-        if (out_close(&x->folded, why, whylen) != 0)
+        if (out_close(&x->folded, e) != 0)
             return -1;
     }
     if (x->callgrind.f) {
@@ -566,32 +565,33 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
         for (size_t i = 0; i < m->nruns && !cmd; i++)
             cmd = m->runs[i].command ? m->runs[i].command : m->runs[i].program;
         export_callgrind_write(x->callgrind.f, model_paths(m), cmd, m->nruns);
-        if (out_close(&x->callgrind, why, whylen) != 0)
+        if (out_close(&x->callgrind, e) != 0)
             return -1;
     }
     if (x->json.f) {
         export_json_write(x->json.f, m, x->o.command_line);
-        if (out_close(&x->json, why, whylen) != 0)
+        if (out_close(&x->json, e) != 0)
             return -1;
     }
     if (x->o.csv_dir) {
         struct stat st;
         int err = mkdirs(x->o.csv_dir, 0); /* profreport(1): its parent must exist */
         if (err) {
-            snprintf(why, whylen, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
+            rep_fail(e, REP_ERR_OUTPUT, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
             return -1;
         }
         if (stat(x->o.csv_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            snprintf(why, whylen, "cannot write CSV files into '%s': not a folder", x->o.csv_dir);
+            rep_fail(e, REP_ERR_OUTPUT, "cannot write CSV files into '%s': not a folder",
+                     x->o.csv_dir);
             return -1;
         }
         for (int k = 0; k < TABLE_COUNT; k++) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir, table_names[k]);
-            if (out_open(&x->csv[k], path, why, whylen) != 0)
+            if (out_open(&x->csv[k], path, e) != 0)
                 return -1;
             export_csv_write(x->csv[k].f, m, (enum table_id)k);
-            if (out_close(&x->csv[k], why, whylen) != 0)
+            if (out_close(&x->csv[k], e) != 0)
                 return -1;
         }
     }
@@ -599,25 +599,25 @@ int exports_write(struct exports *x, struct model *m, char *why, size_t whylen)
 }
 
 /* Rename one written output into place. */
-static int out_commit(struct out *o, char *why, size_t whylen)
+static int out_commit(struct out *o, struct rep_error *e)
 {
     if (!o->af.tmp || o->committed)
         return 0;
-    if (atomicfile_commit(&o->af, why, whylen) != 0)
+    if (atomicfile_commit(&o->af, e) != 0)
         return -1;
     o->committed = 1;
     return 0;
 }
 
 /* Rename every export into place. */
-int exports_commit(struct exports *x, char *why, size_t whylen)
+int exports_commit(struct exports *x, struct rep_error *e)
 {
     struct out *all[] = {&x->trace, &x->folded, &x->callgrind, &x->json};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        if (out_commit(all[i], why, whylen) != 0)
+        if (out_commit(all[i], e) != 0)
             return -1;
     for (int k = 0; k < TABLE_COUNT; k++)
-        if (out_commit(&x->csv[k], why, whylen) != 0)
+        if (out_commit(&x->csv[k], e) != 0)
             return -1;
     return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "cct.h"
 #include "model.h"
+#include "rep_error.h"
 #include "tables.h"
 #include "util.h"
 
@@ -58,13 +59,12 @@ struct export_options {
  * place fails before any work), attaches the row sink to m for the trace and asks m to keep
  * its calling-context tree for folded stacks and callgrind; exports_write fills them
  * after reading; exports_commit renames them into place; exports_free removes what was not
- * committed. Errors: -1 (or NULL) with a message in why[0..whylen).
+ * committed. Errors: -1 (or NULL) with the message in e (rep_error.h).
  */
 struct exports;
-struct exports *exports_open(const struct export_options *o, struct model *m, char *why,
-                             size_t whylen);
-int exports_write(struct exports *x, struct model *m, char *why, size_t whylen);
-int exports_commit(struct exports *x, char *why, size_t whylen);
+struct exports *exports_open(const struct export_options *o, struct model *m, struct rep_error *e);
+int exports_write(struct exports *x, struct model *m, struct rep_error *e);
+int exports_commit(struct exports *x, struct rep_error *e);
 /* "trace:    FILE" lines for the terminal, one per export written. */
 void exports_print(const struct exports *x, FILE *out);
 void exports_free(struct exports *x);

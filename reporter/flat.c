@@ -40,53 +40,60 @@ static void name_cell(FILE *out, const char *name)
     free(v);
 }
 
-/* The flat profile. */
+/* The flat profile: the Call cost table's top rows, a few of its columns. */
 void flat_print(FILE *out, struct model *m, const struct report_info *ri)
 {
-    size_t n;
-    size_t *rank = model_ranked(m, &n);
-    double largest = 0, busy = 0;
-    for (size_t i = 0; i < n; i++)
-        if (m->regions[rank[i]].outer_ns > largest)
-            largest = m->regions[rank[i]].outer_ns;
-    for (size_t i = 0; i < m->nthreads; i++)
-        busy += m->threads[i].busy_ns;
-    struct unit total = unit_for(largest, ri->unit);
+    struct table t;
+    table_open(&t, m, TABLE_CALLCOST);
+    size_t n = t.nrows;
     size_t top = n < ri->top ? n : ri->top;
-    double typical = top ? dist_mean(&m->regions[rank[top / 2]].cost) : 0;
+    /* The top rows are kept; every row is read for the largest total, which sets the unit. */
+    struct cell(*rows)[CC_NCOLS] = xmalloc((top ? top : 1) * sizeof *rows);
+    double largest = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct cell row[CC_NCOLS];
+        table_row(&t, i, row);
+        if (cell_number(&row[CC_TOTAL]) > largest)
+            largest = cell_number(&row[CC_TOTAL]);
+        if (i < top)
+            memcpy(rows[i], row, sizeof row);
+    }
+    struct unit total = unit_for(largest, ri->unit);
+    double typical = top ? cell_number(&rows[top / 2][CC_MEAN]) : 0;
     struct unit cost = unit_for(isfinite(typical) ? typical : 0, ri->unit);
 
     fprintf(out, "%zu run%s, %zu thread%s, %llu events, %zu regions\n", m->nruns,
             m->nruns == 1 ? "" : "s", m->nthreads, m->nthreads == 1 ? "" : "s",
             (unsigned long long)m->events, n);
-    if (top == 0) {
-        free(rank);
-        return;
+    if (top > 0) {
+        fprintf(out, "\n  total%%  %10s  %10s  %10s  %10s  %10s  %10s  region\n", "total", "self",
+                "calls", "mean", "median", "p99");
+        fprintf(out, "         %10s  %10s  %10s  %10s  %10s  %10s\n", total.name, total.name, "",
+                cost.name, cost.name, cost.name);
     }
-    fprintf(out, "\n  total%%  %10s  %10s  %10s  %10s  %10s  %10s  region\n", "total", "self",
-            "calls", "mean", "median", "p99");
-    fprintf(out, "         %10s  %10s  %10s  %10s  %10s  %10s\n", total.name, total.name, "",
-            cost.name, cost.name, cost.name);
     for (size_t i = 0; i < top; i++) {
-        struct region *r = &m->regions[rank[i]];
-        double pct = busy > 0 ? 100 * r->outer_ns / busy : NAN;
+        const struct cell *c = rows[i];
+        /* From the total itself, not the Total % column: 100 * (total / busy) can differ
+           from 100 * total / busy in the last bit, and the terminal shows what it always did. */
+        double pct = t.busy > 0 ? 100 * cell_number(&c[CC_TOTAL]) / t.busy : NAN;
         if (isfinite(pct))
             fprintf(out, "  %6.2f", pct);
         else
             fprintf(out, "  %6s", "-");
-        cell(out, r->outer_ns, total, 11);
-        cell(out, r->self_ns, total, 11);
-        fprintf(out, " %11llu", (unsigned long long)r->cost.n);
-        cell(out, dist_mean(&r->cost), cost, 11);
-        cell(out, dist_quantile(&r->cost, 0.5), cost, 11);
-        cell(out, dist_quantile(&r->cost, 0.99), cost, 11);
+        cell(out, cell_number(&c[CC_TOTAL]), total, 11);
+        cell(out, cell_number(&c[CC_SELF]), total, 11);
+        fprintf(out, " %11llu", (unsigned long long)c[CC_CALLS].i);
+        cell(out, cell_number(&c[CC_MEAN]), cost, 11);
+        cell(out, cell_number(&c[CC_MEDIAN]), cost, 11);
+        cell(out, cell_number(&c[CC_P99]), cost, 11);
         fputs("  ", out);
-        name_cell(out, r->display);
+        name_cell(out, c[CC_REGION].s);
         fputc('\n', out);
     }
     if (n > top)
         fprintf(out, "  ... %zu more regions in the workbook\n", n - top);
-    free(rank);
+    free(rows);
+    table_close(&t);
 }
 
 /* A ratio or bound with three decimals, or "-" when unknown. */

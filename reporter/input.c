@@ -271,6 +271,8 @@ static enum run_status read_file(const struct input *in, struct model *m,
     } else {
         f = fdopen(fd, "rb");
     }
+    /* A stream over an open descriptor fails only when its buffer cannot be allocated: out of
+       memory, the one failure that ends the command (rep_error.h). */
     if (!f)
         die_msg("cannot read '%s': %s", in->path, strerror(errno));
     enum run_status st = model_add_run(m, f, in->path, 0);

@@ -10,6 +10,7 @@
 #include "flat.h"
 #include "input.h"
 #include "model.h"
+#include "rep_error.h"
 #include "util.h"
 #include "workbook.h"
 
@@ -289,16 +290,15 @@ static void parse_options(int argc, char **argv, struct options *o)
     o->npaths = (size_t)(argc - optind);
 }
 
-/* Refuse output paths that look like pipes or redirections to a shell-minded tool. */
-static void check_output_path(const char *what, const char *path)
+/* Refuse output paths that look like pipes or redirections to a shell-minded tool. 0, or -1
+   with e (REP_ERR_USAGE). */
+static int check_output_path(const char *what, const char *path, struct rep_error *e)
 {
-    if (!*path || path[0] == '|' || path[0] == '<' || path[0] == '>' || strchr(path, '\n')) {
-        fprintf(stderr,
-                "profreport: refusing %s '%s': it starts with '|', '<' or '>', or "
-                "holds a newline\n",
-                what, path);
-        exit(EXIT_USAGE);
-    }
+    if (!*path || path[0] == '|' || path[0] == '<' || path[0] == '>' || strchr(path, '\n'))
+        return rep_fail(e, REP_ERR_USAGE,
+                        "refusing %s '%s': it starts with '|', '<' or '>', or holds a newline",
+                        what, path);
+    return 0;
 }
 
 /* The command line as one string, for the Summary sheet. */
@@ -369,9 +369,18 @@ static char *find_templates(const char *opt)
     return xstrdup(PROF_TEMPLATES_DIR);
 }
 
+/* Each problem of the inputs that left m without a run, before the error that ends the command
+   (warnings are kept for the Warnings sheet, and -q hid them as they came). */
+static void print_problems(const struct model *m)
+{
+    for (size_t i = 0; i < m->nwarnings; i++)
+        fprintf(stderr, "profreport: %s: %s\n", m->warnings[i].where, m->warnings[i].message);
+}
+
 /* Read the baseline runs into base; their warnings join m's, their place marked "baseline".
-   EXIT_OK, or EXIT_NO_INPUT when none can be read. */
-static int read_baseline(const struct options *o, struct model *base, struct model *m)
+   0, or -1 with e (REP_ERR_NO_INPUT) when none can be read, its files' problems listed. */
+static int read_baseline(const struct options *o, struct model *base, struct model *m,
+                         struct rep_error *e)
 {
     base->include = o->include;
     base->ninclude = o->ninclude;
@@ -391,12 +400,10 @@ static int read_baseline(const struct options *o, struct model *base, struct mod
         free(where);
     }
     if (base->nruns > 0)
-        return EXIT_OK;
-    for (size_t i = 0; i < base->nwarnings; i++)
-        fprintf(stderr, "profreport: %s: %s\n", base->warnings[i].where, base->warnings[i].message);
-    fprintf(stderr, "profreport: no readable baseline run among %zu input%s\n", n,
-            n == 1 ? "" : "s");
-    return EXIT_NO_INPUT;
+        return 0;
+    print_problems(base);
+    return rep_fail(e, REP_ERR_NO_INPUT, "no readable baseline run among %zu input%s", n,
+                    n == 1 ? "" : "s");
 }
 
 /* ---- the pipeline: read -> model -> tables -> outputs ---- */
@@ -412,15 +419,16 @@ struct report {
     struct comparison cmp;
     int comparing;
     struct chart_set ch;
-    char generated[64]; /* local time the report was made */
-    char why[4400];     /* the last failure's message */
+    char generated[64];   /* local time the report was made */
+    struct rep_error err; /* why a stage failed */
 };
 
 /* Check every output name, then create the outputs' temporary files: an unwritable place
-   fails before any work. EXIT_OK, or EXIT_OUTPUT with a message on stderr. */
+   fails before any work. 0, or -1 with r->err. */
 static int open_outputs(struct report *r, struct options *o, int argc, char **argv)
 {
-    check_output_path("output", o->output);
+    if (check_output_path("output", o->output, &r->err) != 0)
+        return -1;
     if (!o->no_gnuplot) {
         if (o->charts_dir) {
             r->charts_dir = xstrdup(o->charts_dir);
@@ -430,31 +438,28 @@ static int open_outputs(struct report *r, struct options *o, int argc, char **ar
             r->charts_dir = xmalloc(stem + 8);
             snprintf(r->charts_dir, stem + 8, "%.*s-charts", (int)stem, o->output);
         }
-        check_output_path("charts folder", r->charts_dir);
+        if (check_output_path("charts folder", r->charts_dir, &r->err) != 0)
+            return -1;
     }
     const char *ex_paths[] = {o->ex.trace, o->ex.folded, o->ex.callgrind, o->ex.csv_dir,
                               o->ex.json};
     for (size_t i = 0; i < sizeof ex_paths / sizeof *ex_paths; i++)
-        if (ex_paths[i])
-            check_output_path("export", ex_paths[i]);
+        if (ex_paths[i] && check_output_path("export", ex_paths[i], &r->err) != 0)
+            return -1;
     /* libxlsxwriter writes the workbook to a file name: it reopens this unique one. */
-    if (atomicfile_open(&r->out, o->output, r->why, sizeof r->why) != 0) {
-        fprintf(stderr, "profreport: %s\n", r->why);
-        return EXIT_OUTPUT;
-    }
+    if (atomicfile_open(&r->out, o->output, &r->err) != 0)
+        return -1;
     close(r->out.fd);
     r->out.fd = -1;
     r->cmdline = join_args(argc, argv);
     o->ex.command_line = r->cmdline;
-    if (!(r->ex = exports_open(&o->ex, &r->m, r->why, sizeof r->why))) {
-        fprintf(stderr, "profreport: %s\n", r->why);
-        return EXIT_OUTPUT;
-    }
-    return EXIT_OK;
+    if (!(r->ex = exports_open(&o->ex, &r->m, &r->err)))
+        return -1;
+    return 0;
 }
 
 /* Read the runs named on the command line into the model, with a progress bar for large
-   inputs on a terminal. EXIT_OK, or EXIT_NO_INPUT when no run could be read. */
+   inputs on a terminal. 0, or -1 with r->err (REP_ERR_NO_INPUT) when no run could be read. */
 static int read_runs(struct report *r, const struct options *o)
 {
     struct model *m = &r->m;
@@ -465,11 +470,10 @@ static int read_runs(struct report *r, const struct options *o)
     m->exclude = o->exclude;
     m->nexclude = o->nexclude;
     r->ninputs = inputs_collect((const char *const *)o->paths, o->npaths, &r->inputs, m);
-    if (r->ninputs == 0) {
-        fprintf(stderr, "profreport: no run files found in the paths given (run files are "
-                        "*.csv; folders are not searched recursively)\n");
-        return EXIT_NO_INPUT;
-    }
+    if (r->ninputs == 0)
+        return rep_fail(&r->err, REP_ERR_NO_INPUT,
+                        "no run files found in the paths given (run files are *.csv; folders "
+                        "are not searched recursively)");
     struct progress bar = {inputs_size(r->inputs, r->ninputs), 0, -1};
     struct input_progress counter = {progress_add, &bar};
     int shown = !o->quiet && isatty(STDERR_FILENO) && bar.total >= PROGRESS_BYTES;
@@ -478,21 +482,18 @@ static int read_runs(struct report *r, const struct options *o)
     if (shown)
         fputs("\n", stderr);
     if (m->nruns > 0)
-        return EXIT_OK;
-    for (size_t i = 0; i < m->nwarnings; i++)
-        fprintf(stderr, "profreport: %s: %s\n", m->warnings[i].where, m->warnings[i].message);
-    fprintf(stderr, "profreport: no readable run among %zu input%s\n", r->ninputs,
-            r->ninputs == 1 ? "" : "s");
-    return EXIT_NO_INPUT;
+        return 0;
+    print_problems(m);
+    return rep_fail(&r->err, REP_ERR_NO_INPUT, "no readable run among %zu input%s", r->ninputs,
+                    r->ninputs == 1 ? "" : "s");
 }
 
-/* --baseline: those runs in a model of their own, set against the new ones. EXIT_OK, or
-   EXIT_NO_INPUT when no baseline run could be read. */
+/* --baseline: those runs in a model of their own, set against the new ones. 0, or -1 with
+   r->err when no baseline run could be read. */
 static int compare_runs(struct report *r, const struct options *o)
 {
-    int rc = read_baseline(o, &r->old, &r->m);
-    if (rc != EXIT_OK)
-        return rc;
+    if (read_baseline(o, &r->old, &r->m, &r->err) != 0)
+        return -1;
     struct compare_options copt = {o->noise, COMPARE_ALPHA, o->seed, COMPARE_RESAMPLES};
     compare_build(&r->old, &r->m, &copt, &r->cmp);
     r->comparing = 1;
@@ -500,7 +501,7 @@ static int compare_runs(struct report *r, const struct options *o)
         model_warn(&r->m, "comparison", "few runs", 1, "%s", r->cmp.warning);
         warn_msg("%s", r->cmp.warning);
     }
-    return EXIT_OK;
+    return 0;
 }
 
 /* The gnuplot charts, rendered in a private folder; copied to the charts folder once all is
@@ -516,32 +517,24 @@ static void draw_charts(struct report *r, const struct options *o)
         warn_msg("%s", r->ch.note);
 }
 
-/* Write the workbook and the exports into their temporary files. EXIT_OK or EXIT_OUTPUT. */
+/* Write the workbook and the exports into their temporary files. 0, or -1 with r->err. */
 static int write_outputs(struct report *r, const struct options *o, const struct report_info *ri)
 {
-    const char *why = NULL;
-    if (workbook_write(r->out.tmp, &r->m, ri, &why) != 0) {
-        fprintf(stderr, "profreport: cannot write '%s': %s\n", o->output, why);
-        return EXIT_OUTPUT;
-    }
-    if (exports_write(r->ex, &r->m, r->why, sizeof r->why) != 0) {
-        fprintf(stderr, "profreport: %s\n", r->why);
-        return EXIT_OUTPUT;
-    }
-    return EXIT_OK;
+    struct rep_error why;
+    if (workbook_write(r->out.tmp, &r->m, ri, &why) != 0)
+        return rep_fail(&r->err, why.code, "cannot write '%s': %s", o->output, why.msg);
+    return exports_write(r->ex, &r->m, &r->err);
 }
 
 /* Put everything in place: the charts first, then the exports, then the workbook, so that a
-   failure leaves the old report. EXIT_OK or EXIT_OUTPUT. */
+   failure leaves the old report. 0, or -1 with r->err. */
 static int commit_outputs(struct report *r)
 {
     if (r->ch.n > 0) {
         int err = mkdirs(r->charts_dir, 1);
-        if (err) {
-            fprintf(stderr, "profreport: cannot write charts to '%s': %s\n", r->charts_dir,
-                    strerror(err));
-            return EXIT_OUTPUT;
-        }
+        if (err)
+            return rep_fail(&r->err, REP_ERR_OUTPUT, "cannot write charts to '%s': %s",
+                            r->charts_dir, strerror(err));
         for (size_t i = 0; i < r->ch.n; i++)
             for (int k = 0; k < 2; k++) {
                 char from[PATH_MAX], to[PATH_MAX];
@@ -549,19 +542,14 @@ static int commit_outputs(struct report *r)
                          k ? "svg" : "png");
                 snprintf(to, sizeof to, "%s/%s.%s", r->charts_dir, r->ch.bases[i],
                          k ? "svg" : "png");
-                if (atomicfile_copy(from, to, r->why, sizeof r->why) != 0) {
-                    fprintf(stderr, "profreport: %s\n", r->why);
-                    return EXIT_OUTPUT;
-                }
+                if (atomicfile_copy(from, to, &r->err) != 0)
+                    return -1;
                 r->copied++;
             }
     }
-    if (exports_commit(r->ex, r->why, sizeof r->why) != 0 ||
-        atomicfile_commit(&r->out, r->why, sizeof r->why) != 0) {
-        fprintf(stderr, "profreport: %s\n", r->why);
-        return EXIT_OUTPUT;
-    }
-    return EXIT_OK;
+    if (exports_commit(r->ex, &r->err) != 0)
+        return -1;
+    return atomicfile_commit(&r->out, &r->err);
 }
 
 /* The terminal's account: the flat profile (or the comparison) and where the files went. */
@@ -599,6 +587,24 @@ static void report_release(struct report *r, struct options *o)
     free(o->exclude);
 }
 
+/* The exit status profreport(1) gives for an error of this kind. */
+static int exit_status(enum rep_code code)
+{
+    switch (code) {
+    case REP_OK:
+        return EXIT_OK;
+    case REP_ERR_USAGE:
+        return EXIT_USAGE;
+    case REP_ERR_NO_INPUT:
+        return EXIT_NO_INPUT;
+    case REP_ERR_OUTPUT:
+    case REP_ERR_CHART:
+        return EXIT_OUTPUT;
+    default:
+        return EXIT_INTERNAL;
+    }
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "C"); /* numbers with '.', whatever the environment says */
@@ -610,12 +616,13 @@ int main(int argc, char **argv)
     model_init(&r.m);
     model_init(&r.old);
 
+    /* Each stage returns 0, or -1 with r.err: the one place an error is printed is below. */
     int rc = open_outputs(&r, &o, argc, argv);
-    if (rc == EXIT_OK)
+    if (rc == 0)
         rc = read_runs(&r, &o);
-    if (rc == EXIT_OK && o.nbaseline)
+    if (rc == 0 && o.nbaseline)
         rc = compare_runs(&r, &o);
-    if (rc == EXIT_OK) {
+    if (rc == 0) {
         draw_charts(&r, &o);
         time_t now = time(NULL);
         struct tm lt;
@@ -633,11 +640,16 @@ int main(int argc, char **argv)
                                  o.no_gnuplot ? NULL : r.ch.note,
                                  r.comparing ? &r.cmp : NULL};
         rc = write_outputs(&r, &o, &ri);
-        if (rc == EXIT_OK)
+        if (rc == 0)
             rc = commit_outputs(&r);
-        if (rc == EXIT_OK && !o.quiet)
+        if (rc == 0 && !o.quiet)
             print_summary(&r, &o, &ri);
     }
+    int status = EXIT_OK;
+    if (rc != 0) {
+        fprintf(stderr, "profreport: %s\n", r.err.msg);
+        status = exit_status(r.err.code);
+    }
     report_release(&r, &o);
-    return rc;
+    return status;
 }

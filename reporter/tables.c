@@ -36,6 +36,8 @@ static const struct column callcost_cols[] = {
     {"Run std dev", COL_COST_NS}, {"Run CV", COL_SHARE},        {"95% CI +/-", COL_COST_NS},
     {"Fastest run", COL_COST_NS}, {"Slowest run", COL_COST_NS}, {"Never stopped", COL_COUNT},
     {"Percentiles", COL_TEXT},    {"Source file", COL_TEXT},    {"Line", COL_NUMBER}};
+_Static_assert(sizeof callcost_cols / sizeof *callcost_cols == CC_NCOLS,
+               "enum callcost_col names every Call cost column");
 static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
                                               {"Callee", COL_TEXT},
                                               {"Calls", COL_COUNT},
@@ -184,6 +186,24 @@ void table_row(const struct table *t, size_t i, struct cell *c)
         break;
     }
     }
+}
+
+/* The cell's number, or NaN. */
+double cell_number(const struct cell *c)
+{
+    return c->kind == CELL_NUM ? c->v : c->kind == CELL_INT ? (double)c->i : NAN;
+}
+
+/* Quantile q of Call cost row i's per-call costs. */
+double table_cost_quantile(const struct table *t, size_t i, double q)
+{
+    return dist_quantile(&t->m->regions[t->order[i]].cost, q);
+}
+
+/* Call cost row i's mean cost per call in run k. */
+double table_run_mean(const struct table *t, size_t i, size_t run)
+{
+    return model_run_mean(&t->m->regions[t->order[i]], run);
 }
 
 /* "Total (ms)" for a time column, the name alone otherwise. */

@@ -71,6 +71,35 @@ struct table {
     double busy;
 };
 
+/* The Call cost table's columns, in order: the terminal profile and the charts pick theirs. */
+enum callcost_col {
+    CC_REGION,
+    CC_CALLS,
+    CC_TOTAL,
+    CC_TOTAL_SHARE,
+    CC_SELF,
+    CC_SELF_SHARE,
+    CC_MEAN,
+    CC_MEDIAN,
+    CC_STDDEV,
+    CC_MIN,
+    CC_MAX,
+    CC_P90,
+    CC_P99,
+    CC_RUNS,
+    CC_RUN_MEAN,
+    CC_RUN_STDDEV,
+    CC_RUN_CV,
+    CC_CI95,
+    CC_FASTEST,
+    CC_SLOWEST,
+    CC_NEVER,
+    CC_PERCENTILES,
+    CC_FILE,
+    CC_LINE,
+    CC_NCOLS
+};
+
 /* Open table id of m: Call cost rows by rank (model_ranked), Call tree edges heaviest first,
    then by callee (callees excluded by --include/--exclude left out), runs and threads in
    model order. */
@@ -78,6 +107,17 @@ void table_open(struct table *t, struct model *m, enum table_id id);
 /* The cells of row i (t->ncols of them) into cells. */
 void table_row(const struct table *t, size_t i, struct cell *cells);
 void table_close(struct table *t);
+
+/* A cell as a number: its value, a count as a double, NaN when empty or text. */
+double cell_number(const struct cell *c);
+
+/*
+ * What lies behind a Call cost row besides its columns, for the charts: the quantile q of the
+ * row's per-call costs (ns; NaN without calls), and its mean cost per call in run k (ns; NaN
+ * when it did not run there), the row of the Runs sheet's region x run matrix.
+ */
+double table_cost_quantile(const struct table *t, size_t i, double q);
+double table_run_mean(const struct table *t, size_t i, size_t run);
 
 /* A column's header: its name, with " (unit)" for times. Returns buf. */
 const char *column_header(char *buf, size_t size, const struct column *c, struct unit cost,

@@ -11,8 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "profreport: " + message on stderr (unless quiet for warn_msg). */
-void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * "profreport: " + message on stderr, then exit with EXIT_INTERNAL. Only for running out of
+ * memory, the one failure that is not an error value (rep_error.h says why): xmalloc and its
+ * kin, a stream that cannot be allocated, the call-path tree's index space.
+ */
+void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* A warning: "profreport: " + message on stderr, unless util_quiet (-q). */
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int util_quiet;
 

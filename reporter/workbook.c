@@ -1150,18 +1150,15 @@ static void pick_units(struct book *b, const size_t *rank, size_t n)
 
 /* Write the workbook. */
 int workbook_write(const char *path, struct model *m, const struct report_info *ri,
-                   const char **why)
+                   struct rep_error *e)
 {
-    static char msg[256];
     lxw_workbook_options opt = {0};
     struct book b = {0};
     b.m = m;
     b.ri = ri;
     b.wb = workbook_new_opt(path, &opt);
-    if (!b.wb) {
-        *why = "cannot create the workbook";
-        return -1;
-    }
+    if (!b.wb)
+        return rep_fail(e, REP_ERR_OUTPUT, "cannot create the workbook");
     make_formats(&b);
     size_t n;
     size_t *rank = model_ranked(m, &n);
@@ -1205,11 +1202,8 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
                    CELL_MAX);
     sheet_warnings(&b, warnings);
     free(rank);
-    lxw_error e = workbook_close(b.wb);
-    if (e != LXW_NO_ERROR) {
-        snprintf(msg, sizeof msg, "libxlsxwriter: %s", lxw_strerror(e));
-        *why = msg;
-        return -1;
-    }
+    lxw_error le = workbook_close(b.wb);
+    if (le != LXW_NO_ERROR)
+        return rep_fail(e, REP_ERR_OUTPUT, "libxlsxwriter: %s", lxw_strerror(le));
     return 0;
 }

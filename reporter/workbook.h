@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "model.h"
+#include "rep_error.h"
 
 #include <stddef.h>
 
@@ -26,8 +27,9 @@ struct report_info {
     const struct comparison *compare; /* --baseline: the Comparison sheets; NULL otherwise */
 };
 
-/* Write the workbook to path (the caller renames it into place). 0, or -1 with *why set. */
+/* Write the workbook to path (the caller renames it into place). 0, or -1 with e
+   (REP_ERR_OUTPUT) saying why, without the workbook's name (the caller knows it). */
 int workbook_write(const char *path, struct model *m, const struct report_info *ri,
-                   const char **why);
+                   struct rep_error *e);
 
 #endif /* PROFREPORT_WORKBOOK_H */

@@ -164,9 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct model m;
     model_init(&m);
     struct export_options eo = {trace, folded, callgrind, csv, json, "profreport fuzz"};
-    char why[4400];
+    struct rep_error why;
     model_keep_paths(&m); /* the Call paths sheet, as the command does */
-    struct exports *x = exports_open(&eo, &m, why, sizeof why);
+    struct exports *x = exports_open(&eo, &m, &why);
     FUZZ_CHECK(x != NULL);
 
     size_t ninputs = 0;
@@ -203,10 +203,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                  0,
                                  "no gnuplot charts: fuzzing",
                                  NULL};
-        const char *bad = NULL;
+        struct rep_error bad;
         FUZZ_CHECK(workbook_write(book, &m, &ri, &bad) == 0);
-        FUZZ_CHECK(exports_write(x, &m, why, sizeof why) == 0);
-        FUZZ_CHECK(exports_commit(x, why, sizeof why) == 0);
+        FUZZ_CHECK(exports_write(x, &m, &why) == 0);
+        FUZZ_CHECK(exports_commit(x, &why) == 0);
     }
     exports_free(x);
     model_release(&m);

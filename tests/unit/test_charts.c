@@ -215,14 +215,13 @@ static int exists(const char *path)
 
 /* Render table t with the named template into f->base; returns chart_render's result. */
 static int render(const struct fixture *f, const struct chart_env *env, const char *name,
-                  const struct chart_table *t, const char **why)
+                  const struct chart_table *t, struct rep_error *why)
 {
     struct chart_request req = {.template_name = name,
                                 .output_base = f->base,
                                 .title = "Test chart",
                                 .ylabel = "ns per call",
                                 .data = t};
-    *why = NULL;
     return chart_render(env, &req, why);
 }
 
@@ -236,7 +235,7 @@ static void callcost_renders_png_and_svg(void **state)
     static const char *const cols[] = {"mean", "low", "high"};
     static const double v[] = {1.2e8, 1.1e8, 1.3e8, 3000, 2500, 3500, 45, 40, 50};
     struct chart_table t = {3, 3, three_labels, v, cols, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "callcost", &t, &why), 0);
     assert_png_and_svg(f->base);
     /* The data file is gone and no temporary output is left: just chart.png and chart.svg. */
@@ -252,7 +251,7 @@ static void compare_renders_png_and_svg(void **state)
     static const char *const cols[] = {"change", "low", "high", "verdict"};
     static const double v[] = {98.5, 92.1, 104.2, 1, -23.4, -30.1, -15, -1, 0.8, NAN, NAN, 0};
     struct chart_table t = {3, 4, three_labels, v, cols, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "compare", &t, &why), 0);
     assert_png_and_svg(f->base);
     /* The changes are written past their bars, with their sign. */
@@ -273,7 +272,7 @@ static void hitcount_renders_png_and_svg(void **state)
     static const char *const cols[] = {"calls"};
     static const double v[] = {1, 1234567, 40000};
     struct chart_table t = {3, 1, three_labels, v, cols, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "hitcount", &t, &why), 0);
     assert_png_and_svg(f->base);
 }
@@ -287,7 +286,7 @@ static void distribution_renders_png_and_svg(void **state)
     static const double v[] = {1e8,  1.1e8, 1.2e8, 1.3e8, 2e8, 1000, 2000, 3000,
                                5000, 90000, 20,    22,    23,  25,   30};
     struct chart_table t = {3, 5, three_labels, v, cols, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "distribution", &t, &why), 0);
     assert_png_and_svg(f->base);
 }
@@ -300,7 +299,7 @@ static void distribution_renders_narrow_range(void **state)
     static const char *const cols[] = {"min", "p25", "median", "p75", "max"};
     static const double v[] = {100, 120, 130, 150, 400, 90, 95, 100, 105, 300, 50, 60, 70, 80, 90};
     struct chart_table t = {3, 5, three_labels, v, cols, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "distribution", &t, &why), 0);
     assert_png_and_svg(f->base);
 }
@@ -315,7 +314,7 @@ static void trend_renders_one_line_per_block(void **state)
     static const double v[] = {1, 1.2e8, 2, 1.25e8, 3, 1.1e8, 1, 50, 2, NAN, 3, 52};
     static const size_t ends[] = {3, 6};
     struct chart_table t = {6, 2, labels, v, cols, ends, 2};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "trend", &t, &why), 0);
     assert_png_and_svg(f->base);
     /* Each block's label is its line's title in the key. */
@@ -356,7 +355,7 @@ static void control_gnuplot_can_create_markers(void **state)
     static const char *const labels[] = {"a"};
     static const double v[] = {1};
     struct chart_table t = {1, 1, labels, v, NULL, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "control", &t, &why), 0);
     assert_true(exists(f->marker[19]));
 }
@@ -398,9 +397,9 @@ static void hostile_labels_execute_nothing(void **state)
     static const char *const names[] = {"callcost", "hitcount", "distribution", "compare", "trend"};
     for (int n = 0; n < 5; n++) {
         struct chart_request req = {names[n], f->base, title, title, &tables[n]};
-        const char *why = NULL;
+        struct rep_error why;
         if (chart_render(&env, &req, &why) != 0)
-            fail_msg("%s: %s", names[n], why);
+            fail_msg("%s: %s", names[n], why.msg);
         assert_png_and_svg(f->base);
     }
     for (int i = 0; i < 12; i++) {
@@ -433,7 +432,7 @@ static char *echo_labels(const struct fixture *f, const char *const *labels, siz
     env.templates_dir = f->tpl;
     double *v = calloc(n, sizeof *v);
     struct chart_table t = {n, 1, labels, v, NULL, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "echo", &t, &why), 0);
     free(v);
     char path[256];
@@ -519,9 +518,9 @@ static void nan_values_are_accepted(void **state)
                 for (int r = 0; r < 3; r++)
                     v[2 * r] = r + 1;
             struct chart_table t = {3, ncols[n], three_labels, v, NULL, NULL, 0};
-            const char *why;
+            struct rep_error why;
             if (render(f, &env, names[n], &t, &why) != 0)
-                fail_msg("%s (%s NaN): %s", names[n], all ? "all" : "some", why);
+                fail_msg("%s (%s NaN): %s", names[n], all ? "all" : "some", why.msg);
             assert_png_and_svg(f->base);
         }
     }
@@ -550,16 +549,16 @@ static void pipe_output_paths_are_refused(void **state)
     static const char *const bad[] = {"|cat > /tmp/x", "<x", " |x", "/tmp/a\nb", ""};
     for (int i = 0; i < 5; i++) {
         struct chart_request req = {"hitcount", bad[i], "t", "y", &t};
-        const char *why = NULL;
+        struct rep_error why;
         assert_int_equal(chart_render(&env, &req, &why), -1);
-        assert_non_null(strstr(why, "refused"));
+        assert_non_null(strstr(why.msg, "refused"));
     }
     assert_false(exists(f->marker[18]));
     /* Control: with a good path the fake gnuplot does run (and fails: it draws nothing). */
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "hitcount", &t, &why), -1);
     assert_true(exists(f->marker[18]));
-    assert_non_null(strstr(why, "no png chart"));
+    assert_non_null(strstr(why.msg, "no png chart"));
 }
 
 /* A template that does not exist fails with its path in the message. */
@@ -569,9 +568,9 @@ static void missing_template_fails_with_message(void **state)
     struct chart_env env = env_of(f);
     static const double v[] = {1, 2, 3};
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "nosuch", &t, &why), -1);
-    assert_non_null(strstr(why, "nosuch.gp"));
+    assert_non_null(strstr(why.msg, "nosuch.gp"));
     assert_int_equal(count_files(f->out), 0);
 }
 
@@ -584,9 +583,9 @@ static void template_names_with_paths_are_refused(void **state)
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
     static const char *const bad[] = {"../templates/hitcount", "/etc/passwd", "", "a b"};
     for (int i = 0; i < 4; i++) {
-        const char *why;
+        struct rep_error why;
         assert_int_equal(render(f, &env, bad[i], &t, &why), -1);
-        assert_non_null(strstr(why, "template name"));
+        assert_non_null(strstr(why.msg, "template name"));
     }
 }
 
@@ -602,12 +601,12 @@ static void endless_template_is_killed_at_time_limit(void **state)
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "loop", &t, &why), -1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     assert_true(s >= 0.9 && s < 5);
-    assert_non_null(strstr(why, "time limit"));
+    assert_non_null(strstr(why.msg, "time limit"));
     assert_int_equal(count_files(f->out), 0);
     assert_int_equal(count_files(f->work), 0);
     /* Killed, not left running: no process is still reading the test's template. */
@@ -631,7 +630,7 @@ static void background_processes_are_killed(void **state)
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "background", &t, &why), 0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     assert_true(t1.tv_sec - t0.tv_sec < 10);
@@ -650,9 +649,9 @@ static void svg_failure_leaves_no_png(void **state)
     env.templates_dir = f->tpl;
     static const double v[] = {1, 2, 3};
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "pngonly", &t, &why), -1);
-    assert_non_null(strstr(why, "no svg today"));
+    assert_non_null(strstr(why.msg, "no svg today"));
     assert_int_equal(count_files(f->out), 0);
 }
 
@@ -666,9 +665,9 @@ static void failing_template_reports_gnuplot_message(void **state)
     env.templates_dir = f->tpl;
     static const double v[] = {1, 2, 3};
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "broken", &t, &why), -1);
-    assert_non_null(strstr(why, "undefined variable: undefined_variable_xyz"));
+    assert_non_null(strstr(why.msg, "undefined variable: undefined_variable_xyz"));
     /* No half-written chart is left behind. */
     assert_int_equal(count_files(f->out), 0);
 }
@@ -682,9 +681,9 @@ static void template_without_output_fails(void **state)
     env.templates_dir = f->tpl;
     static const double v[] = {1, 2, 3};
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
-    const char *why;
+    struct rep_error why;
     assert_int_equal(render(f, &env, "silent", &t, &why), -1);
-    assert_non_null(strstr(why, "no png chart"));
+    assert_non_null(strstr(why.msg, "no png chart"));
 }
 
 /* gnuplot is found in PATH on the test machine. */
@@ -692,7 +691,7 @@ static void gnuplot_is_available(void **state)
 {
     struct fixture *f = *state;
     struct chart_env env = env_of(f);
-    const char *why = NULL;
+    struct rep_error why;
     assert_int_equal(chart_available(&env, &why), 1);
 }
 
@@ -702,13 +701,13 @@ static void missing_gnuplot_is_reported(void **state)
     struct fixture *f = *state;
     struct chart_env env = env_of(f);
     env.gnuplot = "/nonexistent/gnuplot";
-    const char *why = NULL;
+    struct rep_error why;
     assert_int_equal(chart_available(&env, &why), 0);
-    assert_non_null(strstr(why, "gnuplot not found"));
+    assert_non_null(strstr(why.msg, "gnuplot not found"));
     static const double v[] = {1, 2, 3};
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
     assert_int_equal(render(f, &env, "hitcount", &t, &why), -1);
-    assert_non_null(strstr(why, "not found"));
+    assert_non_null(strstr(why.msg, "not found"));
     assert_int_equal(count_files(f->work), 0);
 }
 
@@ -718,10 +717,10 @@ static void bad_tables_are_refused(void **state)
     struct fixture *f = *state;
     struct chart_env env = env_of(f);
     static const double v[] = {1, 2, 3};
-    const char *why;
+    struct rep_error why;
     struct chart_table empty = {0, 1, three_labels, v, NULL, NULL, 0};
     assert_int_equal(render(f, &env, "hitcount", &empty, &why), -1);
-    assert_non_null(strstr(why, "no data"));
+    assert_non_null(strstr(why.msg, "no data"));
     /* Inclusive ends (the last is nrows - 1) and repeated ends. */
     static const size_t inclusive[] = {0, 2}, repeated[] = {1, 1, 3};
     struct chart_table t1 = {3, 1, three_labels, v, NULL, inclusive, 2};
