@@ -1,0 +1,102 @@
+/*
+ * runfile.h - the profreport command's reader of run files (runfile.c): one run file (docs/
+ * FORMAT.md sections 1 and 2) streamed through libcsv, its metadata and rows handed to a
+ * run_handler. The column names, versions and histogram buckets it checks come from format/.
+ *
+ * Strings handed to a callback are the parser's, valid during the call only.
+ */
+#ifndef PROFREPORT_RUNFILE_H
+#define PROFREPORT_RUNFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What kind of table a run file holds. */
+enum run_kind {
+    RUN_EVENTS,  /* docs/FORMAT.md 1.3 */
+    RUN_SUMMARY, /* docs/FORMAT.md 1.4 */
+    RUN_SEED     /* docs/FORMAT.md 2: Frequency, then id,delta rows */
+};
+
+/*
+ * One row of an events table (or of the seed form, where only region, has_ticks and ticks are
+ * known and thread is 0). Strings point into the parser's buffers, valid during the callback,
+ * and have a NUL at [len] (they may also hold NULs before it).
+ */
+struct run_event {
+    const char *region;
+    size_t region_len;
+    const char *parent; /* "" at depth 0 and in the seed form */
+    size_t parent_len;
+    int has_ticks; /* 0: the region never stopped */
+    uint64_t ticks, self, start;
+    unsigned thread, depth;
+    int nested;
+};
+
+/* One row of a summary table. hist holds nhist (bucket, count) pairs, FORMAT.md 1.4's buckets. */
+struct run_summary {
+    const char *region;
+    size_t region_len;
+    unsigned thread;
+    uint64_t calls, ticks, self, min, max, outer;
+    double sumsq;
+    const uint32_t *hist_bucket;
+    const uint64_t *hist_count;
+    size_t nhist;
+};
+
+/*
+ * One row of a version 2 run file's memory section (FORMAT.md 1.5). Strings point into the
+ * parser's buffers, valid during the callback, NUL-terminated; empty when the field is.
+ * Threads are 0 when empty.
+ */
+struct run_memory {
+    const char *kind; /* leak, double-free, unknown-free, mismatch, cross-thread-free,
+                         region-bytes */
+    unsigned thread, other_thread;
+    const char *region, *site, *alloc_kind, *free_kind, *other_site;
+    size_t region_len, site_len, other_site_len;
+    uint64_t count, bytes;
+};
+
+/*
+ * Callbacks for runfile_parse. meta is called for each metadata record (fields[0] is the key;
+ * Frequency and Format are handled by the parser) before begin; begin once the table's kind is
+ * known; then event or summary per row. Any callback may be NULL.
+ */
+struct run_handler {
+    void *ctx;
+    void (*meta)(void *ctx, const char *const *fields, const size_t *lens, size_t n);
+    void (*begin)(void *ctx, enum run_kind kind, uint64_t frequency);
+    void (*event)(void *ctx, const struct run_event *e);
+    void (*summary)(void *ctx, const struct run_summary *s);
+    /* A problem at a line of the file: malformed row (skipped) or the like. */
+    void (*problem)(void *ctx, unsigned long line, const char *message);
+    /* A row of the memory section, after the table (version 2). */
+    void (*memory)(void *ctx, const struct run_memory *m);
+};
+
+enum run_status {
+    RUNFILE_OK,       /* read to the end (problems, if any, were reported per line) */
+    RUNFILE_SKIPPED,  /* not a run file we can read: no Frequency record, unknown version... */
+    RUNFILE_IO_ERROR, /* could not be read */
+    RUNFILE_TRUNCATED /* ended inside a quoted field or record: the rows before it were read */
+};
+
+/*
+ * Parse the run file in f (name is for messages) and feed h. On RUNFILE_SKIPPED, why says
+ * what is wrong and line where (static storage; valid until the next call).
+ */
+enum run_status runfile_parse(FILE *f, const char *name, const struct run_handler *h,
+                              const char **why, unsigned long *line);
+
+/*
+ * What reads one run into a run_handler: runfile_parse for a run file, or a killed run's parts
+ * (partfile.h). Returns as runfile_parse does.
+ */
+typedef enum run_status (*run_reader)(void *src, const struct run_handler *h, const char **why,
+                                      unsigned long *line);
+
+#endif /* PROFREPORT_RUNFILE_H */
