@@ -478,7 +478,8 @@ void prof_mem_run_end(struct prof_mem_report *out)
         n = 0;
     for (size_t i = 0; i < n; i++) {
         out->rows[i].site = off[2 * i] == SIZE_MAX ? NULL : out->text.data + off[2 * i];
-        out->rows[i].other_site = off[2 * i + 1] == SIZE_MAX ? NULL : out->text.data + off[2 * i + 1];
+        out->rows[i].other_site =
+            off[2 * i + 1] == SIZE_MAX ? NULL : out->text.data + off[2 * i + 1];
     }
     out->n = n;
     free(off);

@@ -321,12 +321,6 @@ const char *prof_mem_finding_name(int kind)
     return kind >= 0 && kind < PROF_MF_LAST ? prof_memory_kinds[kind] : "";
 }
 
-const char *prof_mem_alloc_name(int kind)
-{
-    return prof_alloc_kind_name(kind);
-}
+const char *prof_mem_alloc_name(int kind) { return prof_alloc_kind_name(kind); }
 
-const char *prof_mem_free_name(int kind)
-{
-    return prof_free_kind_name(kind);
-}
+const char *prof_mem_free_name(int kind) { return prof_free_kind_name(kind); }

@@ -44,7 +44,7 @@ struct part_info {
 
 /* A part's id table while it is being read. */
 struct ids {
-    char **s;        /* each text, with a NUL after it */
+    char **s; /* each text, with a NUL after it */
     size_t *len;
     uint32_t *canon; /* index -> first index with the same text */
     uint32_t *table; /* open addressing over texts: index + 1, 0 = empty */
@@ -77,6 +77,7 @@ struct prof_parts {
     struct meta m;
     struct part_info *info;
     size_t *order; /* part indexes in the order of their thread numbers */
+    int summary;   /* the run's table: summary rows (else events rows) */
     int complete;
     uint64_t duration;
     struct functions fs;
@@ -408,7 +409,8 @@ static void emit_row(void *ctx, const struct prof_row *row)
 {
     struct reader *r = ctx;
     const struct ids *ids = &r->ids;
-    if (!r->out->event)
+    /* A part whose mode is not the run's (a folder of mixed files) gives no rows to its table. */
+    if (!r->out->event || r->p->summary)
         return;
     struct prof_event_rec e = {.region = ids->s[row->id],
                                .region_len = ids->len[row->id],
@@ -439,8 +441,7 @@ static void note_row(void *ctx, const struct prof_row *row)
 }
 
 /* A PRFS or PRFP chunk: check every record, then (emit set) hand each to the sink. */
-static enum prof_error summary_rows(struct reader *r, const unsigned char *p, size_t len,
-                                    int emit)
+static enum prof_error summary_rows(struct reader *r, const unsigned char *p, size_t len, int emit)
 {
     struct prof_parts *pp = r->p;
     for (int pass = 0; pass < 1 + emit; pass++) {
@@ -448,11 +449,10 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
         while (off < len) {
             struct prof_summary_counts c;
             size_t nhist;
-            if (prof_summary_decode(p, len, &off, &c, pp->bucket, pp->hcount, &nhist) !=
-                    PROF_OK ||
+            if (prof_summary_decode(p, len, &off, &c, pp->bucket, pp->hcount, &nhist) != PROF_OK ||
                 c.id >= r->ids.n)
                 return PROF_ERR_FORMAT;
-            if (pass == 0 || !r->out->summary)
+            if (pass == 0 || !r->out->summary || !pp->summary)
                 continue;
             struct prof_summary_rec s = {.region = r->ids.s[c.id],
                                          .region_len = r->ids.len[c.id],
@@ -915,6 +915,7 @@ static void emit_memory(const struct prof_parts *p, const struct prof_run_sink *
 enum prof_error prof_parts_emit(struct prof_parts *p, const struct prof_run_sink *sink)
 {
     int summary = p->m.mode && strcmp(p->m.mode, "summary") == 0;
+    p->summary = summary;
     emit_meta(p, sink, summary);
     enum prof_error err = sink->status ? sink->status(sink->ctx) : PROF_OK;
     for (size_t k = 0; k < p->count && err == PROF_OK; k++) {

@@ -42,10 +42,10 @@ struct prof_summary_rec {
 
 /* One row of the memory section (FORMAT.md 1.5). Text is NUL-terminated; NULL is empty. */
 struct prof_memory_rec {
-    int kind;                       /* enum prof_memory_kind */
-    int alloc_kind, free_kind;      /* enum prof_mem_kind, or -1 (empty) */
-    uint32_t thread, other_thread;  /* 0: empty */
-    const char *region;             /* region_len bytes */
+    int kind;                      /* enum prof_memory_kind */
+    int alloc_kind, free_kind;     /* enum prof_mem_kind, or -1 (empty) */
+    uint32_t thread, other_thread; /* 0: empty */
+    const char *region;            /* region_len bytes */
     size_t region_len;
     const char *site, *other_site;
     uint64_t count, bytes;

@@ -282,8 +282,8 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
     if (err != PROF_OK)
         return err;
     struct csv_writer w = {.out = out};
-    struct prof_run_sink sink = {&w,          csv_meta,    csv_table,  csv_part, csv_id,
-                                 csv_event,   csv_summary, csv_memory, csv_status};
+    struct prof_run_sink sink = {&w,        csv_meta,    csv_table,  csv_part,  csv_id,
+                                 csv_event, csv_summary, csv_memory, csv_status};
     err = prof_parts_emit(parts, &sink);
     if (err == PROF_OK && (fflush(out) != 0 || ferror(out)))
         err = PROF_ERR_IO;

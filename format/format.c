@@ -11,8 +11,8 @@ const char *const prof_summary_columns[PROF_SU_N] = {
     "Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer", "Histogram"};
 
 const char *const prof_memory_columns[PROF_ME_N] = {
-    "Kind", "Thread", "Region", "Site", "Count", "Bytes", "AllocKind", "FreeKind", "OtherThread",
-    "OtherSite"};
+    "Kind",  "Thread",    "Region",   "Site",        "Count",
+    "Bytes", "AllocKind", "FreeKind", "OtherThread", "OtherSite"};
 
 const char *const prof_memory_kinds[PROF_MK_N] = {"leak",     "double-free",       "unknown-free",
                                                   "mismatch", "cross-thread-free", "region-bytes"};

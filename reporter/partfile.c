@@ -94,20 +94,20 @@ static void on_summary(void *ctx, const struct prof_summary_rec *r)
 static void on_memory(void *ctx, const struct prof_memory_rec *r)
 {
     struct adapter *a = ctx;
-    struct run_memory m = {
-        .kind = r->kind >= 0 && r->kind < PROF_MK_N ? prof_memory_kinds[r->kind] : "",
-        .thread = r->thread,
-        .other_thread = r->other_thread,
-        .region = r->region ? r->region : "",
-        .site = r->site ? r->site : "",
-        .alloc_kind = prof_alloc_kind_name(r->alloc_kind),
-        .free_kind = prof_free_kind_name(r->free_kind),
-        .other_site = r->other_site ? r->other_site : "",
-        .region_len = r->region ? r->region_len : 0,
-        .site_len = r->site ? strlen(r->site) : 0,
-        .other_site_len = r->other_site ? strlen(r->other_site) : 0,
-        .count = r->count,
-        .bytes = r->bytes};
+    struct run_memory m = {.kind = r->kind >= 0 && r->kind < PROF_MK_N ? prof_memory_kinds[r->kind]
+                                                                       : "",
+                           .thread = r->thread,
+                           .other_thread = r->other_thread,
+                           .region = r->region ? r->region : "",
+                           .site = r->site ? r->site : "",
+                           .alloc_kind = prof_alloc_kind_name(r->alloc_kind),
+                           .free_kind = prof_free_kind_name(r->free_kind),
+                           .other_site = r->other_site ? r->other_site : "",
+                           .region_len = r->region ? r->region_len : 0,
+                           .site_len = r->site ? strlen(r->site) : 0,
+                           .other_site_len = r->other_site ? strlen(r->other_site) : 0,
+                           .count = r->count,
+                           .bytes = r->bytes};
     if (a->h->memory)
         a->h->memory(a->h->ctx, &m);
 }
@@ -126,8 +126,8 @@ enum run_status partfile_read(void *src, const struct run_handler *h, const char
 {
     struct partfile *pf = src;
     struct adapter a = {h, RUN_EVENTS, 0};
-    struct prof_run_sink sink = {
-        &a, on_meta, on_table, NULL, NULL, on_event, on_summary, on_memory, NULL};
+    struct prof_run_sink sink = {&a,       on_meta,    on_table,  NULL, NULL,
+                                 on_event, on_summary, on_memory, NULL};
     *why = NULL;
     *line = 0;
     /* Pass one read every part already: what can fail now is memory, which ends the command

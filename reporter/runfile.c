@@ -375,7 +375,8 @@ static void summary_row(struct runfile *r)
         field_u64(r, PROF_SU_TICKS, col[PROF_SU_TICKS], &s.ticks) != 0 ||
         field_u64(r, PROF_SU_SELF, col[PROF_SU_SELF], &s.self) != 0 ||
         field_u64(r, PROF_SU_MIN, col[PROF_SU_MIN], &s.min) != 0 ||
-        field_u64(r, PROF_SU_MAX, col[PROF_SU_MAX], &s.max) != 0 || field_sumsq(r, PROF_SU_SUMSQ, &s.sumsq) != 0 ||
+        field_u64(r, PROF_SU_MAX, col[PROF_SU_MAX], &s.max) != 0 ||
+        field_sumsq(r, PROF_SU_SUMSQ, &s.sumsq) != 0 ||
         field_u64(r, PROF_SU_OUTER, col[PROF_SU_OUTER], &s.outer) != 0 ||
         field_hist(r, PROF_SU_HIST, &s.nhist) != 0)
         return;
@@ -416,7 +417,8 @@ static void memory_row(struct runfile *r)
         field_thread(r, PROF_ME_THREAD, col[PROF_ME_THREAD], &m.thread) != 0 ||
         field_u64(r, PROF_ME_COUNT, col[PROF_ME_COUNT], &m.count) != 0 ||
         field_u64(r, PROF_ME_BYTES, col[PROF_ME_BYTES], &m.bytes) != 0 ||
-        field_word(r, PROF_ME_ALLOC, col[PROF_ME_ALLOC], prof_alloc_kinds, PROF_MEM_KIND_NAMES) != 0 ||
+        field_word(r, PROF_ME_ALLOC, col[PROF_ME_ALLOC], prof_alloc_kinds, PROF_MEM_KIND_NAMES) !=
+            0 ||
         field_word(r, PROF_ME_FREE, col[PROF_ME_FREE], prof_free_kinds, PROF_MEM_KIND_NAMES) != 0 ||
         field_thread(r, PROF_ME_OTHER_THREAD, col[PROF_ME_OTHER_THREAD], &m.other_thread) != 0)
         return;

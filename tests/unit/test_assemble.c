@@ -274,8 +274,9 @@ static void summary_record(struct prof_sbuf *b, uint32_t id, uint64_t calls, uin
     static uint64_t hist[PROF_HIST_BUCKETS];
     memset(hist, 0, sizeof hist);
     hist[prof_hist_bucket(ticks)] = calls;
-    struct prof_summary_counts c = {id,    calls, calls * ticks, calls * ticks, ticks, ticks,
-                                    ticks, (double)calls * (double)ticks * (double)ticks};
+    struct prof_summary_counts c = {
+        id,    calls, calls * ticks, calls * ticks,
+        ticks, ticks, ticks,         (double)calls * (double)ticks * (double)ticks};
     prof_summary_encode(b, &c, hist);
 }
 
@@ -295,9 +296,8 @@ static void summary_records_become_rows(void **state)
     for (int k = 0; k < 2; k++) {
         strcpy(paths[k], "/tmp/prof-test-XXXXXX");
         int fd = mkstemp(paths[k]);
-        assert_int_equal(prof_part_write(fd, PROF_CHUNK_HEADER, summary_header,
-                                         sizeof summary_header - 1),
-                         0);
+        assert_int_equal(
+            prof_part_write(fd, PROF_CHUNK_HEADER, summary_header, sizeof summary_header - 1), 0);
         assert_int_equal(prof_part_write(fd, PROF_CHUNK_IDS, ids, 25), 0);
         struct prof_sbuf b = {0};
         summary_record(&b, 0, 2, 10);

@@ -90,8 +90,8 @@ static void impossible_values_are_refused(void **state)
         struct prof_sbuf b = {0};
         encode_sample(&b, 1, bad[i]);
         off = 0;
-        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c,
-                                             bucket, count, &nhist),
+        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c, bucket,
+                                             count, &nhist),
                          PROF_ERR_FORMAT);
         prof_sbuf_release(&b);
     }
@@ -100,15 +100,15 @@ static void impossible_values_are_refused(void **state)
     uint32_t past = PROF_HIST_BUCKETS;
     memcpy(b.data + PROF_SUMMARY_HEAD + PROF_SUMMARY_PAIR, &past, 4); /* the second bucket */
     off = 0;
-    assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c, bucket,
-                                         count, &nhist),
-                     PROF_ERR_FORMAT);
+    assert_int_equal(
+        prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c, bucket, count, &nhist),
+        PROF_ERR_FORMAT);
     uint32_t many = PROF_HIST_BUCKETS + 1;
     memcpy(b.data + 4, &many, 4); /* more buckets than exist */
     off = 0;
-    assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c, bucket,
-                                         count, &nhist),
-                     PROF_ERR_FORMAT);
+    assert_int_equal(
+        prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c, bucket, count, &nhist),
+        PROF_ERR_FORMAT);
     prof_sbuf_release(&b);
 }
 
