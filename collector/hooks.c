@@ -5,6 +5,8 @@
 #include "hooks.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Written before any recorder exists (constructors, pthread_once); count is release-stored
    after its entry, so a reader that sees the count sees the entry. */
@@ -63,9 +65,18 @@ void prof_hooks_thread_free(struct prof_thread *t)
 }
 
 /* The run ends. */
-void prof_hooks_run_end(struct prof_sbuf *memory)
+void prof_hooks_run_end(struct prof_mem_report *memory)
 {
+    memset(memory, 0, sizeof *memory);
     for (unsigned i = 0, n = registered(); i < n; i++)
         if (table[i]->run_end)
             table[i]->run_end(memory);
+}
+
+/* Free the rows of a report and their texts. */
+void prof_mem_report_release(struct prof_mem_report *r)
+{
+    free(r->rows);
+    prof_sbuf_release(&r->text);
+    memset(r, 0, sizeof *r);
 }

@@ -10,9 +10,21 @@
 #ifndef PROF_HOOKS_H
 #define PROF_HOOKS_H
 
+#include "sbuf.h"
+
+#include <stddef.h>
+
 struct prof_thread;
 struct prof_run_info;
-struct prof_sbuf;
+struct prof_memory_rec;
+
+/* The run's rows of the memory section (docs/FORMAT.md 1.5), for the run-file writer: the
+   memory checks fill it at the run's end. Owns the rows and the site texts they point into. */
+struct prof_mem_report {
+    struct prof_memory_rec *rows;
+    size_t n;
+    struct prof_sbuf text;
+};
 
 /* What a feature does at each moment; any member may be NULL. */
 struct prof_hooks {
@@ -26,8 +38,8 @@ struct prof_hooks {
     void (*thread_exit)(struct prof_thread *t);
     /* The recorder is freed: free the feature's state. */
     void (*thread_free)(struct prof_thread *t);
-    /* The run ends: append the feature's rows of the memory section (docs/FORMAT.md 1.5). */
-    void (*run_end)(struct prof_sbuf *memory);
+    /* The run ends: fill the memory section's rows (one feature, the memory checks, does). */
+    void (*run_end)(struct prof_mem_report *memory);
 };
 
 /* Hook sets the table holds; the library registers three. */
@@ -46,6 +58,9 @@ void prof_hooks_thread_begin(struct prof_thread *t, const struct prof_run_info *
 int prof_hooks_thread_write(struct prof_thread *t);
 void prof_hooks_thread_exit(struct prof_thread *t);
 void prof_hooks_thread_free(struct prof_thread *t);
-void prof_hooks_run_end(struct prof_sbuf *memory);
+/* The run ends: memory is emptied, then filled by the run_end hooks; the caller releases it. */
+void prof_hooks_run_end(struct prof_mem_report *memory);
+/* Free a memory report's rows and texts, leaving it empty. */
+void prof_mem_report_release(struct prof_mem_report *r);
 
 #endif /* PROF_HOOKS_H */

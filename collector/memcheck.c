@@ -463,27 +463,19 @@ static void site_text(struct prof_sbuf *b, struct prof_site site)
     prof_sbuf_str(b, hex);
 }
 
-/* A site as one CSV field. */
-static void site_field(struct prof_sbuf *out, struct prof_site site)
+/* Keep the text of a site in r's text: its offset, or SIZE_MAX when it is empty. */
+static size_t site_keep(struct prof_mem_report *r, struct prof_site site)
 {
-    struct prof_sbuf s = {0};
-    site_text(&s, site);
-    if (s.failed)
-        out->failed = 1;
-    else if (s.len)
-        prof_sbuf_field(out, s.data, s.len);
-    prof_sbuf_release(&s);
-}
-
-/* A thread number, empty for 0. */
-static void thread_field(struct prof_sbuf *out, uint32_t n)
-{
-    if (n)
-        prof_sbuf_u64(out, n);
+    size_t off = r->text.len;
+    site_text(&r->text, site);
+    if (r->text.len == off)
+        return SIZE_MAX;
+    prof_sbuf_char(&r->text, 0);
+    return off;
 }
 
 /* The run's findings and leaks as memory-section rows; the next run starts afresh. */
-static void run_end(struct prof_sbuf *out)
+static void run_end(struct prof_mem_report *out)
 {
     uint32_t run = __atomic_load_n(&run_serial, __ATOMIC_RELAXED);
     pthread_mutex_lock(&find_lock);
@@ -499,30 +491,36 @@ static void run_end(struct prof_sbuf *out)
     struct prof_memfind_slot **v = prof_memfind_sorted(&findings, &n);
     if (findings.used && !v)
         nomem();
+    /* The texts move while they grow: offsets first (in the rows' pointers' place), pointers
+       once every text is in. */
+    size_t *off = n ? calloc(2 * n, sizeof *off) : NULL;
+    out->rows = n ? calloc(n, sizeof *out->rows) : NULL;
+    if (n && (!off || !out->rows))
+        n = 0;
     for (size_t i = 0; i < n; i++) {
         const struct prof_mem_find *f = &v[i]->key;
-        prof_sbuf_str(out, prof_mem_finding_name(f->kind));
-        prof_sbuf_char(out, ',');
-        thread_field(out, f->thread);
-        prof_sbuf_char(out, ',');
-        if (f->region)
-            prof_sbuf_field(out, f->region, strlen(f->region));
-        prof_sbuf_char(out, ',');
-        site_field(out, f->site);
-        prof_sbuf_char(out, ',');
-        prof_sbuf_u64(out, v[i]->count);
-        prof_sbuf_char(out, ',');
-        prof_sbuf_u64(out, v[i]->bytes);
-        prof_sbuf_char(out, ',');
-        prof_sbuf_str(out, prof_mem_alloc_name(f->alloc_kind));
-        prof_sbuf_char(out, ',');
-        prof_sbuf_str(out, prof_mem_free_name(f->free_kind));
-        prof_sbuf_char(out, ',');
-        thread_field(out, f->other_thread);
-        prof_sbuf_char(out, ',');
-        site_field(out, f->other);
-        prof_sbuf_char(out, '\n');
+        struct prof_memory_rec *m = &out->rows[i];
+        m->kind = f->kind;
+        m->alloc_kind = f->alloc_kind;
+        m->free_kind = f->free_kind;
+        m->thread = f->thread;
+        m->other_thread = f->other_thread;
+        m->region = f->region;
+        m->region_len = f->region ? strlen(f->region) : 0;
+        m->count = v[i]->count;
+        m->bytes = v[i]->bytes;
+        off[2 * i] = site_keep(out, f->site);
+        off[2 * i + 1] = site_keep(out, f->other);
     }
+    if (out->text.failed)
+        n = 0;
+    for (size_t i = 0; i < n; i++) {
+        out->rows[i].site = off[2 * i] == SIZE_MAX ? NULL : out->text.data + off[2 * i];
+        out->rows[i].other_site =
+            off[2 * i + 1] == SIZE_MAX ? NULL : out->text.data + off[2 * i + 1];
+    }
+    out->n = n;
+    free(off);
     if (v)
         prof_mem_unmap(v, findings.used * sizeof *v);
     prof_memfind_release(&findings);

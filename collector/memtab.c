@@ -317,19 +317,10 @@ void prof_memfind_release(struct prof_memfind_map *m)
 /* Names used in the memory section (FORMAT.md 1.5). */
 const char *prof_mem_finding_name(int kind)
 {
-    static const char *const names[PROF_MF_LAST] = {"leak", "double-free", "unknown-free",
-                                                    "mismatch", "cross-thread-free"};
-    return kind >= 0 && kind < PROF_MF_LAST ? names[kind] : "";
+    /* The memory section's Kind values (format.h) list the findings in this order. */
+    return kind >= 0 && kind < PROF_MF_LAST ? prof_memory_kinds[kind] : "";
 }
 
-const char *prof_mem_alloc_name(int kind)
-{
-    static const char *const names[PROF_MEM_KIND_LAST] = {"malloc", "new", "new[]"};
-    return kind >= 0 && kind < PROF_MEM_KIND_LAST ? names[kind] : "";
-}
+const char *prof_mem_alloc_name(int kind) { return prof_alloc_kind_name(kind); }
 
-const char *prof_mem_free_name(int kind)
-{
-    static const char *const names[PROF_MEM_KIND_LAST] = {"free", "delete", "delete[]"};
-    return kind >= 0 && kind < PROF_MEM_KIND_LAST ? names[kind] : "";
-}
+const char *prof_mem_free_name(int kind) { return prof_free_kind_name(kind); }

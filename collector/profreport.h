@@ -23,7 +23,6 @@
 #define PROFREPORT_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,14 +91,6 @@ PROF_API enum prof_error prof_finish(void);
  * naming alone does not make a thread record, the name waits for its first region.
  */
 PROF_API void prof_thread_name(const char *name);
-
-/*
- * Leftover temporary files of a run that was killed (profiling_*.<thread>.part, all of one run,
- * in any order): write them to out as one run file in the format of docs/FORMAT.md, with
- * Complete,no unless every part ended cleanly. Used by the profreport command; out is not closed.
- * Returns PROF_ERR_FORMAT when no path is a readable part.
- */
-PROF_API enum prof_error prof_recover(const char *const *paths, size_t count, FILE *out);
 
 /*
  * What PROFILER_SCOPE keeps to close its own region, and no other, at the end of the block.

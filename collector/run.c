@@ -296,7 +296,7 @@ static int name_run(int lock_free)
              ut.tm_mon + 1, ut.tm_mday, ut.tm_hour, ut.tm_min, ut.tm_sec,
              (unsigned long)(wall_ns % 1000000000u / 1000));
     prof_sbuf_release(&g.header);
-    header_kv("Format", "profreport-part,1");
+    header_kv("Format", PROF_PART_FORMAT);
     snprintf(num, sizeof num, "%llu", (unsigned long long)g.frequency);
     header_kv("Frequency", num);
     header_kv("Mode", g.mode == PROF_MODE_SUMMARY ? "summary" : "events");
@@ -565,12 +565,10 @@ static enum prof_error run_finish(int at_exit)
     if (g.clock == PROF_CLOCK_TSC && end_ns - g.base_ns >= 100000000u)
         ov.frequency = prof_frequency_from(end_ticks - g.base_ticks, end_ns - g.base_ns);
 
-    struct prof_sbuf memory = {0};
+    struct prof_mem_report memory;
     prof_hooks_run_end(&memory);
-    if (!memory.failed) {
-        ov.memory = memory.data;
-        ov.memory_len = memory.len;
-    }
+    ov.memory = memory.rows;
+    ov.nmemory = memory.n;
 
     size_t n = g.done.failed ? 0 : g.ndone;
     for (struct prof_thread *t = g.head; t; t = t->next)
@@ -593,7 +591,7 @@ static enum prof_error run_finish(int at_exit)
         ov.complete = 0;
     if (quiet && np == 0) {
         free(paths);
-        prof_sbuf_release(&memory);
+        prof_mem_report_release(&memory);
         goto release;
     }
 
@@ -648,7 +646,7 @@ static enum prof_error run_finish(int at_exit)
     free(final);
     free(tmp);
     free(paths);
-    prof_sbuf_release(&memory);
+    prof_mem_report_release(&memory);
 
 release:;
     /* Live threads keep their recorder for a later run. */

@@ -371,8 +371,9 @@ int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t 
 }
 
 /*
- * Summary mode: one row per region text (ids are pointers, and two pointers may hold the same
- * text), as one chunk of the given type: PRFS at the end, PRFP for a snapshot (t->lock held).
+ * Summary mode: one binary record per region text (ids are pointers, and two pointers may hold
+ * the same text), as one chunk of the given type: PRFS at the end, PRFP for a snapshot (t->lock
+ * held). The records name ids by index, so the ids go first.
  */
 static int write_summary_rows(struct prof_thread *t, uint32_t type)
 {
@@ -380,14 +381,17 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
        PROF_PENDING) then miss the histogram but not the other columns. */
     if (t == prof_self)
         apply_pending(t);
+    int err = write_ids(t);
+    if (err)
+        return err;
+    /* Only ids already in the file: the owner may be adding one while another thread ends it. */
     struct prof_sbuf b = {0};
-    for (uint32_t i = 0; i < t->nids; i++) {
+    for (uint32_t i = 0; i < t->ids_written; i++) {
         if (t->summary.canon[i] != i || PROF_LOAD(t->summary.stats[i]->calls) == 0)
             continue;
-        prof_stats_format(&b, t->ids[i], t->number, t->summary.stats[i]);
-        prof_sbuf_char(&b, '\n');
+        prof_stats_encode(&b, i, t->summary.stats[i]);
     }
-    int err = b.failed ? ENOMEM : 0;
+    err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
         err = prof_part_write(t->fd, type, b.data, b.len);
     prof_sbuf_release(&b);

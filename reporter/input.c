@@ -1,11 +1,13 @@
 /*
  * input.c - turn the command line's paths into the list of runs to read, and read each one:
- * run files through the parser, a killed run's .part files through prof_recover first.
+ * run files through the parser, a killed run's .part files through partfile.c.
  */
 #define _GNU_SOURCE /* fopencookie */
 #include "input.h"
 #include "model.h"
 #include "util.h"
+
+#include "partfile.h"
 
 #include <profreport.h>
 
@@ -292,22 +294,18 @@ enum run_status input_read_counted(const struct input *in, struct model *m,
 {
     if (in->path)
         return read_file(in, m, p);
-    /* A killed run: the library rebuilds its run file in memory-backed temporary storage. */
-    FILE *f = tmpfile();
-    if (!f)
-        die_msg("cannot create a temporary file: %s", strerror(errno));
-    enum prof_error e = prof_recover((const char *const *)in->parts, in->nparts, f);
+    /* A killed run: its parts are read straight into the model (format/assemble.h). */
+    struct partfile pf;
+    enum prof_error e = partfile_open(&pf, (const char *const *)in->parts, in->nparts);
     if (e != PROF_OK) {
         model_warn(m, in->display, "skipped", 1, "parts of a killed run skipped: %s",
                    prof_strerror(e));
-        fclose(f);
         return RUNFILE_SKIPPED;
     }
-    rewind(f);
     char name[4096];
     snprintf(name, sizeof name, "%s (%zu part%s of a killed run)", in->display, in->nparts,
              in->nparts == 1 ? "" : "s");
-    enum run_status st = model_add_run(m, f, name, 1);
-    fclose(f);
+    enum run_status st = model_read_run(m, name, 1, partfile_read, &pf);
+    partfile_close(&pf);
     return st;
 }

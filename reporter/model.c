@@ -8,6 +8,8 @@
 #include "model.h"
 #include "util.h"
 
+#include "hist.h"
+
 #include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
@@ -654,12 +656,10 @@ static void on_summary(void *ctx, const struct run_summary *s)
     dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k, (double)s->min * k,
                      (double)s->max * k);
     for (size_t i = 0; i < s->nhist; i++) {
-        /* Bucket bounds of FORMAT.md 1.4, in ticks, then in ns. */
+        /* Bucket bounds of FORMAT.md 1.4 (format/hist.h), in ticks, then in ns. */
         uint32_t b = s->hist_bucket[i];
-        double lo = b < 8 ? b : ldexp(8.0 + b % 8, (int)(b / 8 + 2) - 3);
-        uint32_t nb = b + 1;
-        double hi = nb < 8 ? nb : ldexp(8.0 + nb % 8, (int)(nb / 8 + 2) - 3);
-        dist_add_bin(&r->cost, lo * k, hi * k, s->hist_count[i]);
+        dist_add_bin(&r->cost, prof_hist_bound(b) * k, prof_hist_bound(b + 1) * k,
+                     s->hist_count[i]);
     }
     r->self_ns += (double)s->self * k;
     r->outer_ns += (double)s->outer * k;
@@ -708,8 +708,22 @@ static void on_problem(void *ctx, unsigned long line, const char *message)
     model_warn(in->m, where, "malformed", 1, "%s", message);
 }
 
+/* A run file's parser as a run_reader. */
+static enum run_status read_runfile(void *f, const struct run_handler *h, const char **why,
+                                    unsigned long *line)
+{
+    return runfile_parse(f, "", h, why, line);
+}
+
 /* Read one run file into the model. */
 enum run_status model_add_run(struct model *m, FILE *f, const char *name, int recovered)
+{
+    return model_read_run(m, name, recovered, read_runfile, f);
+}
+
+/* Read one run into the model through a run_reader. */
+enum run_status model_read_run(struct model *m, const char *name, int recovered, run_reader read,
+                               void *src)
 {
     m->runs = xrealloc(m->runs, (m->nruns + 1) * sizeof *m->runs);
     struct run_rec *run = &m->runs[m->nruns];
@@ -725,7 +739,7 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
     struct run_handler h = {&in, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
     const char *why = NULL;
     unsigned long line = 0;
-    enum run_status st = runfile_parse(f, name, &h, &why, &line);
+    enum run_status st = read(src, &h, &why, &line);
     busy_finish(&in);
     free(in.thread_of);
     attach_locations(&in);

@@ -9,7 +9,7 @@
 #define PROFREPORT_MODEL_H
 
 #include "cct.h"
-#include "report.h" /* runfile.c's rows (runfile.h after the format module lands) */
+#include "runfile.h"
 #include "stats.h"
 
 #include <stddef.h>
@@ -155,6 +155,10 @@ const struct cct *model_paths(const struct model *m);
  * from .part files. Returns the parser's status; problems become warnings.
  */
 enum run_status model_add_run(struct model *m, FILE *f, const char *name, int recovered);
+/* Read one run into the model from read(src, ...), which feeds the model's run_handler: a run
+   file's parser (model_add_run), or a killed run's parts (partfile.h). */
+enum run_status model_read_run(struct model *m, const char *name, int recovered, run_reader read,
+                               void *src);
 /* Add a warning (copies the strings). */
 void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -3,8 +3,11 @@
  * metadata and rows to a run_handler, naming the line of every malformed record.
  */
 #define _GNU_SOURCE /* memrchr, strtod_l */
-#include "report.h"
+#include "runfile.h"
 #include "util.h"
+
+#include "format.h"
+#include "hist.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -22,65 +25,22 @@
    counted; CSV_STRICT_FINI makes a file cut inside a quoted field an error. */
 #define RUNFILE_CSV_OPTS (CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL)
 
-/* The histogram buckets of FORMAT.md 1.4. */
-#define RUNFILE_HIST_BUCKETS 496
-
 /* Where the parser is in the file. */
 enum runfile_state {
     ST_FREQUENCY, /* expecting the Frequency record */
     ST_FORMAT,    /* expecting Format, or else the first seed row */
     ST_META,      /* metadata, up to the Region header */
     ST_ROWS,      /* the table */
-    ST_MEM_HEAD,  /* version 2: after Table,memory, expecting its header */
-    ST_MEM_ROWS,  /* version 2: the memory section's rows */
+    ST_MEM_HEAD,  /* after Table,memory (sections: version 2 on), expecting its header */
+    ST_MEM_ROWS,  /* the memory section's rows */
     ST_IGNORE     /* a section this reader does not know: its records are skipped */
 };
 
-enum { EV_REGION, EV_TICKS, EV_THREAD, EV_PARENT, EV_DEPTH, EV_SELF, EV_START, EV_NESTED, EV_N };
+/* The columns, their names and the memory section's values are format.h's. */
+static const char *const *const event_header = prof_event_columns;
+static const char *const *const summary_header = prof_summary_columns;
+static const char *const *const memory_header = prof_memory_columns;
 
-static const char *const event_header[EV_N] = {"Region", "Ticks", "Thread", "Parent",
-                                               "Depth",  "Self",  "Start",  "Nested"};
-
-enum {
-    SU_REGION,
-    SU_THREAD,
-    SU_CALLS,
-    SU_TICKS,
-    SU_SELF,
-    SU_MIN,
-    SU_MAX,
-    SU_SUMSQ,
-    SU_OUTER,
-    SU_HIST,
-    SU_N
-};
-
-static const char *const summary_header[SU_N] = {
-    "Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer", "Histogram"};
-
-enum {
-    ME_KIND,
-    ME_THREAD,
-    ME_REGION,
-    ME_SITE,
-    ME_COUNT,
-    ME_BYTES,
-    ME_ALLOC,
-    ME_FREE,
-    ME_OTHER_THREAD,
-    ME_OTHER_SITE,
-    ME_N
-};
-
-static const char *const memory_header[ME_N] = {"Kind",        "Thread",   "Region",    "Site",
-                                                "Count",       "Bytes",    "AllocKind", "FreeKind",
-                                                "OtherThread", "OtherSite"};
-
-/* The values of the memory section's Kind, AllocKind and FreeKind columns. */
-static const char *const memory_kinds[] = {"leak",     "double-free",       "unknown-free",
-                                           "mismatch", "cross-thread-free", "region-bytes"};
-static const char *const alloc_kinds[] = {"", "malloc", "new", "new[]"};
-static const char *const free_kinds[] = {"", "free", "delete", "delete[]"};
 /* The state of one runfile_parse call; callbacks from libcsv reach it through their data. */
 struct runfile {
     struct csv_parser csv;
@@ -88,7 +48,7 @@ struct runfile {
     enum runfile_state state;
     enum run_kind kind;
     int mode_known;   /* a Mode record was read (kind holds it) */
-    unsigned version; /* of the Format record: 1 or 2 */
+    unsigned version; /* of the Format record: PROF_RUN_VERSION_MIN to PROF_RUN_VERSION */
     size_t ncols;     /* fields per table row: the header's count */
     uint64_t frequency;
 
@@ -295,39 +255,39 @@ static void event_row(struct runfile *r)
     if (check_field_count(r, r->ncols) != 0)
         return;
     const char *const *col = event_header;
-    e.region = r->rbuf + r->foff[EV_REGION];
-    e.region_len = r->flen[EV_REGION];
-    int has_self = r->flen[EV_SELF] != 0;
-    e.has_ticks = r->flen[EV_TICKS] != 0;
-    if (e.has_ticks && field_u64(r, EV_TICKS, col[EV_TICKS], &e.ticks) != 0)
+    e.region = r->rbuf + r->foff[PROF_EV_REGION];
+    e.region_len = r->flen[PROF_EV_REGION];
+    int has_self = r->flen[PROF_EV_SELF] != 0;
+    e.has_ticks = r->flen[PROF_EV_TICKS] != 0;
+    if (e.has_ticks && field_u64(r, PROF_EV_TICKS, col[PROF_EV_TICKS], &e.ticks) != 0)
         return;
-    if (field_uint(r, EV_THREAD, col[EV_THREAD], &e.thread) != 0)
+    if (field_uint(r, PROF_EV_THREAD, col[PROF_EV_THREAD], &e.thread) != 0)
         return;
-    e.parent = r->rbuf + r->foff[EV_PARENT];
-    e.parent_len = r->flen[EV_PARENT];
-    if (field_uint(r, EV_DEPTH, col[EV_DEPTH], &e.depth) != 0)
+    e.parent = r->rbuf + r->foff[PROF_EV_PARENT];
+    e.parent_len = r->flen[PROF_EV_PARENT];
+    if (field_uint(r, PROF_EV_DEPTH, col[PROF_EV_DEPTH], &e.depth) != 0)
         return;
     /* Self is empty exactly when Ticks is: the region never stopped. */
     if (has_self && !e.has_ticks) {
         char v[96];
         problem(r, r->rec_line, "column Self: %s but Ticks is empty",
-                show(v, sizeof v, r->rbuf + r->foff[EV_SELF], r->flen[EV_SELF]));
+                show(v, sizeof v, r->rbuf + r->foff[PROF_EV_SELF], r->flen[PROF_EV_SELF]));
         return;
     }
     if (!has_self && e.has_ticks) {
         problem(r, r->rec_line, "column Self is empty but Ticks is not");
         return;
     }
-    if (has_self && field_u64(r, EV_SELF, col[EV_SELF], &e.self) != 0)
+    if (has_self && field_u64(r, PROF_EV_SELF, col[PROF_EV_SELF], &e.self) != 0)
         return;
-    if (field_u64(r, EV_START, col[EV_START], &e.start) != 0)
+    if (field_u64(r, PROF_EV_START, col[PROF_EV_START], &e.start) != 0)
         return;
-    if (field_is(r, EV_NESTED, "0") || field_is(r, EV_NESTED, "1")) {
-        e.nested = r->rbuf[r->foff[EV_NESTED]] == '1';
+    if (field_is(r, PROF_EV_NESTED, "0") || field_is(r, PROF_EV_NESTED, "1")) {
+        e.nested = r->rbuf[r->foff[PROF_EV_NESTED]] == '1';
     } else {
         char v[96];
         problem(r, r->rec_line, "column Nested: %s is not 0 or 1",
-                show(v, sizeof v, r->rbuf + r->foff[EV_NESTED], r->flen[EV_NESTED]));
+                show(v, sizeof v, r->rbuf + r->foff[PROF_EV_NESTED], r->flen[PROF_EV_NESTED]));
         return;
     }
     if (r->h->event)
@@ -377,9 +337,9 @@ static int field_hist(struct runfile *r, size_t i, size_t *nhist)
                     show(v, sizeof v, s, (size_t)(pe - s)));
             return -1;
         }
-        if (bucket >= RUNFILE_HIST_BUCKETS) {
+        if (bucket >= PROF_HIST_BUCKETS) {
             problem(r, r->rec_line, "column Histogram: bucket %s is out of range (0-%d)",
-                    show(v, sizeof v, s, (size_t)(colon - s)), RUNFILE_HIST_BUCKETS - 1);
+                    show(v, sizeof v, s, (size_t)(colon - s)), PROF_HIST_BUCKETS - 1);
             return -1;
         }
         if (n == r->hist_cap) {
@@ -409,16 +369,17 @@ static void summary_row(struct runfile *r)
     const char *const *col = summary_header;
     if (check_field_count(r, r->ncols) != 0)
         return;
-    s.region = r->rbuf + r->foff[SU_REGION];
-    s.region_len = r->flen[SU_REGION];
-    if (field_uint(r, SU_THREAD, col[SU_THREAD], &s.thread) != 0 ||
-        field_u64(r, SU_CALLS, col[SU_CALLS], &s.calls) != 0 ||
-        field_u64(r, SU_TICKS, col[SU_TICKS], &s.ticks) != 0 ||
-        field_u64(r, SU_SELF, col[SU_SELF], &s.self) != 0 ||
-        field_u64(r, SU_MIN, col[SU_MIN], &s.min) != 0 ||
-        field_u64(r, SU_MAX, col[SU_MAX], &s.max) != 0 || field_sumsq(r, SU_SUMSQ, &s.sumsq) != 0 ||
-        field_u64(r, SU_OUTER, col[SU_OUTER], &s.outer) != 0 ||
-        field_hist(r, SU_HIST, &s.nhist) != 0)
+    s.region = r->rbuf + r->foff[PROF_SU_REGION];
+    s.region_len = r->flen[PROF_SU_REGION];
+    if (field_uint(r, PROF_SU_THREAD, col[PROF_SU_THREAD], &s.thread) != 0 ||
+        field_u64(r, PROF_SU_CALLS, col[PROF_SU_CALLS], &s.calls) != 0 ||
+        field_u64(r, PROF_SU_TICKS, col[PROF_SU_TICKS], &s.ticks) != 0 ||
+        field_u64(r, PROF_SU_SELF, col[PROF_SU_SELF], &s.self) != 0 ||
+        field_u64(r, PROF_SU_MIN, col[PROF_SU_MIN], &s.min) != 0 ||
+        field_u64(r, PROF_SU_MAX, col[PROF_SU_MAX], &s.max) != 0 ||
+        field_sumsq(r, PROF_SU_SUMSQ, &s.sumsq) != 0 ||
+        field_u64(r, PROF_SU_OUTER, col[PROF_SU_OUTER], &s.outer) != 0 ||
+        field_hist(r, PROF_SU_HIST, &s.nhist) != 0)
         return;
     s.hist_bucket = r->hist_bucket;
     s.hist_count = r->hist_count;
@@ -453,23 +414,24 @@ static void memory_row(struct runfile *r)
     const char *const *col = memory_header;
     if (check_field_count(r, r->ncols) != 0)
         return;
-    if (field_word(r, ME_KIND, col[ME_KIND], memory_kinds, 6) != 0 ||
-        field_thread(r, ME_THREAD, col[ME_THREAD], &m.thread) != 0 ||
-        field_u64(r, ME_COUNT, col[ME_COUNT], &m.count) != 0 ||
-        field_u64(r, ME_BYTES, col[ME_BYTES], &m.bytes) != 0 ||
-        field_word(r, ME_ALLOC, col[ME_ALLOC], alloc_kinds, 4) != 0 ||
-        field_word(r, ME_FREE, col[ME_FREE], free_kinds, 4) != 0 ||
-        field_thread(r, ME_OTHER_THREAD, col[ME_OTHER_THREAD], &m.other_thread) != 0)
+    if (field_word(r, PROF_ME_KIND, col[PROF_ME_KIND], prof_memory_kinds, PROF_MK_N) != 0 ||
+        field_thread(r, PROF_ME_THREAD, col[PROF_ME_THREAD], &m.thread) != 0 ||
+        field_u64(r, PROF_ME_COUNT, col[PROF_ME_COUNT], &m.count) != 0 ||
+        field_u64(r, PROF_ME_BYTES, col[PROF_ME_BYTES], &m.bytes) != 0 ||
+        field_word(r, PROF_ME_ALLOC, col[PROF_ME_ALLOC], prof_alloc_kinds, PROF_MEM_KIND_NAMES) !=
+            0 ||
+        field_word(r, PROF_ME_FREE, col[PROF_ME_FREE], prof_free_kinds, PROF_MEM_KIND_NAMES) != 0 ||
+        field_thread(r, PROF_ME_OTHER_THREAD, col[PROF_ME_OTHER_THREAD], &m.other_thread) != 0)
         return;
-    m.kind = r->rbuf + r->foff[ME_KIND];
-    m.region = r->rbuf + r->foff[ME_REGION];
-    m.region_len = r->flen[ME_REGION];
-    m.site = r->rbuf + r->foff[ME_SITE];
-    m.site_len = r->flen[ME_SITE];
-    m.alloc_kind = r->rbuf + r->foff[ME_ALLOC];
-    m.free_kind = r->rbuf + r->foff[ME_FREE];
-    m.other_site = r->rbuf + r->foff[ME_OTHER_SITE];
-    m.other_site_len = r->flen[ME_OTHER_SITE];
+    m.kind = r->rbuf + r->foff[PROF_ME_KIND];
+    m.region = r->rbuf + r->foff[PROF_ME_REGION];
+    m.region_len = r->flen[PROF_ME_REGION];
+    m.site = r->rbuf + r->foff[PROF_ME_SITE];
+    m.site_len = r->flen[PROF_ME_SITE];
+    m.alloc_kind = r->rbuf + r->foff[PROF_ME_ALLOC];
+    m.free_kind = r->rbuf + r->foff[PROF_ME_FREE];
+    m.other_site = r->rbuf + r->foff[PROF_ME_OTHER_SITE];
+    m.other_site_len = r->flen[PROF_ME_OTHER_SITE];
     if (r->h->memory)
         r->h->memory(r->h->ctx, &m);
 }
@@ -478,7 +440,7 @@ static void memory_row(struct runfile *r)
 static void memory_header_record(struct runfile *r)
 {
     char v[96];
-    for (size_t i = 0; i < ME_N; i++) {
+    for (size_t i = 0; i < PROF_ME_N; i++) {
         if (i >= r->nf || !field_is(r, i, memory_header[i])) {
             problem(r, r->rec_line,
                     "column %zu of the memory header is %s, expected %s: memory "
@@ -497,10 +459,10 @@ static void memory_header_record(struct runfile *r)
 /* Version 2: a Table record ends the table and starts a section. */
 static int section_record(struct runfile *r)
 {
-    if (r->version < 2 || r->nf != 2 || !field_is(r, 0, "Table"))
+    if (r->version < PROF_RUN_VERSION_SECTIONS || r->nf != 2 || !field_is(r, 0, "Table"))
         return 0;
     char v[96];
-    if (field_is(r, 1, "memory") && r->state == ST_ROWS) {
+    if (field_is(r, 1, PROF_MEMORY_SECTION) && r->state == ST_ROWS) {
         r->state = ST_MEM_HEAD;
     } else {
         problem(r, r->rec_line, "unknown section %s: skipped",
@@ -514,7 +476,7 @@ static int section_record(struct runfile *r)
 static void table_header(struct runfile *r)
 {
     const char *const *want = r->kind == RUN_EVENTS ? event_header : summary_header;
-    size_t nwant = r->kind == RUN_EVENTS ? EV_N : SU_N;
+    size_t nwant = r->kind == RUN_EVENTS ? PROF_EV_N : PROF_SU_N;
     const char *mode = r->kind == RUN_EVENTS ? "events" : "summary";
     char v[96];
     for (size_t i = 0; i < nwant; i++) {
@@ -581,7 +543,7 @@ static void format_record(struct runfile *r)
         seed_row(r);
         return;
     }
-    if (!field_is(r, 1, "profreport-run")) {
+    if (!field_is(r, 1, PROF_RUN_FORMAT)) {
         skip(r, r->rec_line, "not a run file (Format %s)",
              show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
         return;
@@ -592,7 +554,7 @@ static void format_record(struct runfile *r)
              show(v, sizeof v, r->rbuf + r->foff[2], r->flen[2]));
         return;
     }
-    if (version != 1 && version != 2) {
+    if (version < PROF_RUN_VERSION_MIN || version > PROF_RUN_VERSION) {
         skip(r, r->rec_line, "unknown format version %llu", (unsigned long long)version);
         return;
     }

@@ -150,7 +150,7 @@ static void check_summary(void *ctx, const struct run_summary *s)
     FUZZ_CHECK(s->region && s->region[s->region_len] == 0);
     FUZZ_CHECK(isfinite(s->sumsq) && s->sumsq >= 0);
     for (size_t i = 0; i < s->nhist; i++)
-        FUZZ_CHECK(s->hist_bucket[i] < 496);
+        FUZZ_CHECK(s->hist_bucket[i] < PROF_HIST_BUCKETS);
     log->summaries++;
     log->tick_sum += s->ticks;
     log->region_hash = fuzz_hash(log->region_hash, &s->region_len, sizeof s->region_len);
@@ -160,15 +160,11 @@ static void check_summary(void *ctx, const struct run_summary *s)
 /* A memory row: after an events or summary table, words from FORMAT.md 1.5 only. */
 static void check_memory(void *ctx, const struct run_memory *m)
 {
-    static const char *const kinds[] = {"leak",     "double-free",       "unknown-free",
-                                        "mismatch", "cross-thread-free", "region-bytes"};
-    static const char *const allocs[] = {"", "malloc", "new", "new[]"};
-    static const char *const frees[] = {"", "free", "delete", "delete[]"};
     struct fuzz_runlog *log = ctx;
     FUZZ_CHECK(log->begun && log->kind != RUN_SEED);
-    FUZZ_CHECK(one_of(m->kind, kinds, 6));
-    FUZZ_CHECK(one_of(m->alloc_kind, allocs, 4));
-    FUZZ_CHECK(one_of(m->free_kind, frees, 4));
+    FUZZ_CHECK(one_of(m->kind, prof_memory_kinds, PROF_MK_N));
+    FUZZ_CHECK(one_of(m->alloc_kind, prof_alloc_kinds, PROF_MEM_KIND_NAMES));
+    FUZZ_CHECK(one_of(m->free_kind, prof_free_kinds, PROF_MEM_KIND_NAMES));
     FUZZ_CHECK(m->region[m->region_len] == 0 && m->site[m->site_len] == 0 &&
                m->other_site[m->other_site_len] == 0);
     log->memory++;
@@ -211,5 +207,23 @@ enum run_status fuzz_parse(const uint8_t *text, size_t size, struct fuzz_runlog 
         FUZZ_CHECK(log->begun);
         FUZZ_CHECK(why == NULL && line == 0);
     }
+    return st;
+}
+
+/* Read a killed run's parts straight into the checking handler, as profreport does. */
+enum run_status fuzz_read_parts(const char *const *paths, size_t n, struct fuzz_runlog *log)
+{
+    memset(log, 0, sizeof *log);
+    log->lines = 0; /* no text: any problem breaks the check on its line */
+    log->region_hash = log->problem_hash = FUZZ_HASH_START;
+    struct partfile pf;
+    if (partfile_open(&pf, paths, n) != PROF_OK)
+        return RUNFILE_SKIPPED;
+    struct run_handler h = {log,           check_meta,    check_begin, check_event,
+                            check_summary, check_problem, check_memory};
+    const char *why = NULL;
+    unsigned long line = 0;
+    enum run_status st = partfile_read(&pf, &h, &why, &line);
+    partfile_close(&pf);
     return st;
 }

@@ -13,7 +13,10 @@
 #include "export.h"
 #include "input.h"
 #include "model.h"
-#include "report.h"
+#include "format.h"
+#include "hist.h"
+#include "partfile.h"
+#include "runfile.h"
 #include "util.h"
 #include "workbook.h"
 
@@ -43,7 +46,7 @@ FILE *fuzz_open(const uint8_t *data, size_t size);
 
 /*
  * Put each piece in a memory-backed file (memfd) and return paths that open them
- * ("/proc/self/fd/N"), for code that only takes paths, such as prof_recover. No file is
+ * ("/proc/self/fd/N"), for code that only takes paths, such as prof_assemble. No file is
  * created on disk; the same descriptors serve every input.
  */
 const char *const *fuzz_part_paths(const struct fuzz_piece *pieces, size_t n);
@@ -66,6 +69,10 @@ struct fuzz_runlog {
 /* Parse text with runfile_parse through a handler that checks every callback into log. The
    status is checked against what the log saw (a readable file always began its table). */
 enum run_status fuzz_parse(const uint8_t *text, size_t size, struct fuzz_runlog *log);
+
+/* Read the parts of one killed run with partfile.c (as profreport does, without a run file)
+   through the same checking handler; RUNFILE_SKIPPED when none is a readable part. */
+enum run_status fuzz_read_parts(const char *const *paths, size_t n, struct fuzz_runlog *log);
 
 /* FNV-1a of s[0..n) continuing from h. */
 uint64_t fuzz_hash(uint64_t h, const void *s, size_t n);

@@ -1,6 +1,6 @@
 /*
- * test_assemble.c - unit tests of assemble.c: hand-made part files merged into a run file,
- * recovery of a killed run, and damaged input.
+ * test_assemble.c - unit tests of format/assemble.c through the run-file writer (csvwrite.c):
+ * hand-made part files merged into a run file, recovery of a killed run, and damaged input.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "summary.h"
 
 /* Run-level pairs of a part header (split literals: "\0" followed by a digit is octal). */
-static const char header[] = "Format\0profreport-part,1\0"
+static const char header[] = "Format\0profreport-part,2\0"
                              "Frequency\0"
                              "1000\0"
                              "Mode\0events\0"
@@ -132,7 +133,7 @@ static void killed_run_recovers_incomplete(void **state)
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    assert_int_equal(prof_recover(paths, 1, out), PROF_OK);
+    assert_int_equal(prof_assemble(paths, 1, out, NULL), PROF_OK);
     fclose(out);
     assert_non_null(strstr(text, "Frequency,1000\n"));
     assert_non_null(strstr(text, "Complete,no\n"));
@@ -163,8 +164,8 @@ static void foreign_files_are_refused(void **state)
     assert_int_equal(err, PROF_ERR_FORMAT);
 
     fd = open(path, O_WRONLY | O_TRUNC);
-    static const char v2[] = "Format\0profreport-part,2\0";
-    prof_part_write(fd, PROF_CHUNK_HEADER, v2, sizeof v2 - 1);
+    static const char v3[] = "Format\0profreport-part,3\0";
+    prof_part_write(fd, PROF_CHUNK_HEADER, v3, sizeof v3 - 1);
     close(fd);
     free(assemble(paths, 1, NULL, &err));
     assert_int_equal(err, PROF_ERR_FORMAT);
@@ -173,7 +174,7 @@ static void foreign_files_are_refused(void **state)
     const char *missing[] = {"/nonexistent/part"};
     free(assemble(missing, 1, NULL, &err));
     assert_int_equal(err, PROF_ERR_FORMAT);
-    assert_int_equal(prof_recover(NULL, 0, stdout), PROF_ERR_ARGUMENT);
+    assert_int_equal(prof_assemble(NULL, 1, stdout, NULL), PROF_ERR_ARGUMENT);
 }
 
 /* A part whose header gives a Thread number past 32 bits or a Frequency of 0 is refused: the
@@ -181,13 +182,13 @@ static void foreign_files_are_refused(void **state)
 static void header_numbers_beyond_the_format_are_refused(void **state)
 {
     (void)state;
-    static const char big_thread[] = "Format\0profreport-part,1\0Frequency\0"
+    static const char big_thread[] = "Format\0profreport-part,2\0Frequency\0"
                                      "1000\0Thread\0"
                                      "4294967296\0";
-    static const char zero_rate[] = "Format\0profreport-part,1\0Frequency\0"
+    static const char zero_rate[] = "Format\0profreport-part,2\0Frequency\0"
                                     "0\0Thread\0"
                                     "1\0";
-    static const char fine[] = "Format\0profreport-part,1\0Frequency\0"
+    static const char fine[] = "Format\0profreport-part,2\0Frequency\0"
                                "1000\0Thread\0"
                                "4294967295\0";
     const struct {
@@ -267,16 +268,191 @@ static void run_without_parts_is_empty(void **state)
     free(text);
 }
 
+/* Append a summary record for id index id: calls calls of ticks ticks each (all in one bucket). */
+static void summary_record(struct prof_sbuf *b, uint32_t id, uint64_t calls, uint64_t ticks)
+{
+    static uint64_t hist[PROF_HIST_BUCKETS];
+    memset(hist, 0, sizeof hist);
+    hist[prof_hist_bucket(ticks)] = calls;
+    struct prof_summary_counts c = {
+        id,    calls, calls * ticks, calls * ticks,
+        ticks, ticks, ticks,         (double)calls * (double)ticks * (double)ticks};
+    prof_summary_encode(b, &c, hist);
+}
+
+/* A summary part's binary records become the summary table's rows; without a final PRFS chunk
+   (a killed run) the last PRFP snapshot is used. */
+static void summary_records_become_rows(void **state)
+{
+    (void)state;
+    static const char summary_header[] = "Format\0profreport-part,2\0"
+                                         "Frequency\0"
+                                         "1000\0"
+                                         "Mode\0summary\0"
+                                         "Thread\0"
+                                         "3\0";
+    const char *ids = "\0\0\0\0\4\0\0\0step\1\0\0\0\5\0\0\0a,\"b\"";
+    char paths[2][32];
+    for (int k = 0; k < 2; k++) {
+        strcpy(paths[k], "/tmp/prof-test-XXXXXX");
+        int fd = mkstemp(paths[k]);
+        assert_int_equal(
+            prof_part_write(fd, PROF_CHUNK_HEADER, summary_header, sizeof summary_header - 1), 0);
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_IDS, ids, 25), 0);
+        struct prof_sbuf b = {0};
+        summary_record(&b, 0, 2, 10);
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_SNAPSHOT, b.data, b.len), 0);
+        summary_record(&b, 1, 1, 100);
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_SNAPSHOT, b.data, b.len), 0);
+        if (k == 0) { /* the thread ended: its final rows */
+            b.len = 0;
+            summary_record(&b, 0, 3, 10);
+            assert_int_equal(prof_part_write(fd, PROF_CHUNK_SUMMARY, b.data, b.len), 0);
+            assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+        }
+        prof_sbuf_release(&b);
+        close(fd);
+    }
+    const char *ended[] = {paths[0]}, *killed[] = {paths[1]};
+    enum prof_error err;
+    char *text = assemble(ended, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,"
+                                 "Histogram\nstep,3,3,30,30,10,10,300,10,10:3\n"));
+    assert_null(strstr(text, "a,"));
+    free(text);
+    text = assemble(killed, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Complete,no\n"));
+    assert_non_null(strstr(text, "Histogram\nstep,3,2,20,20,10,10,200,10,10:2\n"
+                                 "\"a,\"\"b\"\"\",3,1,100,100,100,100,10000,100,36:1\n"));
+    free(text);
+    unlink(paths[0]);
+    unlink(paths[1]);
+}
+
+/* A summary record that names an id the part never defined is damage: the thread is
+   incomplete and its rows from there on are lost. */
+static void summary_record_of_unknown_id_is_damage(void **state)
+{
+    (void)state;
+    static const char summary_header[] = "Format\0profreport-part,2\0"
+                                         "Frequency\0"
+                                         "1000\0"
+                                         "Mode\0summary\0"
+                                         "Thread\0"
+                                         "1\0";
+    char path[] = "/tmp/prof-test-XXXXXX";
+    int fd = mkstemp(path);
+    prof_part_write(fd, PROF_CHUNK_HEADER, summary_header, sizeof summary_header - 1);
+    struct prof_sbuf b = {0};
+    summary_record(&b, 0, 1, 5); /* no PRFI chunk: id 0 is unknown */
+    prof_part_write(fd, PROF_CHUNK_SUMMARY, b.data, b.len);
+    prof_part_write(fd, PROF_CHUNK_END, "exited", 6);
+    prof_sbuf_release(&b);
+    close(fd);
+    const char *paths[] = {path};
+    enum prof_error err;
+    char *text = assemble(paths, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Thread,1,,,incomplete\n"));
+    size_t len = strlen(text), tail = strlen("Histogram\n");
+    assert_true(len >= tail && strcmp(text + len - tail, "Histogram\n") == 0); /* no row */
+    free(text);
+    unlink(path);
+}
+
+/* A part of format version 1 (profreport 0.1) held its summary statistics as CSV text: the
+   part is still read, its thread ends as it did, and an old-format warning says its summary
+   rows are missing instead of the thread being called incomplete. */
+static void version_1_summary_chunks_are_named_not_damage(void **state)
+{
+    (void)state;
+    static const char v1_header[] = "Format\0profreport-part,1\0"
+                                    "Frequency\0"
+                                    "1000\0"
+                                    "Mode\0summary\0"
+                                    "Thread\0"
+                                    "1\0";
+    char path[] = "/tmp/prof-test-XXXXXX";
+    int fd = mkstemp(path);
+    prof_part_write(fd, PROF_CHUNK_HEADER, v1_header, sizeof v1_header - 1);
+    prof_part_write(fd, PROF_CHUNK_IDS, "\0\0\0\0\4\0\0\0step", 12);
+    static const char text_rows[] = "step,1,3,30,30,10,10,300,10,10:3\n";
+    prof_part_write(fd, PROF_CHUNK_SUMMARY, text_rows, sizeof text_rows - 1);
+    prof_part_write(fd, PROF_CHUNK_END, "exited", 6);
+    close(fd);
+    const char *paths[] = {path};
+    enum prof_error err;
+    char *text = assemble(paths, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Thread,1,,,exited\n"));
+    assert_non_null(strstr(text, "Warning,old-format,1,1,summary statistics written by an older "
+                                 "profreport (part format 1) cannot be read"));
+    assert_null(strstr(text, "\nstep,"));
+    free(text);
+    unlink(path);
+}
+
+/* The finishing process's memory findings come first in the memory section, then each thread's
+   bytes per region (FORMAT.md 1.5). */
+static void memory_findings_then_region_bytes(void **state)
+{
+    (void)state;
+    const char *ids[] = {"load"};
+    char *p = make_part(1, "main", ids, 1, NULL, 0, NULL);
+    int fd = open(p, O_WRONLY | O_APPEND);
+    unsigned char rec[2 * PROF_MEM_RECORD];
+    uint32_t idx[2] = {0, PROF_MEM_NO_REGION};
+    uint64_t v[4] = {2, 300, 1, 16};
+    for (int i = 0; i < 2; i++) {
+        memcpy(rec + i * PROF_MEM_RECORD, &idx[i], 4);
+        memcpy(rec + i * PROF_MEM_RECORD + 4, &v[2 * i], 16);
+    }
+    prof_part_write(fd, PROF_CHUNK_MEMORY, rec, sizeof rec);
+    prof_part_write(fd, PROF_CHUNK_END, "exited", 6);
+    close(fd);
+    struct prof_memory_rec finding = {.kind = PROF_MK_DOUBLE_FREE,
+                                      .alloc_kind = PROF_MEM_MALLOC,
+                                      .free_kind = PROF_MEM_MALLOC,
+                                      .thread = 1,
+                                      .other_thread = 1,
+                                      .region = "load",
+                                      .region_len = 4,
+                                      .site = "app.c:7",
+                                      .other_site = "x,y",
+                                      .count = 1,
+                                      .bytes = 64};
+    struct prof_run_override ov = {1000, 5, 1, NULL, 0, &finding, 1};
+    const char *paths[] = {p};
+    enum prof_error err;
+    char *text = assemble(paths, 1, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "\nTable,memory\n"
+                                 "Kind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,"
+                                 "OtherThread,OtherSite\n"
+                                 "double-free,1,load,app.c:7,1,64,malloc,free,1,\"x,y\"\n"
+                                 "region-bytes,1,load,,2,300,,,,\n"
+                                 "region-bytes,1,,,1,16,,,,\n"));
+    free(text);
+    unlink(p);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parts_merge_into_one_run_file),
         cmocka_unit_test(killed_run_recovers_incomplete),
+        cmocka_unit_test(summary_records_become_rows),
+        cmocka_unit_test(summary_record_of_unknown_id_is_damage),
+        cmocka_unit_test(memory_findings_then_region_bytes),
         cmocka_unit_test(foreign_files_are_refused),
         cmocka_unit_test(header_numbers_beyond_the_format_are_refused),
         cmocka_unit_test(parts_of_one_thread_number_keep_the_first),
         cmocka_unit_test(damage_keeps_the_rows_before_it),
         cmocka_unit_test(run_without_parts_is_empty),
+        cmocka_unit_test(version_1_summary_chunks_are_named_not_damage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

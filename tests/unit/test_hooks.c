@@ -59,7 +59,7 @@ static void b_exit(struct prof_thread *t)
     (void)t;
     note('x');
 }
-static void b_run_end(struct prof_sbuf *memory)
+static void b_run_end(struct prof_mem_report *memory)
 {
     (void)memory;
     note('r');
@@ -95,8 +95,11 @@ static void hooks_run_in_registration_order_skipping_missing_members(void **stat
     prof_hooks_thread_begin(some_thread, NULL);
     prof_hooks_thread_exit(some_thread);
     prof_hooks_thread_free(some_thread);
-    prof_hooks_run_end(NULL);
+    struct prof_mem_report memory = {.n = 99};
+    prof_hooks_run_end(&memory);
     assert_string_equal(seen, "abx1r");
+    assert_int_equal(memory.n, 0); /* emptied before the hooks fill it */
+    prof_mem_report_release(&memory);
     clear();
     assert_int_equal(prof_hooks_thread_write(some_thread), 0);
     assert_string_equal(seen, "ABC");
@@ -117,8 +120,10 @@ static void a_hook_set_is_registered_once_and_the_table_has_a_limit(void **state
     (void)state;
     assert_int_equal(prof_hooks_add(&b), 1);
     clear();
-    prof_hooks_run_end(NULL);
+    struct prof_mem_report memory;
+    prof_hooks_run_end(&memory);
     assert_string_equal(seen, "r"); /* still one run_end */
+    prof_mem_report_release(&memory);
     static struct prof_hooks more[PROF_HOOKS_MAX];
     int added = 0, refused = 0;
     for (int i = 0; i < PROF_HOOKS_MAX; i++) {

@@ -1,6 +1,6 @@
 /*
- * test_replay.c - unit tests of replay.c: event words back into rows with parent, depth, self
- * time, start and recursion; stray stops and regions never stopped.
+ * test_replay.c - unit tests of format/replay.c: event words back into rows with parent, depth,
+ * self time, start and recursion; stray stops and regions never stopped.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "internal.h"
+#include "replay.h"
 
 #define ENTER(id, gap) (id), (gap)
 #define EXIT(gap) (PROF_W_EXIT | (gap))

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "runfile.h"
 #include "util.h"
 
 /* What the callbacks saw, one line of text per call. */

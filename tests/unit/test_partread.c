@@ -1,5 +1,6 @@
 /*
- * test_part.c - unit tests of part.c: chunks written whole and read back, damage detected.
+ * test_partread.c - unit tests of collector/partwrite.c and format/partread.c: chunks written
+ * whole and read back, damage detected.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "partread.h"
 
 /* Chunks come back with their type and payload, in order, then the end. */
 static void chunks_read_back_in_order(void **state)

@@ -2,7 +2,7 @@
  * replay.c - turn a part's event words back into region instances: depth, parent, self time,
  * start and recursion are rebuilt here with a stack, so the hot path records none of them.
  */
-#include "internal.h"
+#include "replay.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /*
- * csvout.c - growable text buffers and RFC 4180 CSV fields, for the run file and the parts.
+ * sbuf.c - growable byte strings with decimal numbers, in which the collector builds its part
+ * chunks and the run-file writer its text.
  */
-#include "internal.h"
+#include "sbuf.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,43 +90,6 @@ void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v)
     char *p = prof_sbuf_grow(b, 20);
     if (p)
         b->len = (size_t)(prof_u64_put(p, v) - b->data);
-}
-
-/* Append v with 17 significant digits, enough to read back the same double. */
-void prof_sbuf_double(struct prof_sbuf *b, double v)
-{
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
-    if (n > 0)
-        prof_sbuf_add(b, tmp, (size_t)n);
-}
-
-/* Append s[0..n) as one CSV field, quoted when it holds a comma, quote, CR or LF. */
-void prof_sbuf_field(struct prof_sbuf *b, const char *s, size_t n)
-{
-    size_t quotes = 0;
-    int special = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            quotes++;
-        else if (s[i] == ',' || s[i] == '\n' || s[i] == '\r')
-            special = 1;
-    }
-    if (!quotes && !special) {
-        prof_sbuf_add(b, s, n);
-        return;
-    }
-    if (!sbuf_reserve(b, n + quotes + 2))
-        return;
-    char *d = b->data + b->len;
-    *d++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            *d++ = '"';
-        *d++ = s[i];
-    }
-    *d++ = '"';
-    b->len = (size_t)(d - b->data);
 }
 
 /* Free the buffer's memory and leave it empty and usable. */

@@ -1,68 +1,17 @@
 /*
- * part.c - chunks of the temporary part files: written whole with one writev, read back one
- * at a time so that a run killed mid-write loses at most its last chunk.
+ * partread.c - read a part file back chunk by chunk (docs/FORMAT.md 3). A chunk cut short (a
+ * killed run) ends the file; a damaged length never makes the reader allocate what is not there.
  */
-#include "fileutil.h"
-#include "internal.h"
+#include "partread.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 
 /* Largest payload a reader accepts: far above what the collector writes (256 KiB buffers). */
 #define PART_MAX_PAYLOAD (1u << 30)
 /* From input of unknown size, the payload buffer grows by at most this much beyond the bytes
    that have arrived, so a damaged length cannot make the reader allocate what is not there. */
 #define PART_READ_STEP (64u * 1024)
-
-/* Write the iovecs completely, retrying after EINTR and short writes; 0 or an errno value. */
-static int write_all(int fd, struct iovec *iov, int n)
-{
-    while (n > 0) {
-        ssize_t w = writev(fd, iov, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        if (w == 0)
-            return EIO;
-        size_t left = (size_t)w;
-        while (n > 0 && left >= iov->iov_len) {
-            left -= iov->iov_len;
-            iov++;
-            n--;
-        }
-        if (n > 0) {
-            iov->iov_base = (char *)iov->iov_base + left;
-            iov->iov_len -= left;
-        }
-    }
-    return 0;
-}
-
-/* Write one chunk whose payload is a followed by b; a file-size limit is an error (EFBIG),
-   never a signal to the host (fileutil.h). */
-int prof_part_write2(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
-{
-    uint32_t head[2] = {type, (uint32_t)(alen + blen)};
-    struct iovec iov[3] = {
-        {head, sizeof head}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
-    struct prof_xfsz_guard guard;
-    prof_xfsz_hold(&guard);
-    int err = write_all(fd, iov, blen ? 3 : (alen ? 2 : 1));
-    prof_xfsz_release(&guard);
-    return err;
-}
-
-/* Write one chunk. */
-int prof_part_write(int fd, uint32_t type, const void *payload, size_t len)
-{
-    return prof_part_write2(fd, type, payload, len, NULL, 0);
-}
 
 /* Bytes left in the reader's file after its position, or SIZE_MAX when unknown (a pipe). */
 static size_t bytes_left(FILE *f)

@@ -1,18 +1,16 @@
 /*
- * report.h - runfile.c: one run file, streamed through libcsv (a temporary holder of the
- * parser's declarations; the other reporter modules each have a header beside them).
+ * runfile.h - the profreport command's reader of run files (runfile.c): one run file (docs/
+ * FORMAT.md sections 1 and 2) streamed through libcsv, its metadata and rows handed to a
+ * run_handler. The column names, versions and histogram buckets it checks come from format/.
  *
- * Ownership: the strings in the row structs point into the parser's buffers and are valid
- * during the callback only.
+ * Strings handed to a callback are the parser's, valid during the call only.
  */
-#ifndef PROFREPORT_REPORT_H
-#define PROFREPORT_REPORT_H
+#ifndef PROFREPORT_RUNFILE_H
+#define PROFREPORT_RUNFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/* ---- runfile.c: one run file, streamed through libcsv ---- */
 
 /* What kind of table a run file holds. */
 enum run_kind {
@@ -94,4 +92,11 @@ enum run_status {
 enum run_status runfile_parse(FILE *f, const char *name, const struct run_handler *h,
                               const char **why, unsigned long *line);
 
-#endif /* PROFREPORT_REPORT_H */
+/*
+ * What reads one run into a run_handler: runfile_parse for a run file, or a killed run's parts
+ * (partfile.h). Returns as runfile_parse does.
+ */
+typedef enum run_status (*run_reader)(void *src, const struct run_handler *h, const char **why,
+                                      unsigned long *line);
+
+#endif /* PROFREPORT_RUNFILE_H */

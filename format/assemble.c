@@ -1,0 +1,969 @@
+/*
+ * assemble.c - read a run's part files (docs/FORMAT.md 3) as the records of its run file
+ * (sections 1.2 to 1.5), for the run-file writer at exit and for the profreport command, which
+ * reads a killed run's leftovers without writing a run file.
+ *
+ * Two passes over the parts: the first learns what the metadata section must say (threads,
+ * warnings, completeness), the second hands over the rows. Memory stays O(ids + depth) per part.
+ */
+#include "assemble.h"
+
+#include "partread.h"
+#include "replay.h"
+#include "sbuf.h"
+#include "summary.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNTERMINATED_NAMES 5
+
+/* Run-level metadata, from the first part's header. */
+struct meta {
+    char *frequency, *mode, *program, *command, *pid, *ppid, *host, *start, *clock, *format;
+};
+
+/* A Warning record of a PRFW chunk. */
+struct warning {
+    char *kind, *count, *message;
+};
+
+/* What pass one learns about one part. */
+struct part_info {
+    char *number, *tid, *name;
+    char *state; /* from the end chunk: "exited" or "running"; NULL when missing */
+    int damaged; /* truncated or malformed; -1: skipped */
+    uint64_t stray, unterminated, clock;
+    char *unterminated_names[UNTERMINATED_NAMES];
+    size_t nnames;
+    struct warning *warnings;
+    size_t nwarnings;
+};
+
+/* A part's id table while it is being read. */
+struct ids {
+    char **s; /* each text, with a NUL after it */
+    size_t *len;
+    uint32_t *canon; /* index -> first index with the same text */
+    uint32_t *table; /* open addressing over texts: index + 1, 0 = empty */
+    uint32_t n, cap, mask;
+};
+
+/* The Function records of a run (1.2), one per function name (threads repeat them). */
+struct functions {
+    struct function {
+        char *field[5]; /* name, file, line, module, offset */
+        size_t len[5];
+    } * v;
+    size_t nv;
+    char **names; /* open addressing, mask + 1 slots */
+    size_t n, mask;
+};
+
+/* A region-bytes row of the memory section, kept until every part's rows are out. */
+struct region_bytes {
+    uint32_t thread;
+    char *region; /* NULL: outside any region */
+    size_t region_len;
+    uint64_t count, bytes;
+};
+
+struct prof_parts {
+    const char *const *paths;
+    size_t count, usable;
+    const struct prof_run_override *ov;
+    struct meta m;
+    struct part_info *info;
+    size_t *order; /* part indexes in the order of their thread numbers */
+    int summary;   /* the run's table: summary rows (else events rows) */
+    int complete;
+    uint64_t duration;
+    struct functions fs;
+    struct region_bytes *rb;
+    size_t nrb;
+    /* the histogram of the summary record being handed over */
+    uint32_t bucket[PROF_HIST_BUCKETS];
+    uint64_t hcount[PROF_HIST_BUCKETS];
+};
+
+/* The state of one part's reading. */
+struct reader {
+    struct prof_parts *p;
+    struct part_info *pi;            /* pass one */
+    const struct prof_run_sink *out; /* pass two */
+    struct ids ids;
+    uint32_t thread; /* pass two: the part's thread number */
+    int v1;          /* a part of format version 1: its summary chunks are not read */
+};
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static void ids_release(struct ids *ids)
+{
+    for (uint32_t i = 0; i < ids->n; i++)
+        free(ids->s[i]);
+    free(ids->s);
+    free(ids->len);
+    free(ids->canon);
+    free(ids->table);
+    memset(ids, 0, sizeof *ids);
+}
+
+/* FNV-1a over an id's bytes. */
+static uint32_t text_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* The first index whose text equals that of index i, entering i if it is the first. */
+static uint32_t ids_find_or_add(struct ids *ids, uint32_t i)
+{
+    uint32_t h = text_hash(ids->s[i], ids->len[i]) & ids->mask;
+    for (;; h = (h + 1) & ids->mask) {
+        uint32_t e = ids->table[h];
+        if (e == 0) {
+            ids->table[h] = i + 1;
+            return i;
+        }
+        e--;
+        if (ids->len[e] == ids->len[i] && memcmp(ids->s[e], ids->s[i], ids->len[i]) == 0)
+            return e;
+    }
+}
+
+/* Rebuild the text table with size slots (a power of two, at least twice the ids). */
+static enum prof_error ids_rehash(struct ids *ids, uint32_t size)
+{
+    uint32_t *t = calloc(size, sizeof *t);
+    if (!t)
+        return PROF_ERR_NOMEM;
+    free(ids->table);
+    ids->table = t;
+    ids->mask = size - 1;
+    for (uint32_t i = 0; i < ids->n; i++)
+        if (ids->canon[i] == i)
+            ids_find_or_add(ids, i);
+    return PROF_OK;
+}
+
+/* Add the definitions of a PRFI chunk (indexes must arrive in order) and tell the sink. */
+static enum prof_error ids_add(struct reader *r, const unsigned char *p, size_t len)
+{
+    struct ids *ids = &r->ids;
+    size_t off = 0;
+    while (off < len) {
+        uint32_t hdr[2];
+        if (len - off < sizeof hdr)
+            return PROF_ERR_FORMAT;
+        memcpy(hdr, p + off, sizeof hdr);
+        off += sizeof hdr;
+        if (hdr[0] != ids->n || hdr[1] > len - off)
+            return PROF_ERR_FORMAT;
+        if (ids->n == ids->cap) {
+            uint32_t cap = ids->cap ? ids->cap * 2 : 64;
+            char **s = realloc(ids->s, cap * sizeof *s);
+            if (s)
+                ids->s = s;
+            size_t *l = realloc(ids->len, cap * sizeof *l);
+            if (l)
+                ids->len = l;
+            uint32_t *cn = realloc(ids->canon, cap * sizeof *cn);
+            if (cn)
+                ids->canon = cn;
+            if (!s || !l || !cn || ids_rehash(ids, cap * 2) != PROF_OK)
+                return PROF_ERR_NOMEM;
+            ids->cap = cap;
+        }
+        char *s = dup_n((const char *)p + off, hdr[1]);
+        if (!s)
+            return PROF_ERR_NOMEM;
+        ids->s[ids->n] = s;
+        ids->len[ids->n] = hdr[1];
+        ids->canon[ids->n] = ids_find_or_add(ids, ids->n);
+        if (r->out && r->out->id)
+            r->out->id(r->out->ctx, ids->n, s, hdr[1]);
+        ids->n++;
+        off += hdr[1];
+    }
+    return PROF_OK;
+}
+
+/* Whether name has a Function record already; if not, remember it. -1: out of memory. */
+static int functions_seen(struct functions *fs, const char *name)
+{
+    if ((fs->n + 1) * 2 > fs->mask + 1) {
+        size_t size = fs->mask ? (fs->mask + 1) * 2 : 64;
+        char **t = calloc(size, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; fs->mask && i <= fs->mask; i++)
+            if (fs->names[i]) {
+                size_t h = text_hash(fs->names[i], strlen(fs->names[i])) & (size - 1);
+                while (t[h])
+                    h = (h + 1) & (size - 1);
+                t[h] = fs->names[i];
+            }
+        free(fs->names);
+        fs->names = t;
+        fs->mask = size - 1;
+    }
+    size_t h = text_hash(name, strlen(name)) & fs->mask;
+    for (; fs->names[h]; h = (h + 1) & fs->mask)
+        if (strcmp(fs->names[h], name) == 0)
+            return 1;
+    fs->names[h] = dup_n(name, strlen(name));
+    if (!fs->names[h])
+        return -1;
+    fs->n++;
+    return 0;
+}
+
+static void functions_release(struct functions *fs)
+{
+    for (size_t i = 0; fs->mask && i <= fs->mask; i++)
+        free(fs->names[i]);
+    free(fs->names);
+    for (size_t i = 0; i < fs->nv; i++)
+        for (int k = 0; k < 5; k++)
+            free(fs->v[i].field[k]);
+    free(fs->v);
+    memset(fs, 0, sizeof *fs);
+}
+
+/* Next NUL-ended string of a payload at *off, or NULL when the payload ends first. */
+static const char *next_cstr(const unsigned char *p, size_t len, size_t *off)
+{
+    if (*off >= len)
+        return NULL;
+    const char *s = (const char *)p + *off;
+    size_t n = strnlen(s, len - *off);
+    if (*off + n >= len)
+        return NULL;
+    *off += n + 1;
+    return s;
+}
+
+/* A PRFL chunk: Function records (docs/FORMAT.md 1.2) for the functions among the ids. */
+static enum prof_error locations_add(struct functions *fs, const struct ids *ids,
+                                     const unsigned char *p, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        uint32_t idx;
+        if (len - off < sizeof idx)
+            return PROF_ERR_FORMAT;
+        memcpy(&idx, p + off, sizeof idx);
+        off += sizeof idx;
+        const char *text[5] = {NULL};
+        for (int k = 1; k < 5; k++)
+            text[k] = next_cstr(p, len, &off);
+        if (!text[4] || idx >= ids->n)
+            return PROF_ERR_FORMAT;
+        int seen = functions_seen(fs, ids->s[idx]);
+        if (seen < 0)
+            return PROF_ERR_NOMEM;
+        if (seen)
+            continue;
+        struct function *v = realloc(fs->v, (fs->nv + 1) * sizeof *v);
+        if (!v)
+            return PROF_ERR_NOMEM;
+        fs->v = v;
+        struct function *f = &v[fs->nv++];
+        memset(f, 0, sizeof *f);
+        f->field[0] = dup_n(ids->s[idx], ids->len[idx]);
+        f->len[0] = ids->len[idx];
+        for (int k = 1; k < 5; k++) {
+            f->len[k] = strlen(text[k]);
+            f->field[k] = dup_n(text[k], f->len[k]);
+        }
+        for (int k = 0; k < 5; k++)
+            if (!f->field[k])
+                return PROF_ERR_NOMEM;
+    }
+    return PROF_OK;
+}
+
+/* Whether s is a decimal number of 1 to 20 digits (NULL is not). */
+static int is_number(const char *s)
+{
+    if (!s)
+        return 0;
+    size_t n = strspn(s, "0123456789");
+    return n > 0 && n <= 20 && s[n] == 0;
+}
+
+/* Whether s is a decimal number from low to high: what the run file's reader accepts for the
+   field the part's header gives (a Thread number is 32 bits, a Frequency is not 0). */
+static int is_number_in(const char *s, uint64_t low, uint64_t high)
+{
+    if (!is_number(s))
+        return 0;
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    return errno == 0 && v >= low && v <= high;
+}
+
+/*
+ * Walk the NUL-separated key/value pairs of a header or warning payload:
+ * returns the value of key, or NULL.
+ */
+static const char *kv_get(const unsigned char *p, size_t len, const char *key)
+{
+    size_t off = 0;
+    while (off < len) {
+        const char *k = (const char *)p + off;
+        size_t kl = strnlen(k, len - off);
+        if (off + kl + 1 >= len)
+            return NULL;
+        const char *v = k + kl + 1;
+        size_t vl = strnlen(v, len - off - kl - 1);
+        if (off + kl + 1 + vl >= len)
+            return NULL;
+        if (strcmp(k, key) == 0)
+            return v;
+        off += kl + vl + 2;
+    }
+    return NULL;
+}
+
+static char *kv_dup(const unsigned char *p, size_t len, const char *key)
+{
+    const char *v = kv_get(p, len, key);
+    return v ? dup_n(v, strlen(v)) : NULL;
+}
+
+/* Take the run-level metadata from header pairs. */
+static void meta_from(struct meta *m, const unsigned char *p, size_t len)
+{
+    m->format = kv_dup(p, len, "Format");
+    m->frequency = kv_dup(p, len, "Frequency");
+    m->mode = kv_dup(p, len, "Mode");
+    m->program = kv_dup(p, len, "Program");
+    m->command = kv_dup(p, len, "Command");
+    m->pid = kv_dup(p, len, "Pid");
+    m->ppid = kv_dup(p, len, "ParentPid");
+    m->host = kv_dup(p, len, "Host");
+    m->start = kv_dup(p, len, "Start");
+    m->clock = kv_dup(p, len, "Clock");
+}
+
+static void meta_release(struct meta *m)
+{
+    char **f[] = {&m->frequency, &m->mode, &m->program, &m->command, &m->pid,
+                  &m->ppid,      &m->host, &m->start,   &m->clock,   &m->format};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        free(*f[i]);
+        *f[i] = NULL;
+    }
+}
+
+static void info_release(struct part_info *pi)
+{
+    free(pi->number);
+    free(pi->tid);
+    free(pi->name);
+    free(pi->state);
+    for (size_t i = 0; i < pi->nnames; i++)
+        free(pi->unterminated_names[i]);
+    for (size_t i = 0; i < pi->nwarnings; i++) {
+        free(pi->warnings[i].kind);
+        free(pi->warnings[i].count);
+        free(pi->warnings[i].message);
+    }
+    free(pi->warnings);
+    memset(pi, 0, sizeof *pi);
+}
+
+/* Pass one: keep a PRFW chunk's warning (one without kind or count is dropped). */
+static enum prof_error warning_add(struct part_info *pi, const unsigned char *p, size_t len)
+{
+    const char *kind = kv_get(p, len, "kind"), *count = kv_get(p, len, "count");
+    const char *msg = kv_get(p, len, "message");
+    if (!kind || !count)
+        return PROF_OK;
+    struct warning *v = realloc(pi->warnings, (pi->nwarnings + 1) * sizeof *v);
+    if (!v)
+        return PROF_ERR_NOMEM;
+    pi->warnings = v;
+    struct warning *w = &v[pi->nwarnings++];
+    w->kind = dup_n(kind, strlen(kind));
+    w->count = dup_n(count, strlen(count));
+    w->message = msg ? dup_n(msg, strlen(msg)) : NULL;
+    return w->kind && w->count && (w->message || !msg) ? PROF_OK : PROF_ERR_NOMEM;
+}
+
+/* The warning of a version-1 part's summary chunks, which this reader cannot decode. */
+static enum prof_error old_summary_warning(struct part_info *pi)
+{
+    static const char kv[] = "kind\0old-format\0count\0"
+                             "1\0message\0"
+                             "summary statistics written by an older profreport (part format 1) "
+                             "cannot be read; this thread's summary rows are missing";
+    return warning_add(pi, (const unsigned char *)kv, sizeof kv);
+}
+
+/* Row callback, pass two: one events-table row to the sink. */
+static void emit_row(void *ctx, const struct prof_row *row)
+{
+    struct reader *r = ctx;
+    const struct ids *ids = &r->ids;
+    /* A part whose mode is not the run's (a folder of mixed files) gives no rows to its table. */
+    if (!r->out->event || r->p->summary)
+        return;
+    struct prof_event_rec e = {.region = ids->s[row->id],
+                               .region_len = ids->len[row->id],
+                               .parent = row->depth > 0 ? ids->s[row->parent] : "",
+                               .parent_len = row->depth > 0 ? ids->len[row->parent] : 0,
+                               .region_id = row->id,
+                               .parent_id = row->parent,
+                               .thread = r->thread,
+                               .depth = row->depth,
+                               .stopped = row->stopped,
+                               .nested = row->nested,
+                               .ticks = row->ticks,
+                               .self = row->self,
+                               .start = row->start};
+    r->out->event(r->out->ctx, &e);
+}
+
+/* Row callback, pass one: remember the names of regions that never stopped. */
+static void note_row(void *ctx, const struct prof_row *row)
+{
+    struct reader *r = ctx;
+    struct part_info *pi = r->pi;
+    if (row->stopped || pi->nnames == UNTERMINATED_NAMES)
+        return;
+    char *s = dup_n(r->ids.s[row->id], r->ids.len[row->id]);
+    if (s)
+        pi->unterminated_names[pi->nnames++] = s;
+}
+
+/* A PRFS or PRFP chunk: check every record, then (emit set) hand each to the sink. */
+static enum prof_error summary_rows(struct reader *r, const unsigned char *p, size_t len, int emit)
+{
+    struct prof_parts *pp = r->p;
+    for (int pass = 0; pass < 1 + emit; pass++) {
+        size_t off = 0;
+        while (off < len) {
+            struct prof_summary_counts c;
+            size_t nhist;
+            if (prof_summary_decode(p, len, &off, &c, pp->bucket, pp->hcount, &nhist) != PROF_OK ||
+                c.id >= r->ids.n)
+                return PROF_ERR_FORMAT;
+            if (pass == 0 || !r->out->summary || !pp->summary)
+                continue;
+            struct prof_summary_rec s = {.region = r->ids.s[c.id],
+                                         .region_len = r->ids.len[c.id],
+                                         .region_id = c.id,
+                                         .thread = r->thread,
+                                         .calls = c.calls,
+                                         .ticks = c.ticks,
+                                         .self = c.self,
+                                         .min = c.min,
+                                         .max = c.max,
+                                         .outer = c.outer,
+                                         .sumsq = c.sumsq,
+                                         .hist_bucket = pp->bucket,
+                                         .hist_count = pp->hcount,
+                                         .nhist = nhist};
+            r->out->summary(r->out->ctx, &s);
+        }
+    }
+    return PROF_OK;
+}
+
+/* Pass two: a PRFM chunk as region-bytes rows, one per region text (FORMAT.md 1.5 and 3), kept
+   for the memory section. */
+static enum prof_error memory_rows(struct reader *r, const unsigned char *p, size_t len)
+{
+    const struct ids *ids = &r->ids;
+    if (len % PROF_MEM_RECORD != 0)
+        return PROF_ERR_FORMAT;
+    size_t n = len / PROF_MEM_RECORD;
+    /* Ids with the same text are one region: add their counts into the first such record. */
+    uint64_t *sum = calloc(n ? 2 * n : 1, sizeof *sum);
+    uint32_t *key = calloc(n ? n : 1, sizeof *key);
+    enum prof_error err = sum && key ? PROF_OK : PROF_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n && err == PROF_OK; i++) {
+        uint32_t idx;
+        uint64_t count, bytes;
+        memcpy(&idx, p + i * PROF_MEM_RECORD, 4);
+        memcpy(&count, p + i * PROF_MEM_RECORD + 4, 8);
+        memcpy(&bytes, p + i * PROF_MEM_RECORD + 12, 8);
+        if (idx != PROF_MEM_NO_REGION && idx >= ids->n) {
+            err = PROF_ERR_FORMAT;
+            break;
+        }
+        uint32_t c = idx == PROF_MEM_NO_REGION ? idx : ids->canon[idx];
+        size_t j = 0;
+        while (j < k && key[j] != c)
+            j++;
+        if (j == k)
+            key[k++] = c;
+        sum[2 * j] += count;
+        sum[2 * j + 1] += bytes;
+    }
+    struct prof_parts *pp = r->p;
+    if (err == PROF_OK && k) {
+        struct region_bytes *v = realloc(pp->rb, (pp->nrb + k) * sizeof *v);
+        if (v)
+            pp->rb = v;
+        else
+            err = PROF_ERR_NOMEM;
+    }
+    for (size_t j = 0; j < k && err == PROF_OK; j++) {
+        struct region_bytes *b = &pp->rb[pp->nrb++];
+        memset(b, 0, sizeof *b);
+        b->thread = r->thread;
+        b->count = sum[2 * j];
+        b->bytes = sum[2 * j + 1];
+        if (key[j] != PROF_MEM_NO_REGION) {
+            b->region_len = ids->len[key[j]];
+            b->region = dup_n(ids->s[key[j]], b->region_len);
+            if (!b->region)
+                err = PROF_ERR_NOMEM;
+        }
+    }
+    free(sum);
+    free(key);
+    return err;
+}
+
+/* The first chunk: the header. Pass one takes the metadata and the part's facts from it. */
+static enum prof_error header_chunk(struct reader *r, uint32_t type, const unsigned char *p,
+                                    size_t len)
+{
+    const char *fmt = kv_get(p, len, "Format"), *number = kv_get(p, len, "Thread");
+    if (type != PROF_CHUNK_HEADER || !fmt ||
+        (strcmp(fmt, PROF_PART_FORMAT) != 0 && strcmp(fmt, PROF_PART_FORMAT_V1) != 0) ||
+        !is_number_in(number, 0, UINT32_MAX) ||
+        !is_number_in(kv_get(p, len, "Frequency"), 1, UINT64_MAX))
+        return PROF_ERR_FORMAT;
+    r->thread = (uint32_t)strtoul(number, NULL, 10);
+    r->v1 = strcmp(fmt, PROF_PART_FORMAT_V1) == 0;
+    if (r->pi) {
+        if (!r->p->m.format)
+            meta_from(&r->p->m, p, len);
+        r->pi->number = kv_dup(p, len, "Thread");
+        r->pi->tid = kv_dup(p, len, "Tid");
+        r->pi->name = kv_dup(p, len, "Name");
+        return r->pi->number ? PROF_OK : PROF_ERR_NOMEM;
+    }
+    if (r->out->part)
+        r->out->part(r->out->ctx, r->thread);
+    return PROF_OK;
+}
+
+/*
+ * Read one part. Pass one (pi set) fills the metadata and part info; pass two (pi NULL) hands
+ * its rows to the sink. A damaged part is read up to the damage.
+ */
+static enum prof_error read_part(struct prof_parts *pp, const char *path, struct part_info *pi,
+                                 const struct prof_run_sink *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return PROF_ERR_IO;
+    struct prof_part_reader rd = {f, NULL, 0, 0};
+    struct reader r = {pp, pi, out, {0}, 0, 0};
+    struct prof_replay rp;
+    enum prof_error err = PROF_OK;
+    prof_replay_init(&rp, pi ? note_row : emit_row, &r);
+
+    uint32_t type;
+    const unsigned char *p;
+    size_t len;
+    int first = 1, rc, summary_final = 0, v1_warned = 0;
+    struct prof_sbuf snapshot = {0}; /* the last PRFP chunk: used when no PRFS follows */
+    while ((rc = prof_part_next(&rd, &type, &p, &len)) == 1) {
+        if (first) {
+            err = header_chunk(&r, type, p, len);
+            if (err != PROF_OK)
+                break;
+            first = 0;
+            continue;
+        }
+        if (type == PROF_CHUNK_IDS) {
+            err = ids_add(&r, p, len);
+            rp.nids = r.ids.n;
+            rp.canon = r.ids.canon;
+        } else if (type == PROF_CHUNK_EVENTS) {
+            if (len % 4 != 0)
+                err = PROF_ERR_FORMAT;
+            else
+                err = prof_replay_words(&rp, (const uint32_t *)(const void *)p, len / 4);
+        } else if (type == PROF_CHUNK_LOCATIONS && pi) {
+            err = locations_add(&pp->fs, &r.ids, p, len);
+        } else if (type == PROF_CHUNK_NAME && pi) {
+            free(pi->name);
+            pi->name = dup_n((const char *)p, strnlen((const char *)p, len));
+        } else if (type == PROF_CHUNK_WARNING && pi) {
+            err = warning_add(pi, p, len);
+        } else if (type == PROF_CHUNK_MEMORY && !pi) {
+            err = memory_rows(&r, p, len);
+        } else if ((type == PROF_CHUNK_SUMMARY || type == PROF_CHUNK_SNAPSHOT) && r.v1) {
+            if (pi && !v1_warned) {
+                err = old_summary_warning(pi);
+                v1_warned = 1;
+            }
+        } else if (type == PROF_CHUNK_SUMMARY) {
+            err = summary_rows(&r, p, len, !pi);
+            summary_final = 1;
+        } else if (type == PROF_CHUNK_SNAPSHOT) {
+            err = summary_rows(&r, p, len, 0);
+            snapshot.len = 0; /* each snapshot holds every row so far */
+            if (err == PROF_OK && !pi) {
+                prof_sbuf_add(&snapshot, (const char *)p, len);
+                if (snapshot.failed)
+                    err = PROF_ERR_NOMEM;
+            }
+        } else if (type == PROF_CHUNK_END && pi) {
+            free(pi->state);
+            pi->state = dup_n((const char *)p, strnlen((const char *)p, len));
+        }
+        if (err != PROF_OK)
+            break;
+    }
+    if (first && err == PROF_OK)
+        err = PROF_ERR_FORMAT; /* empty file: not even a header */
+    if (rc < 0)
+        err = PROF_ERR_IO;
+    if (pi && (rd.truncated || (err != PROF_OK && !first)))
+        pi->damaged = 1;
+    /* Damage after a valid header loses the rest of the part, not the run. */
+    if (!first && (err == PROF_ERR_FORMAT || err == PROF_ERR_IO))
+        err = PROF_OK;
+    if (err == PROF_OK) {
+        prof_replay_finish(&rp);
+        if (pi) {
+            pi->stray = rp.stray;
+            pi->unterminated = rp.unterminated;
+            pi->clock = rp.clock;
+        }
+    }
+    /* The snapshot was checked when it was read. */
+    if (!pi && !summary_final && snapshot.len && err != PROF_ERR_NOMEM)
+        summary_rows(&r, (const unsigned char *)snapshot.data, snapshot.len, 1);
+    prof_sbuf_release(&snapshot);
+    prof_replay_release(&rp);
+    ids_release(&r.ids);
+    prof_part_reader_release(&rd);
+    fclose(f);
+    return err;
+}
+
+/* A part's thread number (checked to be a decimal number of 32 bits), or UINT64_MAX for none. */
+static uint64_t thread_number(const struct part_info *p)
+{
+    return p->number ? strtoull(p->number, NULL, 10) : UINT64_MAX;
+}
+
+/* Whether part a's thread number is smaller than b's. */
+static int thread_before(const struct part_info *a, const struct part_info *b)
+{
+    return thread_number(a) < thread_number(b);
+}
+
+/* Pass one over the parts. */
+enum prof_error prof_parts_open(const char *const *paths, size_t count,
+                                const struct prof_run_override *ov, struct prof_parts **out)
+{
+    *out = NULL;
+    if (!paths && count)
+        return PROF_ERR_ARGUMENT;
+    struct prof_parts *p = calloc(1, sizeof *p);
+    if (!p)
+        return PROF_ERR_NOMEM;
+    p->paths = paths;
+    p->count = count;
+    p->ov = ov;
+    p->info = calloc(count ? count : 1, sizeof *p->info);
+    p->order = malloc((count ? count : 1) * sizeof *p->order);
+    enum prof_error err = p->info && p->order ? PROF_OK : PROF_ERR_NOMEM;
+    if (err == PROF_OK && ov && ov->header)
+        meta_from(&p->m, (const unsigned char *)ov->header, ov->header_len);
+
+    /* A part that cannot be read at all spoils a recovery only if it is the only one. */
+    struct part_info *info = p->info;
+    for (size_t i = 0; i < count && err == PROF_OK; i++) {
+        enum prof_error e = read_part(p, paths[i], &info[i], NULL);
+        if (e == PROF_ERR_NOMEM) {
+            err = e;
+        } else if (e != PROF_OK) {
+            info_release(&info[i]);
+            info[i].damaged = -1; /* skipped */
+        } else {
+            p->usable++;
+        }
+    }
+    if (err == PROF_OK && count > 0 && p->usable == 0)
+        err = PROF_ERR_FORMAT;
+    if (err != PROF_OK) {
+        prof_parts_free(p);
+        return err;
+    }
+
+    /* Threads in the order of their numbers, whatever order the paths came in. */
+    size_t *order = p->order;
+    for (size_t i = 0; i < count; i++)
+        order[i] = i;
+    for (size_t i = 1; i < count; i++) /* insertion sort: few threads, usually in order */
+        for (size_t j = i; j > 0 && thread_before(&info[order[j]], &info[order[j - 1]]); j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+
+    /* Two parts of one thread number cannot come from one run (a folder of mixed or damaged
+       files): the first is kept, and the run file's reader is not given two threads 2. */
+    for (size_t k = 1, last = SIZE_MAX; k < count; k++) {
+        if (info[order[k - 1]].damaged >= 0)
+            last = order[k - 1];
+        struct part_info *pi = &info[order[k]];
+        if (pi->damaged >= 0 && last != SIZE_MAX &&
+            thread_number(pi) == thread_number(&info[last])) {
+            info_release(pi);
+            pi->damaged = -1;
+            p->usable--;
+        }
+    }
+
+    p->complete = ov ? ov->complete : 1;
+    for (size_t i = 0; i < count; i++) {
+        if (info[i].damaged < 0)
+            continue;
+        if (!info[i].state || info[i].damaged)
+            p->complete = 0;
+        if (info[i].clock > p->duration)
+            p->duration = info[i].clock;
+    }
+    if (ov && ov->duration > p->duration)
+        p->duration = ov->duration;
+    *out = p;
+    return PROF_OK;
+}
+
+/* A metadata record being put together: its fields, and room for the numbers among them. */
+struct rec {
+    const char *f[8];
+    size_t len[8];
+    size_t n;
+    char num[8][24];
+};
+
+/* Add a field of n bytes (NULL: an empty field). */
+static void rec_add(struct rec *r, const char *s, size_t n)
+{
+    r->f[r->n] = s ? s : "";
+    r->len[r->n] = s ? n : 0;
+    r->n++;
+}
+
+/* Add a NUL-terminated field (NULL: an empty one). */
+static void rec_str(struct rec *r, const char *s) { rec_add(r, s, s ? strlen(s) : 0); }
+
+/* Add a decimal number. */
+static void rec_u64(struct rec *r, uint64_t v)
+{
+    char *end = prof_u64_put(r->num[r->n], v);
+    *end = 0;
+    rec_add(r, r->num[r->n], (size_t)(end - r->num[r->n]));
+}
+
+/* Hand the record to the sink and start the next one. */
+static void rec_emit(const struct prof_run_sink *s, struct rec *r)
+{
+    if (s->meta && r->n)
+        s->meta(s->ctx, r->f, r->len, r->n);
+    r->n = 0;
+}
+
+/* A "key,value" record, left out when value is NULL. */
+static void rec_pair(const struct prof_run_sink *s, struct rec *r, const char *key,
+                     const char *value)
+{
+    if (!value)
+        return;
+    rec_str(r, key);
+    rec_str(r, value);
+    rec_emit(s, r);
+}
+
+/* The Warning records of part pi (1.2): those the collector wrote, then what pass one found. */
+static void part_warnings(const struct prof_run_sink *s, const struct part_info *pi)
+{
+    struct rec r = {.n = 0};
+    for (size_t i = 0; i < pi->nwarnings; i++) {
+        rec_str(&r, "Warning");
+        rec_str(&r, pi->warnings[i].kind);
+        rec_str(&r, pi->number);
+        rec_str(&r, pi->warnings[i].count);
+        rec_str(&r, pi->warnings[i].message);
+        rec_emit(s, &r);
+    }
+    if (pi->unterminated) {
+        struct prof_sbuf msg = {0};
+        prof_sbuf_str(&msg,
+                      pi->unterminated == 1 ? "region never stopped: " : "regions never stopped: ");
+        for (size_t i = 0; i < pi->nnames; i++) {
+            if (i)
+                prof_sbuf_str(&msg, ", ");
+            prof_sbuf_str(&msg, pi->unterminated_names[i]);
+        }
+        if (pi->unterminated > pi->nnames)
+            prof_sbuf_str(&msg, ", ...");
+        prof_sbuf_char(&msg, 0);
+        rec_str(&r, "Warning");
+        rec_str(&r, "unterminated");
+        rec_str(&r, pi->number);
+        rec_u64(&r, pi->unterminated);
+        rec_str(&r, msg.failed ? NULL : msg.data);
+        rec_emit(s, &r);
+        prof_sbuf_release(&msg);
+    }
+    if (pi->stray) {
+        rec_str(&r, "Warning");
+        rec_str(&r, "stray-stop");
+        rec_str(&r, pi->number);
+        rec_u64(&r, pi->stray);
+        rec_str(&r, "a stop with no region open");
+        rec_emit(s, &r);
+    }
+    if (!pi->state || pi->damaged) {
+        rec_str(&r, "Warning");
+        rec_str(&r, "incomplete");
+        rec_str(&r, pi->number);
+        rec_str(&r, "1");
+        rec_str(&r, "the thread's data ends early (the run was killed or a write failed)");
+        rec_emit(s, &r);
+    }
+}
+
+/* The metadata section (1.2) and the table's header. */
+static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s, int summary)
+{
+    const struct meta *m = &p->m;
+    const struct prof_run_override *ov = p->ov;
+    struct rec r = {.n = 0};
+    rec_str(&r, "Frequency");
+    if (ov && ov->frequency)
+        rec_u64(&r, ov->frequency);
+    else
+        rec_str(&r, m->frequency ? m->frequency : PROF_RUN_FREQUENCY_DEFAULT);
+    rec_emit(s, &r);
+    rec_str(&r, "Format");
+    rec_str(&r, PROF_RUN_FORMAT);
+    rec_u64(&r, PROF_RUN_VERSION);
+    rec_emit(s, &r);
+    rec_pair(s, &r, "Mode", summary ? "summary" : "events");
+    rec_pair(s, &r, "Program", m->program);
+    rec_pair(s, &r, "Command", m->command);
+    rec_pair(s, &r, "Pid", m->pid);
+    rec_pair(s, &r, "ParentPid", m->ppid);
+    rec_pair(s, &r, "Host", m->host);
+    rec_pair(s, &r, "Start", m->start);
+    rec_pair(s, &r, "Clock", m->clock);
+    rec_str(&r, "Duration");
+    rec_u64(&r, p->duration);
+    rec_emit(s, &r);
+    rec_pair(s, &r, "Complete", p->complete ? "yes" : "no");
+    rec_str(&r, "Threads");
+    rec_u64(&r, p->usable);
+    rec_emit(s, &r);
+    for (size_t k = 0; k < p->count; k++) {
+        const struct part_info *pi = &p->info[p->order[k]];
+        if (pi->damaged < 0)
+            continue;
+        rec_str(&r, "Thread");
+        rec_str(&r, pi->number);
+        rec_str(&r, pi->tid);
+        rec_str(&r, pi->name);
+        rec_str(&r, pi->damaged || !pi->state ? "incomplete" : pi->state);
+        rec_emit(s, &r);
+    }
+    for (size_t k = 0; k < p->count; k++)
+        if (p->info[p->order[k]].damaged >= 0)
+            part_warnings(s, &p->info[p->order[k]]);
+    for (size_t i = 0; i < p->fs.nv; i++) {
+        rec_str(&r, "Function");
+        for (int k = 0; k < 5; k++)
+            rec_add(&r, p->fs.v[i].field[k], p->fs.v[i].len[k]);
+        rec_emit(s, &r);
+    }
+    if (s->table)
+        s->table(s->ctx, summary);
+}
+
+/* The memory section: the run's findings, then each thread's bytes per region. */
+static void emit_memory(const struct prof_parts *p, const struct prof_run_sink *s)
+{
+    if (!s->memory)
+        return;
+    for (size_t i = 0; p->ov && i < p->ov->nmemory; i++)
+        s->memory(s->ctx, &p->ov->memory[i]);
+    for (size_t i = 0; i < p->nrb; i++) {
+        const struct region_bytes *b = &p->rb[i];
+        struct prof_memory_rec m = {.kind = PROF_MK_REGION_BYTES,
+                                    .alloc_kind = -1,
+                                    .free_kind = -1,
+                                    .thread = b->thread,
+                                    .region = b->region,
+                                    .region_len = b->region_len,
+                                    .count = b->count,
+                                    .bytes = b->bytes};
+        s->memory(s->ctx, &m);
+    }
+}
+
+/* Pass two: every record, in the run file's order. */
+enum prof_error prof_parts_emit(struct prof_parts *p, const struct prof_run_sink *sink)
+{
+    int summary = p->m.mode && strcmp(p->m.mode, "summary") == 0;
+    p->summary = summary;
+    emit_meta(p, sink, summary);
+    enum prof_error err = sink->status ? sink->status(sink->ctx) : PROF_OK;
+    for (size_t k = 0; k < p->count && err == PROF_OK; k++) {
+        if (p->info[p->order[k]].damaged < 0)
+            continue;
+        err = read_part(p, p->paths[p->order[k]], NULL, sink);
+        if (err == PROF_OK && sink->status)
+            err = sink->status(sink->ctx);
+    }
+    if (err == PROF_OK) {
+        emit_memory(p, sink);
+        if (sink->status)
+            err = sink->status(sink->ctx);
+    }
+    return err;
+}
+
+/* Free what pass one and pass two kept. */
+void prof_parts_free(struct prof_parts *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; p->info && i < p->count; i++)
+        info_release(&p->info[i]);
+    free(p->info);
+    free(p->order);
+    meta_release(&p->m);
+    functions_release(&p->fs);
+    for (size_t i = 0; i < p->nrb; i++)
+        free(p->rb[i].region);
+    free(p->rb);
+    free(p);
+}

@@ -1,0 +1,296 @@
+/*
+ * csvwrite.c - the run-file writer: the records of a run (assemble.h) as the CSV text of
+ * docs/FORMAT.md 1. The only place where run-file text is made; the collector's threads write
+ * binary chunks only.
+ */
+#include "csvwrite.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of text kept before they are written out. */
+#define CSV_FLUSH (1u << 16)
+
+/* Append s[0..n) as one CSV field, quoted when it holds a comma, quote, CR or LF. */
+void prof_csv_field(struct prof_sbuf *b, const char *s, size_t n)
+{
+    size_t quotes = 0;
+    int special = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            quotes++;
+        else if (s[i] == ',' || s[i] == '\n' || s[i] == '\r')
+            special = 1;
+    }
+    if (!quotes && !special) {
+        prof_sbuf_add(b, s, n);
+        return;
+    }
+    char *d = prof_sbuf_grow(b, n + quotes + 2);
+    if (!d)
+        return;
+    *d++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            *d++ = '"';
+        *d++ = s[i];
+    }
+    *d++ = '"';
+    b->len = (size_t)(d - b->data);
+}
+
+/* Append v with 17 significant digits. */
+void prof_csv_double(struct prof_sbuf *b, double v)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    if (n > 0)
+        prof_sbuf_add(b, tmp, (size_t)n);
+}
+
+/* The writer behind the sink: text waits in buf; the part's ids are kept as CSV fields. */
+struct csv_writer {
+    FILE *out;
+    struct prof_sbuf buf;
+    struct prof_sbuf ids; /* every id of the current part as a field, back to back */
+    size_t *id_off, *id_len;
+    uint32_t nids, ids_cap;
+    char thread[24]; /* the current part's thread number in decimal */
+    size_t thread_len;
+    int memory_started; /* the memory section's header is written */
+    int nomem;
+};
+
+/* Write out what is buffered. */
+static void flush(struct csv_writer *w)
+{
+    if (w->buf.len && !w->buf.failed)
+        fwrite(w->buf.data, 1, w->buf.len, w->out);
+    w->buf.len = 0;
+}
+
+/* Append a header record: names joined by commas. */
+static void header_line(struct prof_sbuf *b, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            prof_sbuf_char(b, ',');
+        prof_sbuf_str(b, names[i]);
+    }
+    prof_sbuf_char(b, '\n');
+}
+
+/* Sink: one metadata record. */
+static void csv_meta(void *ctx, const char *const *fields, const size_t *lens, size_t n)
+{
+    struct csv_writer *w = ctx;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            prof_sbuf_char(&w->buf, ',');
+        prof_csv_field(&w->buf, fields[i], lens[i]);
+    }
+    prof_sbuf_char(&w->buf, '\n');
+}
+
+/* Sink: the table's header. */
+static void csv_table(void *ctx, int summary)
+{
+    struct csv_writer *w = ctx;
+    if (summary)
+        header_line(&w->buf, prof_summary_columns, PROF_SU_N);
+    else
+        header_line(&w->buf, prof_event_columns, PROF_EV_N);
+}
+
+/* Sink: a new part; its ids start again from 0. */
+static void csv_part(void *ctx, uint32_t thread)
+{
+    struct csv_writer *w = ctx;
+    w->ids.len = 0;
+    w->nids = 0;
+    w->thread_len = (size_t)(prof_u64_put(w->thread, thread) - w->thread);
+}
+
+/* Sink: keep an id as a CSV field for the rows that name it. */
+static void csv_id(void *ctx, uint32_t id, const char *text, size_t len)
+{
+    struct csv_writer *w = ctx;
+    if (id != w->nids)
+        return; /* assemble.c hands them over in order */
+    if (w->nids == w->ids_cap) {
+        uint32_t cap = w->ids_cap ? 2 * w->ids_cap : 64;
+        size_t *o = realloc(w->id_off, cap * sizeof *o);
+        if (o)
+            w->id_off = o;
+        size_t *l = realloc(w->id_len, cap * sizeof *l);
+        if (l)
+            w->id_len = l;
+        if (!o || !l) {
+            w->nomem = 1;
+            return;
+        }
+        w->ids_cap = cap;
+    }
+    size_t off = w->ids.len;
+    prof_csv_field(&w->ids, text, len);
+    w->id_off[w->nids] = off;
+    w->id_len[w->nids] = w->ids.len - off;
+    w->nids++;
+}
+
+/* Sink: one events-table row, formatted straight into the buffer. */
+static void csv_event(void *ctx, const struct prof_event_rec *e)
+{
+    struct csv_writer *w = ctx;
+    if (e->region_id >= w->nids || (e->depth > 0 && e->parent_id >= w->nids) || w->ids.failed) {
+        w->nomem = 1; /* an id the writer could not keep */
+        return;
+    }
+    struct prof_sbuf *b = &w->buf;
+    const char *ids = w->ids.data;
+    size_t idl = w->id_len[e->region_id], pl = e->depth > 0 ? w->id_len[e->parent_id] : 0;
+    char *p = prof_sbuf_grow(b, idl + pl + w->thread_len + 4 * 20 + 16);
+    if (!p)
+        return;
+    memcpy(p, ids + w->id_off[e->region_id], idl);
+    p += idl;
+    *p++ = ',';
+    if (e->stopped)
+        p = prof_u64_put(p, e->ticks);
+    *p++ = ',';
+    memcpy(p, w->thread, w->thread_len);
+    p += w->thread_len;
+    *p++ = ',';
+    if (pl)
+        memcpy(p, ids + w->id_off[e->parent_id], pl);
+    p += pl;
+    *p++ = ',';
+    p = prof_u64_put(p, e->depth);
+    *p++ = ',';
+    if (e->stopped)
+        p = prof_u64_put(p, e->self);
+    *p++ = ',';
+    p = prof_u64_put(p, e->start);
+    memcpy(p, e->nested ? ",1\n" : ",0\n", 3);
+    b->len = (size_t)(p + 3 - b->data);
+    if (b->len >= CSV_FLUSH)
+        flush(w);
+}
+
+/* Append one summary-table row (Region..Histogram, no line end). */
+void prof_csv_summary_row(struct prof_sbuf *b, const struct prof_summary_rec *s)
+{
+    const uint64_t col[] = {s->thread, s->calls, s->ticks, s->self, s->min, s->max};
+    prof_csv_field(b, s->region, s->region_len);
+    for (size_t i = 0; i < sizeof col / sizeof col[0]; i++) {
+        prof_sbuf_char(b, ',');
+        prof_sbuf_u64(b, col[i]);
+    }
+    prof_sbuf_char(b, ',');
+    prof_csv_double(b, s->sumsq);
+    prof_sbuf_char(b, ',');
+    prof_sbuf_u64(b, s->outer);
+    prof_sbuf_char(b, ',');
+    for (size_t i = 0; i < s->nhist; i++) {
+        if (i)
+            prof_sbuf_char(b, ';');
+        prof_sbuf_u64(b, s->hist_bucket[i]);
+        prof_sbuf_char(b, ':');
+        prof_sbuf_u64(b, s->hist_count[i]);
+    }
+}
+
+/* Sink: one summary-table row. */
+static void csv_summary(void *ctx, const struct prof_summary_rec *s)
+{
+    struct csv_writer *w = ctx;
+    prof_csv_summary_row(&w->buf, s);
+    prof_sbuf_char(&w->buf, '\n');
+    if (w->buf.len >= CSV_FLUSH)
+        flush(w);
+}
+
+/* Append a thread number, empty for 0 (unknown). */
+static void thread_field(struct prof_sbuf *b, uint32_t n)
+{
+    if (n)
+        prof_sbuf_u64(b, n);
+}
+
+/* Append a NUL-terminated text as a field (NULL: empty). */
+static void text_field(struct prof_sbuf *b, const char *s)
+{
+    if (s)
+        prof_csv_field(b, s, strlen(s));
+}
+
+/* Sink: one row of the memory section, after its Table record and header. */
+static void csv_memory(void *ctx, const struct prof_memory_rec *m)
+{
+    struct csv_writer *w = ctx;
+    struct prof_sbuf *b = &w->buf;
+    if (!w->memory_started) {
+        w->memory_started = 1;
+        prof_sbuf_str(b, "Table," PROF_MEMORY_SECTION "\n");
+        header_line(b, prof_memory_columns, PROF_ME_N);
+    }
+    prof_sbuf_str(b, m->kind >= 0 && m->kind < PROF_MK_N ? prof_memory_kinds[m->kind] : "");
+    prof_sbuf_char(b, ',');
+    /* A thread's own bytes always name it; a finding's thread may be unknown (0). */
+    if (m->kind == PROF_MK_REGION_BYTES)
+        prof_sbuf_u64(b, m->thread);
+    else
+        thread_field(b, m->thread);
+    prof_sbuf_char(b, ',');
+    if (m->region)
+        prof_csv_field(b, m->region, m->region_len);
+    prof_sbuf_char(b, ',');
+    text_field(b, m->site);
+    prof_sbuf_char(b, ',');
+    prof_sbuf_u64(b, m->count);
+    prof_sbuf_char(b, ',');
+    prof_sbuf_u64(b, m->bytes);
+    prof_sbuf_char(b, ',');
+    prof_sbuf_str(b, prof_alloc_kind_name(m->alloc_kind));
+    prof_sbuf_char(b, ',');
+    prof_sbuf_str(b, prof_free_kind_name(m->free_kind));
+    prof_sbuf_char(b, ',');
+    thread_field(b, m->other_thread);
+    prof_sbuf_char(b, ',');
+    text_field(b, m->other_site);
+    prof_sbuf_char(b, '\n');
+}
+
+/* Sink: write out what is buffered and say whether anything failed so far. */
+static enum prof_error csv_status(void *ctx)
+{
+    struct csv_writer *w = ctx;
+    if (w->nomem || w->buf.failed || w->ids.failed)
+        return PROF_ERR_NOMEM;
+    flush(w);
+    return ferror(w->out) ? PROF_ERR_IO : PROF_OK;
+}
+
+/* Merge the parts into a run file written to out. */
+enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
+                              const struct prof_run_override *ov)
+{
+    if ((!paths && count) || !out)
+        return PROF_ERR_ARGUMENT;
+    struct prof_parts *parts;
+    enum prof_error err = prof_parts_open(paths, count, ov, &parts);
+    if (err != PROF_OK)
+        return err;
+    struct csv_writer w = {.out = out};
+    struct prof_run_sink sink = {&w,        csv_meta,    csv_table,  csv_part,  csv_id,
+                                 csv_event, csv_summary, csv_memory, csv_status};
+    err = prof_parts_emit(parts, &sink);
+    if (err == PROF_OK && (fflush(out) != 0 || ferror(out)))
+        err = PROF_ERR_IO;
+    prof_parts_free(parts);
+    prof_sbuf_release(&w.buf);
+    prof_sbuf_release(&w.ids);
+    free(w.id_off);
+    free(w.id_len);
+    return err;
+}

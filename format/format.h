@@ -1,0 +1,139 @@
+/*
+ * format.h - the run-file and part-file formats (docs/FORMAT.md), defined once for both sides:
+ * the collector writes them, the profreport command reads them. Chunk ids, event words, the
+ * binary records of a part, the run file's column names and values, and the versions.
+ *
+ * Never installed. The tables are constant and live as long as the program.
+ */
+#ifndef PROF_FORMAT_H
+#define PROF_FORMAT_H
+
+#include "profreport.h"
+
+#include <stdint.h>
+
+/* Declarations of library-internal data: hidden, so PIC code reaches them without the GOT (the
+   same definition as the collector's internal.h). */
+#define PROF_INTERNAL __attribute__((visibility("hidden")))
+
+/* ---- run file (FORMAT.md 1) ---- */
+
+/* The Format record: "Format,profreport-run,<version>". */
+#define PROF_RUN_FORMAT "profreport-run"
+/* The version written (PROF_FORMAT_VERSION of the public header) and the oldest one read. */
+#define PROF_RUN_VERSION PROF_FORMAT_VERSION
+#define PROF_RUN_VERSION_MIN 1
+/* The first version that may follow its table with sections ("Table,<name>", 1.5). */
+#define PROF_RUN_VERSION_SECTIONS 2
+/* A run file's frequency when no part says it (cannot happen for a part the reader accepts). */
+#define PROF_RUN_FREQUENCY_DEFAULT "1000000000"
+
+/* The columns of an events table (1.3), of a summary table (1.4) and of the memory section
+   (1.5), in their order; the names are in prof_event_columns and its siblings. */
+enum prof_event_col {
+    PROF_EV_REGION,
+    PROF_EV_TICKS,
+    PROF_EV_THREAD,
+    PROF_EV_PARENT,
+    PROF_EV_DEPTH,
+    PROF_EV_SELF,
+    PROF_EV_START,
+    PROF_EV_NESTED,
+    PROF_EV_N
+};
+enum prof_summary_col {
+    PROF_SU_REGION,
+    PROF_SU_THREAD,
+    PROF_SU_CALLS,
+    PROF_SU_TICKS,
+    PROF_SU_SELF,
+    PROF_SU_MIN,
+    PROF_SU_MAX,
+    PROF_SU_SUMSQ,
+    PROF_SU_OUTER,
+    PROF_SU_HIST,
+    PROF_SU_N
+};
+enum prof_memory_col {
+    PROF_ME_KIND,
+    PROF_ME_THREAD,
+    PROF_ME_REGION,
+    PROF_ME_SITE,
+    PROF_ME_COUNT,
+    PROF_ME_BYTES,
+    PROF_ME_ALLOC,
+    PROF_ME_FREE,
+    PROF_ME_OTHER_THREAD,
+    PROF_ME_OTHER_SITE,
+    PROF_ME_N
+};
+extern PROF_INTERNAL const char *const prof_event_columns[PROF_EV_N];
+extern PROF_INTERNAL const char *const prof_summary_columns[PROF_SU_N];
+extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
+
+/* The memory section's name in its "Table,memory" record. */
+#define PROF_MEMORY_SECTION "memory"
+
+/* Values of the memory section's Kind column, findings first in the order the section lists
+   them (the order of memtab.c's enum prof_mem_finding), then region-bytes. */
+enum prof_memory_kind {
+    PROF_MK_LEAK,
+    PROF_MK_DOUBLE_FREE,
+    PROF_MK_UNKNOWN_FREE,
+    PROF_MK_MISMATCH,
+    PROF_MK_CROSS_THREAD,
+    PROF_MK_REGION_BYTES,
+    PROF_MK_N
+};
+extern PROF_INTERNAL const char *const prof_memory_kinds[PROF_MK_N];
+/* Values of AllocKind and FreeKind: [0] is the empty field (kind unknown), then one per
+   enum prof_mem_kind, so the value of kind k is at [k + 1]. */
+#define PROF_MEM_KIND_NAMES (PROF_MEM_KIND_LAST + 1)
+extern PROF_INTERNAL const char *const prof_alloc_kinds[PROF_MEM_KIND_NAMES];
+extern PROF_INTERNAL const char *const prof_free_kinds[PROF_MEM_KIND_NAMES];
+/* The value for an allocation or deallocation kind, "" when it is not one. */
+const char *prof_alloc_kind_name(int kind);
+const char *prof_free_kind_name(int kind);
+
+/* ---- part files (FORMAT.md 3) ---- */
+
+/* The Format pair of a part's header chunk. */
+#define PROF_PART_FORMAT "profreport-part,2"
+/* Version 1 (profreport 0.1) held its summary statistics as CSV text in PRFS and PRFP chunks;
+   its other chunks are as in version 2, so such a part is read without them. */
+#define PROF_PART_FORMAT_V1 "profreport-part,1"
+
+/* Chunk types: four ASCII letters read as a little-endian u32. */
+#define PROF_CHUNK(a, b, c, d)                                                                     \
+    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define PROF_CHUNK_HEADER PROF_CHUNK('P', 'R', 'F', 'H')
+#define PROF_CHUNK_IDS PROF_CHUNK('P', 'R', 'F', 'I')
+#define PROF_CHUNK_EVENTS PROF_CHUNK('P', 'R', 'F', 'E')
+#define PROF_CHUNK_NAME PROF_CHUNK('P', 'R', 'F', 'N')
+#define PROF_CHUNK_WARNING PROF_CHUNK('P', 'R', 'F', 'W')
+#define PROF_CHUNK_SUMMARY PROF_CHUNK('P', 'R', 'F', 'S')
+#define PROF_CHUNK_SNAPSHOT PROF_CHUNK('P', 'R', 'F', 'P')
+#define PROF_CHUNK_END PROF_CHUNK('P', 'R', 'F', 'Z')
+#define PROF_CHUNK_LOCATIONS PROF_CHUNK('P', 'R', 'F', 'L')
+#define PROF_CHUNK_MEMORY PROF_CHUNK('P', 'R', 'F', 'M')
+
+/* Event words of a PRFE chunk. */
+#define PROF_W_EXIT 0x80000000u
+#define PROF_W_LONG 0x7fffffffu
+#define PROF_W_STRAY 0x7ffffffeu
+#define PROF_W_MAX_ID 0x7ffffff0u
+
+/* The id index of a PRFM record counted outside any region. */
+#define PROF_MEM_NO_REGION 0xffffffffu
+/* Bytes of one PRFM record: index:u32 count:u64 bytes:u64. */
+#define PROF_MEM_RECORD 20u
+
+/*
+ * One summary statistics record of a PRFS or PRFP chunk (all little-endian):
+ *   index:u32 nhist:u32 calls:u64 ticks:u64 self:u64 min:u64 max:u64 outer:u64 sumsq:f64
+ * then nhist times bucket:u32 count:u64.
+ */
+#define PROF_SUMMARY_HEAD 64u
+#define PROF_SUMMARY_PAIR 12u
+
+#endif /* PROF_FORMAT_H */
