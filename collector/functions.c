@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "functions.h"
 
+#include "profreport.h"
+
 #include <fnmatch.h>
 #include <pthread.h>
 #include <inttypes.h>

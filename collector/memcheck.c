@@ -10,7 +10,10 @@
 #define _GNU_SOURCE /* dladdr1 */
 #include "memcheck.h"
 
+#include "assemble.h"
+#include "format.h"
 #include "hooks.h"
+#include "partwrite.h"
 #include "memtab.h"
 #include "run.h"
 #include "status.h"

@@ -7,6 +7,8 @@
  */
 #include "memtab.h"
 
+#include "format.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

@@ -4,6 +4,8 @@
  */
 #include "run.h"
 
+#include "assemble.h"
+#include "csvwrite.h"
 #include "fileutil.h"
 #include "hooks.h"
 #include "status.h"
