@@ -4,9 +4,13 @@
  */
 #include "thread.h"
 
+#include "csvwrite.h"
 #include "fileutil.h"
 #include "hooks.h"
 #include "memtab.h" /* prof_mem_map: buffers straight from the kernel */
+#include "partwrite.h"
+#include "sbuf.h"
+#include "summary.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -563,7 +567,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->path)
         return PROF_ERR_NOMEM;
     snprintf(t->path, plen, "%s/%s.%u.part", run->dir, run->runname, number);
-    t->fd = prof_file_create(t->path); /* the folder may be shared: never through a link */
+    t->fd = prof_file_create(t->path, 0644); /* the folder may be shared: never through a link */
     if (t->fd < 0) {
         prof_fail("cannot create", t->path, errno);
         free(t->path);

@@ -575,7 +575,8 @@ int exports_write(struct exports *x, struct model *m, struct rep_error *e)
     }
     if (x->o.csv_dir) {
         struct stat st;
-        int err = mkdirs(x->o.csv_dir, 0); /* profreport(1): its parent must exist */
+        /* One level only: profreport(1) says its parent must exist. */
+        int err = mkdir(x->o.csv_dir, 0777) != 0 && errno != EEXIST ? errno : 0;
         if (err) {
             rep_fail(e, REP_ERR_OUTPUT, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
             return -1;

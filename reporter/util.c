@@ -254,27 +254,3 @@ uint64_t hash_fnv1a(const char *s, size_t n)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
     return h;
 }
-
-/* The folder, and with parents its missing parents (mkdir -p). 0, or an errno value. */
-int mkdirs(const char *dir, int parents)
-{
-    if (!parents)
-        return mkdir(dir, 0777) != 0 && errno != EEXIST ? errno : 0;
-    char *p = xstrdup(dir);
-    int err = 0;
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s != 0)
-            continue;
-        char c = *s;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            err = errno;
-            break;
-        }
-        *s = c;
-        if (!c)
-            break;
-    }
-    free(p);
-    return err;
-}

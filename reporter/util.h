@@ -66,8 +66,4 @@ void sbuf_release(struct sbuf *b);
 /* FNV-1a hash of s[0..n) (64 bits): names in hash tables, bootstrap seeds. */
 uint64_t hash_fnv1a(const char *s, size_t n);
 
-/* Create the folder unless it exists, and with parents its missing parents too (mkdir -p);
-   without, a missing parent is an error (ENOENT). 0, or an errno value. */
-int mkdirs(const char *dir, int parents);
-
 #endif /* PROFREPORT_UTIL_H */
