@@ -6,6 +6,7 @@
 
 #include "csvwrite.h"
 #include "fileutil.h"
+#include "hash.h"
 #include "hooks.h"
 #include "memtab.h" /* prof_mem_map: buffers straight from the kernel */
 #include "partwrite.h"
@@ -187,19 +188,11 @@ static int slots_grow(struct prof_thread *t)
     return 0;
 }
 
-/* FNV-1a of a NUL-terminated id. */
-static uint32_t text_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* Summary mode: the first index whose id text equals that of index i (entering i if new). */
 static uint32_t text_find_or_add(struct prof_thread *t, uint32_t i)
 {
-    for (uint32_t h = text_hash(t->ids[i]) & t->summary.tmask;; h = (h + 1) & t->summary.tmask) {
+    for (uint32_t h = (uint32_t)prof_hash_str(t->ids[i]) & t->summary.tmask;;
+         h = (h + 1) & t->summary.tmask) {
         uint32_t e = t->summary.texts[h];
         if (e == 0) {
             t->summary.texts[h] = i + 1;

@@ -245,12 +245,3 @@ void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
     *cap = n;
     return arr;
 }
-
-/* FNV-1a of s[0..n): the same on every machine, so seeds made from it are too. */
-uint64_t hash_fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}

@@ -63,7 +63,4 @@ void sbuf_add(struct sbuf *b, const char *s, size_t n);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_release(struct sbuf *b);
 
-/* FNV-1a hash of s[0..n) (64 bits): names in hash tables, bootstrap seeds. */
-uint64_t hash_fnv1a(const char *s, size_t n);
-
 #endif /* PROFREPORT_UTIL_H */
