@@ -10,7 +10,7 @@
 #include "hooks.h"
 #include "memtab.h" /* prof_mem_map: buffers straight from the kernel */
 #include "partwrite.h"
-#include "sbuf.h"
+#include "strbuf.h"
 #include "summary.h"
 
 #include <errno.h>

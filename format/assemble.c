@@ -11,7 +11,7 @@
 #include "hash.h"
 #include "partread.h"
 #include "replay.h"
-#include "sbuf.h"
+#include "strbuf.h"
 #include "summary.h"
 
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include "csvwrite.h"
 #include "format.h"
 #include "partwrite.h"
-#include "sbuf.h"
+#include "strbuf.h"
 #include "summary.h"
 
 /* Run-level pairs of a part header (split literals: "\0" followed by a digit is octal). */

@@ -17,7 +17,7 @@
 #include "assemble.h"
 #include "format.h"
 #include "partwrite.h"
-#include "sbuf.h"
+#include "strbuf.h"
 #include "partfile.h"
 #include "runfile.h"
 #include "summary.h"

@@ -15,7 +15,7 @@
 
 #include "format.h"
 #include "partwrite.h"
-#include "sbuf.h"
+#include "strbuf.h"
 #include "partread.h"
 
 /* Chunks come back with their type and payload, in order, then the end. */
