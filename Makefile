@@ -48,7 +48,7 @@ WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wwrite-
 # Every compile writes the headers it read into a .d file beside its output (included below).
 DEPFLAGS := -MMD -MP
 LIB_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
-	-pthread -Icollector -Iformat
+	-pthread -Icollector -Iformat -Icommon
 APP_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Icollector
 APP_CXXFLAGS := -std=c++17 $(DEPFLAGS) -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLAGS) -pthread \
 	-Icollector
@@ -56,12 +56,14 @@ APP_CXXFLAGS := -std=c++17 $(DEPFLAGS) -Wall -Wextra -Wshadow $(WERROR) $(CXXFLA
 APP_LDFLAGS := $(SANFLAGS) -L$(BUILD) -Wl,-rpath,$(abspath $(BUILD)) -pthread
 APP_LIBS := -lprofreport
 
-# The run-file and part-file formats (format/) are compiled into libprofreport, for the
-# collector that writes them and for the reporter, which links libprofreport.a to read them.
+# The run-file and part-file formats (format/) and the small shared layer (common/: strings,
+# files, hashing) are compiled into libprofreport: the collector uses them, and the reporter,
+# which links libprofreport.a, uses the same code.
 # libprofreport-auto is libprofreport plus the -finstrument-functions hooks and the symbolizer
 # (elfutils' libdw; libiberty's demangler, linked in and kept private).
 AUTO_SRC := collector/auto.c collector/functions.c collector/symbols.c
-LIB_SRC := $(filter-out $(AUTO_SRC),$(wildcard collector/*.c)) $(wildcard format/*.c)
+LIB_SRC := $(filter-out $(AUTO_SRC),$(wildcard collector/*.c)) $(wildcard format/*.c) \
+	$(wildcard common/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 AUTO_OBJ := $(AUTO_SRC:%.c=$(BUILD)/%.o)
 STATIC_LIB := $(BUILD)/libprofreport.a
@@ -84,7 +86,7 @@ REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
 REPORTER_LIB := $(BUILD)/libreporter.a
 REPORTER := $(BUILD)/profreport
 REPORTER_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
-	-Icollector -Iformat -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
+	-Icollector -Iformat -Icommon -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 REPORTER_LIBS := $(REPORTER_LIB) $(STATIC_LIB) -lxlsxwriter -lcsv -lm -pthread
 
 EXAMPLES_C := $(wildcard examples/*.c)
@@ -118,6 +120,10 @@ $(BUILD)/collector/%.o: collector/%.c
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
 $(BUILD)/format/%.o: format/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(BUILD)/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
@@ -247,7 +253,7 @@ $(BUILD)/tests/plain/%: tests/plain/%.c
 # which only the static library lets a program call.
 $(BUILD)/tests/programs/recover: tests/programs/recover.c $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(APP_CFLAGS) -Iformat $< -o $@ $(SANFLAGS) $(STATIC_LIB) -pthread
+	$(CC) $(APP_CFLAGS) -Iformat -Icommon $< -o $@ $(SANFLAGS) $(STATIC_LIB) -pthread
 
 $(BUILD)/tests/programs/static_basic: examples/basic.c $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -284,7 +290,7 @@ FUZZ_TARGETS := runfile seed part workbook
 FUZZ_DIR := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-	-pthread -Icollector -Iformat -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
+	-pthread -Icollector -Iformat -Icommon -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_REPORTER_OBJ := $(filter-out $(FUZZ_DIR)/reporter/main.o,$(REPORTER_SRC:%.c=$(FUZZ_DIR)/%.o))
 FUZZ_OBJ := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/tests/fuzz/fuzz_%.o) $(FUZZ_DIR)/tests/fuzz/fuzz.o
@@ -401,7 +407,7 @@ clean:
 
 # ---- formatting ----
 
-FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp format/*.[ch] preload/*.c reporter/*.[ch] \
+FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp format/*.[ch] common/*.[ch] preload/*.c reporter/*.[ch] \
 	examples/*.c examples/*.cpp tests/unit/*.c tests/programs/*.c tests/programs/*.cpp \
 	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c tests/fuzz/*.[ch])
 

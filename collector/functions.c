@@ -9,6 +9,10 @@
 #define _GNU_SOURCE
 #include "functions.h"
 
+#include "hash.h"
+
+#include "profreport.h"
+
 #include <fnmatch.h>
 #include <pthread.h>
 #include <inttypes.h>
@@ -44,13 +48,7 @@ static size_t addr_hash(const void *a)
     return (size_t)(((uintptr_t)a * 0x9E3779B97F4A7C15ull) >> 32);
 }
 
-static size_t name_hash(const char *s)
-{
-    size_t h = 14695981039346656037ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
+static size_t name_hash(const char *s) { return (size_t)prof_hash_str(s); }
 
 /* Grow both tables to twice their size; -1 when memory runs out. */
 static int grow(void)

@@ -10,7 +10,7 @@
 #ifndef PROF_HOOKS_H
 #define PROF_HOOKS_H
 
-#include "sbuf.h"
+#include "strbuf.h"
 
 #include <stddef.h>
 

@@ -10,7 +10,10 @@
 #define _GNU_SOURCE /* dladdr1 */
 #include "memcheck.h"
 
+#include "assemble.h"
+#include "format.h"
 #include "hooks.h"
+#include "partwrite.h"
 #include "memtab.h"
 #include "run.h"
 #include "status.h"
@@ -21,6 +24,7 @@
 #include <limits.h>
 #include <link.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>

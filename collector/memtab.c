@@ -7,6 +7,9 @@
  */
 #include "memtab.h"
 
+#include "format.h"
+#include "hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -193,10 +196,7 @@ static uint64_t site_hash(struct prof_site s)
 {
     if (!s.text || !s.v)
         return s.v;
-    uint64_t h = 14695981039346656037ull;
-    for (const char *p = (const char *)s.v; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    return h ^ 1ull << 63;
+    return prof_hash_str((const char *)s.v) ^ 1ull << 63;
 }
 
 /* Hash of a finding's key: its fields, not its padding. */

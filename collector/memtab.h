@@ -8,7 +8,7 @@
 #ifndef PROF_MEMTAB_H
 #define PROF_MEMTAB_H
 
-#include "internal.h"
+#include "compiler.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
 #define PROF_REGIONSTATS_H
 
 #include "hist.h"
-#include "sbuf.h"
+#include "strbuf.h"
 
 #include <stdint.h>
 

@@ -4,6 +4,8 @@
  */
 #include "run.h"
 
+#include "assemble.h"
+#include "csvwrite.h"
 #include "fileutil.h"
 #include "hooks.h"
 #include "status.h"
@@ -204,27 +206,10 @@ static void process_init(void)
         g.host[0] = 0;
 }
 
-/* mkdir -p; 0 or an errno value. */
+/* The run's folder, made with its parents when missing, and writable: 0 or an errno value. */
 static int make_dirs(const char *dir)
 {
-    char *p = strdup(dir);
-    if (!p)
-        return ENOMEM;
-    int err = 0;
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s != 0)
-            continue;
-        char c = *s;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            err = errno;
-            break;
-        }
-        *s = c;
-        if (!c)
-            break;
-    }
-    free(p);
+    int err = prof_mkdirs(dir);
     if (!err) {
         struct stat st;
         if (stat(dir, &st) != 0)
@@ -606,7 +591,7 @@ static enum prof_error run_finish(int at_exit)
         snprintf(final, dl, "%s/%s.csv", g.dir, g.runname);
         /* The folder may be shared: a new file under a random name, and a rename that replaces
            nothing (fileutil.h), so a link planted at either name leads nowhere. */
-        int fd = prof_file_create_temp(g.dir, g.runname, ".csv.tmp", &tmp);
+        int fd = prof_file_create_temp(g.dir, g.runname, ".csv.tmp", 0644, &tmp);
         FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
         if (!out) {
             int e = errno;

@@ -8,7 +8,7 @@
 #ifndef PROF_STATUS_H
 #define PROF_STATUS_H
 
-#include "internal.h"
+#include "compiler.h"
 
 #include <stdint.h>
 

@@ -9,7 +9,8 @@
 #ifndef PROF_SYMBOLS_H
 #define PROF_SYMBOLS_H
 
-#include "internal.h"
+#include "compiler.h"
+#include "profreport.h"
 
 #include <stdint.h>
 

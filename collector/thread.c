@@ -4,9 +4,14 @@
  */
 #include "thread.h"
 
+#include "csvwrite.h"
 #include "fileutil.h"
+#include "hash.h"
 #include "hooks.h"
 #include "memtab.h" /* prof_mem_map: buffers straight from the kernel */
+#include "partwrite.h"
+#include "strbuf.h"
+#include "summary.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -183,19 +188,11 @@ static int slots_grow(struct prof_thread *t)
     return 0;
 }
 
-/* FNV-1a of a NUL-terminated id. */
-static uint32_t text_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* Summary mode: the first index whose id text equals that of index i (entering i if new). */
 static uint32_t text_find_or_add(struct prof_thread *t, uint32_t i)
 {
-    for (uint32_t h = text_hash(t->ids[i]) & t->summary.tmask;; h = (h + 1) & t->summary.tmask) {
+    for (uint32_t h = (uint32_t)prof_hash_str(t->ids[i]) & t->summary.tmask;;
+         h = (h + 1) & t->summary.tmask) {
         uint32_t e = t->summary.texts[h];
         if (e == 0) {
             t->summary.texts[h] = i + 1;
@@ -563,7 +560,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->path)
         return PROF_ERR_NOMEM;
     snprintf(t->path, plen, "%s/%s.%u.part", run->dir, run->runname, number);
-    t->fd = prof_file_create(t->path); /* the folder may be shared: never through a link */
+    t->fd = prof_file_create(t->path, 0644); /* the folder may be shared: never through a link */
     if (t->fd < 0) {
         prof_fail("cannot create", t->path, errno);
         free(t->path);

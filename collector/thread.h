@@ -16,7 +16,9 @@
 #ifndef PROF_THREAD_H
 #define PROF_THREAD_H
 
-#include "internal.h"
+#include "compiler.h"
+#include "format.h"
+#include "regionstats.h"
 #include "status.h"
 #include "symbols.h"
 #include "timer.h"

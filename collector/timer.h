@@ -6,7 +6,7 @@
 #ifndef PROF_TIMER_H
 #define PROF_TIMER_H
 
-#include "internal.h"
+#include "compiler.h"
 
 #include <stdint.h>
 

@@ -8,9 +8,10 @@
  */
 #include "assemble.h"
 
+#include "hash.h"
 #include "partread.h"
 #include "replay.h"
-#include "sbuf.h"
+#include "strbuf.h"
 #include "summary.h"
 
 #include <errno.h>
@@ -119,19 +120,10 @@ static void ids_release(struct ids *ids)
     memset(ids, 0, sizeof *ids);
 }
 
-/* FNV-1a over an id's bytes. */
-static uint32_t text_hash(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 /* The first index whose text equals that of index i, entering i if it is the first. */
 static uint32_t ids_find_or_add(struct ids *ids, uint32_t i)
 {
-    uint32_t h = text_hash(ids->s[i], ids->len[i]) & ids->mask;
+    uint32_t h = (uint32_t)prof_hash(ids->s[i], ids->len[i]) & ids->mask;
     for (;; h = (h + 1) & ids->mask) {
         uint32_t e = ids->table[h];
         if (e == 0) {
@@ -211,7 +203,7 @@ static int functions_seen(struct functions *fs, const char *name)
             return -1;
         for (size_t i = 0; fs->mask && i <= fs->mask; i++)
             if (fs->names[i]) {
-                size_t h = text_hash(fs->names[i], strlen(fs->names[i])) & (size - 1);
+                size_t h = prof_hash_str(fs->names[i]) & (size - 1);
                 while (t[h])
                     h = (h + 1) & (size - 1);
                 t[h] = fs->names[i];
@@ -220,7 +212,7 @@ static int functions_seen(struct functions *fs, const char *name)
         fs->names = t;
         fs->mask = size - 1;
     }
-    size_t h = text_hash(name, strlen(name)) & fs->mask;
+    size_t h = prof_hash_str(name) & fs->mask;
     for (; fs->names[h]; h = (h + 1) & fs->mask)
         if (strcmp(fs->names[h], name) == 0)
             return 1;

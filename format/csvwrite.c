@@ -11,34 +11,6 @@
 /* Bytes of text kept before they are written out. */
 #define CSV_FLUSH (1u << 16)
 
-/* Append s[0..n) as one CSV field, quoted when it holds a comma, quote, CR or LF. */
-void prof_csv_field(struct prof_sbuf *b, const char *s, size_t n)
-{
-    size_t quotes = 0;
-    int special = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            quotes++;
-        else if (s[i] == ',' || s[i] == '\n' || s[i] == '\r')
-            special = 1;
-    }
-    if (!quotes && !special) {
-        prof_sbuf_add(b, s, n);
-        return;
-    }
-    char *d = prof_sbuf_grow(b, n + quotes + 2);
-    if (!d)
-        return;
-    *d++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            *d++ = '"';
-        *d++ = s[i];
-    }
-    *d++ = '"';
-    b->len = (size_t)(d - b->data);
-}
-
 /* Append v with 17 significant digits. */
 void prof_csv_double(struct prof_sbuf *b, double v)
 {
@@ -87,7 +59,7 @@ static void csv_meta(void *ctx, const char *const *fields, const size_t *lens, s
     for (size_t i = 0; i < n; i++) {
         if (i)
             prof_sbuf_char(&w->buf, ',');
-        prof_csv_field(&w->buf, fields[i], lens[i]);
+        prof_sbuf_csv(&w->buf, fields[i], lens[i]);
     }
     prof_sbuf_char(&w->buf, '\n');
 }
@@ -132,7 +104,7 @@ static void csv_id(void *ctx, uint32_t id, const char *text, size_t len)
         w->ids_cap = cap;
     }
     size_t off = w->ids.len;
-    prof_csv_field(&w->ids, text, len);
+    prof_sbuf_csv(&w->ids, text, len);
     w->id_off[w->nids] = off;
     w->id_len[w->nids] = w->ids.len - off;
     w->nids++;
@@ -181,7 +153,7 @@ static void csv_event(void *ctx, const struct prof_event_rec *e)
 void prof_csv_summary_row(struct prof_sbuf *b, const struct prof_summary_rec *s)
 {
     const uint64_t col[] = {s->thread, s->calls, s->ticks, s->self, s->min, s->max};
-    prof_csv_field(b, s->region, s->region_len);
+    prof_sbuf_csv(b, s->region, s->region_len);
     for (size_t i = 0; i < sizeof col / sizeof col[0]; i++) {
         prof_sbuf_char(b, ',');
         prof_sbuf_u64(b, col[i]);
@@ -221,7 +193,7 @@ static void thread_field(struct prof_sbuf *b, uint32_t n)
 static void text_field(struct prof_sbuf *b, const char *s)
 {
     if (s)
-        prof_csv_field(b, s, strlen(s));
+        prof_sbuf_csv(b, s, strlen(s));
 }
 
 /* Sink: one row of the memory section, after its Table record and header. */
@@ -243,7 +215,7 @@ static void csv_memory(void *ctx, const struct prof_memory_rec *m)
         thread_field(b, m->thread);
     prof_sbuf_char(b, ',');
     if (m->region)
-        prof_csv_field(b, m->region, m->region_len);
+        prof_sbuf_csv(b, m->region, m->region_len);
     prof_sbuf_char(b, ',');
     text_field(b, m->site);
     prof_sbuf_char(b, ',');

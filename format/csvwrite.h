@@ -8,12 +8,10 @@
 #define PROF_CSVWRITE_H
 
 #include "assemble.h"
-#include "sbuf.h"
+#include "strbuf.h"
 
 #include <stdio.h>
 
-/* Append s[0..n) as one RFC 4180 field, quoted when it holds a comma, quote, CR or LF. */
-void prof_csv_field(struct prof_sbuf *b, const char *s, size_t n);
 /* Append v with 17 significant digits (C locale), enough to read back the same double. */
 void prof_csv_double(struct prof_sbuf *b, double v);
 

@@ -8,13 +8,10 @@
 #ifndef PROF_FORMAT_H
 #define PROF_FORMAT_H
 
+#include "compiler.h"
 #include "profreport.h"
 
 #include <stdint.h>
-
-/* Declarations of library-internal data: hidden, so PIC code reaches them without the GOT (the
-   same definition as the collector's internal.h). */
-#define PROF_INTERNAL __attribute__((visibility("hidden")))
 
 /* ---- run file (FORMAT.md 1) ---- */
 

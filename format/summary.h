@@ -7,7 +7,7 @@
 
 #include "format.h"
 #include "hist.h"
-#include "sbuf.h"
+#include "strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,10 +1,12 @@
 /*
  * atomicfile.c - the one way profreport writes an output file: a unique temporary beside the
- * target, created with O_EXCL and O_NOFOLLOW, renamed into place, removed on failure, at exit
- * and on SIGINT, SIGTERM or SIGHUP (through a registry the signal handler can read).
+ * target, created as fileutil.c creates every file (O_EXCL, O_NOFOLLOW), renamed into place,
+ * removed on failure, at exit and on SIGINT, SIGTERM or SIGHUP (through a registry the signal
+ * handler can read).
  */
-#define _GNU_SOURCE /* getdents64, mkostemp */
+#define _GNU_SOURCE /* getdents64 */
 #include "atomicfile.h"
+#include "fileutil.h"
 #include "rep_error.h"
 #include "util.h"
 
@@ -170,21 +172,19 @@ int atomicfile_open(struct atomicfile *a, const char *target, struct rep_error *
         return -1;
     char *d = xstrdup(target), *b = xstrdup(target);
     const char *dir = dirname(d), *base = basename(b);
-    size_t len = strlen(dir) + strlen(base) + 16;
-    char *tmp = xmalloc(len);
-    snprintf(tmp, len, "%s/.%s.XXXXXX", dir, base);
-    free(d);
-    free(b);
-    /* Registered before a signal can come between its creation and its registration. */
+    /* Registered before a signal can come between its creation and its registration. The
+       mode is a new file's under the umask: an output is as readable as any other. */
     sigset_t old;
     registry_lock(&old);
-    int fd = mkostemp(tmp, O_CLOEXEC | O_NOFOLLOW);
+    char *tmp = NULL;
+    int fd = prof_file_create_temp(dir, base, "", 0666, &tmp);
     int err = errno;
     if (fd >= 0)
         a->slot = registry_add(tmp, 0);
     registry_unlock(&old);
+    free(d);
+    free(b);
     if (fd < 0) {
-        free(tmp);
         rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
         return -1;
     }
@@ -196,10 +196,6 @@ int atomicfile_open(struct atomicfile *a, const char *target, struct rep_error *
         atomicfile_discard(a);
         return -1;
     }
-    /* mkostemp makes 0600; an output is as readable as any new file. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
     a->target = xstrdup(target);
     a->dev = st.st_dev;
     a->ino = st.st_ino;

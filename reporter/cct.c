@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "cct.h"
+#include "hash.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -55,7 +56,7 @@ uint32_t cct_intern(struct cct *t, const char *s, size_t n)
         t->name_table = xcalloc(size, sizeof *t->name_table);
         t->name_mask = size - 1;
         for (size_t i = 0; i < t->nnames; i++) {
-            size_t h = hash_fnv1a(t->names[i], t->name_lens[i]) & t->name_mask;
+            size_t h = prof_hash(t->names[i], t->name_lens[i]) & t->name_mask;
             while (t->name_table[h])
                 h = (h + 1) & t->name_mask;
             t->name_table[h] = (uint32_t)(i + 1);
@@ -63,7 +64,7 @@ uint32_t cct_intern(struct cct *t, const char *s, size_t n)
         t->names = xrealloc(t->names, size / 2 * sizeof *t->names);
         t->name_lens = xrealloc(t->name_lens, size / 2 * sizeof *t->name_lens);
     }
-    size_t h = hash_fnv1a(s, n) & t->name_mask;
+    size_t h = prof_hash(s, n) & t->name_mask;
     for (; t->name_table[h]; h = (h + 1) & t->name_mask) {
         uint32_t i = t->name_table[h] - 1;
         if (t->name_lens[i] == n && memcmp(t->names[i], s, n) == 0)

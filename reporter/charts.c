@@ -7,6 +7,7 @@
 #include "atomicfile.h"
 #include "charts.h"
 #include "compare.h"
+#include "fileutil.h"
 #include "model.h"
 #include "tables.h"
 #include "util.h"
@@ -183,7 +184,7 @@ static char *data_file_write(const char *work_dir, const char *template_name,
         char *dir = concat3(work_dir, "/", template_name);
         path = concat3(dir, suffix, "");
         free(dir);
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        fd = prof_file_create(path, 0600);
         if (fd < 0 && errno != EEXIST)
             break;
     }

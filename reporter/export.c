@@ -27,103 +27,100 @@
 #include <unistd.h>
 
 /* One CSV text field, safe to open in a spreadsheet. */
-void export_csv_text(struct sbuf *b, const char *s)
+void export_csv_text(struct prof_sbuf *b, const char *s)
 {
     /* OWASP's CSV injection advice: a cell a spreadsheet would read as a formula starts with
-       one of these; a leading ' makes it text and is not shown. */
-    int formula = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
-    int quote = strpbrk(s, ",\"\r\n") != NULL;
-    if (quote)
-        sbuf_add(b, "\"", 1);
-    if (formula)
-        sbuf_add(b, "'", 1);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            sbuf_add(b, "\"", 1);
-        sbuf_add(b, p, 1);
+       one of these; a leading ' makes it text and is not shown. It goes inside the quotes. */
+    if (!s[0] || !strchr("=+-@\t\r", s[0])) {
+        prof_sbuf_csv(b, s, strlen(s));
+        return;
     }
-    if (quote)
-        sbuf_add(b, "\"", 1);
+    struct prof_sbuf guarded = {0};
+    prof_sbuf_char(&guarded, '\'');
+    prof_sbuf_str(&guarded, s);
+    prof_sbuf_csv(b, sbuf_text(&guarded), guarded.len);
+    prof_sbuf_release(&guarded);
 }
 
 /* A JSON string literal of s[0..n). */
-void export_json_text(struct sbuf *b, const char *s, size_t n)
+void export_json_text(struct prof_sbuf *b, const char *s, size_t n)
 {
     char *u = utf8_repair(s, n);
-    sbuf_add(b, "\"", 1);
+    prof_sbuf_add(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)u; *p; p++) {
         if (*p == '"' || *p == '\\') {
             char e[2] = {'\\', (char)*p};
-            sbuf_add(b, e, 2);
+            prof_sbuf_add(b, e, 2);
         } else if (*p < 0x20) {
-            sbuf_addf(b, "\\u%04x", *p);
+            prof_sbuf_addf(b, "\\u%04x", *p);
         } else {
-            sbuf_add(b, (const char *)p, 1);
+            prof_sbuf_add(b, (const char *)p, 1);
         }
     }
-    sbuf_add(b, "\"", 1);
+    prof_sbuf_add(b, "\"", 1);
     free(u);
 }
 
 /* s[0..n) on one line, as text_visible shows it, and, when semi, ';' as ':'. */
-static void plain_name(struct sbuf *b, const char *s, size_t n, int semi)
+static void plain_name(struct prof_sbuf *b, const char *s, size_t n, int semi)
 {
     char *u = text_visible(s, n, 1);
     for (char *p = u; *p; p++)
         if (semi && *p == ';')
             *p = ':';
-    sbuf_add(b, u, strlen(u));
+    prof_sbuf_add(b, u, strlen(u));
     free(u);
 }
 
 /* One frame of a folded stack: ';' separates frames there, and a line ends the stack. */
-void export_folded_frame(struct sbuf *b, const char *s, size_t n) { plain_name(b, s, n, 1); }
+void export_folded_frame(struct prof_sbuf *b, const char *s, size_t n) { plain_name(b, s, n, 1); }
 
 /* A callgrind name: the rest of its line. */
-void export_callgrind_name(struct sbuf *b, const char *s, size_t n) { plain_name(b, s, n, 0); }
+void export_callgrind_name(struct prof_sbuf *b, const char *s, size_t n) { plain_name(b, s, n, 0); }
 
 /* ---- Chrome trace ---- */
 
 /* One trace event (see export.h). */
-void export_trace_event(struct sbuf *b, int first, const char *name_json, size_t pid, unsigned tid,
-                        double start_ns, int stopped, double dur_ns, double self_ns, unsigned depth,
-                        int nested)
+void export_trace_event(struct prof_sbuf *b, int first, const char *name_json, size_t pid,
+                        unsigned tid, double start_ns, int stopped, double dur_ns, double self_ns,
+                        unsigned depth, int nested)
 {
     if (!first)
-        sbuf_add(b, ",\n", 2);
+        prof_sbuf_add(b, ",\n", 2);
     if (stopped)
-        sbuf_addf(b,
-                  "{\"name\":%s,\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-                  "\"pid\":%zu,\"tid\":%u,\"args\":{\"self_us\":%.3f,\"depth\":%u%s}}",
-                  name_json, start_ns / 1e3, dur_ns / 1e3, pid, tid, self_ns / 1e3, depth,
-                  nested ? ",\"nested\":1" : "");
+        prof_sbuf_addf(b,
+                       "{\"name\":%s,\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+                       "\"pid\":%zu,\"tid\":%u,\"args\":{\"self_us\":%.3f,\"depth\":%u%s}}",
+                       name_json, start_ns / 1e3, dur_ns / 1e3, pid, tid, self_ns / 1e3, depth,
+                       nested ? ",\"nested\":1" : "");
     else
-        sbuf_addf(b,
-                  "{\"name\":%s,\"cat\":\"region\",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%zu,"
-                  "\"tid\":%u,\"args\":{\"never_stopped\":1,\"depth\":%u%s}}",
-                  name_json, start_ns / 1e3, pid, tid, depth, nested ? ",\"nested\":1" : "");
+        prof_sbuf_addf(b,
+                       "{\"name\":%s,\"cat\":\"region\",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%zu,"
+                       "\"tid\":%u,\"args\":{\"never_stopped\":1,\"depth\":%u%s}}",
+                       name_json, start_ns / 1e3, pid, tid, depth, nested ? ",\"nested\":1" : "");
 }
 
 /* A metadata ("M") event naming or ordering a process or a thread. */
-static void trace_meta(struct sbuf *b, int first, const char *what, size_t pid, unsigned tid,
+static void trace_meta(struct prof_sbuf *b, int first, const char *what, size_t pid, unsigned tid,
                        const char *arg, const char *text, size_t sort)
 {
     if (!first)
-        sbuf_add(b, ",\n", 2);
-    sbuf_addf(b, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%zu,\"tid\":%u,\"args\":{\"%s\":", what,
-              pid, tid, arg);
+        prof_sbuf_add(b, ",\n", 2);
+    prof_sbuf_addf(b,
+                   "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%zu,\"tid\":%u,\"args\":{\"%s\":", what,
+                   pid, tid, arg);
     if (text)
         export_json_text(b, text, strlen(text));
     else
-        sbuf_addf(b, "%zu", sort);
-    sbuf_add(b, "}}", 2);
+        prof_sbuf_addf(b, "%zu", sort);
+    prof_sbuf_add(b, "}}", 2);
 }
 
 /* ---- folded stacks ---- */
 
 struct folded {
     FILE *f;
-    struct sbuf line;
+    struct prof_sbuf line;
 };
 
 /* A path with self time becomes one line. */
@@ -138,13 +135,13 @@ static void folded_visit(void *ctx, const struct cct *t, const uint32_t *path, s
     for (size_t i = 0; i < len; i++) {
         uint32_t name = t->nodes[path[i]].name;
         if (i)
-            sbuf_add(&x->line, ";", 1);
+            prof_sbuf_add(&x->line, ";", 1);
         size_t len_shown;
         const char *s = region_text(t->names[name], t->name_lens[name], &len_shown);
         export_folded_frame(&x->line, s, len_shown);
     }
-    sbuf_addf(&x->line, " %.0f\n", self);
-    fwrite(x->line.s, 1, x->line.len, x->f);
+    prof_sbuf_addf(&x->line, " %.0f\n", self);
+    fwrite(sbuf_text(&x->line), 1, x->line.len, x->f);
 }
 
 /* Folded stacks, one line per path with at least 1 ns of self time. */
@@ -152,7 +149,7 @@ int export_folded_write(FILE *f, const struct cct *t)
 {
     struct folded x = {f, {0}};
     cct_walk(t, t->root, folded_visit, NULL, &x);
-    sbuf_release(&x.line);
+    prof_sbuf_release(&x.line);
     return ferror(f) ? -1 : 0;
 }
 
@@ -163,7 +160,7 @@ struct callgrind {
     double *self, *incl; /* per node: whole ns, so that every sum is exact */
     char *named;         /* per name: its compressed id was defined */
     double total;
-    struct sbuf line;
+    struct prof_sbuf line;
 };
 
 /* After a node's children: its whole-ns self time and inclusive time. */
@@ -181,15 +178,15 @@ static void callgrind_sum(void *ctx, const struct cct *t, const uint32_t *path, 
 /* "(id)" and, the first time, the name after it. */
 static void callgrind_ref(struct callgrind *x, const struct cct *t, uint32_t name)
 {
-    sbuf_addf(&x->line, "(%u)", name + 1);
+    prof_sbuf_addf(&x->line, "(%u)", name + 1);
     if (!x->named[name]) {
         x->named[name] = 1;
-        sbuf_add(&x->line, " ", 1);
+        prof_sbuf_add(&x->line, " ", 1);
         size_t n;
         const char *s = region_text(t->names[name], t->name_lens[name], &n);
         export_callgrind_name(&x->line, s, n);
     }
-    sbuf_add(&x->line, "\n", 1);
+    prof_sbuf_add(&x->line, "\n", 1);
 }
 
 /* A node: its function's self cost, then one call record per child. */
@@ -198,21 +195,21 @@ static void callgrind_node(void *ctx, const struct cct *t, const uint32_t *path,
     struct callgrind *x = ctx;
     uint32_t i = path[len - 1];
     x->line.len = 0;
-    sbuf_add(&x->line, "fn=", 3);
+    prof_sbuf_add(&x->line, "fn=", 3);
     callgrind_ref(x, t, t->nodes[i].name);
-    sbuf_addf(&x->line, "0 %.0f\n", x->self[i]);
+    prof_sbuf_addf(&x->line, "0 %.0f\n", x->self[i]);
     size_t nkids;
     uint32_t *kids = cct_sorted_children(t, i, &nkids);
     for (size_t j = 0; j < nkids; j++) {
         uint32_t c = kids[j];
         const struct cct_node *k = &t->nodes[c];
-        sbuf_add(&x->line, "cfn=", 4);
+        prof_sbuf_add(&x->line, "cfn=", 4);
         callgrind_ref(x, t, k->name);
-        sbuf_addf(&x->line, "calls=%llu 0\n0 %.0f\n", (unsigned long long)(k->calls + k->never),
-                  x->incl[c]);
+        prof_sbuf_addf(&x->line, "calls=%llu 0\n0 %.0f\n",
+                       (unsigned long long)(k->calls + k->never), x->incl[c]);
     }
     free(kids);
-    fwrite(x->line.s, 1, x->line.len, x->f);
+    fwrite(sbuf_text(&x->line), 1, x->line.len, x->f);
 }
 
 /* The tree in callgrind format. */
@@ -224,10 +221,10 @@ int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t
     x.named = xcalloc(t->nnames ? t->nnames : 1, 1);
     cct_walk(t, t->root, NULL, callgrind_sum, &x);
     fprintf(f, "# callgrind format\nversion: 1\ncreator: profreport %s\n", prof_version());
-    struct sbuf b = {0};
+    struct prof_sbuf b = {0};
     export_callgrind_name(&b, cmd ? cmd : "", cmd ? strlen(cmd) : 0);
-    fprintf(f, "cmd: %s\n", b.s ? b.s : "");
-    sbuf_release(&b);
+    fprintf(f, "cmd: %s\n", sbuf_text(&b));
+    prof_sbuf_release(&b);
     fprintf(f, "desc: Runs: %zu\ndesc: Unit: nanoseconds of region time\n", nruns);
     fprintf(f, "positions: line\nevents: ns\nsummary: %.0f\n\n", x.total);
     fputs("fl=(1) regions\n", f);
@@ -236,7 +233,7 @@ int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t
     free(x.self);
     free(x.incl);
     free(x.named);
-    sbuf_release(&x.line);
+    prof_sbuf_release(&x.line);
     return ferror(f) ? -1 : 0;
 }
 
@@ -246,7 +243,7 @@ int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t
 static const struct unit ns_unit = {"ns", 1};
 
 /* A number as the shortest text that reads back as the same double. */
-static void put_number(struct sbuf *b, double v)
+static void put_number(struct prof_sbuf *b, double v)
 {
     char s[40];
     for (int prec = 15; prec <= 17; prec++) {
@@ -254,7 +251,7 @@ static void put_number(struct sbuf *b, double v)
         if (strtod(s, NULL) == v)
             break;
     }
-    sbuf_add(b, s, strlen(s));
+    prof_sbuf_add(b, s, strlen(s));
 }
 
 /* One table as CSV. */
@@ -262,34 +259,34 @@ int export_csv_write(FILE *f, struct model *m, enum table_id which)
 {
     struct table tb;
     table_open(&tb, m, which);
-    struct sbuf b = {0};
+    struct prof_sbuf b = {0};
     char head[96];
     for (size_t k = 0; k < tb.ncols; k++) {
         if (k)
-            sbuf_add(&b, ",", 1);
+            prof_sbuf_add(&b, ",", 1);
         export_csv_text(&b, column_header(head, sizeof head, &tb.cols[k], ns_unit, ns_unit));
     }
-    sbuf_add(&b, "\n", 1);
+    prof_sbuf_add(&b, "\n", 1);
     struct cell c[TABLE_MAX_COLS];
     for (size_t i = 0; i < tb.nrows; i++) {
         table_row(&tb, i, c);
         for (size_t k = 0; k < tb.ncols; k++) {
             if (k)
-                sbuf_add(&b, ",", 1);
+                prof_sbuf_add(&b, ",", 1);
             if (c[k].kind == CELL_TEXT)
                 export_csv_text(&b, c[k].s);
             else if (c[k].kind == CELL_NUM)
                 put_number(&b, c[k].v);
             else if (c[k].kind == CELL_INT)
-                sbuf_addf(&b, "%llu", (unsigned long long)c[k].i);
+                prof_sbuf_addf(&b, "%llu", (unsigned long long)c[k].i);
         }
-        sbuf_add(&b, "\n", 1);
-        fwrite(b.s, 1, b.len, f);
+        prof_sbuf_add(&b, "\n", 1);
+        fwrite(sbuf_text(&b), 1, b.len, f);
         b.len = 0;
     }
     if (b.len)
-        fwrite(b.s, 1, b.len, f);
-    sbuf_release(&b);
+        fwrite(sbuf_text(&b), 1, b.len, f);
+    prof_sbuf_release(&b);
     table_close(&tb);
     return ferror(f) ? -1 : 0;
 }
@@ -297,44 +294,44 @@ int export_csv_write(FILE *f, struct model *m, enum table_id which)
 /* Every table as one JSON object, each an array of objects keyed by the column names. */
 int export_json_write(FILE *f, struct model *m, const char *command_line)
 {
-    struct sbuf b = {0};
-    sbuf_addf(&b, "{\n\"generator\": \"profreport %s\",\n\"unit\": \"ns\",\n\"command\": ",
-              prof_version());
+    struct prof_sbuf b = {0};
+    prof_sbuf_addf(&b, "{\n\"generator\": \"profreport %s\",\n\"unit\": \"ns\",\n\"command\": ",
+                   prof_version());
     export_json_text(&b, command_line ? command_line : "", command_line ? strlen(command_line) : 0);
     struct cell c[TABLE_MAX_COLS];
     char head[96];
     for (int which = 0; which < TABLE_COUNT; which++) {
         struct table tb;
         table_open(&tb, m, (enum table_id)which);
-        sbuf_addf(&b, ",\n\"%s\": [", table_names[which]);
+        prof_sbuf_addf(&b, ",\n\"%s\": [", table_names[which]);
         for (size_t i = 0; i < tb.nrows; i++) {
             table_row(&tb, i, c);
-            sbuf_add(&b, i ? ",\n  {" : "\n  {", i ? 5 : 4);
+            prof_sbuf_add(&b, i ? ",\n  {" : "\n  {", i ? 5 : 4);
             for (size_t k = 0; k < tb.ncols; k++) {
                 if (k)
-                    sbuf_add(&b, ", ", 2);
+                    prof_sbuf_add(&b, ", ", 2);
                 column_header(head, sizeof head, &tb.cols[k], ns_unit, ns_unit);
                 export_json_text(&b, head, strlen(head));
-                sbuf_add(&b, ": ", 2);
+                prof_sbuf_add(&b, ": ", 2);
                 if (c[k].kind == CELL_TEXT)
                     export_json_text(&b, c[k].s, strlen(c[k].s));
                 else if (c[k].kind == CELL_NUM)
                     put_number(&b, c[k].v);
                 else if (c[k].kind == CELL_INT)
-                    sbuf_addf(&b, "%llu", (unsigned long long)c[k].i);
+                    prof_sbuf_addf(&b, "%llu", (unsigned long long)c[k].i);
                 else
-                    sbuf_add(&b, "null", 4);
+                    prof_sbuf_add(&b, "null", 4);
             }
-            sbuf_add(&b, "}", 1);
-            fwrite(b.s, 1, b.len, f);
+            prof_sbuf_add(&b, "}", 1);
+            fwrite(sbuf_text(&b), 1, b.len, f);
             b.len = 0;
         }
-        sbuf_add(&b, tb.nrows ? "\n]" : "]", tb.nrows ? 2 : 1);
+        prof_sbuf_add(&b, tb.nrows ? "\n]" : "]", tb.nrows ? 2 : 1);
         table_close(&tb);
     }
-    sbuf_add(&b, "\n}\n", 3);
-    fwrite(b.s, 1, b.len, f);
-    sbuf_release(&b);
+    prof_sbuf_add(&b, "\n}\n", 3);
+    fwrite(sbuf_text(&b), 1, b.len, f);
+    prof_sbuf_release(&b);
     return ferror(f) ? -1 : 0;
 }
 
@@ -352,13 +349,13 @@ struct exports {
     struct export_options o;
     struct out trace, folded, callgrind, json, csv[TABLE_COUNT];
     /* trace */
-    struct sbuf buf;
+    struct prof_sbuf buf;
     int first;
     size_t pid;   /* the trace's process id of the run being read (runs count from 1) */
     int in_run;   /* between run_begin and run_end */
     char **names; /* per model region: its JSON literal, made on first use */
     size_t nnames;
-    struct sbuf other; /* otherData members, written at the end */
+    struct prof_sbuf other; /* otherData members, written at the end */
     struct model_sink sink;
 };
 
@@ -410,10 +407,10 @@ static const char *trace_name(struct exports *x, size_t region, const char *s, s
 {
     x->names = xgrow_zeroed(x->names, &x->nnames, region, sizeof *x->names);
     if (!x->names[region]) {
-        struct sbuf b = {0};
+        struct prof_sbuf b = {0};
         s = region_text(s, n, &n);
         export_json_text(&b, s, n);
-        x->names[region] = b.s;
+        x->names[region] = sbuf_take(&b);
     }
     return x->names[region];
 }
@@ -422,7 +419,7 @@ static const char *trace_name(struct exports *x, size_t region, const char *s, s
 static void trace_flush(struct exports *x, int force)
 {
     if (x->trace.f && (force || x->buf.len >= 1 << 16)) {
-        fwrite(x->buf.s, 1, x->buf.len, x->trace.f);
+        fwrite(sbuf_text(&x->buf), 1, x->buf.len, x->trace.f);
         x->buf.len = 0;
     }
 }
@@ -468,29 +465,29 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
     const struct run_rec *r = &m->runs[run];
     char label[64];
     snprintf(label, sizeof label, "run %zu", x->pid);
-    struct sbuf name = {0};
-    sbuf_addf(&name, "%s: %s", label, r->program ? r->program : r->file);
-    trace_meta(&x->buf, x->first, "process_name", x->pid, 0, "name", name.s, 0);
+    struct prof_sbuf name = {0};
+    prof_sbuf_addf(&name, "%s: %s", label, r->program ? r->program : r->file);
+    trace_meta(&x->buf, x->first, "process_name", x->pid, 0, "name", sbuf_text(&name), 0);
     x->first = 0;
     trace_meta(&x->buf, 0, "process_sort_index", x->pid, 0, "sort_index", NULL, x->pid);
     name.len = 0;
-    sbuf_addf(&name, "%s, pid %s, host %s, %s", r->file, r->pid ? r->pid : "?",
-              r->host ? r->host : "?", r->start ? r->start : "?");
-    trace_meta(&x->buf, 0, "process_labels", x->pid, 0, "labels", name.s, 0);
+    prof_sbuf_addf(&name, "%s, pid %s, host %s, %s", r->file, r->pid ? r->pid : "?",
+                   r->host ? r->host : "?", r->start ? r->start : "?");
+    trace_meta(&x->buf, 0, "process_labels", x->pid, 0, "labels", sbuf_text(&name), 0);
     for (size_t i = 0; i < m->nthreads; i++) {
         const struct thread_rec *t = &m->threads[i];
         if (t->run != run)
             continue;
         name.len = 0;
         if (t->name[0])
-            sbuf_addf(&name, "%s", t->name);
+            prof_sbuf_addf(&name, "%s", t->name);
         else
-            sbuf_addf(&name, "thread %u", t->number);
-        trace_meta(&x->buf, 0, "thread_name", x->pid, t->number, "name", name.s, 0);
+            prof_sbuf_addf(&name, "thread %u", t->number);
+        trace_meta(&x->buf, 0, "thread_name", x->pid, t->number, "name", sbuf_text(&name), 0);
         trace_meta(&x->buf, 0, "thread_sort_index", x->pid, t->number, "sort_index", NULL,
                    t->number);
     }
-    sbuf_release(&name);
+    prof_sbuf_release(&name);
     trace_flush(x, 0);
     /* otherData holds strings only: the trace viewers show it as a table. */
     const char *keys[] = {"file",  "program", "command", "pid",     "host",
@@ -501,11 +498,11 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         if (!vals[k])
             continue;
-        sbuf_addf(&x->other, ",\n\"%s %s\": ", label, keys[k]);
+        prof_sbuf_addf(&x->other, ",\n\"%s %s\": ", label, keys[k]);
         export_json_text(&x->other, vals[k], strlen(vals[k]));
     }
-    sbuf_addf(&x->other, ",\n\"%s frequency\": \"%llu Hz\"", label,
-              (unsigned long long)r->frequency);
+    prof_sbuf_addf(&x->other, ",\n\"%s frequency\": \"%llu Hz\"", label,
+                   (unsigned long long)r->frequency);
 }
 
 /* Create the exports' temporary files and attach the sink. */
@@ -543,14 +540,14 @@ int exports_write(struct exports *x, struct model *m, struct rep_error *e)
                 "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\n"
                 "\"generator\": \"profreport %s\",\n\"command\": ",
                 prof_version());
-        struct sbuf b = {0};
+        struct prof_sbuf b = {0};
         const char *cl = x->o.command_line ? x->o.command_line : "";
         export_json_text(&b, cl, strlen(cl));
-        sbuf_addf(&b, ",\n\"runs\": \"%zu\"", x->pid);
-        fwrite(b.s, 1, b.len, x->trace.f);
-        sbuf_release(&b);
+        prof_sbuf_addf(&b, ",\n\"runs\": \"%zu\"", x->pid);
+        fwrite(sbuf_text(&b), 1, b.len, x->trace.f);
+        prof_sbuf_release(&b);
         if (x->other.len)
-            fwrite(x->other.s, 1, x->other.len, x->trace.f);
+            fwrite(sbuf_text(&x->other), 1, x->other.len, x->trace.f);
         fputs("\n}}\n", x->trace.f);
         if (out_close(&x->trace, e) != 0)
             return -1;
@@ -575,7 +572,8 @@ int exports_write(struct exports *x, struct model *m, struct rep_error *e)
     }
     if (x->o.csv_dir) {
         struct stat st;
-        int err = mkdirs(x->o.csv_dir, 0); /* profreport(1): its parent must exist */
+        /* One level only: profreport(1) says its parent must exist. */
+        int err = mkdir(x->o.csv_dir, 0777) != 0 && errno != EEXIST ? errno : 0;
         if (err) {
             rep_fail(e, REP_ERR_OUTPUT, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
             return -1;
@@ -651,7 +649,7 @@ void exports_free(struct exports *x)
     for (size_t i = 0; i < x->nnames; i++)
         free(x->names[i]);
     free(x->names);
-    sbuf_release(&x->buf);
-    sbuf_release(&x->other);
+    prof_sbuf_release(&x->buf);
+    prof_sbuf_release(&x->other);
     free(x);
 }

@@ -19,22 +19,22 @@
 #include <stdio.h>
 
 /* One CSV text field: a leading = + - @ TAB or CR gets a ' (OWASP), then RFC 4180 quoting. */
-void export_csv_text(struct sbuf *b, const char *s);
+void export_csv_text(struct prof_sbuf *b, const char *s);
 /* s[0..n) as a JSON string literal: invalid UTF-8 repaired, quotes and controls escaped. */
-void export_json_text(struct sbuf *b, const char *s, size_t n);
+void export_json_text(struct prof_sbuf *b, const char *s, size_t n);
 /* s[0..n) as one frame of a folded stack: repaired, ';' -> ':', control characters -> ' '. */
-void export_folded_frame(struct sbuf *b, const char *s, size_t n);
+void export_folded_frame(struct prof_sbuf *b, const char *s, size_t n);
 /* s[0..n) as a callgrind function name: repaired, control characters -> ' '. */
-void export_callgrind_name(struct sbuf *b, const char *s, size_t n);
+void export_callgrind_name(struct prof_sbuf *b, const char *s, size_t n);
 
 /*
  * One Chrome trace event, with the comma that separates it from the previous one unless
  * first: a complete ("X") event, or a begin ("B") event for an instance that never stopped.
  * name_json is the name as a JSON literal; times in ns (written in microseconds).
  */
-void export_trace_event(struct sbuf *b, int first, const char *name_json, size_t pid, unsigned tid,
-                        double start_ns, int stopped, double dur_ns, double self_ns, unsigned depth,
-                        int nested);
+void export_trace_event(struct prof_sbuf *b, int first, const char *name_json, size_t pid,
+                        unsigned tid, double start_ns, int stopped, double dur_ns, double self_ns,
+                        unsigned depth, int nested);
 
 /* The folded stacks of every path with self time: "a;b;c <self ns>" lines. 0, or -1. */
 int export_folded_write(FILE *f, const struct cct *t);

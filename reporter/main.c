@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "exitcode.h"
 #include "export.h"
+#include "fileutil.h"
 #include "flat.h"
 #include "input.h"
 #include "model.h"
@@ -531,7 +532,7 @@ static int write_outputs(struct report *r, const struct options *o, const struct
 static int commit_outputs(struct report *r)
 {
     if (r->ch.n > 0) {
-        int err = mkdirs(r->charts_dir, 1);
+        int err = prof_mkdirs(r->charts_dir);
         if (err)
             return rep_fail(&r->err, REP_ERR_OUTPUT, "cannot write charts to '%s': %s",
                             r->charts_dir, strerror(err));

@@ -188,48 +188,22 @@ char *region_display(const char *s, size_t n)
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD; NUL bytes too. */
 char *utf8_repair(const char *s, size_t n) { return text_clean(s, n, CLEAN_UTF8); }
 
-/* Append n bytes. */
-void sbuf_add(struct sbuf *b, const char *s, size_t n)
+/* The buffer's text, NUL-terminated; running out of memory while it grew ends the command. */
+const char *sbuf_text(struct prof_sbuf *b)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        b->s = xrealloc(b->s, cap);
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
+    const char *t = prof_sbuf_cstr(b);
+    if (!t)
+        die_msg("out of memory");
+    return t;
 }
 
-/* Append formatted text. */
-void sbuf_addf(struct sbuf *b, const char *fmt, ...)
+/* The buffer's text as a string of the caller's, the buffer left empty. */
+char *sbuf_take(struct prof_sbuf *b)
 {
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        sbuf_add(b, small, (size_t)n);
-        return;
-    }
-    char *big = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sbuf_add(b, big, (size_t)n);
-    free(big);
-}
-
-/* Free the buffer. */
-void sbuf_release(struct sbuf *b)
-{
-    free(b->s);
+    sbuf_text(b);
+    char *t = b->data ? b->data : xstrdup("");
     memset(b, 0, sizeof *b);
+    return t;
 }
 
 /* Make room for index i in a zero-filled array of *cap elements of size elem. */
@@ -244,37 +218,4 @@ void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
     memset((char *)arr + *cap * elem, 0, (n - *cap) * elem);
     *cap = n;
     return arr;
-}
-
-/* FNV-1a of s[0..n): the same on every machine, so seeds made from it are too. */
-uint64_t hash_fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
-/* The folder, and with parents its missing parents (mkdir -p). 0, or an errno value. */
-int mkdirs(const char *dir, int parents)
-{
-    if (!parents)
-        return mkdir(dir, 0777) != 0 && errno != EEXIST ? errno : 0;
-    char *p = xstrdup(dir);
-    int err = 0;
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s != 0)
-            continue;
-        char c = *s;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            err = errno;
-            break;
-        }
-        *s = c;
-        if (!c)
-            break;
-    }
-    free(p);
-    return err;
 }

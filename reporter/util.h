@@ -2,11 +2,13 @@
  * util.h - util.c: messages, allocation that ends the command when memory runs out, text
  * repair for display, the growable string buffer.
  *
- * Ownership: every char * returned here is a fresh copy the caller frees; a struct sbuf
- * owns its text and sbuf_release frees it.
+ * Ownership: every char * returned here is a fresh copy the caller frees; a struct prof_sbuf
+ * (common/strbuf.h) owns its text and prof_sbuf_release frees it.
  */
 #ifndef PROFREPORT_UTIL_H
 #define PROFREPORT_UTIL_H
+
+#include "strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,20 +56,12 @@ char *text_visible(const char *s, size_t n, int one_line);
 const char *region_text(const char *s, size_t n, size_t *len);
 char *region_display(const char *s, size_t n);
 
-/* A growable string (always NUL-ended once anything was added). */
-struct sbuf {
-    char *s;
-    size_t len, cap;
-};
-void sbuf_add(struct sbuf *b, const char *s, size_t n);
-void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sbuf_release(struct sbuf *b);
-
-/* FNV-1a hash of s[0..n) (64 bits): names in hash tables, bootstrap seeds. */
-uint64_t hash_fnv1a(const char *s, size_t n);
-
-/* Create the folder unless it exists, and with parents its missing parents too (mkdir -p);
-   without, a missing parent is an error (ENOENT). 0, or an errno value. */
-int mkdirs(const char *dir, int parents);
+/*
+ * The text of a string buffer (common/strbuf.h), NUL-terminated, valid until the next append.
+ * A buffer that failed because memory ran out ends the command (rep_error.h's one exception).
+ */
+const char *sbuf_text(struct prof_sbuf *b);
+/* The same text as a string the caller frees; the buffer is left empty. */
+char *sbuf_take(struct prof_sbuf *b);
 
 #endif /* PROFREPORT_UTIL_H */

@@ -13,7 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "assemble.h"
+#include "csvwrite.h"
+#include "format.h"
+#include "partwrite.h"
+#include "strbuf.h"
 #include "summary.h"
 
 /* Run-level pairs of a part header (split literals: "\0" followed by a digit is octal). */

@@ -1,6 +1,6 @@
 /*
- * test_csvwrite.c - unit tests of format/csvwrite.c: RFC 4180 fields, numbers and the rows of
- * the run file.
+ * test_csvwrite.c - unit tests of format/csvwrite.c: numbers and the rows of the run file (its
+ * fields are strbuf.c's, tested in test_strbuf.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,46 +22,6 @@ static const char *text(struct prof_sbuf *b)
     return b->data;
 }
 
-/* Write one field and compare the result. */
-static void check_field(const char *in, const char *want)
-{
-    struct prof_sbuf b = {0};
-    prof_csv_field(&b, in, strlen(in));
-    assert_string_equal(text(&b), want);
-    prof_sbuf_release(&b);
-}
-
-/* Plain ids are written as they are. */
-static void plain_field_is_not_quoted(void **state)
-{
-    (void)state;
-    check_field("load", "load");
-    check_field("std::vector<int>::push_back", "std::vector<int>::push_back");
-    check_field("with space", "with space");
-    check_field("", "");
-}
-/* Commas, CR and LF force quotes. */
-static void separators_are_quoted(void **state)
-{
-    (void)state;
-    check_field("a,b", "\"a,b\"");
-    check_field("line\nbreak", "\"line\nbreak\"");
-    check_field("cr\rhere", "\"cr\rhere\"");
-}
-/* A quote is doubled inside a quoted field. */
-static void quotes_are_doubled(void **state)
-{
-    (void)state;
-    check_field("say \"hi\"", "\"say \"\"hi\"\"\"");
-    check_field("\"", "\"\"\"\"");
-}
-/* Bytes that are not UTF-8 pass through unchanged: the reporter repairs them. */
-static void non_utf8_bytes_pass_through(void **state)
-{
-    (void)state;
-    check_field("caf\xc3\xa9", "caf\xc3\xa9");
-    check_field("\xff\xfe", "\xff\xfe");
-}
 /* Doubles read back to the same value. */
 static void doubles_round_trip(void **state)
 {
@@ -124,10 +84,6 @@ static void empty_stats_report_zero_minimum(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(plain_field_is_not_quoted),
-        cmocka_unit_test(separators_are_quoted),
-        cmocka_unit_test(quotes_are_doubled),
-        cmocka_unit_test(non_utf8_bytes_pass_through),
         cmocka_unit_test(doubles_round_trip),
         cmocka_unit_test(stats_row_format),
         cmocka_unit_test(empty_stats_report_zero_minimum),

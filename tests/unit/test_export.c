@@ -21,9 +21,9 @@
 /* s after one of the sbuf formatters, as a fresh string. */
 #define FORMAT(call, ...)                                                                          \
     ({                                                                                             \
-        struct sbuf b_ = {0};                                                                      \
+        struct prof_sbuf b_ = {0};                                                                 \
         call(&b_, __VA_ARGS__);                                                                    \
-        b_.s ? b_.s : strdup("");                                                                  \
+        sbuf_take(&b_);                                                                            \
     })
 
 /* Compare a formatter's output with the expected text. */
@@ -89,16 +89,17 @@ static void folded_and_callgrind_names_stay_on_their_line(void **state)
 static void trace_events_are_complete_or_begin(void **state)
 {
     (void)state;
-    struct sbuf b = {0};
+    struct prof_sbuf b = {0};
     export_trace_event(&b, 1, "\"run\"", 2, 3, 1500, 1, 2000.4, 999.6, 1, 0);
     export_trace_event(&b, 0, "\"open\"", 2, 3, 7, 0, 0, 0, 0, 1);
-    assert_string_equal(b.s, "{\"name\":\"run\",\"cat\":\"region\",\"ph\":\"X\",\"ts\":1.500,"
-                             "\"dur\":2.000,\"pid\":2,\"tid\":3,\"args\":{\"self_us\":1.000,"
-                             "\"depth\":1}},\n"
-                             "{\"name\":\"open\",\"cat\":\"region\",\"ph\":\"B\",\"ts\":0.007,"
-                             "\"pid\":2,\"tid\":3,\"args\":{\"never_stopped\":1,\"depth\":0,"
-                             "\"nested\":1}}");
-    sbuf_release(&b);
+    assert_string_equal(sbuf_text(&b),
+                        "{\"name\":\"run\",\"cat\":\"region\",\"ph\":\"X\",\"ts\":1.500,"
+                        "\"dur\":2.000,\"pid\":2,\"tid\":3,\"args\":{\"self_us\":1.000,"
+                        "\"depth\":1}},\n"
+                        "{\"name\":\"open\",\"cat\":\"region\",\"ph\":\"B\",\"ts\":0.007,"
+                        "\"pid\":2,\"tid\":3,\"args\":{\"never_stopped\":1,\"depth\":0,"
+                        "\"nested\":1}}");
+    prof_sbuf_release(&b);
 }
 
 /* A small tree: main (self 10.4) -> {b (self 5, 3 calls), a (self 0.2)}, a -> c (self 7). */

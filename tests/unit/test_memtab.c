@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "memtab.h"
+#include "profreport.h"
 
 /* An operation of thread number thread (tid 100 + thread) at text site site. */
 static struct prof_mem_op op_of(uint32_t thread, int kind, const char *site, const char *region)

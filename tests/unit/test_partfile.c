@@ -14,7 +14,10 @@
 #include <unistd.h>
 
 #include "csvwrite.h"
-#include "internal.h"
+#include "assemble.h"
+#include "format.h"
+#include "partwrite.h"
+#include "strbuf.h"
 #include "partfile.h"
 #include "runfile.h"
 #include "summary.h"

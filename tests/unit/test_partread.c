@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "format.h"
+#include "partwrite.h"
+#include "strbuf.h"
 #include "partread.h"
 
 /* Chunks come back with their type and payload, in order, then the end. */

@@ -1,6 +1,7 @@
 /*
- * fileutil.c - the collector's files in folders other people may write, writes that must not
- * hurt the host (file-size limits), and error texts safe to build inside an allocation.
+ * fileutil.c - files in folders other people may write, folders made with their parents,
+ * writes that must not hurt the host (file-size limits), and error texts safe to build inside
+ * an allocation.
  */
 #define _GNU_SOURCE /* renameat2, strerrordesc_np */
 #include "fileutil.h"
@@ -11,18 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 /* Create path for writing as a new file: O_EXCL refuses any existing name, a dangling symbolic
    link included, and O_NOFOLLOW says the same for a link once more. */
-int prof_file_create(const char *path)
+int prof_file_create(const char *path, mode_t mode)
 {
-    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 
 /* Create a new file under a name nobody can plant in advance: the suffix is random. */
-int prof_file_create_temp(const char *dir, const char *base, const char *ext, char **path)
+int prof_file_create_temp(const char *dir, const char *base, const char *ext, mode_t mode,
+                          char **path)
 {
     size_t len = strlen(dir) + strlen(base) + strlen(ext) + 16;
     char *p = malloc(len);
@@ -32,7 +35,7 @@ int prof_file_create_temp(const char *dir, const char *base, const char *ext, ch
     }
     for (int attempt = 0; attempt < 16; attempt++) {
         snprintf(p, len, "%s/.%s.%08x%s", dir, base, (unsigned)prof_random32(), ext);
-        int fd = prof_file_create(p);
+        int fd = prof_file_create(p, mode);
         if (fd >= 0) {
             *path = p;
             return fd;
@@ -44,6 +47,30 @@ int prof_file_create_temp(const char *dir, const char *base, const char *ext, ch
     free(p);
     errno = e;
     return -1;
+}
+
+/* mkdir -p: each prefix of dir that ends at a '/' in turn, then dir itself. */
+int prof_mkdirs(const char *dir)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return ENOMEM;
+    int err = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != 0)
+            continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            err = errno;
+            break;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    free(p);
+    return err;
 }
 
 /* Rename without replacing: renameat2 where the file system has it, else link and unlink (a

@@ -1,9 +1,11 @@
 /*
- * sbuf.c - growable byte strings with decimal numbers, in which the collector builds its part
- * chunks and the run-file writer its text.
+ * strbuf.c - growable byte strings with decimal numbers, printf and CSV fields, in which the
+ * collector builds its part chunks and run file and the profreport command its exports.
  */
-#include "sbuf.h"
+#include "strbuf.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +92,68 @@ void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v)
     char *p = prof_sbuf_grow(b, 20);
     if (p)
         b->len = (size_t)(prof_u64_put(p, v) - b->data);
+}
+
+/* Append formatted text: straight into the buffer when it fits, else once more with room. */
+void prof_sbuf_addf(struct prof_sbuf *b, const char *fmt, ...)
+{
+    char *p = prof_sbuf_grow(b, 64);
+    if (!p)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(p, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= b->cap - b->len) {
+        p = prof_sbuf_grow(b, (size_t)n + 1);
+        if (!p)
+            return;
+        va_start(ap, fmt);
+        vsnprintf(p, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    b->len += (size_t)n;
+}
+
+/* Append one RFC 4180 field: the quotes are counted first so the field is written in one go. */
+void prof_sbuf_csv(struct prof_sbuf *b, const char *s, size_t n)
+{
+    size_t quotes = 0;
+    int special = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            quotes++;
+        else if (s[i] == ',' || s[i] == '\n' || s[i] == '\r')
+            special = 1;
+    }
+    if (!quotes && !special) {
+        prof_sbuf_add(b, s, n);
+        return;
+    }
+    char *d = prof_sbuf_grow(b, n + quotes + 2);
+    if (!d)
+        return;
+    *d++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            *d++ = '"';
+        *d++ = s[i];
+    }
+    *d++ = '"';
+    b->len = (size_t)(d - b->data);
+}
+
+/* The text with a NUL after it, for the C library. */
+const char *prof_sbuf_cstr(struct prof_sbuf *b)
+{
+    if (b->failed)
+        return NULL;
+    if (!prof_sbuf_grow(b, 1))
+        return NULL;
+    b->data[b->len] = 0;
+    return b->data;
 }
 
 /* Free the buffer's memory and leave it empty and usable. */

@@ -1,6 +1,8 @@
 /*
- * fileutil.h - the collector's files in folders other people may write, writes that must not
- * hurt the host (file-size limits), and error texts safe to build inside an allocation.
+ * fileutil.h - files in folders other people may write (the one place that creates them: never
+ * through a symbolic link, never over an existing file), folders made with their parents,
+ * writes that must not hurt the host (file-size limits), and error texts safe to build inside
+ * an allocation. Shared by the collector and the profreport command.
  *
  * Paths are the caller's; prof_file_create_temp returns a path the caller frees.
  */
@@ -10,15 +12,21 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
-/* Create path for writing as a new file (mode 0644 less the umask): never through a symbolic
-   link and never over anything already there. A descriptor, or -1 with errno set. */
-int prof_file_create(const char *path);
+/* Create path for writing as a new file (mode less the umask): never through a symbolic link
+   and never over anything already there. A descriptor, or -1 with errno set. */
+int prof_file_create(const char *path, mode_t mode);
 
 /* Create a new file in dir named ".<base>.<8 random hex digits><ext>", as prof_file_create
    does, trying other names while one is taken. A descriptor and *path (the caller frees it), or
    -1 with errno set. */
-int prof_file_create_temp(const char *dir, const char *base, const char *ext, char **path);
+int prof_file_create_temp(const char *dir, const char *base, const char *ext, mode_t mode,
+                          char **path);
+
+/* Create the folder dir and any missing parents (mkdir -p), mode 0777 less the umask. An
+   existing folder is fine. 0, or an errno value. */
+int prof_mkdirs(const char *dir);
 
 /* Give the file at from the name to, unless something already has that name (errno EEXIST).
    0, or -1 with errno set. */

@@ -1,11 +1,13 @@
 /*
- * sbuf.h - growable byte strings (sbuf.c): the buffer of the part chunks and of the run file.
+ * strbuf.h - growable byte strings (strbuf.c) with decimal numbers, printf and RFC 4180 CSV
+ * fields: the one string buffer of the collector (part chunks, the run file) and of the
+ * profreport command (exports).
  *
  * A prof_sbuf owns its data; prof_sbuf_release frees it. Appends never fail loudly: when memory
  * runs out the buffer is marked failed and later appends do nothing, so a caller checks once.
  */
-#ifndef PROF_SBUF_H
-#define PROF_SBUF_H
+#ifndef PROF_STRBUF_H
+#define PROF_STRBUF_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +28,16 @@ void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v);
 char *prof_sbuf_grow(struct prof_sbuf *b, size_t n);
 /* Write v in decimal at p (at most 20 bytes); returns the end. */
 char *prof_u64_put(char *p, uint64_t v);
+/* Append formatted text (printf). */
+void prof_sbuf_addf(struct prof_sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Append s[0..n) as one CSV field (RFC 4180): quoted, with its quotes doubled, when it holds a
+   comma, quote, CR or LF; as it is otherwise. */
+void prof_sbuf_csv(struct prof_sbuf *b, const char *s, size_t n);
+/* The text NUL-terminated (the NUL is not counted in len): "" while empty, NULL when the buffer
+   failed. Valid until the next append. */
+const char *prof_sbuf_cstr(struct prof_sbuf *b);
 /* Free the buffer's memory and leave it empty and usable. */
 void prof_sbuf_release(struct prof_sbuf *b);
 
-#endif /* PROF_SBUF_H */
+#endif /* PROF_STRBUF_H */
