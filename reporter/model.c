@@ -709,7 +709,7 @@ static void on_problem(void *ctx, unsigned long line, const char *message)
 }
 
 /* A run file's parser as a run_reader. */
-static enum run_status read_runfile(void *f, const struct run_handler *h, const char **why,
+static enum run_status read_runfile(void *f, const struct run_handler *h, struct rep_error *why,
                                     unsigned long *line)
 {
     return runfile_parse(f, "", h, why, line);
@@ -737,7 +737,8 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
     size_t mem_before = m->nmem;
     struct run_handler h = {&in, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
-    const char *why = NULL;
+    struct rep_error why;
+    rep_error_clear(&why);
     unsigned long line = 0;
     enum run_status st = read(src, &h, &why, &line);
     busy_finish(&in);
@@ -778,7 +779,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
             snprintf(where, sizeof where, "%s", name);
         model_warn(m, where, "skipped", 1, "file skipped: %s",
                    st == RUNFILE_IO_ERROR ? "read error"
-                   : why                  ? why
+                   : why.msg[0]           ? why.msg
                                           : "not a run file");
         paths_stop(m->paths);
         if (m->sink && m->sink->run_end)

@@ -83,7 +83,7 @@ static char *told(const char *const *paths, size_t n, int csv)
 {
     struct prof_sbuf log = {0};
     struct run_handler h = {&log, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
-    const char *why = NULL;
+    struct rep_error why;
     unsigned long line = 0;
     if (csv) {
         char *text = NULL;
