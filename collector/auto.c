@@ -176,12 +176,9 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
 void __cyg_profile_func_enter(void *fn, void *site)
 {
     (void)site;
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = attach();
-        if (!t)
-            return;
-    }
+    struct prof_thread *t = prof_current(attach);
+    if (PROF_UNLIKELY(!t))
+        return;
     prof_busy_mark(t);
     enter(t, fn);
     prof_busy_unmark(t);
@@ -268,12 +265,9 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
 void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)site;
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = exit_resync();
-        if (!t)
-            return;
-    }
+    struct prof_thread *t = prof_current(exit_resync);
+    if (PROF_UNLIKELY(!t))
+        return;
     prof_busy_mark(t);
     leave(t, fn);
     prof_busy_unmark(t);

@@ -228,6 +228,32 @@ static void add_findings(const struct prof_mem_find *f, const uint64_t *bytes, i
     pthread_mutex_unlock(&find_lock);
 }
 
+/* What taking a block out of the table found: up to two findings, counted once its shard is
+   unlocked again. */
+struct free_found {
+    struct prof_mem_find f[2];
+    uint64_t bytes[2];
+    int n;
+};
+
+/* Lock ptr's shard and take ptr out of its table; *sp is the shard, which free_end unlocks.
+   Nonzero when ptr must not reach the real free (a double free). */
+static int free_begin(uintptr_t ptr, const struct prof_mem_op *op, struct shard **sp,
+                      struct free_found *ff)
+{
+    struct shard *s = shard_of(ptr);
+    pthread_mutex_lock(&s->lock);
+    *sp = s;
+    return prof_memtab_free(&s->tab, ptr, op, ff->f, ff->bytes, &ff->n);
+}
+
+/* Unlock the shard free_begin locked and count what it found. */
+static void free_end(struct shard *s, const struct free_found *ff)
+{
+    pthread_mutex_unlock(&s->lock);
+    add_findings(ff->f, ff->bytes, ff->n);
+}
+
 /* Record an allocation. */
 static void mem_alloc(void *ptr, size_t size, int kind, struct prof_site site)
 {
@@ -257,14 +283,10 @@ static int mem_free(void *ptr, int kind, struct prof_site site)
     if ((unsigned)kind >= PROF_MEM_KIND_LAST)
         kind = PROF_MEM_MALLOC;
     if (op_begin(&op, site, kind, &t)) {
-        struct prof_mem_find f[2];
-        uint64_t bytes[2];
-        int n;
-        struct shard *s = shard_of((uintptr_t)ptr);
-        pthread_mutex_lock(&s->lock);
-        refuse = prof_memtab_free(&s->tab, (uintptr_t)ptr, &op, f, bytes, &n);
-        pthread_mutex_unlock(&s->lock);
-        add_findings(f, bytes, n);
+        struct free_found ff;
+        struct shard *s;
+        refuse = free_begin((uintptr_t)ptr, &op, &s, &ff);
+        free_end(s, &ff);
     }
     prof_mem_quiet_end();
     errno = saved;
@@ -328,12 +350,9 @@ void *prof_mem_realloc_at(void *ptr, size_t size, void *(*real)(void *, size_t),
         q = real(ptr, size);
         real_errno = errno;
     } else {
-        struct prof_mem_find f[2];
-        uint64_t bytes[2];
-        int n;
-        struct shard *s = shard_of((uintptr_t)ptr);
-        pthread_mutex_lock(&s->lock);
-        refuse = prof_memtab_free(&s->tab, (uintptr_t)ptr, &op, f, bytes, &n);
+        struct free_found ff;
+        struct shard *s;
+        refuse = free_begin((uintptr_t)ptr, &op, &s, &ff);
         if (!refuse) {
             q = real(ptr, size);
             real_errno = errno;
@@ -341,8 +360,7 @@ void *prof_mem_realloc_at(void *ptr, size_t size, void *(*real)(void *, size_t),
             if (!q && size != 0)
                 prof_memtab_unfree(&s->tab, (uintptr_t)ptr);
         }
-        pthread_mutex_unlock(&s->lock);
-        add_findings(f, bytes, n);
+        free_end(s, &ff);
         if (q)
             enter_block((uintptr_t)q, size, &op, t);
     }

@@ -63,12 +63,9 @@ static inline __attribute__((always_inline)) void start_region(struct prof_threa
    generation busy and takes the slow path, which drops its event (status.h). */
 void prof_start(const char *id)
 {
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = prof_attach();
-        if (!t)
-            return;
-    }
+    struct prof_thread *t = prof_current(prof_attach);
+    if (PROF_UNLIKELY(!t))
+        return;
     prof_busy_mark(t);
     start_region(t, id);
     prof_busy_unmark(t);
@@ -102,12 +99,9 @@ static inline __attribute__((always_inline)) void stop_region(struct prof_thread
 /* Close the innermost open region (a handler interrupting it is dropped, as in prof_start). */
 void prof_stop(void)
 {
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen))) {
-        t = prof_attach();
-        if (!t)
-            return;
-    }
+    struct prof_thread *t = prof_current(prof_attach);
+    if (PROF_UNLIKELY(!t))
+        return;
     prof_busy_mark(t);
     stop_region(t);
     prof_busy_unmark(t);

@@ -165,6 +165,19 @@ static inline void prof_busy_unmark(struct prof_thread *t)
 extern __thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")))
 PROF_INTERNAL;
 
+/* The calling thread's recorder for the current run, NULL when nothing is to be recorded: on the
+   thread's first event or after the run changed (prof_gen), what slow gives (the entry point's
+   slow path, prof_attach or the function hooks' own). Inlined with slow known, the hot path
+   stays one load and one compare. */
+static inline __attribute__((always_inline)) struct prof_thread *
+prof_current(struct prof_thread *(*slow)(void))
+{
+    struct prof_thread *t = prof_self;
+    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen)))
+        t = slow();
+    return t;
+}
+
 /* The calling thread's recorder, or NULL. */
 struct prof_thread *prof_thread_self(void);
 void prof_thread_set_self(struct prof_thread *t);

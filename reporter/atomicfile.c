@@ -114,7 +114,7 @@ static void on_signal(int sig)
     errno = saved;
 }
 
-/* At exit (die_msg, usage errors, any early return): nothing of ours may stay behind. */
+/* At exit (die_nomem, usage errors, any early return): nothing of ours may stay behind. */
 static void on_exit_cleanup(void)
 {
     sigset_t old;

@@ -86,7 +86,7 @@ static uint32_t node_new(struct cct *t, uint32_t name)
     } else {
         if (t->nnodes == t->cap) {
             if (t->cap >= CCT_NONE / 2)
-                die_msg("out of memory: too many call paths");
+                die_nomem("too many call paths");
             t->cap *= 2;
             t->nodes = xrealloc(t->nodes, t->cap * sizeof *t->nodes);
         }

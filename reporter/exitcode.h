@@ -2,7 +2,7 @@
  * exitcode.h - the profreport command's exit codes, as profreport(1) documents them.
  *
  * Only main.c ends the command with one of these, turning an error's code (rep_error.h) into
- * its status; util.c's die_msg uses EXIT_INTERNAL when memory runs out.
+ * its status; util.c's die_nomem uses EXIT_INTERNAL when memory runs out.
  */
 #ifndef PROFREPORT_EXITCODE_H
 #define PROFREPORT_EXITCODE_H

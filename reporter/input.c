@@ -276,7 +276,7 @@ static enum run_status read_file(const struct input *in, struct model *m,
     /* A stream over an open descriptor fails only when its buffer cannot be allocated: out of
        memory, the one failure that ends the command (rep_error.h). */
     if (!f)
-        die_msg("cannot read '%s': %s", in->path, strerror(errno));
+        die_nomem(NULL);
     enum run_status st = model_add_run(m, f, in->path, 0);
     fclose(f);
     return st;

@@ -259,35 +259,30 @@ static size_t region_find(const struct model *m, const char *s, size_t n)
     return SIZE_MAX;
 }
 
+/* Make room for index i in a region's columns of two sums and a count (per run or per thread
+   key), grown together; new entries are zero. */
+static void columns_grow(double **sum, double **sum2, uint64_t **calls, size_t *cap, size_t i)
+{
+    if (i < *cap)
+        return;
+    size_t n = *cap ? *cap : 4;
+    while (n <= i)
+        n *= 2;
+    *sum = xrealloc(*sum, n * sizeof **sum);
+    *sum2 = xrealloc(*sum2, n * sizeof **sum2);
+    *calls = xrealloc(*calls, n * sizeof **calls);
+    for (size_t k = *cap; k < n; k++) {
+        (*sum)[k] = (*sum2)[k] = 0;
+        (*calls)[k] = 0;
+    }
+    *cap = n;
+}
+
 /* Make room in a region's per-run and per-key arrays. */
 static void region_grow(struct region *r, size_t run, size_t key)
 {
-    if (run >= r->run_cap) {
-        size_t cap = r->run_cap ? r->run_cap : 4;
-        while (cap <= run)
-            cap *= 2;
-        r->run_sum = xrealloc(r->run_sum, cap * sizeof *r->run_sum);
-        r->run_outer = xrealloc(r->run_outer, cap * sizeof *r->run_outer);
-        r->run_calls = xrealloc(r->run_calls, cap * sizeof *r->run_calls);
-        for (size_t i = r->run_cap; i < cap; i++) {
-            r->run_sum[i] = r->run_outer[i] = 0;
-            r->run_calls[i] = 0;
-        }
-        r->run_cap = cap;
-    }
-    if (key >= r->key_cap) {
-        size_t cap = r->key_cap ? r->key_cap : 4;
-        while (cap <= key)
-            cap *= 2;
-        r->key_sum = xrealloc(r->key_sum, cap * sizeof *r->key_sum);
-        r->key_self = xrealloc(r->key_self, cap * sizeof *r->key_self);
-        r->key_calls = xrealloc(r->key_calls, cap * sizeof *r->key_calls);
-        for (size_t i = r->key_cap; i < cap; i++) {
-            r->key_sum[i] = r->key_self[i] = 0;
-            r->key_calls[i] = 0;
-        }
-        r->key_cap = cap;
-    }
+    columns_grow(&r->run_sum, &r->run_outer, &r->run_calls, &r->run_cap, run);
+    columns_grow(&r->key_sum, &r->key_self, &r->key_calls, &r->key_cap, key);
 }
 
 /* Hash of an edge's two ends. */
@@ -709,7 +704,7 @@ static void on_problem(void *ctx, unsigned long line, const char *message)
 }
 
 /* A run file's parser as a run_reader. */
-static enum run_status read_runfile(void *f, const struct run_handler *h, const char **why,
+static enum run_status read_runfile(void *f, const struct run_handler *h, struct rep_error *why,
                                     unsigned long *line)
 {
     return runfile_parse(f, "", h, why, line);
@@ -737,7 +732,8 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
     size_t mem_before = m->nmem;
     struct run_handler h = {&in, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
-    const char *why = NULL;
+    struct rep_error why;
+    rep_error_clear(&why);
     unsigned long line = 0;
     enum run_status st = read(src, &h, &why, &line);
     busy_finish(&in);
@@ -778,7 +774,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
             snprintf(where, sizeof where, "%s", name);
         model_warn(m, where, "skipped", 1, "file skipped: %s",
                    st == RUNFILE_IO_ERROR ? "read error"
-                   : why                  ? why
+                   : why.msg[0]           ? why.msg
                                           : "not a run file");
         paths_stop(m->paths);
         if (m->sink && m->sink->run_end)

@@ -122,22 +122,25 @@ enum prof_error partfile_open(struct partfile *pf, const char *const *paths, siz
 }
 
 /* Hand the run's records to h. */
-enum run_status partfile_read(void *src, const struct run_handler *h, const char **why,
+enum run_status partfile_read(void *src, const struct run_handler *h, struct rep_error *why,
                               unsigned long *line)
 {
     struct partfile *pf = src;
     struct adapter a = {h, RUN_EVENTS, 0};
     struct prof_run_sink sink = {&a,       on_meta,    on_table,  NULL, NULL,
                                  on_event, on_summary, on_memory, NULL};
-    *why = NULL;
-    *line = 0;
+    if (why)
+        rep_error_clear(why);
+    if (line)
+        *line = 0;
     /* Pass one read every part already: what can fail now is memory, which ends the command
        wherever it runs out in the reporter, or a part gone since (the run is then dropped). */
     enum prof_error e = prof_parts_emit(pf->parts, &sink);
     if (e == PROF_ERR_NOMEM)
-        die_msg("out of memory");
+        die_nomem(NULL);
     if (e != PROF_OK) {
-        *why = prof_strerror(e);
+        if (why)
+            rep_fail(why, REP_ERR_NO_INPUT, "%s", prof_strerror(e));
         return RUNFILE_IO_ERROR;
     }
     return RUNFILE_OK;

@@ -24,8 +24,9 @@ struct partfile {
 /* Read the parts' metadata: PROF_OK, PROF_ERR_FORMAT when none of them is a readable part, or
    PROF_ERR_NOMEM. */
 enum prof_error partfile_open(struct partfile *pf, const char *const *paths, size_t count);
-/* A run_reader (src: a struct partfile): hand the run's records to h. */
-enum run_status partfile_read(void *src, const struct run_handler *h, const char **why,
+/* A run_reader (src: a struct partfile): hand the run's records to h. RUNFILE_OK, or
+   RUNFILE_IO_ERROR with why (REP_ERR_NO_INPUT) when a part went away since partfile_open. */
+enum run_status partfile_read(void *src, const struct run_handler *h, struct rep_error *why,
                               unsigned long *line);
 void partfile_close(struct partfile *pf);
 

@@ -4,10 +4,10 @@
  * -1 (or NULL); the message travels with the value up to main(), the only place that prints
  * an error on stderr and turns its code into an exit status (exitcode.h).
  *
- * The one exception is running out of memory: xmalloc and its kin (util.h) end the command
- * with EXIT_INTERNAL, because a report half-made has nothing worth keeping and every path that
- * allocates would otherwise need an error path it could not test; the atexit handler of
- * atomicfile.c still removes the temporary files.
+ * The one exception is running out of memory: xmalloc and its kin end the command through
+ * die_nomem (util.h) with EXIT_INTERNAL, because a report half-made has nothing worth keeping
+ * and every path that allocates would otherwise need an error path it could not test; the
+ * atexit handler of atomicfile.c still removes the temporary files.
  *
  * Ownership: a struct rep_error is a plain value (no pointers); the caller provides it.
  */

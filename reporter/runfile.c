@@ -77,11 +77,12 @@ struct runfile {
 
     int stop; /* the outcome is decided: ignore further callbacks */
     enum run_status status;
+    struct rep_error *why; /* the reason of RUNFILE_SKIPPED or RUNFILE_IO_ERROR */
     unsigned long why_line;
 };
 
-/* The message of the last RUNFILE_SKIPPED or RUNFILE_IO_ERROR (runfile_parse's *why). */
-static char why_text[256];
+/* Reasons are cut to this length, as they always were (a line of the Warnings sheet). */
+#define WHY_MAX 256
 
 /* The space function for libcsv: no byte is a space, so unquoted fields keep every byte. */
 static int no_space(unsigned char c)
@@ -131,17 +132,26 @@ __attribute__((format(printf, 3, 4))) static void problem(struct runfile *r, uns
     r->h->problem(r->h->ctx, line, msg);
 }
 
-/* Give up on the file as not readable by us: *why gets the formatted reason. */
+/* Stop reading with status st (RUNFILE_SKIPPED or RUNFILE_IO_ERROR) because of reason, which
+   concerns line. */
+static void give_up(struct runfile *r, enum run_status st, unsigned long line, const char *reason)
+{
+    rep_fail(r->why, REP_ERR_NO_INPUT, "%s", reason);
+    r->status = st;
+    r->why_line = line;
+    r->stop = 1;
+}
+
+/* Give up on the file as not readable by us, for the formatted reason. */
 __attribute__((format(printf, 3, 4))) static void skip(struct runfile *r, unsigned long line,
                                                        const char *fmt, ...)
 {
+    char reason[WHY_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why_text, sizeof why_text, fmt, ap);
+    vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    r->status = RUNFILE_SKIPPED;
-    r->why_line = line;
-    r->stop = 1;
+    give_up(r, RUNFILE_SKIPPED, line, reason);
 }
 
 /* Field i of the current record equals the NUL-terminated word w. */
@@ -678,10 +688,7 @@ static int parse_failed(struct runfile *r)
     int err = csv_error(&r->csv);
     if (err != CSV_EPARSE) {
         /* Memory errors end the command in xrealloc, so this is not expected. */
-        snprintf(why_text, sizeof why_text, "%s", csv_strerror(err));
-        r->status = RUNFILE_IO_ERROR;
-        r->why_line = r->rec_line;
-        r->stop = 1;
+        give_up(r, RUNFILE_IO_ERROR, r->rec_line, csv_strerror(err));
         return -1;
     }
     if (r->line != r->rec_line)
@@ -813,25 +820,29 @@ static void finish(struct runfile *r, int any, int ends_with_nl)
     }
 }
 
-/* Parse the run file in f and feed h; see report.h. */
+/* Parse the run file in f and feed h; see runfile.h. */
 enum run_status runfile_parse(FILE *f, const char *name, const struct run_handler *h,
-                              const char **why, unsigned long *line)
+                              struct rep_error *why, unsigned long *line)
 {
     (void)name; /* the caller names the file in its messages */
+    struct rep_error unused;
     struct runfile r = {0};
     r.h = h;
+    r.why = why ? why : &unused;
+    rep_error_clear(r.why);
     r.state = ST_FREQUENCY;
     r.line = r.rec_line = 1;
     r.clean = 1;
     r.status = RUNFILE_OK;
+    /* Both fail only when memory runs out, which ends the command (rep_error.h). */
     if (csv_init(&r.csv, RUNFILE_CSV_OPTS) != 0)
-        die_msg("cannot initialize the CSV parser");
+        die_nomem(NULL);
     csv_set_space_func(&r.csv, no_space);
     csv_set_realloc_func(&r.csv, xrealloc);
     csv_set_blk_size(&r.csv, 4096);
     r.c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     if (r.c_locale == (locale_t)0)
-        die_msg("cannot create the C locale");
+        die_nomem(NULL);
 
     char *buf = xmalloc(RUNFILE_BLOCK);
     size_t keep = 0; /* bytes of an unfinished line carried to the next block */
@@ -840,10 +851,7 @@ enum run_status runfile_parse(FILE *f, const char *name, const struct run_handle
         size_t n = fread(buf + keep, 1, RUNFILE_BLOCK - keep, f);
         if (n < RUNFILE_BLOCK - keep) {
             if (ferror(f)) {
-                snprintf(why_text, sizeof why_text, "%s", strerror(errno ? errno : EIO));
-                r.status = RUNFILE_IO_ERROR;
-                r.why_line = r.line;
-                r.stop = 1;
+                give_up(&r, RUNFILE_IO_ERROR, r.line, strerror(errno ? errno : EIO));
                 break;
             }
             at_eof = 1;
@@ -882,8 +890,6 @@ enum run_status runfile_parse(FILE *f, const char *name, const struct run_handle
     free(r.fptr);
     free(r.hist_bucket);
     free(r.hist_count);
-    if (why)
-        *why = r.status == RUNFILE_SKIPPED || r.status == RUNFILE_IO_ERROR ? why_text : NULL;
     if (line)
         *line = r.status == RUNFILE_SKIPPED || r.status == RUNFILE_IO_ERROR ? r.why_line : 0;
     return r.status;

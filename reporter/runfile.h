@@ -8,6 +8,8 @@
 #ifndef PROFREPORT_RUNFILE_H
 #define PROFREPORT_RUNFILE_H
 
+#include "rep_error.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,17 +88,18 @@ enum run_status {
 };
 
 /*
- * Parse the run file in f (name is for messages) and feed h. On RUNFILE_SKIPPED, why says
- * what is wrong and line where (static storage; valid until the next call).
+ * Parse the run file in f (name is for messages) and feed h. On RUNFILE_SKIPPED or
+ * RUNFILE_IO_ERROR, why (REP_ERR_NO_INPUT) says what is wrong and *line where (0: nowhere in
+ * particular); otherwise why is cleared and *line is 0. why and line may be NULL.
  */
 enum run_status runfile_parse(FILE *f, const char *name, const struct run_handler *h,
-                              const char **why, unsigned long *line);
+                              struct rep_error *why, unsigned long *line);
 
 /*
  * What reads one run into a run_handler: runfile_parse for a run file, or a killed run's parts
- * (partfile.h). Returns as runfile_parse does.
+ * (partfile.h). Returns, and fills why and line, as runfile_parse does.
  */
-typedef enum run_status (*run_reader)(void *src, const struct run_handler *h, const char **why,
+typedef enum run_status (*run_reader)(void *src, const struct run_handler *h, struct rep_error *why,
                                       unsigned long *line);
 
 #endif /* PROFREPORT_RUNFILE_H */

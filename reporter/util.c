@@ -22,14 +22,22 @@ static void vmessage(const char *fmt, va_list ap)
     fputc('\n', stderr);
 }
 
-/* Say what went wrong and stop with EXIT_INTERNAL (callers with other codes exit themselves). */
-void die_msg(const char *fmt, ...)
+/* Say what went wrong and stop with EXIT_INTERNAL (only die_nomem does: memory ran out). */
+__attribute__((format(printf, 1, 2), noreturn)) static void die_msg(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vmessage(fmt, ap);
     va_end(ap);
     exit(EXIT_INTERNAL);
+}
+
+/* Memory ran out: end the command. */
+void die_nomem(const char *what)
+{
+    if (what)
+        die_msg("out of memory: %s", what);
+    die_msg("out of memory");
 }
 
 /* A warning on stderr, unless -q. */
@@ -48,7 +56,7 @@ void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p)
-        die_msg("out of memory");
+        die_nomem(NULL);
     return p;
 }
 
@@ -56,7 +64,7 @@ void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
-        die_msg("out of memory");
+        die_nomem(NULL);
     return p;
 }
 
@@ -64,7 +72,7 @@ void *xrealloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
     if (!p)
-        die_msg("out of memory");
+        die_nomem(NULL);
     return p;
 }
 
@@ -193,7 +201,7 @@ const char *sbuf_text(struct prof_sbuf *b)
 {
     const char *t = prof_sbuf_cstr(b);
     if (!t)
-        die_msg("out of memory");
+        die_nomem(NULL);
     return t;
 }
 

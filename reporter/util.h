@@ -14,11 +14,12 @@
 #include <stdint.h>
 
 /*
- * "profreport: " + message on stderr, then exit with EXIT_INTERNAL. Only for running out of
- * memory, the one failure that is not an error value (rep_error.h says why): xmalloc and its
- * kin, a stream that cannot be allocated, the call-path tree's index space.
+ * "profreport: out of memory" (and ": " + what, when what is not NULL) on stderr, then exit
+ * with EXIT_INTERNAL: the reporter's one way out when memory runs out, the one failure that is
+ * not an error value (rep_error.h says why). For xmalloc and its kin, and for what allocates
+ * out of their sight: libcsv's parser, a locale, a stream, the call-path tree's index space.
  */
-void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void die_nomem(const char *what) __attribute__((noreturn));
 /* A warning: "profreport: " + message on stderr, unless util_quiet (-q). */
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int util_quiet;

@@ -274,6 +274,78 @@ static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
         worksheet_conditional_format_range(ws, 1, 1, (lxw_row_t)n, 1, &bar);
 }
 
+/* A region x column matrix below a sheet's table: what its columns are and what each cell holds. */
+struct matrix {
+    size_t ncols;
+    /* Column k's head (the caller frees it). */
+    char *(*head)(const struct model *m, size_t k);
+    /* The value of region r in column k, in the unit of format. */
+    double (*cell)(const struct book *b, const struct region *r, size_t k);
+    lxw_format *format;
+};
+
+/* Write the matrix at row top: its title, a "Region" head and the columns' heads, then one row
+   per region of rank[0..n). Returns the row where the next matrix goes, two rows below it. */
+static lxw_row_t put_matrix(struct book *b, lxw_worksheet *ws, lxw_row_t top, const char *title,
+                            const struct matrix *mx, const size_t *rank, size_t n)
+{
+    put_str(b, ws, top, 0, title, b->f.bold);
+    put_str(b, ws, top + 1, 0, "Region", b->f.header);
+    for (size_t k = 0; k < mx->ncols; k++) {
+        char *head = mx->head(b->m, k);
+        put_str(b, ws, top + 1, (lxw_col_t)(k + 1), head, b->f.header);
+        free(head);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct region *r = &b->m->regions[rank[i]];
+        lxw_row_t row = (lxw_row_t)(top + 2 + i);
+        put_str(b, ws, row, 0, r->display, NULL);
+        for (size_t k = 0; k < mx->ncols; k++)
+            put_num(ws, row, (lxw_col_t)(k + 1), mx->cell(b, r, k), mx->format);
+    }
+    return (lxw_row_t)(top + n + 4);
+}
+
+/* "Run 1", "Run 2"... */
+static char *run_head(const struct model *m, size_t k)
+{
+    (void)m;
+    char buf[32];
+    snprintf(buf, sizeof buf, "Run %zu", k + 1);
+    return xstrdup(buf);
+}
+
+/* A thread name (across runs), repaired for display. */
+static char *thread_head(const struct model *m, size_t k)
+{
+    return utf8_repair(m->keys[k], strlen(m->keys[k]));
+}
+
+/* Mean cost per call of r in run k. */
+static double run_mean_cell(const struct book *b, const struct region *r, size_t k)
+{
+    return model_run_mean(r, k) / b->cost.ns;
+}
+
+/* Calls of r in run k. */
+static double run_calls_cell(const struct book *b, const struct region *r, size_t k)
+{
+    (void)b;
+    return k < r->run_cap ? (double)r->run_calls[k] : 0;
+}
+
+/* Total time of r in the threads of name k. */
+static double key_total_cell(const struct book *b, const struct region *r, size_t k)
+{
+    return (k < r->key_cap ? r->key_sum[k] : 0) / b->total.ns;
+}
+
+/* Self time of r in the threads of name k. */
+static double key_self_cell(const struct book *b, const struct region *r, size_t k)
+{
+    return (k < r->key_cap ? r->key_self[k] : 0) / b->total.ns;
+}
+
 /* Runs: one row per run, then region x run matrices of mean cost and of calls. */
 static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 {
@@ -288,33 +360,12 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 
     /* Two matrices below the table: mean cost per call and calls, one column per run. */
     lxw_row_t top = (lxw_row_t)(m->nruns + 3);
-    for (int which = 0; which < 2; which++) {
-        char title[96];
-        snprintf(title, sizeof title,
-                 which == 0 ? "Mean cost per call (%s), region x run" : "Calls, region x run",
-                 b->cost.name);
-        put_str(b, ws, top, 0, title, b->f.bold);
-        put_str(b, ws, top + 1, 0, "Region", b->f.header);
-        for (size_t k = 0; k < m->nruns; k++) {
-            char buf[32];
-            snprintf(buf, sizeof buf, "Run %zu", k + 1);
-            put_str(b, ws, top + 1, (lxw_col_t)(k + 1), buf, b->f.header);
-        }
-        for (size_t i = 0; i < n; i++) {
-            struct region *r = &m->regions[rank[i]];
-            lxw_row_t row = (lxw_row_t)(top + 2 + i);
-            put_str(b, ws, row, 0, r->display, NULL);
-            for (size_t k = 0; k < m->nruns; k++) {
-                if (which == 0)
-                    put_num(ws, row, (lxw_col_t)(k + 1), model_run_mean(r, k) / b->cost.ns,
-                            b->f.cost);
-                else
-                    put_num(ws, row, (lxw_col_t)(k + 1),
-                            k < r->run_cap ? (double)r->run_calls[k] : 0, b->f.count);
-            }
-        }
-        top = (lxw_row_t)(top + n + 4);
-    }
+    char title[96];
+    snprintf(title, sizeof title, "Mean cost per call (%s), region x run", b->cost.name);
+    struct matrix mean = {m->nruns, run_head, run_mean_cell, b->f.cost};
+    top = put_matrix(b, ws, top, title, &mean, rank, n);
+    struct matrix calls = {m->nruns, run_head, run_calls_cell, b->f.count};
+    put_matrix(b, ws, top, "Calls, region x run", &calls, rank, n);
 }
 
 /* Threads: one row per thread of each run, then total and self time per region and thread. */
@@ -330,28 +381,13 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 
     /* Per thread name (across runs), as in Hit count: where each thread's time went. */
     lxw_row_t top = (lxw_row_t)(m->nthreads + 3);
-    for (int which = 0; which < 2; which++) {
-        char title[96];
-        snprintf(title, sizeof title, "%s (%s), region x thread",
-                 which ? "Self time" : "Total time", b->total.name);
-        put_str(b, ws, top, 0, title, b->f.bold);
-        put_str(b, ws, top + 1, 0, "Region", b->f.header);
-        for (size_t k = 0; k < m->nkeys; k++) {
-            char *name = utf8_repair(m->keys[k], strlen(m->keys[k]));
-            put_str(b, ws, top + 1, (lxw_col_t)(k + 1), name, b->f.header);
-            free(name);
-        }
-        for (size_t i = 0; i < nregions; i++) {
-            struct region *r = &m->regions[rank[i]];
-            lxw_row_t row = (lxw_row_t)(top + 2 + i);
-            put_str(b, ws, row, 0, r->display, NULL);
-            for (size_t k = 0; k < m->nkeys; k++) {
-                double v = k < r->key_cap ? (which ? r->key_self[k] : r->key_sum[k]) : 0;
-                put_num(ws, row, (lxw_col_t)(k + 1), v / b->total.ns, b->f.num);
-            }
-        }
-        top = (lxw_row_t)(top + nregions + 4);
-    }
+    char title[96];
+    snprintf(title, sizeof title, "Total time (%s), region x thread", b->total.name);
+    struct matrix total = {m->nkeys, thread_head, key_total_cell, b->f.num};
+    top = put_matrix(b, ws, top, title, &total, rank, nregions);
+    snprintf(title, sizeof title, "Self time (%s), region x thread", b->total.name);
+    struct matrix self = {m->nkeys, thread_head, key_self_cell, b->f.num};
+    put_matrix(b, ws, top, title, &self, rank, nregions);
 }
 
 /* Call tree: exact caller -> callee edges, heaviest first. */

@@ -193,7 +193,7 @@ enum run_status fuzz_parse(const uint8_t *text, size_t size, struct fuzz_runlog 
     struct run_handler h = {log,           check_meta,    check_begin, check_event,
                             check_summary, check_problem, check_memory};
     FILE *f = fuzz_open(text, size);
-    const char *why = NULL;
+    struct rep_error why;
     unsigned long line = 0;
     enum run_status st = runfile_parse(f, "fuzz", &h, &why, &line);
     fclose(f);
@@ -201,11 +201,11 @@ enum run_status fuzz_parse(const uint8_t *text, size_t size, struct fuzz_runlog 
     FUZZ_CHECK(st == RUNFILE_OK || st == RUNFILE_SKIPPED || st == RUNFILE_TRUNCATED);
     if (st == RUNFILE_SKIPPED) {
         /* model.c forgets a skipped run and relies on none of its rows having been given. */
-        FUZZ_CHECK(why && why[0]);
+        FUZZ_CHECK(why.code == REP_ERR_NO_INPUT && why.msg[0]);
         FUZZ_CHECK(!log->begun && log->events == 0 && log->summaries == 0 && log->memory == 0);
     } else {
         FUZZ_CHECK(log->begun);
-        FUZZ_CHECK(why == NULL && line == 0);
+        FUZZ_CHECK(why.code == REP_OK && why.msg[0] == 0 && line == 0);
     }
     return st;
 }
@@ -221,7 +221,7 @@ enum run_status fuzz_read_parts(const char *const *paths, size_t n, struct fuzz_
         return RUNFILE_SKIPPED;
     struct run_handler h = {log,           check_meta,    check_begin, check_event,
                             check_summary, check_problem, check_memory};
-    const char *why = NULL;
+    struct rep_error why;
     unsigned long line = 0;
     enum run_status st = partfile_read(&pf, &h, &why, &line);
     partfile_close(&pf);

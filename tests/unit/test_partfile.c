@@ -86,7 +86,7 @@ static char *told(const char *const *paths, size_t n, int csv)
 {
     struct prof_sbuf log = {0};
     struct run_handler h = {&log, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
-    const char *why = NULL;
+    struct rep_error why;
     unsigned long line = 0;
     if (csv) {
         char *text = NULL;
@@ -205,6 +205,30 @@ static void summary_parts_tell_what_their_run_file_tells(void **state)
     free(p);
 }
 
+/* A part gone between partfile_open and partfile_read makes the run a read error, whose
+   reason is an error value of the caller's (nothing static). */
+static void part_gone_since_open_is_a_read_error(void **state)
+{
+    (void)state;
+    const char *ids[] = {"a"};
+    char *p = make_part(1, "events", ids, 1, "exited");
+    const char *paths[] = {p};
+    struct partfile pf;
+    assert_int_equal(partfile_open(&pf, paths, 1), PROF_OK);
+    unlink(p);
+    struct prof_sbuf log = {0};
+    struct run_handler h = {&log, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
+    struct rep_error why = {REP_OK, "unset"};
+    unsigned long line = 99;
+    assert_int_equal(partfile_read(&pf, &h, &why, &line), RUNFILE_IO_ERROR);
+    partfile_close(&pf);
+    assert_int_equal(why.code, REP_ERR_NO_INPUT);
+    assert_string_equal(why.msg, prof_strerror(PROF_ERR_IO));
+    assert_int_equal(line, 0);
+    prof_sbuf_release(&log);
+    free(p);
+}
+
 /* Files that are not parts are refused before the handler hears of them. */
 static void foreign_files_are_refused(void **state)
 {
@@ -226,6 +250,7 @@ int main(void)
         cmocka_unit_test(events_parts_tell_what_their_run_file_tells),
         cmocka_unit_test(summary_parts_tell_what_their_run_file_tells),
         cmocka_unit_test(foreign_files_are_refused),
+        cmocka_unit_test(part_gone_since_open_is_a_read_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

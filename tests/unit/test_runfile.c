@@ -138,8 +138,8 @@ static void on_problem(void *ctx, unsigned long line, const char *message)
 }
 
 /* Parse len bytes of text as a run file into the log. */
-static enum run_status parse_bytes(const char *text, size_t len, struct log *l, const char **why,
-                                   unsigned long *line)
+static enum run_status parse_bytes(const char *text, size_t len, struct log *l,
+                                   struct rep_error *why, unsigned long *line)
 {
     struct run_handler h = {l, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
     FILE *f = fmemopen((void *)text, len, "r");
@@ -150,7 +150,7 @@ static enum run_status parse_bytes(const char *text, size_t len, struct log *l, 
 }
 
 /* Parse a NUL-terminated text as a run file into the log. */
-static enum run_status parse_text(const char *text, struct log *l, const char **why,
+static enum run_status parse_text(const char *text, struct log *l, struct rep_error *why,
                                   unsigned long *line)
 {
     return parse_bytes(text, strlen(text), l, why, line);
@@ -175,11 +175,11 @@ static void check_log(struct log *l, const char *const *want, size_t n)
 static void check_skipped(const char *text, const char *want_why, unsigned long want_line)
 {
     struct log l = {0};
-    const char *why = NULL;
+    struct rep_error why;
     unsigned long line = 0;
     assert_int_equal(parse_text(text, &l, &why, &line), RUNFILE_SKIPPED);
-    assert_non_null(why);
-    assert_string_equal(why, want_why);
+    assert_int_equal(why.code, REP_ERR_NO_INPUT);
+    assert_string_equal(why.msg, want_why);
     assert_int_equal(line, want_line);
     /* Nothing of a refused file reaches the model's tables. */
     for (size_t i = 0; i < l.n; i++)
@@ -204,7 +204,7 @@ static void events_table_gives_metadata_begin_and_rows(void **state)
 {
     (void)state;
     struct log l = {0};
-    const char *why = "unset";
+    struct rep_error why = {REP_ERR_INTERNAL, "unset"};
     unsigned long line = 99;
     assert_int_equal(parse_text("Frequency,2893456123\n"
                                 "Format,profreport-run,1\n"
@@ -218,7 +218,8 @@ static void events_table_gives_metadata_begin_and_rows(void **state)
                                 "fib,10,2,fib,3,0,18446744073709551615,1\n",
                                 &l, &why, &line),
                      RUNFILE_OK);
-    assert_null(why);
+    assert_int_equal(why.code, REP_OK);
+    assert_string_equal(why.msg, "");
     assert_int_equal(line, 0);
     CHECK_LOG(&l, "meta [Mode] [events]", "meta [Program] [/usr/bin/app]",
               "meta [Thread] [1] [4242] [main] [exited]",
@@ -555,6 +556,31 @@ static void unknown_format_version_is_skipped(void **state)
                   "unknown format version \"1.1\"", 2);
 }
 
+/* The reason a file was skipped is the caller's value: a second parse does not change the
+   first one's reason, and a parse that succeeds clears the value it was given. */
+static void each_parse_keeps_its_own_reason(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    struct rep_error first, second;
+    unsigned long line1 = 0, line2 = 0;
+    assert_int_equal(parse_text("Frequency,1000\nFormat,profreport-run,3\n", &l, &first, &line1),
+                     RUNFILE_SKIPPED);
+    assert_int_equal(
+        parse_text("Frequency,1000\nFormat,profreport-run,1\nMode,x\n", &l, &second, &line2),
+        RUNFILE_SKIPPED);
+    assert_string_equal(first.msg, "unknown format version 3");
+    assert_int_equal(line1, 2);
+    assert_string_equal(second.msg, "unknown Mode \"x\"");
+    assert_int_equal(line2, 3);
+    assert_int_equal(parse_text(V1_EVENTS "a,1,1,,0,1,0,0\n", &l, &first, &line1), RUNFILE_OK);
+    assert_int_equal(first.code, REP_OK);
+    assert_string_equal(first.msg, "");
+    assert_int_equal(line1, 0);
+    assert_string_equal(second.msg, "unknown Mode \"x\"");
+    log_release(&l);
+}
+
 /* A Format record of another kind of file is refused. */
 static void other_format_kind_is_skipped(void **state)
 {
@@ -748,7 +774,7 @@ static void truncated_inside_quoted_field(void **state)
 {
     (void)state;
     struct log l = {0};
-    const char *why = "unset";
+    struct rep_error why = {REP_ERR_INTERNAL, "unset"};
     unsigned long line = 99;
     assert_int_equal(parse_text("Frequency,1000\n"
                                 "a,1\n"
@@ -756,7 +782,8 @@ static void truncated_inside_quoted_field(void **state)
                                 "off,5\n",
                                 &l, &why, &line),
                      RUNFILE_TRUNCATED);
-    assert_null(why);
+    assert_int_equal(why.code, REP_OK);
+    assert_string_equal(why.msg, "");
     CHECK_LOG(&l, "begin seed 1000",
               "event [a] parent=[] ticks=1 self=0 start=0 thread=0 depth=0 nested=0",
               "problem 3: file ends inside a quoted field");
@@ -844,12 +871,12 @@ static void read_error_is_io_error(void **state)
     struct run_handler h = {&l, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
     FILE *f = fopen("/", "r"); /* opens, but reading a directory fails with EISDIR */
     assert_non_null(f);
-    const char *why = NULL;
+    struct rep_error why;
     unsigned long line = 0;
     assert_int_equal(runfile_parse(f, "/", &h, &why, &line), RUNFILE_IO_ERROR);
     fclose(f);
-    assert_non_null(why);
-    assert_string_equal(why, "Is a directory");
+    assert_int_equal(why.code, REP_ERR_NO_INPUT);
+    assert_string_equal(why.msg, "Is a directory");
     check_log(&l, NULL, 0);
 }
 
@@ -1078,6 +1105,7 @@ int main(void)
         cmocka_unit_test(strict_csv_error_skips_the_line_and_goes_on),
         cmocka_unit_test(strict_csv_error_in_multiline_record_names_both_lines),
         cmocka_unit_test(read_error_is_io_error),
+        cmocka_unit_test(each_parse_keeps_its_own_reason),
         cmocka_unit_test(callbacks_may_be_null),
         cmocka_unit_test(version_2_memory_section_is_read),
         cmocka_unit_test(memory_section_needs_version_2),
