@@ -436,7 +436,7 @@ static void sink_run_begin(void *ctx, const struct model *m, size_t run)
 
 /* One row of an events table: a trace event. */
 static void sink_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
-                       const struct run_event *e, size_t region, double ns, double self_ns,
+                       const struct prof_event_rec *e, size_t region, double ns, double self_ns,
                        double start_ns)
 {
     struct exports *x = ctx;
@@ -444,7 +444,7 @@ static void sink_event(void *ctx, const struct model *m, size_t run, const struc
     if (m->runs[run].kind != RUN_EVENTS)
         return;
     export_trace_event(&x->buf, x->first, trace_name(x, region, e->region, e->region_len), x->pid,
-                       e->thread, start_ns, e->has_ticks, ns, self_ns, e->depth, e->nested);
+                       e->thread, start_ns, e->stopped, ns, self_ns, e->depth, e->nested);
     x->first = 0;
     trace_flush(x, 0);
 }

@@ -162,7 +162,7 @@ static void paths_stop(struct model_paths *p)
 
 /* One row: a step of its thread's stream (seed rows are all at depth 0). */
 static void paths_event(struct model_paths *p, size_t run, enum run_kind kind,
-                        const struct run_event *e, size_t region, double ns, double self_ns)
+                        const struct prof_event_rec *e, size_t region, double ns, double self_ns)
 {
     uint32_t id = paths_name(p, region, e->region, e->region_len);
     if (!p->streaming || p->run != run || p->thread != e->thread) {
@@ -172,12 +172,12 @@ static void paths_event(struct model_paths *p, size_t run, enum run_kind kind,
         p->run = run;
         p->thread = e->thread;
     }
-    cct_stream_row_interned(&p->stream, id, kind == RUN_EVENTS ? e->depth : 0, e->has_ticks, ns,
+    cct_stream_row_interned(&p->stream, id, kind == RUN_EVENTS ? e->depth : 0, e->stopped, ns,
                             self_ns);
 }
 
 /* A summary row: no paths, so the region counts as a root of the tree. */
-static void paths_summary(struct model_paths *p, const struct run_summary *s, double k)
+static void paths_summary(struct model_paths *p, const struct prof_summary_rec *s, double k)
 {
     paths_stop(p);
     cct_add(&p->tree, p->tree.root, s->region, s->region_len, s->calls, (double)s->outer * k,
@@ -561,7 +561,7 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
 }
 
 /* One region instance (events table or seed form). */
-static void on_event(void *ctx, const struct run_event *e)
+static void on_event(void *ctx, const struct prof_event_rec *e)
 {
     struct ingest *in = ctx;
     struct model *m = in->m;
@@ -581,8 +581,8 @@ static void on_event(void *ctx, const struct run_event *e)
                        (double)e->start * in->ns_per_tick);
     if (m->paths)
         paths_event(m->paths, in->run, m->runs[in->run].kind, e, ri, ns, self);
-    busy_row(in, t, e->depth, e->has_ticks, ns);
-    if (!e->has_ticks) {
+    busy_row(in, t, e->depth, e->stopped, ns);
+    if (!e->stopped) {
         r->unterminated++;
         /* Events files list these in their Warning records; the seed form has none. */
         if (m->runs[in->run].kind == RUN_SEED) {
@@ -630,7 +630,7 @@ static void on_event(void *ctx, const struct run_event *e)
 }
 
 /* One summary-table row: a thread's whole account of a region. */
-static void on_summary(void *ctx, const struct run_summary *s)
+static void on_summary(void *ctx, const struct prof_summary_rec *s)
 {
     struct ingest *in = ctx;
     struct model *m = in->m;

@@ -93,10 +93,10 @@ struct model_sink {
     void *ctx;
     void (*run_begin)(void *ctx, const struct model *m, size_t run);
     void (*event)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
-                  const struct run_event *e, size_t region, double ns, double self_ns,
+                  const struct prof_event_rec *e, size_t region, double ns, double self_ns,
                   double start_ns);
     void (*summary)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
-                    const struct run_summary *s, double ns_per_tick);
+                    const struct prof_summary_rec *s, double ns_per_tick);
     void (*run_end)(void *ctx, const struct model *m, size_t run, int kept);
 };
 

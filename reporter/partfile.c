@@ -51,44 +51,24 @@ static void on_table(void *ctx, int summary)
         a->h->begin(a->h->ctx, a->kind, a->frequency);
 }
 
-/* One events-table row. */
+/* One events-table row: the record itself, with ticks and self 0 when the region never stopped,
+   as a run file gives them. */
 static void on_event(void *ctx, const struct prof_event_rec *r)
 {
     struct adapter *a = ctx;
-    struct run_event e = {.region = r->region,
-                          .region_len = r->region_len,
-                          .parent = r->parent,
-                          .parent_len = r->parent_len,
-                          .has_ticks = r->stopped,
-                          .ticks = r->stopped ? r->ticks : 0,
-                          .self = r->stopped ? r->self : 0,
-                          .start = r->start,
-                          .thread = r->thread,
-                          .depth = r->depth,
-                          .nested = r->nested};
+    struct prof_event_rec e = *r;
+    if (!e.stopped)
+        e.ticks = e.self = 0;
     if (a->h->event)
         a->h->event(a->h->ctx, &e);
 }
 
-/* One summary-table row. */
+/* One summary-table row: the record itself. */
 static void on_summary(void *ctx, const struct prof_summary_rec *r)
 {
     struct adapter *a = ctx;
-    struct run_summary s = {.region = r->region,
-                            .region_len = r->region_len,
-                            .thread = r->thread,
-                            .calls = r->calls,
-                            .ticks = r->ticks,
-                            .self = r->self,
-                            .min = r->min,
-                            .max = r->max,
-                            .outer = r->outer,
-                            .sumsq = r->sumsq,
-                            .hist_bucket = r->hist_bucket,
-                            .hist_count = r->hist_count,
-                            .nhist = r->nhist};
     if (a->h->summary)
-        a->h->summary(a->h->ctx, &s);
+        a->h->summary(a->h->ctx, r);
 }
 
 /* One row of the memory section. */

@@ -243,7 +243,7 @@ static int check_field_count(struct runfile *r, size_t want)
 /* Handle one id,delta row of the seed form. */
 static void seed_row(struct runfile *r)
 {
-    struct run_event e = {0};
+    struct prof_event_rec e = {0};
     if (check_field_count(r, 2) != 0)
         return;
     e.region = r->rbuf + r->foff[0];
@@ -252,7 +252,7 @@ static void seed_row(struct runfile *r)
     if (r->flen[1] != 0) {
         if (field_u64(r, 1, "delta", &e.ticks) != 0)
             return;
-        e.has_ticks = 1;
+        e.stopped = 1;
     }
     if (r->h->event)
         r->h->event(r->h->ctx, &e);
@@ -261,15 +261,15 @@ static void seed_row(struct runfile *r)
 /* Handle one row of an events table (FORMAT.md 1.3). */
 static void event_row(struct runfile *r)
 {
-    struct run_event e = {0};
+    struct prof_event_rec e = {0};
     if (check_field_count(r, r->ncols) != 0)
         return;
     const char *const *col = event_header;
     e.region = r->rbuf + r->foff[PROF_EV_REGION];
     e.region_len = r->flen[PROF_EV_REGION];
     int has_self = r->flen[PROF_EV_SELF] != 0;
-    e.has_ticks = r->flen[PROF_EV_TICKS] != 0;
-    if (e.has_ticks && field_u64(r, PROF_EV_TICKS, col[PROF_EV_TICKS], &e.ticks) != 0)
+    e.stopped = r->flen[PROF_EV_TICKS] != 0;
+    if (e.stopped && field_u64(r, PROF_EV_TICKS, col[PROF_EV_TICKS], &e.ticks) != 0)
         return;
     if (field_uint(r, PROF_EV_THREAD, col[PROF_EV_THREAD], &e.thread) != 0)
         return;
@@ -278,13 +278,13 @@ static void event_row(struct runfile *r)
     if (field_uint(r, PROF_EV_DEPTH, col[PROF_EV_DEPTH], &e.depth) != 0)
         return;
     /* Self is empty exactly when Ticks is: the region never stopped. */
-    if (has_self && !e.has_ticks) {
+    if (has_self && !e.stopped) {
         char v[96];
         problem(r, r->rec_line, "column Self: %s but Ticks is empty",
                 show(v, sizeof v, r->rbuf + r->foff[PROF_EV_SELF], r->flen[PROF_EV_SELF]));
         return;
     }
-    if (!has_self && e.has_ticks) {
+    if (!has_self && e.stopped) {
         problem(r, r->rec_line, "column Self is empty but Ticks is not");
         return;
     }
@@ -375,7 +375,7 @@ static int field_hist(struct runfile *r, size_t i, size_t *nhist)
 /* Handle one row of a summary table (FORMAT.md 1.4). */
 static void summary_row(struct runfile *r)
 {
-    struct run_summary s = {0};
+    struct prof_summary_rec s = {0};
     const char *const *col = summary_header;
     if (check_field_count(r, r->ncols) != 0)
         return;

@@ -10,6 +10,8 @@
 
 #include "rep_error.h"
 
+#include "assemble.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,32 +24,13 @@ enum run_kind {
 };
 
 /*
- * One row of an events table (or of the seed form, where only region, has_ticks and ticks are
- * known and thread is 0). Strings point into the parser's buffers, valid during the callback,
- * and have a NUL at [len] (they may also hold NULs before it).
+ * The rows of the events and summary tables are format/'s records (assemble.h), the same ones a
+ * killed run's parts give: struct prof_event_rec (or the seed form, where only region, stopped
+ * and ticks are known and thread is 0) and struct prof_summary_rec (hist: nhist (bucket, count)
+ * pairs of FORMAT.md 1.4). From a run file, region_id and parent_id are 0 and ticks and self
+ * are 0 when the region never stopped. Strings point into the parser's buffers, valid during
+ * the callback, and have a NUL at [len] (they may also hold NULs before it).
  */
-struct run_event {
-    const char *region;
-    size_t region_len;
-    const char *parent; /* "" at depth 0 and in the seed form */
-    size_t parent_len;
-    int has_ticks; /* 0: the region never stopped */
-    uint64_t ticks, self, start;
-    unsigned thread, depth;
-    int nested;
-};
-
-/* One row of a summary table. hist holds nhist (bucket, count) pairs, FORMAT.md 1.4's buckets. */
-struct run_summary {
-    const char *region;
-    size_t region_len;
-    unsigned thread;
-    uint64_t calls, ticks, self, min, max, outer;
-    double sumsq;
-    const uint32_t *hist_bucket;
-    const uint64_t *hist_count;
-    size_t nhist;
-};
 
 /*
  * One row of a version 2 run file's memory section (FORMAT.md 1.5). Strings point into the
@@ -72,8 +55,8 @@ struct run_handler {
     void *ctx;
     void (*meta)(void *ctx, const char *const *fields, const size_t *lens, size_t n);
     void (*begin)(void *ctx, enum run_kind kind, uint64_t frequency);
-    void (*event)(void *ctx, const struct run_event *e);
-    void (*summary)(void *ctx, const struct run_summary *s);
+    void (*event)(void *ctx, const struct prof_event_rec *e);
+    void (*summary)(void *ctx, const struct prof_summary_rec *s);
     /* A problem at a line of the file: malformed row (skipped) or the like. */
     void (*problem)(void *ctx, unsigned long line, const char *message);
     /* A row of the memory section, after the table (version 2). */

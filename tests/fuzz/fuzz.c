@@ -121,20 +121,20 @@ static void check_begin(void *ctx, enum run_kind kind, uint64_t frequency)
 }
 
 /* An events or seed row: inside the table, strings NUL-ended, no ticks without a stop. */
-static void check_event(void *ctx, const struct run_event *e)
+static void check_event(void *ctx, const struct prof_event_rec *e)
 {
     struct fuzz_runlog *log = ctx;
     FUZZ_CHECK(log->begun && (log->kind == RUN_EVENTS || log->kind == RUN_SEED));
     FUZZ_CHECK(e->region && e->region[e->region_len] == 0);
     FUZZ_CHECK(e->parent && e->parent[e->parent_len] == 0);
     FUZZ_CHECK(e->nested == 0 || e->nested == 1);
-    if (!e->has_ticks)
+    if (!e->stopped)
         FUZZ_CHECK(e->ticks == 0 && e->self == 0);
     if (log->kind == RUN_SEED)
         FUZZ_CHECK(e->thread == 0 && e->depth == 0 && e->parent_len == 0 && e->start == 0 &&
                    !e->nested && e->self == 0);
     log->events++;
-    if (e->has_ticks)
+    if (e->stopped)
         log->tick_sum += e->ticks;
     else
         log->unterminated++;
@@ -143,7 +143,7 @@ static void check_event(void *ctx, const struct run_event *e)
 }
 
 /* A summary row: inside a summary table, histogram buckets in range, a finite SumSquares. */
-static void check_summary(void *ctx, const struct run_summary *s)
+static void check_summary(void *ctx, const struct prof_summary_rec *s)
 {
     struct fuzz_runlog *log = ctx;
     FUZZ_CHECK(log->begun && log->kind == RUN_SUMMARY);

@@ -49,16 +49,16 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
     add(ctx, "begin %d %llu", (int)kind, (unsigned long long)frequency);
 }
 
-static void on_event(void *ctx, const struct run_event *e)
+static void on_event(void *ctx, const struct prof_event_rec *e)
 {
     prof_sbuf_add(ctx, e->region, e->region_len);
     prof_sbuf_char(ctx, '|');
     prof_sbuf_add(ctx, e->parent, e->parent_len);
-    add(ctx, "|%d %llu %llu %llu %u %u %d", e->has_ticks, (unsigned long long)e->ticks,
+    add(ctx, "|%d %llu %llu %llu %u %u %d", e->stopped, (unsigned long long)e->ticks,
         (unsigned long long)e->self, (unsigned long long)e->start, e->thread, e->depth, e->nested);
 }
 
-static void on_summary(void *ctx, const struct run_summary *s)
+static void on_summary(void *ctx, const struct prof_summary_rec *s)
 {
     prof_sbuf_add(ctx, s->region, s->region_len);
     add(ctx, "|%u %llu %llu %llu %llu %llu %llu %.17g %zu", s->thread, (unsigned long long)s->calls,

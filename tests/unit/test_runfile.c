@@ -79,7 +79,7 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
 }
 
 /* Log an events or seed row, or count it for large inputs. */
-static void on_event(void *ctx, const struct run_event *ev)
+static void on_event(void *ctx, const struct prof_event_rec *ev)
 {
     struct log *l = ctx;
     char r[400], p[400], ticks[64] = "-", self[64] = "-";
@@ -89,7 +89,7 @@ static void on_event(void *ctx, const struct run_event *ev)
     assert_int_equal(ev->parent[ev->parent_len], 0);
     if (l->count_only)
         return;
-    if (ev->has_ticks) {
+    if (ev->stopped) {
         snprintf(ticks, sizeof ticks, "%llu", (unsigned long long)ev->ticks);
         snprintf(self, sizeof self, "%llu", (unsigned long long)ev->self);
     } else {
@@ -103,7 +103,7 @@ static void on_event(void *ctx, const struct run_event *ev)
 }
 
 /* Log a summary row with its histogram pairs. */
-static void on_summary(void *ctx, const struct run_summary *s)
+static void on_summary(void *ctx, const struct prof_summary_rec *s)
 {
     char r[400], hist[2048] = "";
     assert_int_equal(s->region[s->region_len], 0);
