@@ -40,10 +40,13 @@ struct prof_memcount {
 };
 
 /* A thread's allocations per id index, and outside regions (t->mem, owned here): written by
-   the owner (relaxed atomics), grown under t->lock, read at the thread's end under it. */
+   the owner (relaxed atomics), grown under t->lock, read at the thread's end under it. One
+   block, the counters inline: a count is one load away from the recorder, as when they were
+   the recorder's own fields. */
 struct prof_mem_counts {
-    struct prof_memcount *region, none;
     uint32_t cap;
+    struct prof_memcount none;
+    struct prof_memcount region[];
 };
 
 /* What a thread keeps about itself: its kernel id, and its number once its recorder is gone. */
@@ -166,22 +169,21 @@ static int mem_grow(struct prof_thread *t, uint32_t idx)
 {
     pthread_mutex_lock(&t->lock);
     struct prof_mem_counts *mc = t->mem;
-    struct prof_memcount *m = NULL;
-    if (!mc)
-        mc = t->mem = calloc(1, sizeof *mc);
-    if (mc && idx == UINT32_MAX) {
-        m = &mc->none;
-    } else if (mc) {
-        uint32_t cap = t->ids_cap > idx ? t->ids_cap : idx + 1;
-        m = realloc(mc->region, cap * sizeof *m);
-        if (m) {
-            memset(m + mc->cap, 0, (cap - mc->cap) * sizeof *m);
-            mc->region = m;
+    uint32_t old = mc ? mc->cap : 0, cap = old;
+    if (idx != UINT32_MAX)
+        cap = t->ids_cap > idx ? t->ids_cap : idx + 1;
+    if (!mc || cap > old) {
+        mc = realloc(mc, sizeof *mc + cap * sizeof mc->region[0]);
+        if (mc) {
+            if (!t->mem)
+                memset(mc, 0, sizeof *mc);
+            memset(mc->region + old, 0, (cap - old) * sizeof mc->region[0]);
             mc->cap = cap;
+            t->mem = mc;
         }
     }
     pthread_mutex_unlock(&t->lock);
-    return m ? 0 : -1;
+    return mc ? 0 : -1;
 }
 
 /* Count size bytes in the innermost open region of the recording thread. */
@@ -238,8 +240,8 @@ struct free_found {
 
 /* Lock ptr's shard and take ptr out of its table; *sp is the shard, which free_end unlocks.
    Nonzero when ptr must not reach the real free (a double free). */
-static int free_begin(uintptr_t ptr, const struct prof_mem_op *op, struct shard **sp,
-                      struct free_found *ff)
+static inline __attribute__((always_inline)) int
+free_begin(uintptr_t ptr, const struct prof_mem_op *op, struct shard **sp, struct free_found *ff)
 {
     struct shard *s = shard_of(ptr);
     pthread_mutex_lock(&s->lock);
@@ -248,7 +250,8 @@ static int free_begin(uintptr_t ptr, const struct prof_mem_op *op, struct shard 
 }
 
 /* Unlock the shard free_begin locked and count what it found. */
-static void free_end(struct shard *s, const struct free_found *ff)
+static inline __attribute__((always_inline)) void free_end(struct shard *s,
+                                                           const struct free_found *ff)
 {
     pthread_mutex_unlock(&s->lock);
     add_findings(ff->f, ff->bytes, ff->n);
@@ -395,8 +398,6 @@ void prof_mem_delete(void *ptr, enum prof_mem_kind kind, const void *caller)
 /* Free the thread's counters (the recorder is freed, or a new run starts). */
 static void thread_free(struct prof_thread *t)
 {
-    if (t->mem)
-        free(t->mem->region);
     free(t->mem);
     t->mem = NULL;
 }
