@@ -24,8 +24,11 @@ MANDIR ?= $(DATADIR)/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' collector/profreport.h)
-# The soname's number: the major part of the header's version.
-SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+# The soname's number: the major part of the header's version, and while the major is 0 the
+# minor too (libprofreport.so.0.2), since a 0.x minor may change the binary interface: a program
+# built against another minor then fails to load instead of misreading a changed struct.
+VERSION_PARTS := $(subst ., ,$(VERSION))
+SOMAJOR := $(if $(filter 0,$(word 1,$(VERSION_PARTS))),0.$(word 2,$(VERSION_PARTS)),$(word 1,$(VERSION_PARTS)))
 
 CC ?= cc
 CXX ?= c++

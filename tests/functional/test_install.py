@@ -114,3 +114,20 @@ def test_destdir_stages_the_prefix_and_a_moved_tree_still_finds_its_templates(tm
     subprocess.run([str(BUILD / "examples" / "basic")], env=dict(os.environ, PROFILER_DIR=str(runs)),
                    check=True, capture_output=True, timeout=60)
     report_has_charts(staged / "bin" / "profreport", runs, tmp_path / "report.xlsx")
+
+
+def test_soname_carries_the_minor_while_the_major_is_zero():
+    """A 0.x minor may change the binary interface, so a program built against one minor must
+    not load another: the soname is libprofreport.so.0.MINOR, read from the header's version
+    here, and every built program and the preload library need exactly that name."""
+    header = (ROOT / "collector" / "profreport.h").read_text()
+    major, minor, patch = (int(re.search(rf"#define PROF_VERSION_{k} (\d+)", header).group(1))
+                           for k in ("MAJOR", "MINOR", "PATCH"))
+    want = f"0.{minor}" if major == 0 else f"{major}"
+    for lib in ("libprofreport", "libprofreport-auto"):
+        real = BUILD / f"{lib}.so.{major}.{minor}.{patch}"
+        dyn = subprocess.run(["readelf", "-d", str(real)], capture_output=True, text=True).stdout
+        assert f"Library soname: [{lib}.so.{want}]" in dyn, dyn
+    for user in (BUILD / "examples" / "basic", BUILD / "libprofreport-malloc.so"):
+        dyn = subprocess.run(["readelf", "-d", str(user)], capture_output=True, text=True).stdout
+        assert f"Shared library: [libprofreport.so.{want}]" in dyn, dyn
