@@ -31,8 +31,8 @@
 #define PROF_NAME_MAX 64
 #define PROF_BUFFER_WORDS 65536u /* 256 KiB of event words per thread between writes */
 #define PROF_PENDING 32          /* summary mode: histogram updates applied in batches */
-/* PROFILER_MAX_EVENTS's default: region instances per run in the event stream (about 600 MB of
-   run file), beyond which each thread counts in summary mode */
+/* PROFILER_MAX_EVENTS's default: region instances per run in the event stream (a run file of
+   1.5 to 3 GB), beyond which each thread counts in summary mode */
 #define PROF_MAX_EVENTS_DEFAULT 50000000u
 
 enum prof_mode { PROF_MODE_EVENTS, PROF_MODE_SUMMARY };
