@@ -69,7 +69,7 @@ def test_the_report_has_every_call_of_a_capped_run(tmp_path):
     whole run's top-level time, and its Warnings sheet shows the cap."""
     _, run = capped_run(tmp_path)
     out = tmp_path / "report.xlsx"
-    must_run(run.path, "-o", out, "-q")
+    must_run(run.path, "-o", out, "-q", "--no-gnuplot")
     book = Book(out)
     _, cost, _ = book.cost()
     for region, calls in EXPECTED.items():
