@@ -93,3 +93,23 @@ def test_no_cap_below_the_limit_and_zero_turns_it_off(tmp_path):
         assert run.summary is None
         assert len(run.rows) == 1 + 105 + 2200 + 6600
         assert not [w for w in run.warnings if w["kind"] == "max-events"]
+
+
+def test_each_thread_stops_listing_at_its_own_next_write(tmp_path):
+    """Four workers of 50000 regions: the run's count passes the cap at the first buffer
+    written, and each worker stops listing at its own next write. Every worker's regions are
+    all there, listed or counted, and each capped thread's warning counts what it did not list.
+    The main thread, which never filled a buffer, lists its two regions."""
+    per_worker = 50000
+    _, run = run_once(tmp_path, "threads", 4, per_worker,
+                      env={"PROFILER_MAX_EVENTS": 1000, "PROFILER_FLUSH_INTERVAL": 0})
+    warned = {w["thread"]: w["count"] for w in run.warnings if w["kind"] == "max-events"}
+    workers = [t["number"] for t in run.threads if t["name"].startswith("worker-")]
+    assert len(workers) == 4 and sorted(warned) == sorted(workers)
+    for n in workers:
+        listed = sum(1 for r in run.rows if r["Thread"] == str(n))
+        counted = sum(int(s["Calls"]) for s in run.summary if s["Thread"] == str(n))
+        assert listed <= 65536 // 2 + 1 and listed + counted == per_worker, (n, listed, counted)
+        assert warned[n] == counted
+    assert sorted(r["Region"] for r in run.rows if r["Thread"] == "1") == ["main-after",
+                                                                           "main-setup"]
