@@ -178,7 +178,7 @@ static __attribute__((cold)) void cap_events(struct prof_thread *t)
     t->summary.stream_depth = t->depth;
     /* The frame being entered, if any, is filled in after this: its statistics wait for the
        first event counted in summary mode. */
-    t->summary.setup = 1;
+    t->summary.start_limit = 0;
     t->stray_at_cap = t->stray;
     t->capped = 1;
     t->mode = PROF_MODE_SUMMARY;
@@ -275,8 +275,8 @@ static int texts_grow(struct prof_thread *t, uint32_t size)
     return 0;
 }
 
-/* Summary mode's tables for cap ids (at the cap of the event stream): statistics, canon and
-   text table, empty; -1 when memory runs out (nothing kept). */
+/* Summary mode's tables, empty, with room for cap ids (at the cap of the event stream):
+   statistics, canon and text table; -1 when memory runs out (nothing kept). */
 static int summary_alloc(struct prof_thread *t, uint32_t cap)
 {
     t->summary.stats = calloc(cap, sizeof *t->summary.stats);
@@ -382,7 +382,7 @@ static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
         f->stats->active++;
         f->child = 0; /* from now on: the time of its children counted in summary mode */
     }
-    t->summary.setup = 0;
+    t->summary.start_limit = PROF_MAX_DEPTH;
 }
 
 /*
@@ -393,7 +393,7 @@ static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
 static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, uint32_t d,
                                                         uint64_t now)
 {
-    if (t->summary.setup)
+    if (t->summary.start_limit == 0)
         stream_setup(t);
     t->summary.stream_depth = d;
     uint64_t hidden = 0;
@@ -419,11 +419,13 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
                                                   const struct prof_fn *fn, uint32_t idx,
                                                   uint32_t d)
 {
-    if (PROF_UNLIKELY(t->summary.setup))
-        stream_setup(t);
-    if (PROF_UNLIKELY(d >= PROF_MAX_DEPTH)) {
-        PROF_STORE(t->depth_limit, t->depth_limit + 1);
-        return;
+    if (PROF_UNLIKELY(d >= t->summary.start_limit)) {
+        if (t->summary.start_limit == 0)
+            stream_setup(t);
+        if (d >= PROF_MAX_DEPTH) {
+            PROF_STORE(t->depth_limit, t->depth_limit + 1);
+            return;
+        }
     }
     struct prof_stats *st = t->summary.stats[idx];
     st->active++;
@@ -700,7 +702,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->capped = 0;
     t->stray_at_cap = 0;
     t->summary.stream_depth = 0;
-    t->summary.setup = 0;
+    t->summary.start_limit = PROF_MAX_DEPTH;
 
     free(t->path);
     size_t plen = strlen(run->dir) + strlen(run->runname) + 32;

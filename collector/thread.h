@@ -75,10 +75,12 @@ struct prof_summary {
     /*
      * Events mode past PROFILER_MAX_EVENTS (the recorder then counts in summary mode): the
      * regions open at the cap, the outermost stream_depth of the stack, still end in the event
-     * stream; setup: their frames still need their statistics (the first event after the cap).
+     * stream. start_limit: prof_summary_start's slow path from this depth on, PROF_MAX_DEPTH,
+     * or 0 until the first event after the cap gives those regions their statistics (one test
+     * on the hot path for both).
      */
     uint32_t stream_depth;
-    int setup;
+    uint32_t start_limit;
 };
 
 /* The function hooks' state (auto.c, the only writer; reset by its thread_begin hook). */
