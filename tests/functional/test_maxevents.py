@@ -113,3 +113,13 @@ def test_each_thread_stops_listing_at_its_own_next_write(tmp_path):
         assert warned[n] == counted
     assert sorted(r["Region"] for r in run.rows if r["Thread"] == "1") == ["main-after",
                                                                            "main-setup"]
+
+
+def test_a_malformed_cap_is_warned_about_and_the_default_used(tmp_path):
+    """PROFILER_MAX_EVENTS that is not a count is said once on stderr; the default (far above
+    this run) applies, so every instance is listed."""
+    for bad in ("lots", "-5", "1e6"):
+        proc, run = run_once(tmp_path, "maxevents", 100, env={"PROFILER_MAX_EVENTS": bad})
+        said = library_lines(proc.stderr)
+        assert said == [f"profreport: PROFILER_MAX_EVENTS='{bad}' is not a count; using 50000000"]
+        assert run.summary is None and len(run.rows) == 1 + 105 + 300 + 900
