@@ -196,7 +196,8 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
     /* Folding drops the call's records, so its time stays in the parent's self time. */
     int fold = may_fold && t->hooks.fold_ticks && now - f->start < t->hooks.fold_ticks;
     if (t->mode == PROF_MODE_SUMMARY) {
-        if (PROF_UNLIKELY(fold)) {
+        /* A call open at PROFILER_MAX_EVENTS ends in the event stream: never folded there. */
+        if (PROF_UNLIKELY(fold) && d >= t->summary.stream_depth) {
             f->stats->active--;
             PROF_STORE(t->hooks.folded, t->hooks.folded + 1);
             return;

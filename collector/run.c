@@ -40,6 +40,7 @@ static struct {
     uint64_t frequency;
     uint64_t live_interval;  /* PROFILER_REPORT_INTERVAL, in ticks */
     uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL, in ticks; 0: write when full */
+    uint64_t max_events;     /* PROFILER_MAX_EVENTS; 0: no cap */
     char *program, *command;
     char host[256];
 
@@ -54,6 +55,7 @@ static struct {
     pid_t token_pid;
     struct prof_sbuf header;
     uint64_t base_ticks, base_ns;
+    uint64_t events_total; /* atomic: region instances the run's threads wrote so far */
     pid_t pid, ppid;
     int fork_child_pending; /* a fork child must name its run before recording */
     unsigned next_number;
@@ -162,6 +164,22 @@ static uint64_t env_seconds(const char *name, const char *what, uint64_t fallbac
     return fallback;
 }
 
+/* A count from an environment variable; fallback when unset or malformed (warned). "0" gives
+   0. */
+static uint64_t env_count(const char *name, uint64_t fallback)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return fallback;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end == 0 && *v >= '0' && *v <= '9' && errno == 0)
+        return n;
+    prof_warn("%s='%s' is not a count; using %llu", name, v, (unsigned long long)fallback);
+    return fallback;
+}
+
 /* Once per process: configuration, clock, thread key, fork handlers, program facts. */
 static void process_init(void)
 {
@@ -187,6 +205,8 @@ static void process_init(void)
     g.live_interval = env_seconds("PROFILER_REPORT_INTERVAL", "no live report", 0);
     g.flush_interval =
         env_seconds("PROFILER_FLUSH_INTERVAL", "using 1 second", g.frequency ? g.frequency : 1);
+
+    g.max_events = env_count("PROFILER_MAX_EVENTS", PROF_MAX_EVENTS_DEFAULT);
 
     g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
 
@@ -332,6 +352,7 @@ static enum prof_error run_begin(const char *dir, int lock_free)
         return PROF_ERR_NOMEM;
     }
     g.next_number = 1;
+    PROF_STORE(g.events_total, 0);
     g.head = g.tail = NULL;
     prof_status_restart();
     g.active = 1;
@@ -342,8 +363,9 @@ static enum prof_error run_begin(const char *dir, int lock_free)
 /* The run-level facts a recorder needs. */
 static struct prof_run_info run_info(void)
 {
-    struct prof_run_info ri = {g.dir,  g.runname,   g.header.data,   g.header.len,    g.base_ticks,
-                               g.mode, g.frequency, g.live_interval, g.flush_interval};
+    struct prof_run_info ri = {
+        g.dir,       g.runname,       g.header.data,    g.header.len, g.base_ticks,   g.mode,
+        g.frequency, g.live_interval, g.flush_interval, g.max_events, &g.events_total};
     return ri;
 }
 
@@ -762,6 +784,7 @@ static void fork_child(void)
     g.runs = 1;
     prof_clock_pair(&g.base_ticks, &g.base_ns);
     g.next_number = 1;
+    PROF_STORE(g.events_total, 0);
     g.fork_child_pending = 1;
     if (t)
         prof_thread_forked(t);

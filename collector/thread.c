@@ -145,6 +145,61 @@ static int write_pending(struct prof_thread *t)
     return err;
 }
 
+static int summary_alloc(struct prof_thread *t, uint32_t cap);
+static uint32_t text_find_or_add(struct prof_thread *t, uint32_t i);
+
+/*
+ * PROFILER_MAX_EVENTS reached (t->lock held, owner thread): from now on the thread counts in
+ * summary mode. Every id gets its statistics; the regions open now still end in the event
+ * stream (prof_summary_stop), so each instance is either a row of the events table (it started
+ * before the cap) or counted in the summary section (after it). On failure (memory) the thread
+ * stays in events mode and tries again at its next write.
+ */
+static __attribute__((cold)) void cap_events(struct prof_thread *t)
+{
+    if (summary_alloc(t, t->ids_cap ? t->ids_cap : 64) != 0)
+        return;
+    for (uint32_t i = 0; i < t->nids; i++) {
+        uint32_t first = text_find_or_add(t, i);
+        t->summary.canon[i] = first;
+        if (first == i) {
+            struct prof_stats *st = malloc(sizeof *st);
+            if (!st) {
+                stats_free(t);
+                return;
+            }
+            prof_stats_reset(st);
+            t->summary.stats[i] = st;
+        } else {
+            t->summary.stats[i] = t->summary.stats[first];
+        }
+    }
+    t->summary.npending = 0;
+    t->summary.stream_depth = t->depth;
+    /* The frame being entered, if any, is filled in after this: its statistics wait for the
+       first event counted in summary mode. */
+    t->summary.start_limit = 0;
+    t->stray_at_cap = t->stray;
+    t->capped = 1;
+    t->mode = PROF_MODE_SUMMARY;
+    static int warned;
+    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+        prof_warn("PROFILER_MAX_EVENTS=%llu reached: region instances after it are counted "
+                  "per region, not listed (see Warning,max-events)",
+                  (unsigned long long)t->max_events);
+}
+
+/* Events mode, at a buffer write: add the region instances started since the last one to the
+   run's count, and stop the event stream when it reaches PROFILER_MAX_EVENTS (t->lock held). */
+static void count_events(struct prof_thread *t)
+{
+    uint32_t n = t->serial - t->serial_counted;
+    t->serial_counted = t->serial;
+    if (__atomic_add_fetch(t->events_total, n, __ATOMIC_RELAXED) >= t->max_events &&
+        t->mode == PROF_MODE_EVENTS)
+        cap_events(t);
+}
+
 /* The buffer is full, or its flush deadline passed: write it and start again at its
    beginning. */
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
@@ -157,6 +212,8 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
         t->fd = -1;
         prof_fail("cannot write", t->path, err);
     }
+    if (t->max_events && !t->capped)
+        count_events(t);
     t->flushed = 0;
     t->epoch++;
     __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
@@ -215,6 +272,19 @@ static int texts_grow(struct prof_thread *t, uint32_t size)
     for (uint32_t i = 0; i < t->nids; i++)
         if (t->summary.canon[i] == i)
             text_find_or_add(t, i);
+    return 0;
+}
+
+/* Summary mode's tables, empty, with room for cap ids (at the cap of the event stream):
+   statistics, canon and text table; -1 when memory runs out (nothing kept). */
+static int summary_alloc(struct prof_thread *t, uint32_t cap)
+{
+    t->summary.stats = calloc(cap, sizeof *t->summary.stats);
+    t->summary.canon = calloc(cap, sizeof *t->summary.canon);
+    if (!t->summary.stats || !t->summary.canon || texts_grow(t, cap * 2) != 0) {
+        stats_free(t);
+        return -1;
+    }
     return 0;
 }
 
@@ -300,14 +370,62 @@ __attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void
     return idx;
 }
 
+/* Past PROFILER_MAX_EVENTS, the first event: the regions open at the cap take their place in
+   the statistics (they are open: a recursive call inside one is not outermost). */
+static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
+{
+    uint32_t n =
+        t->summary.stream_depth < PROF_MAX_DEPTH ? t->summary.stream_depth : PROF_MAX_DEPTH;
+    for (uint32_t d = 0; d < n; d++) {
+        struct prof_frame *f = &t->stack[d];
+        f->stats = t->summary.stats[f->idx];
+        f->stats->active++;
+        f->child = 0; /* from now on: the time of its children counted in summary mode */
+    }
+    t->summary.start_limit = PROF_MAX_DEPTH;
+}
+
+/*
+ * Past PROFILER_MAX_EVENTS: a region open at the cap ends (the frame at depth d), in the event
+ * stream, where it started. Its children counted in summary mode are not in the stream: a
+ * hidden-time record tells the reader to take their time out of its self time.
+ */
+static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, uint32_t d,
+                                                        uint64_t now)
+{
+    if (t->summary.start_limit == 0)
+        stream_setup(t);
+    t->summary.stream_depth = d;
+    uint64_t hidden = 0;
+    if (d < PROF_MAX_DEPTH) {
+        struct prof_frame *f = &t->stack[d];
+        f->stats->active--;
+        hidden = f->child;
+    }
+    if (t->pos + 7 > PROF_BUFFER_WORDS)
+        prof_thread_flush(t);
+    if (hidden) {
+        uint32_t *w = t->buf + t->pos;
+        w[0] = PROF_W_HIDDEN;
+        w[1] = (uint32_t)(hidden >> 32);
+        w[2] = (uint32_t)hidden;
+        __atomic_store_n(&t->pos, t->pos + 3, __ATOMIC_RELEASE);
+    }
+    prof_record_exit(t, now);
+}
+
 /* Summary mode: push the region; its statistics are counted when it stops. */
 __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const void *id,
                                                   const struct prof_fn *fn, uint32_t idx,
                                                   uint32_t d)
 {
-    if (PROF_UNLIKELY(d >= PROF_MAX_DEPTH)) {
-        PROF_STORE(t->depth_limit, t->depth_limit + 1);
-        return;
+    if (PROF_UNLIKELY(d >= t->summary.start_limit)) {
+        if (t->summary.start_limit == 0)
+            stream_setup(t);
+        if (d >= PROF_MAX_DEPTH) {
+            PROF_STORE(t->depth_limit, t->depth_limit + 1);
+            return;
+        }
     }
     struct prof_stats *st = t->summary.stats[idx];
     st->active++;
@@ -332,6 +450,10 @@ static __attribute__((noinline)) void apply_pending(struct prof_thread *t)
 /* Summary mode: close the innermost region at time now. */
 __attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now)
 {
+    if (PROF_UNLIKELY(d < t->summary.stream_depth)) {
+        stream_stop(t, d, now);
+        return;
+    }
     if (d >= PROF_MAX_DEPTH)
         return;
     struct prof_frame *f = &t->stack[d];
@@ -412,29 +534,50 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     prof_mem_quiet_end();
 }
 
+/* Past PROFILER_MAX_EVENTS: the warning, counting the region instances left out of the event
+   stream (t->lock held). */
+static int write_cap_warning(struct prof_thread *t)
+{
+    uint64_t past = 0;
+    for (uint32_t i = 0; i < t->nids; i++)
+        if (t->summary.canon[i] == i)
+            past += PROF_LOAD(t->summary.stats[i]->calls);
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "PROFILER_MAX_EVENTS=%llu reached: the region instances that started after it "
+             "are counted per region (the run's summary section), not listed",
+             (unsigned long long)t->max_events);
+    return prof_thread_write_warning(t, "max-events", past, msg);
+}
+
 /* Summary mode: the final rows, then what only the live stack knows (t->lock held). */
 static int write_summary(struct prof_thread *t)
 {
     int err = write_summary_rows(t, PROF_CHUNK_SUMMARY);
-    uint32_t open = PROF_LOAD(t->depth);
+    /* Past PROFILER_MAX_EVENTS, the regions open at the cap and the stray stops before it are
+       in the event stream, where the reader finds them. */
+    uint32_t open = PROF_LOAD(t->depth), below = PROF_LOAD(t->summary.stream_depth);
+    open = open > below ? open - below : 0;
+    if (!err && t->capped)
+        err = write_cap_warning(t);
     if (!err && open) {
         /* The stack can be read only by its own thread: name the regions when that is us. */
         struct prof_sbuf msg = {0};
         prof_sbuf_str(&msg, open == 1 ? "region never stopped" : "regions never stopped");
         if (t == prof_self) {
-            uint32_t top = open < PROF_MAX_DEPTH ? open : PROF_MAX_DEPTH;
-            for (uint32_t k = 0; k < top && k < 5; k++) {
+            uint32_t top = below + open < PROF_MAX_DEPTH ? below + open : PROF_MAX_DEPTH;
+            for (uint32_t k = 0; k + below < top && k < 5; k++) {
                 prof_sbuf_str(&msg, k ? ", " : ": ");
                 prof_sbuf_str(&msg, t->ids[t->stack[top - 1 - k].idx]);
             }
-            if (top > 5)
+            if (top > below + 5)
                 prof_sbuf_str(&msg, ", ...");
         }
         prof_sbuf_char(&msg, 0);
         err = msg.failed ? ENOMEM : prof_thread_write_warning(t, "unterminated", open, msg.data);
         prof_sbuf_release(&msg);
     }
-    uint64_t stray = PROF_LOAD(t->stray), deep = PROF_LOAD(t->depth_limit);
+    uint64_t stray = PROF_LOAD(t->stray) - t->stray_at_cap, deep = PROF_LOAD(t->depth_limit);
     if (!err && stray)
         err = prof_thread_write_warning(t, "stray-stop", stray, "a stop with no region open");
     if (!err && deep) {
@@ -553,6 +696,13 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->flush_at = run->flush_interval ? prof_ticks() + run->flush_interval : UINT64_MAX;
     t->stray = t->mismatch = t->depth_limit = 0;
     t->epoch++;
+    t->max_events = run->mode == PROF_MODE_EVENTS ? run->max_events : 0;
+    t->events_total = run->events_total;
+    t->serial_counted = t->serial;
+    t->capped = 0;
+    t->stray_at_cap = 0;
+    t->summary.stream_depth = 0;
+    t->summary.start_limit = PROF_MAX_DEPTH;
 
     free(t->path);
     size_t plen = strlen(run->dir) + strlen(run->runname) + 32;

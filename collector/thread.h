@@ -31,6 +31,9 @@
 #define PROF_NAME_MAX 64
 #define PROF_BUFFER_WORDS 65536u /* 256 KiB of event words per thread between writes */
 #define PROF_PENDING 32          /* summary mode: histogram updates applied in batches */
+/* PROFILER_MAX_EVENTS's default: region instances per run in the event stream (a run file of
+   1.5 to 3 GB), beyond which each thread counts in summary mode */
+#define PROF_MAX_EVENTS_DEFAULT 50000000u
 
 enum prof_mode { PROF_MODE_EVENTS, PROF_MODE_SUMMARY };
 
@@ -69,6 +72,15 @@ struct prof_summary {
     uint32_t *canon; /* index -> first index with the same text (shares stats) */
     uint32_t *texts; /* open addressing over id texts, index + 1 (0 = empty) */
     uint32_t tmask;
+    /*
+     * Events mode past PROFILER_MAX_EVENTS (the recorder then counts in summary mode): the
+     * regions open at the cap, the outermost stream_depth of the stack, still end in the event
+     * stream. start_limit: prof_summary_start's slow path from this depth on, PROF_MAX_DEPTH,
+     * or 0 until the first event after the cap gives those regions their statistics (one test
+     * on the hot path for both).
+     */
+    uint32_t stream_depth;
+    uint32_t start_limit;
 };
 
 /* The function hooks' state (auto.c, the only writer; reset by its thread_begin hook). */
@@ -131,6 +143,13 @@ struct prof_thread {
     char name[PROF_NAME_MAX];
     int registered, fork_pending;
     uint64_t stray, mismatch, depth_limit;
+    /* PROFILER_MAX_EVENTS: the run's cap (0: none) and its count of region instances, added to
+       at each buffer write; serial_counted: this thread's instances counted so far */
+    uint64_t max_events;
+    uint64_t *events_total;
+    uint32_t serial_counted;
+    int capped;            /* the cap was reached: the thread counts in summary mode */
+    uint64_t stray_at_cap; /* stray stops before the cap, in the event stream */
     char *path;
     struct prof_live_state *live;    /* live.c's, or NULL */
     struct prof_mem_counts *mem;     /* memcheck.c's, or NULL */
@@ -146,6 +165,8 @@ struct prof_run_info {
     uint64_t frequency;
     uint64_t live_interval;  /* PROFILER_REPORT_INTERVAL in ticks; 0: no live report */
     uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL in ticks; 0: write when full */
+    uint64_t max_events;     /* PROFILER_MAX_EVENTS; 0: no cap */
+    uint64_t *events_total;  /* the run's region instances written so far (atomic) */
 };
 
 /* Mark the thread's current recorder busy (status.h); compiler barriers keep every change of

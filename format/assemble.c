@@ -71,6 +71,15 @@ struct region_bytes {
     uint64_t count, bytes;
 };
 
+/* A summary record of an events-mode part (PROFILER_MAX_EVENTS), kept for the summary section
+   after the memory section; region, bucket and count are its own copies. */
+struct capped_row {
+    struct prof_summary_rec s;
+    char *region;
+    uint32_t *bucket;
+    uint64_t *count;
+};
+
 struct prof_parts {
     const char *const *paths;
     size_t count, usable;
@@ -84,6 +93,8 @@ struct prof_parts {
     struct functions fs;
     struct region_bytes *rb;
     size_t nrb;
+    struct capped_row *capped;
+    size_t ncapped;
     /* the histogram of the summary record being handed over */
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t hcount[PROF_HIST_BUCKETS];
@@ -443,7 +454,38 @@ static void note_row(void *ctx, const struct prof_row *row)
         pi->unterminated_names[pi->nnames++] = s;
 }
 
-/* A PRFS or PRFP chunk: check every record, then (emit set) hand each to the sink. */
+/* Keep a summary record of an events-mode part for the summary section; -1: out of memory. */
+static int keep_capped(struct prof_parts *pp, const struct prof_summary_rec *s)
+{
+    struct capped_row *c = realloc(pp->capped, (pp->ncapped + 1) * sizeof *c);
+    if (!c)
+        return -1;
+    pp->capped = c;
+    c = &pp->capped[pp->ncapped];
+    c->s = *s;
+    c->region = dup_n(s->region, s->region_len);
+    c->bucket = malloc((s->nhist ? s->nhist : 1) * sizeof *c->bucket);
+    c->count = malloc((s->nhist ? s->nhist : 1) * sizeof *c->count);
+    if (!c->region || !c->bucket || !c->count) {
+        free(c->region);
+        free(c->bucket);
+        free(c->count);
+        return -1;
+    }
+    memcpy(c->bucket, s->hist_bucket, s->nhist * sizeof *c->bucket);
+    memcpy(c->count, s->hist_count, s->nhist * sizeof *c->count);
+    c->s.region = c->region;
+    c->s.hist_bucket = c->bucket;
+    c->s.hist_count = c->count;
+    pp->ncapped++;
+    return 0;
+}
+
+/*
+ * A PRFS or PRFP chunk: check every record, then (emit set) hand each to the sink. In an
+ * events-mode part they count the instances past PROFILER_MAX_EVENTS: kept for the summary
+ * section, after the memory section.
+ */
 static enum prof_error summary_rows(struct reader *r, const unsigned char *p, size_t len, int emit)
 {
     struct prof_parts *pp = r->p;
@@ -455,7 +497,7 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
             if (prof_summary_decode(p, len, &off, &c, pp->bucket, pp->hcount, &nhist) != PROF_OK ||
                 c.id >= r->ids.n)
                 return PROF_ERR_FORMAT;
-            if (pass == 0 || !r->out->summary || !pp->summary)
+            if (pass == 0 || !r->out->summary)
                 continue;
             struct prof_summary_rec s = {.region = r->ids.s[c.id],
                                          .region_len = r->ids.len[c.id],
@@ -471,6 +513,11 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
                                          .hist_bucket = pp->bucket,
                                          .hist_count = pp->hcount,
                                          .nhist = nhist};
+            if (!pp->summary) {
+                if (keep_capped(pp, &s) != 0)
+                    return PROF_ERR_NOMEM;
+                continue;
+            }
             r->out->summary(r->out->ctx, &s);
         }
     }
@@ -940,6 +987,15 @@ enum prof_error prof_parts_emit(struct prof_parts *p, const struct prof_run_sink
         if (sink->status)
             err = sink->status(sink->ctx);
     }
+    /* Last, so that a reader that skips an unknown section still reads the memory section. */
+    if (err == PROF_OK && p->ncapped && sink->summary) {
+        if (sink->section)
+            sink->section(sink->ctx, PROF_SUMMARY_SECTION);
+        for (size_t i = 0; i < p->ncapped; i++)
+            sink->summary(sink->ctx, &p->capped[i].s);
+        if (sink->status)
+            err = sink->status(sink->ctx);
+    }
     return err;
 }
 
@@ -957,5 +1013,11 @@ void prof_parts_free(struct prof_parts *p)
     for (size_t i = 0; i < p->nrb; i++)
         free(p->rb[i].region);
     free(p->rb);
+    for (size_t i = 0; i < p->ncapped; i++) {
+        free(p->capped[i].region);
+        free(p->capped[i].bucket);
+        free(p->capped[i].count);
+    }
+    free(p->capped);
     free(p);
 }

@@ -52,7 +52,8 @@ struct prof_memory_rec {
 };
 
 /* Where the records go, in the order of the run file: meta records, then table once, then for
-   each part in thread order part, its ids and its rows, then the memory rows. Any may be NULL. */
+   each part in thread order part, its ids and its rows, then the memory rows, then (events runs
+   past PROFILER_MAX_EVENTS) section and the summary rows. Any may be NULL. */
 struct prof_run_sink {
     void *ctx;
     /* A metadata record: fields[0] is the key (Frequency and Format first); each field has a
@@ -69,6 +70,9 @@ struct prof_run_sink {
     void (*memory)(void *ctx, const struct prof_memory_rec *m);
     /* Whether the sink failed (memory, output): checked after each part; NULL: never. */
     enum prof_error (*status)(void *ctx);
+    /* A section follows the memory section: PROF_SUMMARY_SECTION, the instances of an events
+       run past PROFILER_MAX_EVENTS, whose rows come through summary. */
+    void (*section)(void *ctx, const char *name);
 };
 
 /* Run-level facts that the finishing process knows better than its parts. */

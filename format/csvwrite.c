@@ -196,6 +196,16 @@ static void text_field(struct prof_sbuf *b, const char *s)
         prof_sbuf_csv(b, s, strlen(s));
 }
 
+/* Sink: a section after the memory section (the summary section): its Table record and header. */
+static void csv_section(void *ctx, const char *name)
+{
+    struct csv_writer *w = ctx;
+    prof_sbuf_str(&w->buf, "Table,");
+    prof_sbuf_str(&w->buf, name);
+    prof_sbuf_char(&w->buf, '\n');
+    header_line(&w->buf, prof_summary_columns, PROF_SU_N);
+}
+
 /* Sink: one row of the memory section, after its Table record and header. */
 static void csv_memory(void *ctx, const struct prof_memory_rec *m)
 {
@@ -254,8 +264,8 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
     if (err != PROF_OK)
         return err;
     struct csv_writer w = {.out = out};
-    struct prof_run_sink sink = {&w,        csv_meta,    csv_table,  csv_part,  csv_id,
-                                 csv_event, csv_summary, csv_memory, csv_status};
+    struct prof_run_sink sink = {&w,        csv_meta,    csv_table,  csv_part,   csv_id,
+                                 csv_event, csv_summary, csv_memory, csv_status, csv_section};
     err = prof_parts_emit(parts, &sink);
     if (err == PROF_OK && (fflush(out) != 0 || ferror(out)))
         err = PROF_ERR_IO;

@@ -70,6 +70,8 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
 
 /* The memory section's name in its "Table,memory" record. */
 #define PROF_MEMORY_SECTION "memory"
+/* The summary section's (1.6): an events run's instances past PROFILER_MAX_EVENTS. */
+#define PROF_SUMMARY_SECTION "summary"
 
 /* Values of the memory section's Kind column, findings first in the order the section lists
    them (the order of memtab.c's enum prof_mem_finding), then region-bytes. */
@@ -118,6 +120,7 @@ const char *prof_free_kind_name(int kind);
 #define PROF_W_EXIT 0x80000000u
 #define PROF_W_LONG 0x7fffffffu
 #define PROF_W_STRAY 0x7ffffffeu
+#define PROF_W_HIDDEN 0x7ffffffdu /* then hi, lo: children's ticks not in the stream */
 #define PROF_W_MAX_ID 0x7ffffff0u
 
 /* The id index of a PRFM record counted outside any region. */

@@ -20,7 +20,7 @@ static size_t record_words(uint32_t w)
 {
     if (w & PROF_W_EXIT)
         return 1;
-    if (w == PROF_W_LONG)
+    if (w == PROF_W_LONG || w == PROF_W_HIDDEN)
         return 3;
     if (w == PROF_W_STRAY || w < PROF_W_MAX_ID)
         return 2;
@@ -100,6 +100,12 @@ static enum prof_error apply(struct prof_replay *r, const uint32_t *w)
     }
     if (w[0] == PROF_W_LONG) {
         r->clock += (uint64_t)w[1] << 32 | w[2];
+        return PROF_OK;
+    }
+    if (w[0] == PROF_W_HIDDEN) {
+        /* Children not in the stream (PROFILER_MAX_EVENTS): their time is not self time. */
+        if (r->depth > 0)
+            r->stack[r->depth - 1].child += (uint64_t)w[1] << 32 | w[2];
         return PROF_OK;
     }
     r->clock += w[1];

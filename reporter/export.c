@@ -80,6 +80,60 @@ void export_callgrind_name(struct prof_sbuf *b, const char *s, size_t n) { plain
 
 /* ---- Chrome trace ---- */
 
+/* A size in bytes as --trace-limit takes it: "1 GB", "500 MB", "1234 bytes". */
+void export_size_text(char *out, size_t n, uint64_t bytes)
+{
+    static const struct {
+        uint64_t k;
+        const char *unit;
+    } u[] = {{1000000000000ull, "TB"}, {1000000000ull, "GB"}, {1000000ull, "MB"}, {1000ull, "kB"}};
+    for (size_t i = 0; i < sizeof u / sizeof *u; i++)
+        if (bytes >= u[i].k && bytes % u[i].k == 0) {
+            snprintf(out, n, "%llu %s", (unsigned long long)(bytes / u[i].k), u[i].unit);
+            return;
+        }
+    snprintf(out, n, "%llu bytes", (unsigned long long)bytes);
+}
+
+/* Parse a --trace-limit size: digits and an optional k, M, G or T (powers of 1000, an optional
+   B after it). 0, or -1 when s is not one. */
+int export_size_parse(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    uint64_t k = 1;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        k = 1000;
+        break;
+    case 'M':
+        k = 1000000;
+        break;
+    case 'G':
+        k = 1000000000;
+        break;
+    case 'T':
+        k = 1000000000000ull;
+        break;
+    default:
+        break;
+    }
+    if (k > 1)
+        end++;
+    if (*end == 'B')
+        end++;
+    if (*end || (v && k > UINT64_MAX / v))
+        return -1;
+    *out = v * k;
+    return 0;
+}
+
 /* One trace event (see export.h). */
 void export_trace_event(struct prof_sbuf *b, int first, const char *name_json, size_t pid,
                         unsigned tid, double start_ns, int stopped, double dur_ns, double self_ns,
@@ -357,6 +411,16 @@ struct exports {
     size_t nnames;
     struct prof_sbuf other; /* otherData members, written at the end */
     struct model_sink sink;
+    /* --trace-limit: whole runs are kept while they fit */
+    struct model *m;       /* where a run left out is warned about */
+    uint64_t written;      /* bytes of the trace in its file (the buffer not counted) */
+    uint64_t run_at;       /* where the run being read started in the file */
+    int run_first;         /* x->first when it started */
+    int run_out;           /* the run being read is left out */
+    uint64_t run_events;   /* its events written so far */
+    size_t kept, left_out; /* runs with events kept in the trace, and left out */
+    char *first_left_out;  /* the first run left out, for the refusal's message */
+    int trace_err;         /* errno of a failed ftruncate or fseeko, or 0 */
 };
 
 /* Create target's temporary file beside it (same folder, so rename is atomic). */
@@ -420,6 +484,7 @@ static void trace_flush(struct exports *x, int force)
 {
     if (x->trace.f && (force || x->buf.len >= 1 << 16)) {
         fwrite(sbuf_text(&x->buf), 1, x->buf.len, x->trace.f);
+        x->written += x->buf.len;
         x->buf.len = 0;
     }
 }
@@ -432,6 +497,25 @@ static void sink_run_begin(void *ctx, const struct model *m, size_t run)
     (void)run;
     x->pid++;
     x->in_run = 1;
+    trace_flush(x, 1);
+    x->run_at = x->written;
+    x->run_first = x->first;
+    x->run_out = 0;
+    x->run_events = 0;
+}
+
+/* The run being read would pass --trace-limit: take its events back out of the trace. */
+static void trace_leave_out(struct exports *x)
+{
+    x->buf.len = 0;
+    fflush(x->trace.f);
+    if (x->written > x->run_at && !x->trace_err &&
+        (ftruncate(fileno(x->trace.f), (off_t)x->run_at) != 0 ||
+         fseeko(x->trace.f, (off_t)x->run_at, SEEK_SET) != 0))
+        x->trace_err = errno; /* exports_write reports it */
+    x->written = x->run_at;
+    x->first = x->run_first;
+    x->run_out = 1;
 }
 
 /* One row of an events table: a trace event. */
@@ -441,11 +525,16 @@ static void sink_event(void *ctx, const struct model *m, size_t run, const struc
 {
     struct exports *x = ctx;
     (void)t;
-    if (m->runs[run].kind != RUN_EVENTS)
+    if (m->runs[run].kind != RUN_EVENTS || x->run_out)
         return;
     export_trace_event(&x->buf, x->first, trace_name(x, region, e->region, e->region_len), x->pid,
                        e->thread, start_ns, e->stopped, ns, self_ns, e->depth, e->nested);
     x->first = 0;
+    x->run_events++;
+    if (x->o.trace_limit && x->written + x->buf.len > x->o.trace_limit) {
+        trace_leave_out(x);
+        return;
+    }
     trace_flush(x, 0);
 }
 
@@ -466,7 +555,21 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
     char label[64];
     snprintf(label, sizeof label, "run %zu", x->pid);
     struct prof_sbuf name = {0};
-    prof_sbuf_addf(&name, "%s: %s", label, r->program ? r->program : r->file);
+    if (x->run_out) {
+        char limit[32];
+        export_size_text(limit, sizeof limit, x->o.trace_limit);
+        const char *why = "its region instances would make the trace larger than --trace-limit";
+        model_warn(x->m, r->file, "trace-limit", 1, "left out of the trace: %s (%s)", why, limit);
+        warn_msg("%s: left out of the trace: %s (%s)", r->file, why, limit);
+        x->left_out++;
+        if (!x->first_left_out)
+            x->first_left_out = xstrdup(r->file);
+        prof_sbuf_addf(&name, "%s: %s (left out: --trace-limit)", label,
+                       r->program ? r->program : r->file);
+    } else {
+        x->kept += x->run_events > 0;
+        prof_sbuf_addf(&name, "%s: %s", label, r->program ? r->program : r->file);
+    }
     trace_meta(&x->buf, x->first, "process_name", x->pid, 0, "name", sbuf_text(&name), 0);
     x->first = 0;
     trace_meta(&x->buf, 0, "process_sort_index", x->pid, 0, "sort_index", NULL, x->pid);
@@ -511,6 +614,7 @@ struct exports *exports_open(const struct export_options *o, struct model *m, st
     struct exports *x = xcalloc(1, sizeof *x);
     x->o = *o;
     x->first = 1;
+    x->m = m;
     if (o->folded || o->callgrind)
         model_keep_paths(m);
     if ((o->trace && out_open(&x->trace, o->trace, e) != 0) ||
@@ -522,7 +626,9 @@ struct exports *exports_open(const struct export_options *o, struct model *m, st
     }
     /* Only the trace needs rows as they are read; the call paths are the model's. */
     if (x->trace.f) {
-        fputs("{\"traceEvents\":[\n", x->trace.f);
+        static const char head[] = "{\"traceEvents\":[\n";
+        fputs(head, x->trace.f);
+        x->written = sizeof head - 1;
         x->sink = (struct model_sink){x, sink_run_begin, sink_event, NULL, sink_run_end};
         m->sink = &x->sink;
     }
@@ -534,6 +640,21 @@ int exports_write(struct exports *x, struct model *m, struct rep_error *e)
 {
     if (m->sink == &x->sink)
         m->sink = NULL;
+    if (x->trace.f && x->trace_err) {
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", x->trace.target,
+                 strerror(x->trace_err));
+        return -1;
+    }
+    if (x->trace.f && x->left_out && !x->kept) {
+        char limit[32];
+        export_size_text(limit, sizeof limit, x->o.trace_limit);
+        rep_fail(e, REP_ERR_OUTPUT,
+                 "trace '%s' not written: '%s' alone would make it larger than --trace-limit "
+                 "(%s), more than Perfetto's web UI loads; raise --trace-limit, or record fewer "
+                 "region instances (PROFILER_MAX_EVENTS, PROFILER_MODE=summary)",
+                 x->trace.target, x->first_left_out, limit);
+        return -1;
+    }
     if (x->trace.f) {
         trace_flush(x, 1);
         fprintf(x->trace.f,
@@ -649,6 +770,7 @@ void exports_free(struct exports *x)
     for (size_t i = 0; i < x->nnames; i++)
         free(x->names[i]);
     free(x->names);
+    free(x->first_left_out);
     prof_sbuf_release(&x->buf);
     prof_sbuf_release(&x->other);
     free(x);

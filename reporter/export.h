@@ -16,6 +16,7 @@
 #include "util.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* One CSV text field: a leading = + - @ TAB or CR gets a ' (OWASP), then RFC 4180 quoting. */
@@ -36,6 +37,12 @@ void export_trace_event(struct prof_sbuf *b, int first, const char *name_json, s
                         unsigned tid, double start_ns, int stopped, double dur_ns, double self_ns,
                         unsigned depth, int nested);
 
+/* A size in bytes as text: "1 GB", "500 MB", or "1234 bytes" when not a whole unit. */
+void export_size_text(char *out, size_t n, uint64_t bytes);
+/* Parse a --trace-limit size: digits, then optionally k, M, G or T (powers of 1000) and B.
+   0, or -1 when s is not one. */
+int export_size_parse(const char *s, uint64_t *out);
+
 /* The folded stacks of every path with self time: "a;b;c <self ns>" lines. 0, or -1. */
 int export_folded_write(FILE *f, const struct cct *t);
 /* The tree in callgrind format (events: ns); cmd names the profiled command. 0, or -1. */
@@ -52,7 +59,12 @@ int export_json_write(FILE *f, struct model *m, const char *command_line);
 struct export_options {
     const char *trace, *folded, *callgrind, *csv_dir, *json;
     const char *command_line; /* for the exports' metadata */
+    uint64_t trace_limit;     /* --trace-limit: bytes of trace; 0: no limit */
 };
+
+/* --trace-limit's default: 1 GB of JSON, about the most Perfetto's web UI loads (it holds the
+   parsed trace in the browser's memory, several times the file's size). */
+#define EXPORT_TRACE_LIMIT 1000000000ull
 
 /*
  * The exports of one report. exports_open creates their temporary files (so an unwritable
@@ -60,6 +72,10 @@ struct export_options {
  * its calling-context tree for folded stacks and callgrind; exports_write fills them
  * after reading; exports_commit renames them into place; exports_free removes what was not
  * committed. Errors: -1 (or NULL) with the message in e (rep_error.h).
+ *
+ * The trace keeps whole runs, in the order they are read, while they fit in
+ * o->trace_limit: a run that would pass it is left out (a warning in m says which), and when
+ * every run with instances is left out, exports_write refuses the trace (REP_ERR_OUTPUT).
  */
 struct exports;
 struct exports *exports_open(const struct export_options *o, struct model *m, struct rep_error *e);

@@ -54,6 +54,9 @@ static const char usage_text[] =
     "      --exclude GLOB     leave out regions whose id matches (repeatable)\n"
     "      --title TEXT       title of the report and its charts\n"
     "      --trace FILE       also write a Chrome trace (JSON) of every region instance\n"
+    "      --trace-limit SIZE the largest trace, in bytes (k, M, G suffixes; default 1G,\n"
+    "                         about what Perfetto's web UI loads; 0: no limit): runs that\n"
+    "                         would pass it are left out whole\n"
     "      --folded FILE      also write folded stacks for flame graphs (self ns per path)\n"
     "      --callgrind FILE   also write the call paths in callgrind format (ns)\n"
     "      --csv DIR          also write the statistics as CSV files into DIR\n"
@@ -154,6 +157,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_NOISE,
         OPT_SEED,
         OPT_TRACE,
+        OPT_TRACE_LIMIT,
         OPT_FOLDED,
         OPT_CALLGRIND,
         OPT_CSV,
@@ -170,6 +174,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"exclude", required_argument, NULL, OPT_EXCLUDE},
         {"title", required_argument, NULL, OPT_TITLE},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"trace-limit", required_argument, NULL, OPT_TRACE_LIMIT},
         {"folded", required_argument, NULL, OPT_FOLDED},
         {"callgrind", required_argument, NULL, OPT_CALLGRIND},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -188,6 +193,7 @@ static void parse_options(int argc, char **argv, struct options *o)
     o->top = 15;
     o->noise = COMPARE_NOISE;
     o->seed = COMPARE_SEED;
+    o->ex.trace_limit = EXPORT_TRACE_LIMIT;
     /* getopt reads a copy without "--baseline OLD... --"; argv stays whole for the Summary. */
     o->args = xmalloc(((size_t)argc + 1) * sizeof *o->args);
     memcpy(o->args, argv, ((size_t)argc + 1) * sizeof *o->args);
@@ -255,6 +261,11 @@ static void parse_options(int argc, char **argv, struct options *o)
         }
         case OPT_TRACE:
             o->ex.trace = optarg;
+            break;
+        case OPT_TRACE_LIMIT:
+            if (export_size_parse(optarg, &o->ex.trace_limit) != 0)
+                usage_error("--trace-limit needs a size in bytes such as 500M or 2G, not '%s'",
+                            optarg);
             break;
         case OPT_FOLDED:
             o->ex.folded = optarg;

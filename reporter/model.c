@@ -372,15 +372,15 @@ struct ingest {
 struct busy_pending {
     double *sum;
     size_t cap, top;
+    /* The thread's self time, and whether the run counted some of its instances past
+       PROFILER_MAX_EVENTS (a summary section): then its busy time is its self time, which
+       adds up to the same top-level time (FORMAT.md 1.6) where the rows alone cannot. */
+    double self;
+    int capped;
 };
 
-/*
- * Count a row toward its thread's busy time, the base of Total %: a top-level instance's
- * time; for one that never stopped (a killed run), the time of the instances seen inside it,
- * so that no region's share of it exceeds 100 %.
- */
-static void busy_row(struct ingest *in, struct thread_rec *t, unsigned depth, int stopped,
-                     double ns)
+/* The busy time waiting to be counted of thread t of the run being read. */
+static struct busy_pending *pending_of(struct ingest *in, const struct thread_rec *t)
 {
     /* The run's threads are contiguous in m->threads; their numbers are keys, not sizes. */
     size_t number = (size_t)(t - in->m->threads) - in->thread_base;
@@ -390,7 +390,18 @@ static void busy_row(struct ingest *in, struct thread_rec *t, unsigned depth, in
         memset(in->pending + in->npending, 0, (n - in->npending) * sizeof *in->pending);
         in->npending = n;
     }
-    struct busy_pending *p = &in->pending[number];
+    return &in->pending[number];
+}
+
+/*
+ * Count a row toward its thread's busy time, the base of Total %: a top-level instance's
+ * time; for one that never stopped (a killed run), the time of the instances seen inside it,
+ * so that no region's share of it exceeds 100 %.
+ */
+static void busy_row(struct ingest *in, struct thread_rec *t, unsigned depth, int stopped,
+                     double ns)
+{
+    struct busy_pending *p = pending_of(in, t);
     size_t d = depth > CCT_MAX_DEPTH ? 0 : depth; /* as the call paths take such rows */
     if (d + 2 > p->cap) {
         size_t cap = d + 2 > 2 * p->cap ? d + 2 : 2 * p->cap;
@@ -423,6 +434,8 @@ static void busy_finish(struct ingest *in)
         struct busy_pending *p = &in->pending[n];
         for (size_t d = 1; d <= p->top && d < p->cap; d++)
             in->m->threads[in->thread_base + n].busy_ns += p->sum[d];
+        if (p->capped)
+            in->m->threads[in->thread_base + n].busy_ns = p->self;
         free(p->sum);
     }
     free(in->pending);
@@ -582,6 +595,8 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
     if (m->paths)
         paths_event(m->paths, in->run, m->runs[in->run].kind, e, ri, ns, self);
     busy_row(in, t, e->depth, e->stopped, ns);
+    if (e->stopped)
+        pending_of(in, t)->self += self;
     if (!e->stopped) {
         r->unterminated++;
         /* Events files list these in their Warning records; the seed form has none. */
@@ -642,6 +657,12 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     m->events += s->calls;
     t->events += s->calls;
     m->self_total_ns += (double)s->self * k;
+    if (m->runs[in->run].kind == RUN_EVENTS) {
+        /* The summary section of an events run: the instances past PROFILER_MAX_EVENTS. */
+        struct busy_pending *p = pending_of(in, t);
+        p->self += (double)s->self * k;
+        p->capped = 1;
+    }
     if (m->sink && m->sink->summary)
         m->sink->summary(m->sink->ctx, m, in->run, t, s, k);
     if (m->paths)

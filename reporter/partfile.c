@@ -107,8 +107,9 @@ enum run_status partfile_read(void *src, const struct run_handler *h, struct rep
 {
     struct partfile *pf = src;
     struct adapter a = {h, RUN_EVENTS, 0};
+    /* The summary section's rows (PROFILER_MAX_EVENTS) come through on_summary too. */
     struct prof_run_sink sink = {&a,       on_meta,    on_table,  NULL, NULL,
-                                 on_event, on_summary, on_memory, NULL};
+                                 on_event, on_summary, on_memory, NULL, NULL};
     if (why)
         rep_error_clear(why);
     if (line)

@@ -33,6 +33,8 @@ enum runfile_state {
     ST_ROWS,      /* the table */
     ST_MEM_HEAD,  /* after Table,memory (sections: version 2 on), expecting its header */
     ST_MEM_ROWS,  /* the memory section's rows */
+    ST_SUM_HEAD,  /* after Table,summary (an events run past PROFILER_MAX_EVENTS): its header */
+    ST_SUM_ROWS,  /* the summary section's rows */
     ST_IGNORE     /* a section this reader does not know: its records are skipped */
 };
 
@@ -466,6 +468,27 @@ static void memory_header_record(struct runfile *r)
     r->state = ST_MEM_ROWS;
 }
 
+/* The summary section's header (1.6): the columns of a summary table, extra trailing ones
+   allowed. */
+static void summary_header_record(struct runfile *r)
+{
+    char v[96];
+    for (size_t i = 0; i < PROF_SU_N; i++) {
+        if (i >= r->nf || !field_is(r, i, summary_header[i])) {
+            problem(r, r->rec_line,
+                    "column %zu of the summary section's header is %s, expected %s: "
+                    "section skipped",
+                    i + 1,
+                    i < r->nf ? show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]) : "missing",
+                    summary_header[i]);
+            r->state = ST_IGNORE;
+            return;
+        }
+    }
+    r->ncols = r->nf;
+    r->state = ST_SUM_ROWS;
+}
+
 /* Version 2: a Table record ends the table and starts a section. */
 static int section_record(struct runfile *r)
 {
@@ -474,6 +497,9 @@ static int section_record(struct runfile *r)
     char v[96];
     if (field_is(r, 1, PROF_MEMORY_SECTION) && r->state == ST_ROWS) {
         r->state = ST_MEM_HEAD;
+    } else if (field_is(r, 1, PROF_SUMMARY_SECTION) && r->kind == RUN_EVENTS &&
+               (r->state == ST_ROWS || r->state == ST_MEM_ROWS)) {
+        r->state = ST_SUM_HEAD;
     } else {
         problem(r, r->rec_line, "unknown section %s: skipped",
                 show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
@@ -606,6 +632,8 @@ static void handle_record(struct runfile *r, int c)
     case ST_ROWS:
     case ST_MEM_HEAD:
     case ST_MEM_ROWS:
+    case ST_SUM_HEAD:
+    case ST_SUM_ROWS:
     case ST_IGNORE:
         /* The collector ends every record with a line end: a row without one was cut short
            and its last number may be too. A hand-made seed file may just lack the last one. */
@@ -618,6 +646,10 @@ static void handle_record(struct runfile *r, int c)
             break;
         if (r->state == ST_MEM_HEAD)
             memory_header_record(r);
+        else if (r->state == ST_SUM_HEAD)
+            summary_header_record(r);
+        else if (r->state == ST_SUM_ROWS)
+            summary_row(r);
         else if (r->state == ST_MEM_ROWS)
             memory_row(r);
         else if (r->kind == RUN_SEED)
@@ -811,6 +843,8 @@ static void finish(struct runfile *r, int any, int ends_with_nl)
     case ST_ROWS:
     case ST_MEM_HEAD:
     case ST_MEM_ROWS:
+    case ST_SUM_HEAD:
+    case ST_SUM_ROWS:
     case ST_IGNORE:
         break;
     }

@@ -77,6 +77,7 @@ class Run:
     rows: list  # dicts keyed by the header, values as strings
     records: list = field(default_factory=list)  # every record, Frequency included
     memory: list = None  # the memory section's rows as dicts (FORMAT.md 1.5), None when absent
+    summary: list = None  # the summary section's rows as dicts (FORMAT.md 1.6), None when absent
 
     def values(self, key):
         """All metadata records with this key, without the key."""
@@ -129,12 +130,24 @@ def parse_run_text(text, path=None):
     assert re.fullmatch(r"[1-9][0-9]*", first[1]), f"{path}: bad frequency {first[1]!r}"
     meta, header, rows = [], None, []
     memory, memory_header = None, None
+    summary, summary_header = None, None
     for i, rec in enumerate(records[1:], start=1):
         if header is None:
             if rec and rec[0] == "Region":
                 header = rec
             else:
                 meta.append(rec)
+            continue
+        if summary is None and rec == ["Table", "summary"]:
+            summary = []
+            continue
+        if summary is not None:
+            if summary_header is None:
+                assert rec == SUMMARY_COLUMNS, f"{path}: summary section header {rec}"
+                summary_header = rec
+                continue
+            assert len(rec) == len(SUMMARY_COLUMNS), f"{path}: record {i} has {len(rec)} fields"
+            summary.append(dict(zip(SUMMARY_COLUMNS, rec)))
             continue
         if memory is None and rec == ["Table", "memory"]:
             memory = []
@@ -150,7 +163,7 @@ def parse_run_text(text, path=None):
         assert len(rec) == len(header), f"{path}: record {i} has {len(rec)} fields: {rec}"
         rows.append(dict(zip(header, rec)))
     assert header is not None, f"{path}: no header record"
-    return Run(path, int(first[1]), meta, header, rows, records, memory)
+    return Run(path, int(first[1]), meta, header, rows, records, memory, summary)
 
 
 def run_files(folder):

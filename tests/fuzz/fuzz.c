@@ -125,6 +125,7 @@ static void check_event(void *ctx, const struct prof_event_rec *e)
 {
     struct fuzz_runlog *log = ctx;
     FUZZ_CHECK(log->begun && (log->kind == RUN_EVENTS || log->kind == RUN_SEED));
+    FUZZ_CHECK(!log->summary_section);
     FUZZ_CHECK(e->region && e->region[e->region_len] == 0);
     FUZZ_CHECK(e->parent && e->parent[e->parent_len] == 0);
     FUZZ_CHECK(e->nested == 0 || e->nested == 1);
@@ -142,11 +143,14 @@ static void check_event(void *ctx, const struct prof_event_rec *e)
     log->region_hash = fuzz_hash(log->region_hash, e->region, e->region_len);
 }
 
-/* A summary row: inside a summary table, histogram buckets in range, a finite SumSquares. */
+/* A summary row: inside a summary table, or an events run's summary section (last), histogram
+   buckets in range, a finite SumSquares. */
 static void check_summary(void *ctx, const struct prof_summary_rec *s)
 {
     struct fuzz_runlog *log = ctx;
-    FUZZ_CHECK(log->begun && log->kind == RUN_SUMMARY);
+    FUZZ_CHECK(log->begun && (log->kind == RUN_SUMMARY || log->kind == RUN_EVENTS));
+    if (log->kind == RUN_EVENTS)
+        log->summary_section = 1;
     FUZZ_CHECK(s->region && s->region[s->region_len] == 0);
     FUZZ_CHECK(isfinite(s->sumsq) && s->sumsq >= 0);
     for (size_t i = 0; i < s->nhist; i++)
@@ -161,7 +165,7 @@ static void check_summary(void *ctx, const struct prof_summary_rec *s)
 static void check_memory(void *ctx, const struct run_memory *m)
 {
     struct fuzz_runlog *log = ctx;
-    FUZZ_CHECK(log->begun && log->kind != RUN_SEED);
+    FUZZ_CHECK(log->begun && log->kind != RUN_SEED && !log->summary_section);
     FUZZ_CHECK(one_of(m->kind, prof_memory_kinds, PROF_MK_N));
     FUZZ_CHECK(one_of(m->alloc_kind, prof_alloc_kinds, PROF_MEM_KIND_NAMES));
     FUZZ_CHECK(one_of(m->free_kind, prof_free_kinds, PROF_MEM_KIND_NAMES));

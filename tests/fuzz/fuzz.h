@@ -60,6 +60,7 @@ struct fuzz_runlog {
     int begun;           /* begin was called */
     enum run_kind kind;  /* begin's kind */
     size_t metas, events, summaries, memory, problems, unterminated;
+    int summary_section;        /* an events run's summary section began (PROFILER_MAX_EVENTS) */
     uint64_t tick_sum;          /* of the rows that have ticks (wrapping) */
     uint64_t region_hash;       /* FNV-1a over the rows' region ids, in order */
     uint64_t problem_hash;      /* over the problems' lines, in order */

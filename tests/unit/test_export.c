@@ -245,6 +245,38 @@ static void json_holds_every_table(void **state)
     model_release(&m);
 }
 
+/* --trace-limit sizes: digits, then k, M, G or T as powers of 1000, and an optional B. */
+static void trace_limit_sizes_parse_and_print(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        uint64_t bytes;
+        const char *shown;
+    } ok[] = {{"0", 0, "0 bytes"},
+              {"1234", 1234, "1234 bytes"},
+              {"600k", 600000, "600 kB"},
+              {"500MB", 500000000, "500 MB"},
+              {"1G", 1000000000, "1 GB"},
+              {"2T", 2000000000000ull, "2 TB"},
+              {"1500M", 1500000000, "1500 MB"}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        uint64_t v = 7;
+        char text[32];
+        assert_int_equal(export_size_parse(ok[i].text, &v), 0);
+        assert_int_equal(v, ok[i].bytes);
+        export_size_text(text, sizeof text, v);
+        assert_string_equal(text, ok[i].shown);
+    }
+    static const char *const bad[] = {"",   "G",   "-1",  "+5",           "1.5G",
+                                      "5X", "1GG", "1 G", "99999999999T", "18446744073709551616"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint64_t v = 7;
+        assert_int_equal(export_size_parse(bad[i], &v), -1);
+        assert_int_equal(v, 7);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +284,7 @@ int main(void)
         cmocka_unit_test(json_text_is_valid_json),
         cmocka_unit_test(folded_and_callgrind_names_stay_on_their_line),
         cmocka_unit_test(trace_events_are_complete_or_begin),
+        cmocka_unit_test(trace_limit_sizes_parse_and_print),
         cmocka_unit_test(folded_lines_are_paths_with_self_time),
         cmocka_unit_test(callgrind_has_calls_and_inclusive_costs),
         cmocka_unit_test(csv_callcost_has_workbook_columns_in_ns),

@@ -156,6 +156,25 @@ static void split_records_are_joined(void **state)
     }
 }
 
+/* A hidden-time record (PROFILER_MAX_EVENTS) takes children not in the stream out of the
+   innermost open region's self time, and moves no clock. */
+static void hidden_time_is_not_self_time(void **state)
+{
+    (void)state;
+    /* 0 opens at 10; 1 at 12 ends at 20; 8 + 2^32 ticks of children counted elsewhere; 0 ends
+       at 2^32 + 100. */
+    uint32_t w[] = {ENTER(0, 10), ENTER(1, 2), EXIT(8), PROF_W_HIDDEN, 1, 8,
+                    PROF_W_LONG,  1,           0,       EXIT(80)};
+    struct rows rows;
+    struct prof_replay r;
+    assert_int_equal(replay(w, sizeof w / 4, 2, &rows, &r), PROF_OK);
+    assert_int_equal(rows.n, 2);
+    assert_int_equal(rows.r[1].ticks, (1ull << 32) + 90);
+    assert_int_equal(rows.r[1].self, (1ull << 32) + 90 - 8 - ((1ull << 32) + 8));
+    assert_int_equal(r.instances, 2);
+    prof_replay_release(&r);
+}
+
 /* Reserved words and undefined ids are malformed input. */
 static void malformed_words_are_rejected(void **state)
 {
@@ -179,6 +198,7 @@ int main(void)
         cmocka_unit_test(open_regions_are_unterminated),
         cmocka_unit_test(long_gaps_move_the_clock),
         cmocka_unit_test(split_records_are_joined),
+        cmocka_unit_test(hidden_time_is_not_self_time),
         cmocka_unit_test(malformed_words_are_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

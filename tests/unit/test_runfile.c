@@ -949,6 +949,54 @@ static void bad_memory_rows_are_problems(void **state)
               "problem 11: unknown section \"later\": skipped");
 }
 
+#define SUM_HEAD                                                                                   \
+    "Table,summary\nRegion,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram\n"
+
+/* An events run past PROFILER_MAX_EVENTS: its summary section's rows, after the table or the
+   memory section, are summary rows of the same run. */
+static void summary_section_follows_the_table_or_the_memory_section(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V2_EVENTS "a,5,1,,0,5,0,0\n" SUM_HEAD "a,1,3,30,20,9,11,302,30,\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [a] parent=[] ticks=5 self=5 start=0 thread=1 depth=0 nested=0",
+              "summary [a] thread=1 calls=3 ticks=30 self=20 min=9 max=11 sumsq=302 outer=30 "
+              "hist=");
+    assert_int_equal(parse_text(V2_EVENTS "a,5,1,,0,5,0,0\n" MEM_HEAD
+                                          "region-bytes,1,,,4,64,,,,\n" SUM_HEAD
+                                          "b,2,1,7,7,7,7,49,7,7:1\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [a] parent=[] ticks=5 self=5 start=0 thread=1 depth=0 nested=0",
+              "memory region-bytes thread=1 region=[] site=[] count=4 bytes=64 alloc= free= "
+              "other=0 []",
+              "summary [b] thread=2 calls=1 ticks=7 self=7 min=7 max=7 sumsq=49 outer=7 hist=7:1");
+}
+
+/* A summary table has no summary section; one with a wrong header is skipped with a problem. */
+static void summary_section_needs_an_events_table_and_its_header(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\nFormat,profreport-run,2\nMode,summary\n"
+                                "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,"
+                                "Histogram\n" SUM_HEAD "a,1,3,30,20,9,11,302,30,\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [summary]", "begin summary 1000",
+              "problem 5: unknown section \"summary\": skipped");
+    assert_int_equal(
+        parse_text(V2_EVENTS "Table,summary\nRegion,Thread,Calls\na,1,3\n", &l, NULL, NULL),
+        RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "problem 6: column 4 of the summary section's header is missing, expected Ticks: "
+              "section skipped");
+}
+
 /* The smallest power of two, at least 64, that holds n bytes. */
 static size_t room_for(size_t n)
 {
@@ -1110,6 +1158,8 @@ int main(void)
         cmocka_unit_test(version_2_memory_section_is_read),
         cmocka_unit_test(memory_section_needs_version_2),
         cmocka_unit_test(bad_memory_rows_are_problems),
+        cmocka_unit_test(summary_section_follows_the_table_or_the_memory_section),
+        cmocka_unit_test(summary_section_needs_an_events_table_and_its_header),
         cmocka_unit_test(records_across_read_blocks_keep_line_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
