@@ -54,64 +54,10 @@ void prof_sbuf_char(struct prof_sbuf *b, char c)
 }
 
 /* Two decimal digits for each value 0..99: halves the divisions when formatting integers. */
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
-                                  "25262728293031323334353637383940414243444546474849"
-                                  "50515253545556575859606162636465666768697071727374"
-                                  "75767778798081828384858687888990919293949596979899";
-
-/* Write the two digits of v (below 100) at p. */
-static inline void put_pair(char *p, uint32_t v) { memcpy(p, digit_pairs + 2 * v, 2); }
-
-/* Write v (below 10^8) as exactly 8 digits: four pairs computed side by side, not in a chain. */
-static inline void put_8(char *p, uint32_t v)
-{
-    uint32_t hi = v / 10000, lo = v % 10000;
-    put_pair(p, hi / 100);
-    put_pair(p + 2, hi % 100);
-    put_pair(p + 4, lo / 100);
-    put_pair(p + 6, lo % 100);
-}
-
-/* Write v (below 10^8) without leading zeros; returns the end. Digits go straight to their
-   place: short numbers (a depth, a short duration) take one or two steps. */
-static char *put_u32(char *p, uint32_t v)
-{
-    if (v < 10) {
-        *p = (char)('0' + v);
-        return p + 1;
-    }
-    if (v < 100) {
-        put_pair(p, v);
-        return p + 2;
-    }
-    if (v < 10000) {
-        p = put_u32(p, v / 100);
-        put_pair(p, v % 100);
-        return p + 2;
-    }
-    p = put_u32(p, v / 10000);
-    uint32_t lo = v % 10000;
-    put_pair(p, lo / 100);
-    put_pair(p + 2, lo % 100);
-    return p + 4;
-}
-
-/* Write v in decimal at p (at most 20 bytes); returns the end. */
-char *prof_u64_put(char *p, uint64_t v)
-{
-    if (v < 100000000)
-        return put_u32(p, (uint32_t)v);
-    uint64_t hi = v / 100000000;
-    if (hi >= 100000000) {
-        p = put_u32(p, (uint32_t)(hi / 100000000));
-        put_8(p, (uint32_t)(hi % 100000000));
-        p += 8;
-    } else {
-        p = put_u32(p, (uint32_t)hi);
-    }
-    put_8(p, (uint32_t)(v % 100000000));
-    return p + 8;
-}
+const char prof_digit_pairs[200] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
 
 /* Room for n more bytes at the end of b: the place to write them, or NULL. */
 char *prof_sbuf_grow(struct prof_sbuf *b, size_t n)
