@@ -5,16 +5,11 @@
  */
 #include "csvwrite.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Bytes of text kept before they are written out. */
-#define CSV_FLUSH (1u << 18)
-/* Parts smaller than this, together, are written without a writer thread: not worth one. */
-#define CSV_THREAD_MIN (256u * 1024)
+#define CSV_FLUSH (1u << 16)
 /* Bytes copy_field moves for any field up to that long. */
 #define FIELD_COPY 16
 
@@ -27,23 +22,9 @@ void prof_csv_double(struct prof_sbuf *b, double v)
         prof_sbuf_add(b, tmp, (size_t)n);
 }
 
-/*
- * The writer thread: while the rows of the next buffer are made, the last one is written out,
- * so the kernel's copy into the page cache overlaps the formatting. The text is handed over
- * under lock: only one thread touches out at a time (the writer thread while it is active).
- */
-struct csv_pipe {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    struct prof_sbuf full; /* text handed over, not yet written; len 0: the writer is idle */
-    int stop;              /* no more text comes: the writer thread ends */
-};
-
 /* The writer behind the sink: text waits in buf; the part's ids are kept as CSV fields. */
 struct csv_writer {
     FILE *out;
-    struct csv_pipe *pipe; /* NULL: buf is written by the caller's thread */
     struct prof_sbuf buf;
     struct prof_sbuf ids; /* every id of the current part as a field, back to back */
     size_t *id_off, *id_len;
@@ -54,115 +35,12 @@ struct csv_writer {
     int nomem;
 };
 
-/* The writer thread's loop: write each buffer handed over, until told to stop. */
-static void *pipe_main(void *arg)
-{
-    struct csv_writer *w = arg;
-    struct csv_pipe *pp = w->pipe;
-    pthread_mutex_lock(&pp->lock);
-    for (;;) {
-        while (!pp->full.len && !pp->stop)
-            pthread_cond_wait(&pp->cond, &pp->lock);
-        if (!pp->full.len)
-            break;
-        pthread_mutex_unlock(&pp->lock);
-        fwrite(pp->full.data, 1, pp->full.len, w->out);
-        pthread_mutex_lock(&pp->lock);
-        pp->full.len = 0;
-        pthread_cond_broadcast(&pp->cond);
-    }
-    pthread_mutex_unlock(&pp->lock);
-    return NULL;
-}
-
-/* Wait until the writer thread has written everything handed over. Lock held. */
-static void pipe_drain(struct csv_pipe *pp)
-{
-    while (pp->full.len)
-        pthread_cond_wait(&pp->cond, &pp->lock);
-}
-
-/*
- * Start the writer thread, unless the parts are small or PROFILER_EXIT_THREADS=0. Any failure
- * leaves w->pipe NULL: the text is then written by the caller's thread, as without one. The
- * thread blocks every signal, so the host's handlers never run on it.
- */
-static void pipe_start(struct csv_writer *w, const char *const *paths, size_t count)
-{
-    const char *env = getenv("PROFILER_EXIT_THREADS");
-    if (env && strcmp(env, "0") == 0)
-        return;
-    uint64_t bytes = 0;
-    struct stat st;
-    for (size_t i = 0; i < count; i++)
-        if (stat(paths[i], &st) == 0)
-            bytes += (uint64_t)st.st_size;
-    if (bytes < CSV_THREAD_MIN)
-        return;
-    struct csv_pipe *pp = calloc(1, sizeof *pp);
-    if (!pp)
-        return;
-    if (pthread_mutex_init(&pp->lock, NULL) != 0) {
-        free(pp);
-        return;
-    }
-    if (pthread_cond_init(&pp->cond, NULL) != 0) {
-        pthread_mutex_destroy(&pp->lock);
-        free(pp);
-        return;
-    }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    w->pipe = pp;
-    if (pthread_create(&pp->thread, NULL, pipe_main, w) != 0) {
-        w->pipe = NULL;
-        pthread_cond_destroy(&pp->cond);
-        pthread_mutex_destroy(&pp->lock);
-        free(pp);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-/* Stop and join the writer thread (it writes what it holds first) and free it. */
-static void pipe_end(struct csv_writer *w)
-{
-    struct csv_pipe *pp = w->pipe;
-    if (!pp)
-        return;
-    pthread_mutex_lock(&pp->lock);
-    pp->stop = 1;
-    pthread_cond_broadcast(&pp->cond);
-    pthread_mutex_unlock(&pp->lock);
-    pthread_join(pp->thread, NULL);
-    pthread_cond_destroy(&pp->cond);
-    pthread_mutex_destroy(&pp->lock);
-    prof_sbuf_release(&pp->full);
-    free(pp);
-    w->pipe = NULL;
-}
-
-/* Write out what is buffered: hand it to the writer thread (once it has written the last
-   buffer, whose memory the next one reuses), or write it here. */
+/* Write out what is buffered. */
 static void flush(struct csv_writer *w)
 {
-    if (!w->buf.len || w->buf.failed) {
-        w->buf.len = 0;
-        return;
-    }
-    struct csv_pipe *pp = w->pipe;
-    if (!pp) {
+    if (w->buf.len && !w->buf.failed)
         fwrite(w->buf.data, 1, w->buf.len, w->out);
-        w->buf.len = 0;
-        return;
-    }
-    pthread_mutex_lock(&pp->lock);
-    pipe_drain(pp);
-    struct prof_sbuf t = pp->full;
-    pp->full = w->buf;
-    w->buf = t;
-    pthread_cond_broadcast(&pp->cond);
-    pthread_mutex_unlock(&pp->lock);
+    w->buf.len = 0;
 }
 
 /* Append a header record: names joined by commas. */
@@ -373,13 +251,6 @@ static enum prof_error csv_status(void *ctx)
     if (w->nomem || w->buf.failed || w->ids.failed)
         return PROF_ERR_NOMEM;
     flush(w);
-    if (w->pipe) {
-        pthread_mutex_lock(&w->pipe->lock);
-        pipe_drain(w->pipe);
-        int bad = ferror(w->out);
-        pthread_mutex_unlock(&w->pipe->lock);
-        return bad ? PROF_ERR_IO : PROF_OK;
-    }
     return ferror(w->out) ? PROF_ERR_IO : PROF_OK;
 }
 
@@ -396,9 +267,7 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
     struct csv_writer w = {.out = out};
     struct prof_run_sink sink = {&w,        csv_meta,    csv_table,  csv_part,  csv_id,
                                  csv_event, csv_summary, csv_memory, csv_status};
-    pipe_start(&w, paths, count);
     err = prof_parts_emit(parts, &sink);
-    pipe_end(&w);
     if (err == PROF_OK && (fflush(out) != 0 || ferror(out)))
         err = PROF_ERR_IO;
     prof_parts_free(parts);
