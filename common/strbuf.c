@@ -54,31 +54,10 @@ void prof_sbuf_char(struct prof_sbuf *b, char c)
 }
 
 /* Two decimal digits for each value 0..99: halves the divisions when formatting integers. */
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
-                                  "25262728293031323334353637383940414243444546474849"
-                                  "50515253545556575859606162636465666768697071727374"
-                                  "75767778798081828384858687888990919293949596979899";
-
-/* Write v in decimal at p (at most 20 bytes); returns the end. */
-char *prof_u64_put(char *p, uint64_t v)
-{
-    char tmp[20];
-    char *end = tmp + sizeof tmp, *s = end;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        s -= 2;
-        memcpy(s, digit_pairs + 2 * r, 2);
-    }
-    if (v >= 10) {
-        s -= 2;
-        memcpy(s, digit_pairs + 2 * v, 2);
-    } else {
-        *--s = (char)('0' + v);
-    }
-    memcpy(p, s, (size_t)(end - s));
-    return p + (end - s);
-}
+const char prof_digit_pairs[200] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
 
 /* Room for n more bytes at the end of b: the place to write them, or NULL. */
 char *prof_sbuf_grow(struct prof_sbuf *b, size_t n)

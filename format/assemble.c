@@ -442,7 +442,7 @@ static void emit_row(void *ctx, const struct prof_row *row)
     r->out->event(r->out->ctx, &e);
 }
 
-/* Row callback, pass one: remember the names of regions that never stopped. */
+/* Row callback, pass one (a scan: only regions that never stopped come): remember their names. */
 static void note_row(void *ctx, const struct prof_row *row)
 {
     struct reader *r = ctx;
@@ -622,6 +622,7 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
     struct prof_replay rp;
     enum prof_error err = PROF_OK;
     prof_replay_init(&rp, pi ? note_row : emit_row, &r);
+    rp.scan = pi != NULL; /* pass one wants the counts and the regions never stopped */
 
     uint32_t type;
     const unsigned char *p;

@@ -39,7 +39,8 @@ struct prof_replay {
     uint64_t stray, unterminated, instances;
     uint32_t nids;         /* ids defined so far: an enter of a larger id is malformed */
     const uint32_t *canon; /* optional: id -> first id with the same text, for Nested */
-    uint32_t pending[3];   /* a record split across chunks */
+    int scan; /* set after init: count only; rows are emitted by finish alone, Nested unknown */
+    uint32_t pending[3]; /* a record split across chunks */
     size_t npending;
     prof_row_fn emit;
     void *ctx;

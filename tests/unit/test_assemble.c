@@ -443,10 +443,157 @@ static void memory_findings_then_region_bytes(void **state)
     free(p);
 }
 
+/* The reference writer's CSV field: RFC 4180 done the plain way, a byte at a time. */
+static void ref_field(struct prof_sbuf *b, const char *s, size_t n)
+{
+    int quote = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+            quote = 1;
+    if (quote)
+        prof_sbuf_char(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            prof_sbuf_char(b, '"');
+        prof_sbuf_char(b, s[i]);
+    }
+    if (quote)
+        prof_sbuf_char(b, '"');
+}
+
+/* The reference writer's number, through printf. */
+static void ref_number(struct prof_sbuf *b, unsigned long long v) { prof_sbuf_addf(b, "%llu", v); }
+
+/* Reference sink: a metadata record. */
+static void ref_meta(void *ctx, const char *const *fields, const size_t *lens, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            prof_sbuf_char(ctx, ',');
+        ref_field(ctx, fields[i], lens[i]);
+    }
+    prof_sbuf_char(ctx, '\n');
+}
+
+/* Reference sink: the events table's header. */
+static void ref_table(void *ctx, int summary)
+{
+    assert_false(summary);
+    for (size_t i = 0; i < PROF_EV_N; i++)
+        prof_sbuf_addf(ctx, "%s%s", i ? "," : "", prof_event_columns[i]);
+    prof_sbuf_char(ctx, '\n');
+}
+
+/* Reference sink: one events row, field by field as docs/FORMAT.md 1.3 lists them. */
+static void ref_event(void *ctx, const struct prof_event_rec *e)
+{
+    struct prof_sbuf *b = ctx;
+    ref_field(b, e->region, e->region_len);
+    prof_sbuf_char(b, ',');
+    if (e->stopped)
+        ref_number(b, e->ticks);
+    prof_sbuf_char(b, ',');
+    ref_number(b, e->thread);
+    prof_sbuf_char(b, ',');
+    ref_field(b, e->parent, e->parent_len);
+    prof_sbuf_char(b, ',');
+    ref_number(b, e->depth);
+    prof_sbuf_char(b, ',');
+    if (e->stopped)
+        ref_number(b, e->self);
+    prof_sbuf_char(b, ',');
+    ref_number(b, e->start);
+    prof_sbuf_str(b, e->nested ? ",1\n" : ",0\n");
+}
+
+/* Random event words of one thread: nesting up to 12 deep, recursion, ids that share a text,
+   64-bit gaps, stray stops, and regions left open at the end. */
+static size_t random_words(uint32_t *w, size_t cap, uint32_t nids, uint64_t seed)
+{
+    size_t n = 0, depth = 0;
+    while (n + 4 < cap) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(seed >> 33);
+        if (r % 97 == 0) {
+            w[n++] = PROF_W_LONG; /* a gap past 32 bits: starts of 11 and more digits */
+            w[n++] = r % 5000;
+            w[n++] = r;
+        } else if (r % 89 == 0) {
+            w[n++] = PROF_W_STRAY;
+            w[n++] = r % 50;
+        } else if (depth < 12 && (depth == 0 || r % 3)) {
+            w[n++] = (r >> 8) % nids;
+            w[n++] = r % 7 ? r % 300 : r % 2000000000;
+            depth++;
+        } else {
+            w[n++] = PROF_W_EXIT | (r % 7 ? r % 1000 : r % 0x7fffffff);
+            depth -= depth > 0;
+        }
+    }
+    return n;
+}
+
+/* The run-file writer's fast paths (numbers and fields written in place, pass one that only
+   counts) give, byte for byte, what a plain writer makes of the same records: several threads,
+   each in several chunks cut inside records. */
+static void writer_matches_a_plain_reference(void **state)
+{
+    (void)state;
+    const char *ids[] = {
+        "load", "parse,\"quoted\"", "a region name longer than sixteen bytes", "line\nfeed",
+        "load", /* the same text as id 0: one region for Nested */
+        "x"};
+    const uint32_t numbers[] = {3, 1, 4000000000u};
+    char *paths[3];
+    static uint32_t w[30000];
+    for (int t = 0; t < 3; t++) {
+        paths[t] = make_part(numbers[t], "worker", ids, 6, NULL, 0, NULL);
+        size_t n = random_words(w, sizeof w / sizeof w[0], 6, (uint64_t)t + 7);
+        int fd = open(paths[t], O_WRONLY | O_APPEND);
+        for (size_t off = 0; off < n; off += 4099) /* 4099: chunks end inside records */
+            assert_int_equal(prof_part_write(fd, PROF_CHUNK_EVENTS, w + off,
+                                             4 * (n - off < 4099 ? n - off : 4099)),
+                             0);
+        if (t != 1)
+            assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+        close(fd);
+    }
+    struct prof_run_override ov = {2000, 123456789012ull, 1, NULL, 0, NULL, 0};
+    enum prof_error err;
+    char *text = assemble((const char *const *)paths, 3, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+
+    struct prof_parts *parts;
+    assert_int_equal(prof_parts_open((const char *const *)paths, 3, &ov, &parts), PROF_OK);
+    struct prof_sbuf ref = {0};
+    struct prof_run_sink sink = {&ref,      ref_meta, ref_table, NULL, NULL,
+                                 ref_event, NULL,     NULL,      NULL};
+    assert_int_equal(prof_parts_emit(parts, &sink), PROF_OK);
+    prof_parts_free(parts);
+    const char *expect = prof_sbuf_cstr(&ref);
+    assert_non_null(expect);
+    /* The input holds what the test is about. */
+    assert_non_null(strstr(expect, "\"parse,\"\"quoted\"\"\","));
+    assert_non_null(strstr(expect, ",4000000000,"));
+    assert_non_null(strstr(expect, "Warning,unterminated,1,"));
+    assert_non_null(strstr(expect, ",1\n"));          /* nested */
+    assert_non_null(strstr(expect, ",,4000000000,")); /* never stopped (thread 4000000000) */
+    assert_true(ref.len > 100000);
+    assert_int_equal(strlen(text), ref.len);
+    assert_string_equal(text, expect);
+    prof_sbuf_release(&ref);
+    free(text);
+    for (int t = 0; t < 3; t++) {
+        unlink(paths[t]);
+        free(paths[t]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parts_merge_into_one_run_file),
+        cmocka_unit_test(writer_matches_a_plain_reference),
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(summary_records_become_rows),
         cmocka_unit_test(summary_record_of_unknown_id_is_damage),

@@ -189,6 +189,43 @@ static void malformed_words_are_rejected(void **state)
     prof_replay_release(&r);
 }
 
+/* A scan counts what a replay counts and emits only the regions never stopped, same as the
+   replay's own. */
+static void scan_counts_as_a_replay_does(void **state)
+{
+    (void)state;
+    uint32_t w[] = {EXIT(1), ENTER(0, 10), ENTER(1, 5), EXIT(20),     ENTER(1, 5), PROF_W_LONG, 0,
+                    7,       ENTER(0, 2),  EXIT(3),     PROF_W_STRAY, 4,           ENTER(1, 1)};
+    size_t n = sizeof w / 4;
+    struct rows full, scanned = {0};
+    struct prof_replay r, s;
+    assert_int_equal(replay(w, n, 2, &full, &r), PROF_OK);
+    prof_replay_init(&s, collect, &scanned);
+    s.nids = 2;
+    s.scan = 1;
+    assert_int_equal(prof_replay_words(&s, w, 5), PROF_OK); /* a record split across calls */
+    assert_int_equal(prof_replay_words(&s, w + 5, n - 5), PROF_OK);
+    prof_replay_finish(&s);
+    assert_int_equal(s.clock, r.clock);
+    assert_int_equal(s.stray, 2);
+    assert_int_equal(s.stray, r.stray);
+    assert_int_equal(s.unterminated, 3);
+    assert_int_equal(s.unterminated, r.unterminated);
+    assert_int_equal(s.instances, r.instances);
+    assert_int_equal(scanned.n, 3);
+    for (int i = 0; i < 3; i++) {
+        const struct prof_row *a = &scanned.r[i], *b = &full.r[full.n - 3 + i];
+        assert_false(a->stopped);
+        assert_int_equal(a->id, b->id);
+        assert_int_equal(a->depth, b->depth);
+        assert_int_equal(a->start, b->start);
+        if (a->depth > 0)
+            assert_int_equal(a->parent, b->parent);
+    }
+    prof_replay_release(&r);
+    prof_replay_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +237,7 @@ int main(void)
         cmocka_unit_test(split_records_are_joined),
         cmocka_unit_test(hidden_time_is_not_self_time),
         cmocka_unit_test(malformed_words_are_rejected),
+        cmocka_unit_test(scan_counts_as_a_replay_does),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,23 @@ static void integers_are_decimal(void **state)
     prof_sbuf_u64(&b, UINT64_MAX);
     assert_string_equal(text(&b), "0 1234567890 18446744073709551615");
     prof_sbuf_release(&b);
+}
+/* Every count of digits is written whole: each power of ten, and the number before it. */
+static void integers_at_every_digit_count(void **state)
+{
+    (void)state;
+    uint64_t p = 1;
+    for (int digits = 1; digits <= 20; digits++) {
+        char expect[32], got[32];
+        snprintf(expect, sizeof expect, "%llu", (unsigned long long)p);
+        *prof_u64_put(got, p) = 0;
+        assert_string_equal(got, expect);
+        snprintf(expect, sizeof expect, "%llu", (unsigned long long)(p - 1));
+        *prof_u64_put(got, p - 1) = 0;
+        assert_string_equal(got, expect);
+        if (digits < 20)
+            p *= 10;
+    }
 }
 /* The buffer grows to hold large text and keeps every byte. */
 static void buffer_grows(void **state)
@@ -123,6 +141,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integers_are_decimal),
+        cmocka_unit_test(integers_at_every_digit_count),
         cmocka_unit_test(buffer_grows),
         cmocka_unit_test(plain_field_is_not_quoted),
         cmocka_unit_test(separators_are_quoted),
