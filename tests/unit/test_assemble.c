@@ -566,8 +566,8 @@ static void writer_matches_a_plain_reference(void **state)
     struct prof_parts *parts;
     assert_int_equal(prof_parts_open((const char *const *)paths, 3, &ov, &parts), PROF_OK);
     struct prof_sbuf ref = {0};
-    struct prof_run_sink sink = {&ref,      ref_meta, ref_table, NULL, NULL,
-                                 ref_event, NULL,     NULL,      NULL};
+    struct prof_run_sink sink = {
+        .ctx = &ref, .meta = ref_meta, .table = ref_table, .event = ref_event};
     assert_int_equal(prof_parts_emit(parts, &sink), PROF_OK);
     prof_parts_free(parts);
     const char *expect = prof_sbuf_cstr(&ref);
