@@ -59,17 +59,23 @@ def scope_paths(n):
     """The call paths longjmp.c really makes, with their calls, for n protected calls of each
     kind (see its header)."""
     top = "main > hand"
-    paths = {"main": 1, top: 1, f"{top} > pcall": n, f"{top} > mod": n}
-    for base in (top, f"{top} > pcall"):
+    paths = {"main": 1, top: 1, f"{top} > bare": 1, f"{top} > pcall": n, f"{top} > modules": 1,
+             f"{top} > modules > mod": n}
+    for base in (f"{top} > bare", f"{top} > pcall"):
         for depth in range(1, 5):
             paths[base + " > level" * depth] = n
     return paths
 
 
+def scope_counts(n):
+    """Instances of each region of longjmp.c for n protected calls of each kind."""
+    return {"main": 1, "hand": 1, "bare": 1, "pcall": n, "level": 8 * n, "modules": 1, "mod": n}
+
+
 def test_scopes_left_by_longjmp_are_closed_and_paths_keep_their_real_depth(tmp_path):
     n = scaled(N)
     _, run = run_once(tmp_path, "longjmp", str(n))
-    assert counts(run) == {"main": 1, "hand": 1, "pcall": n, "level": 8 * n, "mod": n}
+    assert counts(run) == scope_counts(n)
     # Four "level" frames left per call in each of the two loops, one "mod" per module call.
     assert warnings_by_kind(run) == {"unwound": 9 * n}
     assert max(int(r["Depth"]) for r in run.rows) == 6
@@ -79,15 +85,15 @@ def test_scopes_left_by_longjmp_are_closed_and_paths_keep_their_real_depth(tmp_p
     hand = run.rows_of("hand")[0]
     assert hand["Parent"] == "main" and hand["Depth"] == "1"
     inside = [r for r in run.rows if r["Depth"] == "2"]
-    assert len(inside) == 3 * n
+    assert len(inside) == n + 2
     assert int(hand["Ticks"]) - int(hand["Self"]) == sum(int(r["Ticks"]) for r in inside)
 
     paths, tree = report(run, tmp_path)
     assert paths == scope_paths(n)
     assert tree == {
-        ("(thread top level)", "main"): 1, ("main", "hand"): 1, ("hand", "pcall"): n,
-        ("hand", "level"): n, ("pcall", "level"): n, ("level", "level"): 6 * n,
-        ("hand", "mod"): n,
+        ("(thread top level)", "main"): 1, ("main", "hand"): 1, ("hand", "bare"): 1,
+        ("bare", "level"): n, ("hand", "pcall"): n, ("pcall", "level"): n,
+        ("level", "level"): 6 * n, ("hand", "modules"): 1, ("modules", "mod"): n,
     }
 
 
@@ -95,7 +101,7 @@ def test_summary_mode_counts_the_same_calls_and_frames(tmp_path):
     n = scaled(N)
     _, run = run_once(tmp_path, "longjmp", str(n), env={"PROFILER_MODE": "summary"})
     calls = {r["Region"]: int(r["Calls"]) for r in run.rows}
-    assert calls == {"main": 1, "hand": 1, "pcall": n, "level": 8 * n, "mod": n}
+    assert calls == scope_counts(n)
     assert warnings_by_kind(run) == {"unwound": 9 * n}
     # "level" recursion is counted once in Outer: its outermost instances end (a region left
     # open would keep every later one nested, and Outer at 0).

@@ -6,18 +6,22 @@
  * open_hand(), a function that returns with it open (closed later by close_hand(): a START and
  * its STOP in two other functions). Inside "hand", three loops of N protected calls each:
  *
- * 1. pcall_bare: setjmp, then level(3): level(k) is PROFILER_SCOPE("level") around level(k-1),
- *    and level(0) longjmps back. pcall_bare has no region: the next call's level(3) finds the
- *    four "level" regions its predecessor left (three deeper on the stack, one where its own
- *    token goes) and closes them as unwound.
+ * 1. In main's PROFILER_SCOPE("bare"), pcall_bare: setjmp, then level(3): level(k) is
+ *    PROFILER_SCOPE("level") around level(k-1), and level(0) longjmps back. pcall_bare has no
+ *    region: the next call's level(3) finds the four "level" regions its predecessor left
+ *    (three deeper on the stack, one where its own token goes) and closes them as unwound; the
+ *    end of "bare", in main, closes the last four.
  * 2. pcall_scoped: PROFILER_SCOPE("pcall") around the same: its end, after the longjmp, closes
  *    the four "level" regions as unwound, then itself.
- * 3. module calls: mod_outer and mod_inner are PROFILER_API(mod) functions; mod_outer calls
- *    mod_inner, which longjmps out of the module. The next mod_outer closes the region the
- *    previous one left and opens its own: one "mod" region per call, never nested.
+ * 3. In main's PROFILER_SCOPE("modules"), module calls: mod_outer and mod_inner are
+ *    PROFILER_API(mod) functions; mod_outer calls mod_inner, which longjmps out of the module.
+ *    The next mod_outer closes the region the previous one left (where its own token goes) and
+ *    opens its own: one "mod" region per call, never nested. The end of "modules" closes the
+ *    last one.
  *
- * Expected, for N iterations: "main" 1, "hand" 1 (main > hand), "pcall" N, "level" 8N, "mod" N;
- * the deepest path is main > hand > pcall > level > level > level > level (depth 6); an unwound
+ * Expected, for N iterations: "main" 1, "hand" 1 (main > hand), "bare" 1, "pcall" N,
+ * "level" 8N, "modules" 1, "mod" N; the deepest paths are main > hand > bare > level > level >
+ * level > level and main > hand > pcall > level > level > level > level (depth 6); an unwound
  * warning counting 4N + 4N + N frames; no other warning.
  */
 #include <profreport.h>
@@ -96,12 +100,18 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 1000;
     PROFILER_START("main");
     open_hand();
-    for (int i = 0; i < n; i++)
-        pcall_bare();
+    {
+        PROFILER_SCOPE("bare");
+        for (int i = 0; i < n; i++)
+            pcall_bare();
+    }
     for (int i = 0; i < n; i++)
         pcall_scoped();
-    for (int i = 0; i < n; i++)
-        pcall_module();
+    {
+        PROFILER_SCOPE("modules");
+        for (int i = 0; i < n; i++)
+            pcall_module();
+    }
     close_hand();
     PROFILER_STOP();
     printf("longjmp: %d protected calls of each kind\n", n);
