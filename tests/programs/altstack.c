@@ -17,9 +17,10 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
-#define STACK_SIZE (256 * 1024)
+#define SIGNAL_STACK_SIZE (256 * 1024)
+#define WORKER_STACK_SIZE (4 * 1024 * 1024) /* ThreadSanitizer wants about 1 MiB of it */
 
-static char worker_stack[STACK_SIZE] __attribute__((aligned(64)));
+static char worker_stack[WORKER_STACK_SIZE] __attribute__((aligned(64)));
 static volatile sig_atomic_t handled;
 
 /* Record a region on the signal stack. */
@@ -35,8 +36,9 @@ static void *worker(void *arg)
 {
     (void)arg;
     stack_t ss = {0};
-    ss.ss_size = STACK_SIZE;
-    ss.ss_sp = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ss.ss_size = SIGNAL_STACK_SIZE;
+    ss.ss_sp =
+        mmap(NULL, SIGNAL_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (ss.ss_sp == MAP_FAILED || sigaltstack(&ss, NULL) != 0)
         return NULL;
     struct sigaction sa = {0};
