@@ -136,9 +136,16 @@ static __attribute__((noinline, cold)) struct prof_thread *exit_resync(void)
     return nested() ? NULL : prof_resync();
 }
 
-/* Enter an instrumented function on the thread's current recorder (marked busy). */
-static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn)
+/* Enter an instrumented function on the thread's current recorder (marked busy), from stack
+   position here (the function's stack pointer). */
+static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn,
+                                                        uintptr_t here)
 {
+    /* Frames a longjmp left below here; calls past PROFILER_MAX_DEPTH were deeper still. A
+       frame at here itself may be the caller's: gcc instruments the functions it inlines, and
+       their hooks run on their caller's stack pointer. */
+    if (PROF_UNLIKELY(prof_unwound_check(t, here)))
+        t->hooks.excess = 0;
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         if (idx == PROF_IDX_SKIP)
@@ -154,7 +161,7 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     }
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
-        prof_summary_start(t, fn, t->fns[idx], idx, d);
+        prof_summary_start(t, fn, t->fns[idx], idx, d, here | 1);
         return;
     }
     prof_make_room(t);
@@ -169,6 +176,7 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     f->id = fn; /* f->fn is filled in only when a fork child needs it (prof_thread_begin) */
     f->idx = idx;
     f->serial = ++t->serial;
+    f->where = here | 1;
     f->start = now;
 }
 
@@ -176,11 +184,12 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
 void __cyg_profile_func_enter(void *fn, void *site)
 {
     (void)site;
+    uintptr_t here = PROF_CALLER_SP();
     struct prof_thread *t = prof_current(attach);
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
-    enter(t, fn);
+    enter(t, fn, here);
     prof_busy_unmark(t);
 }
 
@@ -233,17 +242,47 @@ static __attribute__((noinline, cold)) int unwind_to(struct prof_thread *t, cons
         return 0;
     while (t->depth > k) {
         pop(t, now, 0);
-        PROF_STORE(t->hooks.unwound, t->hooks.unwound + 1);
+        PROF_STORE(t->unwound, t->unwound + 1);
     }
     return 1;
 }
 
-/* Leave an instrumented function on the thread's current recorder (marked busy). */
-static inline __attribute__((always_inline)) void leave(struct prof_thread *t, void *fn)
+/*
+ * Before fn returns from stack position here, close the frames a longjmp left below it. When
+ * the compiler made the exit hook a tail call (tail), fn's own frame was freed already and here
+ * is its caller's stack pointer: fn's frame, the outermost of those below here, stays for the
+ * pop, and only those deeper than it close. Returns the frames closed.
+ */
+static __attribute__((noinline, cold)) uint32_t close_left(struct prof_thread *t, const void *fn,
+                                                           uintptr_t here, int tail)
 {
+    uintptr_t below = here;
+    if (tail) {
+        uint32_t k = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+        while (k > 0 && t->stack[k - 1].where < here)
+            k--;
+        if (k < t->depth && t->stack[k].id == fn)
+            below = t->stack[k].where; /* the deeper frames' positions are all lower */
+    }
+    return prof_close_unwound(t, below, 0);
+}
+
+/* Leave an instrumented function on the thread's current recorder (marked busy), from stack
+   position here (the function's stack pointer; its caller's when the hook is a tail call). */
+static inline __attribute__((always_inline)) void leave(struct prof_thread *t, void *fn,
+                                                        uintptr_t here, int tail)
+{
+    /* Frames a longjmp left below this function's are closed first: then a recursive
+       function's frame found innermost is its own call's, not a deeper one's. A tail-called
+       hook whose innermost frame is fn's, with a live frame under it, has nothing to close. */
+    uint32_t d = t->depth, k = d - 1;
+    if (PROF_UNLIKELY(k < PROF_MAX_DEPTH && t->stack[k].where < here) &&
+        !(tail && t->stack[k].id == fn && (k == 0 || t->stack[k - 1].where >= here)) &&
+        close_left(t, fn, here, tail))
+        t->hooks.excess = 0;
     /* The usual case: the innermost frame is this function's. A filtered-out function never
        has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
-    uint32_t d = t->depth;
+    d = t->depth;
     if (PROF_LIKELY(d - 1 < PROF_MAX_DEPTH && !t->hooks.excess && t->stack[d - 1].id == fn)) {
         pop(t, prof_ticks(), 1);
         return;
@@ -262,15 +301,18 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
     pop(t, now, 1);
 }
 
-/* Leave an instrumented function (also called while an exception unwinds through it). */
+/* Leave an instrumented function (also called while an exception unwinds through it). The
+   compiler may jump to this hook after freeing the function's frame: then the hook returns
+   straight to the function's caller, at site. */
 void __cyg_profile_func_exit(void *fn, void *site)
 {
-    (void)site;
+    uintptr_t here = PROF_CALLER_SP();
+    int tail = __builtin_return_address(0) == site;
     struct prof_thread *t = prof_current(exit_resync);
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
-    leave(t, fn);
+    leave(t, fn, here, tail);
     prof_busy_unmark(t);
 }
 
@@ -318,13 +360,13 @@ static void hooks_begin(struct prof_thread *t, const struct prof_run_info *run)
 {
     (void)run;
     t->hooks.excess = 0;
-    t->hooks.folded = t->hooks.unwound = 0;
+    t->hooks.folded = 0;
 }
 
 /* The hooks' warnings, before the part's end chunk (t->lock held). */
 static int hooks_write(struct prof_thread *t)
 {
-    uint64_t folded = PROF_LOAD(t->hooks.folded), unwound = PROF_LOAD(t->hooks.unwound);
+    uint64_t folded = PROF_LOAD(t->hooks.folded);
     int err = 0;
     if (folded) {
         char msg[96];
@@ -333,10 +375,6 @@ static int hooks_write(struct prof_thread *t)
                  t->hooks.fold_ticks);
         err = prof_thread_write_warning(t, "folded", folded, msg);
     }
-    if (!err && unwound)
-        err = prof_thread_write_warning(t, "unwound", unwound,
-                                        "regions still open when an enclosing function returned "
-                                        "were closed with it (a missing stop, or a longjmp)");
     return err;
 }
 

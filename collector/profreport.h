@@ -42,6 +42,14 @@ extern "C" {
 #define PROF_API
 #endif
 
+/* Parameter i is an address kept, never read through: gcc then does not take the token
+   passed in its own initializer for a read of an uninitialized object. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 10
+#define PROF_ADDRESS_ONLY(i) __attribute__((access(none, i)))
+#else
+#define PROF_ADDRESS_ONLY(i)
+#endif
+
 /* Every prof_ function that can fail returns one of these; prof_strerror() names it. */
 enum prof_error {
     PROF_OK = 0,       /* success */
@@ -94,16 +102,28 @@ PROF_API void prof_thread_name(const char *name);
 
 /*
  * What PROFILER_SCOPE keeps to close its own region, and no other, at the end of the block.
- * Filled by prof_scope_begin; reserved is zero today and room for later versions (such as
- * where the scope's stack frame was), so the token can grow without changing its size.
+ * Filled by prof_scope_begin_at; reserved is zero today and room for later versions, so the
+ * token can grow without changing its size.
  */
 struct prof_scope {
-    unsigned depth;  /* the region's depth, or ~0u when it was not recorded */
-    unsigned serial; /* which instance at that depth */
-    void *reserved[2];
+    unsigned depth;    /* the region's depth, or ~0u when it was not recorded */
+    unsigned serial;   /* which instance at that depth */
+    const void *where; /* the token's own address, where its stack frame is; NULL: unknown */
+    void *reserved[1];
 };
 
-/* Used by PROFILER_SCOPE: opens id, returns the token for prof_scope_end. */
+/*
+ * Used by PROFILER_SCOPE: opens id, returns the token for prof_scope_end, which is stored at
+ * where (the token's own address). The region lives as long as the token's stack frame: when
+ * a longjmp leaves that frame, so that prof_scope_end never runs, the thread's next region
+ * event from higher up the stack (a start, a stop, a scope's end) closes the region first and
+ * counts an unwound warning.
+ */
+PROF_API struct prof_scope prof_scope_begin_at(const char *id, const void *where)
+    PROF_ADDRESS_ONLY(2);
+
+/* As prof_scope_begin_at with the token's address unknown (the 0.2.0 macros): such a region is
+   never closed as unwound. */
 PROF_API struct prof_scope prof_scope_begin(const char *id);
 
 /*
@@ -124,15 +144,26 @@ struct prof_api {
     const char *name;
 };
 
-/* What PROFILER_API keeps: the thread's nesting count for the module, and the region.
-   reserved is zero today and room for later versions, as in struct prof_scope. */
+/* What PROFILER_API keeps: the thread's nesting count for the module, and the region (whose
+   where is set at the outermost entry only). reserved is zero today and room for later
+   versions, as in struct prof_scope. */
 struct prof_api_scope {
     unsigned *nesting;
     struct prof_scope scope;
     void *reserved[1];
 };
 
-/* Used by PROFILER_API: enter the module; opens its region only at the outermost entry. */
+/*
+ * Used by PROFILER_API: enter the module; opens its region only at the outermost entry. The
+ * token is stored at where (its own address): as with prof_scope_begin_at, a longjmp out of
+ * the module closes the region at the thread's next event from higher up the stack, and sets
+ * the nesting count back to zero; the outermost exit also sets it to zero, forgetting
+ * entries a longjmp inside the module left.
+ */
+PROF_API struct prof_api_scope prof_api_enter_at(const struct prof_api *api, unsigned *nesting,
+                                                 const void *where) PROF_ADDRESS_ONLY(3);
+
+/* As prof_api_enter_at with the token's address unknown (the 0.2.0 macros). */
 PROF_API struct prof_api_scope prof_api_enter(const struct prof_api *api, unsigned *nesting);
 
 /* Used by PROFILER_API: leave the module; closes its region at the outermost exit. */
@@ -185,7 +216,7 @@ PROF_API int prof_mem_free_at(void *ptr, enum prof_mem_kind kind, const void *ca
 class prof_scope_guard
 {
   public:
-    explicit prof_scope_guard(const char *id) : token_(prof_scope_begin(id)) {}
+    explicit prof_scope_guard(const char *id) : token_(prof_scope_begin_at(id, &token_)) {}
     ~prof_scope_guard() { prof_scope_end(&token_); }
     prof_scope_guard(const prof_scope_guard &) = delete;
     prof_scope_guard &operator=(const prof_scope_guard &) = delete;
@@ -201,7 +232,7 @@ class prof_api_guard
 {
   public:
     prof_api_guard(const struct prof_api *api, unsigned *nesting)
-        : scope_(prof_api_enter(api, nesting))
+        : scope_(prof_api_enter_at(api, nesting, &scope_))
     {
     }
     ~prof_api_guard() { prof_api_leave(&scope_); }
@@ -235,9 +266,11 @@ static inline int prof_mem_free_off(void) { return 0; }
 #ifdef __cplusplus
 #define PROFILER_SCOPE(id) prof_scope_guard PROF_CONCAT(prof_scope_, __COUNTER__)(id)
 #else
-#define PROFILER_SCOPE(id)                                                                         \
-    const struct prof_scope PROF_CONCAT(prof_scope_, __COUNTER__)                                  \
-        __attribute__((cleanup(prof_scope_end), unused)) = prof_scope_begin(id)
+/* The token's own address is passed in: its name is in scope in its initializer. */
+#define PROFILER_SCOPE(id) PROF_SCOPE_(PROF_CONCAT(prof_scope_, __COUNTER__), id)
+#define PROF_SCOPE_(token, id)                                                                     \
+    const struct prof_scope token __attribute__((cleanup(prof_scope_end), unused)) =               \
+        prof_scope_begin_at(id, &token)
 #endif
 #define PROFILER_INIT(dir) ((void)prof_init(dir))
 #define PROFILER_FINISH() ((void)prof_finish())
@@ -261,10 +294,10 @@ static inline int prof_mem_free_off(void) { return 0; }
 #define PROFILER_API(name)                                                                         \
     prof_api_guard PROF_CONCAT(prof_api_, __COUNTER__)(&prof_api_##name, &prof_api_nesting_##name)
 #else
-#define PROFILER_API(name)                                                                         \
-    const struct prof_api_scope PROF_CONCAT(prof_api_, __COUNTER__)                                \
-        __attribute__((cleanup(prof_api_leave), unused)) =                                         \
-            prof_api_enter(&prof_api_##name, &prof_api_nesting_##name)
+#define PROFILER_API(name) PROF_API_SCOPE_(PROF_CONCAT(prof_api_, __COUNTER__), name)
+#define PROF_API_SCOPE_(token, name)                                                               \
+    const struct prof_api_scope token __attribute__((cleanup(prof_api_leave), unused)) =           \
+        prof_api_enter_at(&prof_api_##name, &prof_api_nesting_##name, &token)
 #endif
 #endif
 

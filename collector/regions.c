@@ -27,9 +27,10 @@ static inline uint32_t id_index(struct prof_thread *t, const char *id)
     return PROF_LIKELY(idx != UINT32_MAX) ? idx : prof_id_add(t, id, NULL);
 }
 
-/* Open a region on the thread's current recorder (its generation marked busy). */
+/* Open a region on the thread's current recorder (its generation marked busy), at stack
+   position where (PROF_WHERE_NONE for a region placed by hand). */
 static inline __attribute__((always_inline)) void start_region(struct prof_thread *t,
-                                                               const char *id)
+                                                               const char *id, uintptr_t where)
 {
     if (PROF_UNLIKELY(!id))
         id = "(null)";
@@ -41,7 +42,7 @@ static inline __attribute__((always_inline)) void start_region(struct prof_threa
     uint32_t d = t->depth;
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
-        prof_summary_start(t, id, NULL, idx, d);
+        prof_summary_start(t, id, NULL, idx, d, where);
         return;
     }
     prof_make_room(t);
@@ -55,19 +56,23 @@ static inline __attribute__((always_inline)) void start_region(struct prof_threa
         f->fn = NULL;
         f->idx = idx;
         f->serial = ++t->serial;
+        f->where = where;
         f->start = now;
     }
 }
 
 /* Open a region. A signal handler that interrupts this on the same thread finds the
-   generation busy and takes the slow path, which drops its event (status.h). */
+   generation busy and takes the slow path, which drops its event (status.h). Regions a
+   longjmp left above the caller are closed first. */
 void prof_start(const char *id)
 {
+    uintptr_t here = PROF_CALLER_SP();
     struct prof_thread *t = prof_current(prof_attach);
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
-    start_region(t, id);
+    prof_unwound_check(t, here);
+    start_region(t, id, PROF_WHERE_NONE);
     prof_busy_unmark(t);
 }
 
@@ -96,40 +101,83 @@ static inline __attribute__((always_inline)) void stop_region(struct prof_thread
     prof_record_exit(t, now);
 }
 
-/* Close the innermost open region (a handler interrupting it is dropped, as in prof_start). */
+/* Close the innermost open region (a handler interrupting it is dropped, as in prof_start),
+   after those a longjmp left. */
 void prof_stop(void)
 {
+    uintptr_t here = PROF_CALLER_SP();
     struct prof_thread *t = prof_current(prof_attach);
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
+    prof_unwound_check(t, here);
     stop_region(t);
     prof_busy_unmark(t);
+}
+
+/* Before a scope whose token lives at where opens, from stack position here: close the
+   innermost frames a longjmp left (prof_unwound_check), and one whose token was where the new
+   one is (the same block entered again after a longjmp out of it, at the same stack depth). */
+static inline __attribute__((always_inline)) void unwound_check_at(struct prof_thread *t,
+                                                                   uintptr_t here, uintptr_t where)
+{
+    uintptr_t same = where == PROF_WHERE_NONE ? 0 : where;
+    uint32_t k = t->depth - 1;
+    if (k < PROF_MAX_DEPTH && (t->stack[k].where < here || t->stack[k].where == same))
+        prof_close_unwound(t, here, same);
 }
 
 /* A scope token whose start was dropped (a signal handler interrupted the collector). */
 #define PROF_SCOPE_DROPPED (~0u - 1)
 
-/* Open a region for PROFILER_SCOPE and name it by depth and instance. */
-struct prof_scope prof_scope_begin(const char *id)
+/*
+ * Open a scoped region whose token lives at where (PROF_WHERE_NONE: unknown), called from
+ * stack position here; nesting is a module's count (PROFILER_API) or NULL. Regions a longjmp
+ * left are closed first (unwound_check_at).
+ */
+static inline __attribute__((always_inline)) struct prof_scope
+scope_begin(const char *id, uintptr_t where, uintptr_t here, unsigned *nesting)
 {
-    struct prof_scope tok = {~0u, 0, {NULL, NULL}};
-    prof_start(id);
-    struct prof_thread *t = prof_self;
-    if (PROF_UNLIKELY(!t || t->gen != PROF_LOAD(prof_gen) || t->depth == 0)) {
+    struct prof_scope tok = {~0u, 0, where == PROF_WHERE_NONE ? NULL : (const void *)where, {NULL}};
+    struct prof_thread *t = prof_current(prof_attach);
+    if (PROF_UNLIKELY(!t)) {
+        t = prof_self;
         if (t && (t->gen & PROF_GEN_BUSY))
             tok.depth = PROF_SCOPE_DROPPED; /* its end is dropped too */
         return tok;
     }
-    tok.depth = t->depth - 1;
-    if (tok.depth < PROF_MAX_DEPTH)
-        tok.serial = t->stack[tok.depth].serial;
+    prof_busy_mark(t);
+    unwound_check_at(t, here, where);
+    uint32_t d = t->depth;
+    start_region(t, id, where);
+    if (PROF_LIKELY(t->depth > d)) { /* else out of memory: nothing opened */
+        if (d < PROF_MAX_DEPTH) {
+            t->stack[d].nesting = nesting;
+            tok.serial = t->stack[d].serial;
+        }
+        tok.depth = d;
+    }
+    prof_busy_unmark(t);
     return tok;
+}
+
+/* Open a region for PROFILER_SCOPE and name it by depth and instance (a token built by a
+   0.2.0 header, whose address is unknown: the region is never closed as unwound). */
+struct prof_scope prof_scope_begin(const char *id)
+{
+    return scope_begin(id, PROF_WHERE_NONE, PROF_CALLER_SP(), NULL);
+}
+
+/* Open a region for PROFILER_SCOPE whose token lives at where, and name it. */
+struct prof_scope prof_scope_begin_at(const char *id, const void *where)
+{
+    return scope_begin(id, where ? (uintptr_t)where : PROF_WHERE_NONE, PROF_CALLER_SP(), NULL);
 }
 
 /* Close a PROFILER_SCOPE region and whatever was left open inside it (see profreport.h). */
 void prof_scope_end(const struct prof_scope *tok)
 {
+    uintptr_t here = PROF_CALLER_SP();
     struct prof_thread *t = prof_self;
     if (tok && tok->depth == PROF_SCOPE_DROPPED) {
         prof_dropped_event();
@@ -139,6 +187,9 @@ void prof_scope_end(const struct prof_scope *tok)
         return;
     if (t->gen != PROF_LOAD(prof_gen) && !(t = prof_resync()))
         return; /* the run it was opened in has ended */
+    prof_busy_mark(t);
+    prof_unwound_check(t, here);
+    prof_busy_unmark(t);
     /* Still open: at its depth, the same instance (beyond the stack, trust the depth alone). */
     int open = t->depth > tok->depth &&
                (tok->depth >= PROF_MAX_DEPTH || t->stack[tok->depth].serial == tok->serial);
@@ -151,14 +202,37 @@ void prof_scope_end(const struct prof_scope *tok)
 }
 
 /* Enter a profiled module: its region opens only at the thread's outermost entry. */
-struct prof_api_scope prof_api_enter(const struct prof_api *api, unsigned *nesting)
+static inline __attribute__((always_inline)) struct prof_api_scope
+api_enter(const struct prof_api *api, unsigned *nesting, uintptr_t where, uintptr_t here)
 {
-    struct prof_api_scope s = {nesting, {~0u, 0, {NULL, NULL}}, {NULL}};
+    struct prof_api_scope s = {nesting, {~0u, 0, NULL, {NULL}}, {NULL}};
     if (!api || !nesting)
         return s;
+    if (where != PROF_WHERE_NONE && *nesting) {
+        /* The module's open region may be one a longjmp left: closing it zeroes the count. */
+        struct prof_thread *t = prof_self;
+        if (t && t->gen == PROF_LOAD(prof_gen)) {
+            prof_busy_mark(t);
+            unwound_check_at(t, here, where);
+            prof_busy_unmark(t);
+        }
+    }
     if ((*nesting)++ == 0)
-        s.scope = prof_scope_begin(api->name);
+        s.scope = scope_begin(api->name, where, here, where != PROF_WHERE_NONE ? nesting : NULL);
     return s;
+}
+
+/* Enter a profiled module (a token built by a 0.2.0 header, whose address is unknown). */
+struct prof_api_scope prof_api_enter(const struct prof_api *api, unsigned *nesting)
+{
+    return api_enter(api, nesting, PROF_WHERE_NONE, PROF_CALLER_SP());
+}
+
+/* Enter a profiled module whose token lives at where. */
+struct prof_api_scope prof_api_enter_at(const struct prof_api *api, unsigned *nesting,
+                                        const void *where)
+{
+    return api_enter(api, nesting, where ? (uintptr_t)where : PROF_WHERE_NONE, PROF_CALLER_SP());
 }
 
 /* Leave a profiled module: the outermost exit closes its region. */
@@ -166,7 +240,12 @@ void prof_api_leave(const struct prof_api_scope *s)
 {
     if (!s || !s->nesting)
         return;
-    (*s->nesting)--;
+    /* The outermost exit (its token has an address): entries a longjmp left inside the module
+       never left, so the count starts again from zero. */
+    if (s->scope.where)
+        *s->nesting = 0;
+    else
+        (*s->nesting)--;
     prof_scope_end(&s->scope);
 }
 

@@ -2,6 +2,7 @@
  * thread.c - the recorder of one thread: it appends small event words to a buffer it owns and
  * writes the buffer to its own part file when it fills. No lock and no allocation per event.
  */
+#define _GNU_SOURCE /* pthread_getattr_np */
 #include "thread.h"
 
 #include "csvwrite.h"
@@ -29,7 +30,26 @@ static __thread char pending_name[PROF_NAME_MAX] __attribute__((tls_model("initi
 struct prof_thread *prof_thread_self(void) { return prof_self; }
 void prof_thread_set_self(struct prof_thread *t) { prof_self = t; }
 
-/* Allocate an empty recorder. */
+/* Where the calling thread's stack lies; the whole address space when that is unknown. */
+static void stack_bounds(struct prof_thread *t)
+{
+    t->stack_lo = 0;
+    t->stack_hi = UINTPTR_MAX;
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    prof_mem_quiet_begin(); /* the main thread's bounds come from /proc/self/maps, via stdio */
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &lo, &size) == 0 && size) {
+            t->stack_lo = (uintptr_t)lo;
+            t->stack_hi = (uintptr_t)lo + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    prof_mem_quiet_end();
+}
+
+/* Allocate an empty recorder (on the thread it records). */
 struct prof_thread *prof_thread_new(void)
 {
     struct prof_thread *t = calloc(1, sizeof *t);
@@ -37,6 +57,7 @@ struct prof_thread *prof_thread_new(void)
         return NULL;
     t->fd = -1;
     t->dropped = prof_dropped_counter(); /* prof_attach makes the recorder on its own thread */
+    stack_bounds(t);
     pthread_mutex_init(&t->lock, NULL);
     return t;
 }
@@ -417,7 +438,7 @@ static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, u
 /* Summary mode: push the region; its statistics are counted when it stops. */
 __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const void *id,
                                                   const struct prof_fn *fn, uint32_t idx,
-                                                  uint32_t d)
+                                                  uint32_t d, uintptr_t where)
 {
     if (PROF_UNLIKELY(d >= t->summary.start_limit)) {
         if (t->summary.start_limit == 0)
@@ -436,6 +457,7 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
     f->idx = idx;
     f->serial = ++t->serial;
     f->child = 0;
+    f->where = where;
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
 
@@ -470,6 +492,35 @@ __attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t
     t->summary.npending = n + 1;
     if (PROF_UNLIKELY(n + 1 == PROF_PENDING))
         apply_pending(t);
+}
+
+/* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
+__attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below,
+                                                            uintptr_t same)
+{
+    if (below <= t->stack_lo || below > t->stack_hi)
+        return 0; /* an event on another stack (a handler on sigaltstack, a coroutine) */
+    uint64_t now = prof_ticks();
+    uint32_t n = 0;
+    for (uint32_t d = t->depth; d - 1 < PROF_MAX_DEPTH; d--, n++) {
+        struct prof_frame *f = &t->stack[d - 1];
+        if ((f->where >= below && f->where != same) || f->where < t->stack_lo)
+            break;
+        /* A module's region: the entries it counted were left with it. */
+        if (!(f->where & 1) && f->nesting)
+            *f->nesting = 0;
+        PROF_STORE(t->depth, d - 1);
+        if (PROF_UNLIKELY(t->on_stop))
+            t->on_stop(t, d - 1, now);
+        if (t->mode == PROF_MODE_SUMMARY)
+            prof_summary_stop(t, d - 1, now);
+        else
+            prof_record_exit(t, now);
+    }
+    if (t->mode == PROF_MODE_SUMMARY)
+        prof_summary_due(t, now);
+    PROF_STORE(t->unwound, t->unwound + n);
+    return n;
 }
 
 /* Write one warning chunk (t->lock held). */
@@ -602,6 +653,12 @@ void prof_thread_end(struct prof_thread *t, const char *state)
                 t, "scope-mismatch", mismatch,
                 "a scope ended after its region was stopped by hand, or with "
                 "regions inside it still open");
+        uint64_t unwound = PROF_LOAD(t->unwound);
+        if (!err && unwound)
+            err = prof_thread_write_warning(
+                t, "unwound", unwound,
+                "regions still open when their stack frame was gone were closed: an "
+                "enclosing function returned, or a longjmp left them");
         if (!err) /* the features' chunks: memory counts, the function hooks' warnings */
             err = prof_hooks_thread_write(t);
         /* The owner's counter lives as long as the thread, and the thread is registered (so
@@ -694,7 +751,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->last = run->base_ticks;
     t->flush_interval = run->flush_interval;
     t->flush_at = run->flush_interval ? prof_ticks() + run->flush_interval : UINT64_MAX;
-    t->stray = t->mismatch = t->depth_limit = 0;
+    t->stray = t->mismatch = t->depth_limit = t->unwound = 0;
     t->epoch++;
     t->max_events = run->mode == PROF_MODE_EVENTS ? run->max_events : 0;
     t->events_total = run->events_total;

@@ -47,8 +47,18 @@ struct prof_frame {
     const struct prof_fn *fn; /* a function's frame; NULL for a region */
     /* Events mode, functions: where the enter record went, to fold a short call away */
     uint32_t pos, epoch;
-    uint64_t last_before;
+    union {
+        uint64_t last_before; /* events mode, functions: the clock before the enter record */
+        unsigned *nesting;    /* a region of PROFILER_API: its module's nesting count */
+    };
+    /* Where on the stack the frame lives (see prof_unwound_check): a scoped region's token
+       address, an instrumented function's stack pointer plus one (odd, so it never equals a
+       token's address), or PROF_WHERE_NONE for a region placed by hand. */
+    uintptr_t where;
 };
+
+/* A frame with no stack position: PROFILER_START regions, which may close in any function. */
+#define PROF_WHERE_NONE UINTPTR_MAX
 
 /* One entry of a thread's id table: region id pointer or function address -> index. */
 struct prof_idslot {
@@ -89,7 +99,6 @@ struct prof_hooks_state {
     int in_hook;         /* inside the hooks' slow path: calls made from there record nothing */
     uint64_t fold_ticks; /* PROFILER_MIN_DURATION in ticks; 0: no folding */
     uint64_t folded;     /* calls shorter than PROFILER_MIN_DURATION folded into their parent */
-    uint64_t unwound;    /* frames closed because an enclosing function returned */
 };
 
 struct prof_live_state; /* live.c */
@@ -150,6 +159,10 @@ struct prof_thread {
     uint32_t serial_counted;
     int capped;            /* the cap was reached: the thread counts in summary mode */
     uint64_t stray_at_cap; /* stray stops before the cap, in the event stream */
+    uint64_t unwound; /* frames closed because their stack frame was gone (prof_unwound_check) */
+    /* The thread's own stack: positions on another one (sigaltstack, a coroutine's) are never
+       compared with it */
+    uintptr_t stack_lo, stack_hi;
     char *path;
     struct prof_live_state *live;    /* live.c's, or NULL */
     struct prof_mem_counts *mem;     /* memcheck.c's, or NULL */
@@ -231,7 +244,7 @@ int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t 
 uint32_t prof_id_add(struct prof_thread *t, const void *key, const struct prof_fn *fn);
 /* Summary mode: push a region or function at depth d (counted when it stops). */
 void prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *fn,
-                        uint32_t idx, uint32_t d);
+                        uint32_t idx, uint32_t d, uintptr_t where);
 /* Summary mode: close the frame at depth d at time now. */
 void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now);
 /* Write the buffer (full, or its flush deadline passed) and start it again. */
@@ -331,5 +344,28 @@ static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
     if (PROF_UNLIKELY(now >= t->flush_at))
         prof_thread_flush(t);
 }
+
+/* Close the innermost frames while their stack position is below `below` or equal to `same`
+   (0: none), counting them unwound; returns how many. The cold half of prof_unwound_check. */
+uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below, uintptr_t same);
+
+/*
+ * Before an event from stack position `below` (the caller's stack pointer, which every live
+ * frame's position is at or above: stacks grow down), close the innermost frames that a
+ * longjmp left: their position is lower, so the stack frame holding their token, or the
+ * instrumented function itself, is gone. One compare while nothing was left; a region placed
+ * by hand (PROF_WHERE_NONE) stops the search. Returns the frames closed.
+ */
+static inline __attribute__((always_inline)) uint32_t prof_unwound_check(struct prof_thread *t,
+                                                                         uintptr_t below)
+{
+    uint32_t k = t->depth - 1;
+    if (PROF_LIKELY(k >= PROF_MAX_DEPTH || t->stack[k].where >= below))
+        return 0;
+    return prof_close_unwound(t, below, 0);
+}
+
+/* The caller's stack pointer at the call into the collector, in an exported entry point. */
+#define PROF_CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
 #endif /* PROF_THREAD_H */

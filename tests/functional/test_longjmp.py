@@ -1,0 +1,148 @@
+"""test_longjmp.py - regions left by longjmp (docs/FORMAT.md's unwound warning): an
+interpreter's protected call (Lua's pcall) that longjmps out of scoped regions and instrumented
+functions 1000 times gives call paths as deep as the real nesting and no deeper, exact counts,
+and an unwound warning counting the frames closed; a region placed by hand and closed in another
+function stays intact. Run files are read with the csv module (conftest.py), workbooks with
+openpyxl (reporter_helpers.py)."""
+
+from collections import Counter
+
+import pytest
+
+from conftest import check_events_structure, run_once, scaled
+from reporter_helpers import Book, must_run, templates_args
+
+N = 1000
+
+
+def counts(run):
+    return Counter(r["Region"] for r in run.rows)
+
+
+def warnings_by_kind(run):
+    return {w["kind"]: w["count"] for w in run.warnings}
+
+
+def paths_of(run):
+    """{call path: calls} rebuilt from the events table's rows in end order (FORMAT.md 1.3): a
+    row's parents are the rows that end after it at each lower depth."""
+    trees = check_events_structure(run)
+    paths = Counter()
+    for rows in trees.values():
+        # Walk each top-level row's subtree, passing the path down.
+        kids = {id(row): children for row, children in rows}
+
+        def walk(row, prefix):
+            path = prefix + [row["Region"]]
+            paths[" > ".join(path)] += 1
+            for child in kids[id(row)]:
+                walk(child, path)
+
+        for row, _ in rows:
+            if row["Depth"] == "0":
+                walk(row, [])
+    return paths
+
+
+def report(run, tmp_path):
+    """The workbook of one run: (Call paths {path: calls}, Call tree {(caller, callee): calls})."""
+    out = tmp_path / "report.xlsx"
+    must_run(run.path, "-o", out, "-q", *templates_args())
+    book = Book(out)
+    _, paths = book.table("Call paths")
+    _, tree = book.table("Call tree")
+    return ({r["Call path"]: r["Calls"] for r in paths},
+            {(r["Caller"], r["Callee"]): r["Calls"] for r in tree})
+
+
+def scope_paths(n):
+    """The call paths longjmp.c really makes, with their calls, for n protected calls of each
+    kind (see its header)."""
+    top = "main > hand"
+    paths = {"main": 1, top: 1, f"{top} > bare": 1, f"{top} > pcall": n, f"{top} > modules": 1,
+             f"{top} > modules > mod": n}
+    for base in (f"{top} > bare", f"{top} > pcall"):
+        for depth in range(1, 5):
+            paths[base + " > level" * depth] = n
+    return paths
+
+
+def scope_counts(n):
+    """Instances of each region of longjmp.c for n protected calls of each kind."""
+    return {"main": 1, "hand": 1, "bare": 1, "pcall": n, "level": 8 * n, "modules": 1, "mod": n}
+
+
+def test_scopes_left_by_longjmp_are_closed_and_paths_keep_their_real_depth(tmp_path):
+    n = scaled(N)
+    _, run = run_once(tmp_path, "longjmp", str(n))
+    assert counts(run) == scope_counts(n)
+    # Four "level" frames left per call in each of the two loops, one "mod" per module call.
+    assert warnings_by_kind(run) == {"unwound": 9 * n}
+    assert max(int(r["Depth"]) for r in run.rows) == 6
+    assert paths_of(run) == scope_paths(n)
+    # "hand" was opened in open_hand() and closed in close_hand(): one instance, around
+    # everything the three loops did.
+    hand = run.rows_of("hand")[0]
+    assert hand["Parent"] == "main" and hand["Depth"] == "1"
+    inside = [r for r in run.rows if r["Depth"] == "2"]
+    assert len(inside) == n + 2
+    assert int(hand["Ticks"]) - int(hand["Self"]) == sum(int(r["Ticks"]) for r in inside)
+
+    paths, tree = report(run, tmp_path)
+    assert paths == scope_paths(n)
+    assert tree == {
+        ("(thread top level)", "main"): 1, ("main", "hand"): 1, ("hand", "bare"): 1,
+        ("bare", "level"): n, ("hand", "pcall"): n, ("pcall", "level"): n,
+        ("level", "level"): 6 * n, ("hand", "modules"): 1, ("modules", "mod"): n,
+    }
+
+
+def test_summary_mode_counts_the_same_calls_and_frames(tmp_path):
+    n = scaled(N)
+    _, run = run_once(tmp_path, "longjmp", str(n), env={"PROFILER_MODE": "summary"})
+    calls = {r["Region"]: int(r["Calls"]) for r in run.rows}
+    assert calls == scope_counts(n)
+    assert warnings_by_kind(run) == {"unwound": 9 * n}
+    # "level" recursion is counted once in Outer: its outermost instances end (a region left
+    # open would keep every later one nested, and Outer at 0).
+    level = run.rows_of("level")[0]
+    assert 0 < int(level["Outer"]) < int(level["Ticks"])
+
+
+def function_paths(n):
+    """The call paths longjmp_calls.c really makes (see its header)."""
+    paths = {"main": 1, "main > protect": n}
+    for base, name in (("main", "rec"), ("main > protect", "down")):
+        for depth in range(1, 5):
+            paths[base + f" > {name}" * depth] = n
+    return paths
+
+
+@pytest.mark.parametrize("mode", ["events", "summary"])
+def test_instrumented_functions_left_by_longjmp_are_closed(tmp_path, mode):
+    n = scaled(N)
+    _, run = run_once(tmp_path, "auto/longjmp_calls", str(n), env={"PROFILER_MODE": mode})
+    # Three rec frames closed before each rec(3, 3) returns, four down frames before each
+    # protect() returns.
+    assert warnings_by_kind(run) == {"unwound": 7 * n}
+    want = {"main": 1, "rec": 4 * n, "protect": n, "down": 4 * n}
+    if mode == "summary":
+        assert {r["Region"]: int(r["Calls"]) for r in run.rows} == want
+        return
+    assert counts(run) == want
+    assert max(int(r["Depth"]) for r in run.rows) == 5
+    assert paths_of(run) == function_paths(n)
+    paths, tree = report(run, tmp_path)
+    assert paths == function_paths(n)
+    assert tree == {("(thread top level)", "main"): 1, ("main", "rec"): n, ("rec", "rec"): 3 * n,
+                    ("main", "protect"): n, ("protect", "down"): n, ("down", "down"): 3 * n}
+
+
+def test_regions_recorded_on_another_stack_do_not_close_the_threads_own(tmp_path):
+    """A signal handler on sigaltstack records far above the worker's token (its stack is in
+    the program's data, the signal stack from mmap): its events are on another stack, so the
+    worker's scope stays open around them."""
+    _, run = run_once(tmp_path, "altstack")
+    assert run.warnings == []
+    assert [(r["Parent"], r["Depth"]) for r in run.rows_of("handler")] == [("worker", "1")] * 3
+    assert [(r["Parent"], r["Depth"]) for r in run.rows_of("worker")] == [("", "0")]
