@@ -163,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     struct model m;
     model_init(&m);
-    struct export_options eo = {trace, folded, callgrind, csv, json, "profreport fuzz"};
+    struct export_options eo = {trace, folded, callgrind, csv, json, "profreport fuzz", 0};
     struct rep_error why;
     model_keep_paths(&m); /* the Call paths sheet, as the command does */
     struct exports *x = exports_open(&eo, &m, &why);
