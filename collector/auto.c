@@ -144,16 +144,16 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     /* Frames a longjmp left below here; calls past PROFILER_MAX_DEPTH were deeper still. A
        frame at here itself may be the caller's: gcc instruments the functions it inlines, and
        their hooks run on their caller's stack pointer. */
-    if (PROF_UNLIKELY(prof_unwound_check(t, here)))
-        t->hooks.excess = 0;
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         if (idx == PROF_IDX_SKIP)
-            return;
+            return; /* filtered out: left frames are closed by the next recorded event */
         idx = fn_add(t, fn);
         if (idx >= PROF_IDX_SKIP)
             return;
     }
+    if (PROF_UNLIKELY(prof_unwound_check(t, here)))
+        t->hooks.excess = 0;
     uint32_t d = t->depth;
     if (PROF_UNLIKELY(t->hooks.excess || d >= max_depth)) {
         t->hooks.excess++;
