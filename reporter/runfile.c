@@ -448,45 +448,24 @@ static void memory_row(struct runfile *r)
         r->h->memory(r->h->ctx, &m);
 }
 
-/* The memory section's header: its columns, extra trailing ones allowed. */
-static void memory_header_record(struct runfile *r)
+/* A section's header (1.5, 1.6): the columns names[0..n), extra trailing ones allowed. On a
+   mismatch the section is skipped; header and section name them in the problem. */
+static void section_header_record(struct runfile *r, const char *const *names, size_t n,
+                                  const char *header, const char *section, int rows)
 {
     char v[96];
-    for (size_t i = 0; i < PROF_ME_N; i++) {
-        if (i >= r->nf || !field_is(r, i, memory_header[i])) {
-            problem(r, r->rec_line,
-                    "column %zu of the memory header is %s, expected %s: memory "
-                    "section skipped",
-                    i + 1,
+    for (size_t i = 0; i < n; i++) {
+        if (i >= r->nf || !field_is(r, i, names[i])) {
+            problem(r, r->rec_line, "column %zu of %s is %s, expected %s: %s skipped", i + 1,
+                    header,
                     i < r->nf ? show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]) : "missing",
-                    memory_header[i]);
+                    names[i], section);
             r->state = ST_IGNORE;
             return;
         }
     }
     r->ncols = r->nf;
-    r->state = ST_MEM_ROWS;
-}
-
-/* The summary section's header (1.6): the columns of a summary table, extra trailing ones
-   allowed. */
-static void summary_header_record(struct runfile *r)
-{
-    char v[96];
-    for (size_t i = 0; i < PROF_SU_N; i++) {
-        if (i >= r->nf || !field_is(r, i, summary_header[i])) {
-            problem(r, r->rec_line,
-                    "column %zu of the summary section's header is %s, expected %s: "
-                    "section skipped",
-                    i + 1,
-                    i < r->nf ? show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]) : "missing",
-                    summary_header[i]);
-            r->state = ST_IGNORE;
-            return;
-        }
-    }
-    r->ncols = r->nf;
-    r->state = ST_SUM_ROWS;
+    r->state = rows;
 }
 
 /* Version 2: a Table record ends the table and starts a section. */
@@ -645,9 +624,11 @@ static void handle_record(struct runfile *r, int c)
         if (section_record(r) || r->state == ST_IGNORE)
             break;
         if (r->state == ST_MEM_HEAD)
-            memory_header_record(r);
+            section_header_record(r, memory_header, PROF_ME_N, "the memory header",
+                                  "memory section", ST_MEM_ROWS);
         else if (r->state == ST_SUM_HEAD)
-            summary_header_record(r);
+            section_header_record(r, summary_header, PROF_SU_N, "the summary section's header",
+                                  "section", ST_SUM_ROWS);
         else if (r->state == ST_SUM_ROWS)
             summary_row(r);
         else if (r->state == ST_MEM_ROWS)
