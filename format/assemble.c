@@ -106,8 +106,9 @@ struct reader {
     struct part_info *pi;            /* pass one */
     const struct prof_run_sink *out; /* pass two */
     struct ids ids;
-    uint32_t thread; /* pass two: the part's thread number */
-    int v1;          /* a part of format version 1: its summary chunks are not read */
+    uint32_t thread;  /* pass two: the part's thread number */
+    int v1;           /* a part of format version 1: its summary chunks are not read */
+    unsigned version; /* the part's format version (1, 2 or 3) */
 };
 
 static char *dup_n(const char *s, size_t n)
@@ -482,7 +483,8 @@ static int keep_capped(struct prof_parts *pp, const struct prof_summary_rec *s)
 }
 
 /*
- * A PRFS or PRFP chunk: check every record, then (emit set) hand each to the sink. In an
+ * A PRFS or PRFP chunk: check every record (a version 3 record's node is its place in the
+ * chunk, its parent below it), then (emit set) hand each to the sink. In an
  * events-mode part they count the instances past PROFILER_MAX_EVENTS: kept for the summary
  * section, after the memory section.
  */
@@ -491,11 +493,14 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
     struct prof_parts *pp = r->p;
     for (int pass = 0; pass < 1 + emit; pass++) {
         size_t off = 0;
-        while (off < len) {
+        for (uint32_t k = 1; off < len; k++) {
             struct prof_summary_counts c;
             size_t nhist;
-            if (prof_summary_decode(p, len, &off, &c, pp->bucket, pp->hcount, &nhist) != PROF_OK ||
+            if (prof_summary_decode(p, len, &off, r->version, &c, pp->bucket, pp->hcount, &nhist) !=
+                    PROF_OK ||
                 c.id >= r->ids.n)
+                return PROF_ERR_FORMAT;
+            if (r->version >= 3 && (c.node != k || c.parent >= c.node))
                 return PROF_ERR_FORMAT;
             if (pass == 0 || !r->out->summary)
                 continue;
@@ -503,6 +508,8 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
                                          .region_len = r->ids.len[c.id],
                                          .region_id = c.id,
                                          .thread = r->thread,
+                                         .node = c.node,
+                                         .parent = c.parent,
                                          .calls = c.calls,
                                          .ticks = c.ticks,
                                          .self = c.self,
@@ -588,12 +595,14 @@ static enum prof_error header_chunk(struct reader *r, uint32_t type, const unsig
 {
     const char *fmt = kv_get(p, len, "Format"), *number = kv_get(p, len, "Thread");
     if (type != PROF_CHUNK_HEADER || !fmt ||
-        (strcmp(fmt, PROF_PART_FORMAT) != 0 && strcmp(fmt, PROF_PART_FORMAT_V1) != 0) ||
+        (strcmp(fmt, PROF_PART_FORMAT) != 0 && strcmp(fmt, PROF_PART_FORMAT_V2) != 0 &&
+         strcmp(fmt, PROF_PART_FORMAT_V1) != 0) ||
         !is_number_in(number, 0, UINT32_MAX) ||
         !is_number_in(kv_get(p, len, "Frequency"), 1, UINT64_MAX))
         return PROF_ERR_FORMAT;
     r->thread = (uint32_t)strtoul(number, NULL, 10);
     r->v1 = strcmp(fmt, PROF_PART_FORMAT_V1) == 0;
+    r->version = r->v1 ? 1 : strcmp(fmt, PROF_PART_FORMAT_V2) == 0 ? 2 : 3;
     if (r->pi) {
         if (!r->p->m.format)
             meta_from(&r->p->m, p, len);
@@ -618,7 +627,7 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
     if (!f)
         return PROF_ERR_IO;
     struct prof_part_reader rd = {f, NULL, 0, 0};
-    struct reader r = {pp, pi, out, {0}, 0, 0};
+    struct reader r = {.p = pp, .pi = pi, .out = out};
     struct prof_replay rp;
     enum prof_error err = PROF_OK;
     prof_replay_init(&rp, pi ? note_row : emit_row, &r);

@@ -33,6 +33,9 @@ struct prof_summary_rec {
     const char *region;
     size_t region_len;
     uint32_t region_id, thread;
+    /* The row's calling-context node on its thread (from 1) and its parent's (0: top level);
+       node 0: a version 1 or 2 row, the region's whole account with no path */
+    uint32_t node, parent;
     uint64_t calls, ticks, self, min, max, outer;
     double sumsq;
     const uint32_t *hist_bucket;

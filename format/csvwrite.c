@@ -181,6 +181,10 @@ void prof_csv_summary_row(struct prof_sbuf *b, const struct prof_summary_rec *s)
         prof_sbuf_char(b, ':');
         prof_sbuf_u64(b, s->hist_count[i]);
     }
+    prof_sbuf_char(b, ',');
+    prof_sbuf_u64(b, s->node);
+    prof_sbuf_char(b, ',');
+    prof_sbuf_u64(b, s->parent);
 }
 
 /* Sink: one summary-table row. */

@@ -22,6 +22,8 @@
 #define PROF_RUN_VERSION_MIN 1
 /* The first version that may follow its table with sections ("Table,<name>", 1.5). */
 #define PROF_RUN_VERSION_SECTIONS 2
+/* The first version whose summary rows are calling-context nodes (Node and Parent, 1.4). */
+#define PROF_RUN_VERSION_PATHS 3
 /* A run file's frequency when no part says it (cannot happen for a part the reader accepts). */
 #define PROF_RUN_FREQUENCY_DEFAULT "1000000000"
 
@@ -49,8 +51,12 @@ enum prof_summary_col {
     PROF_SU_SUMSQ,
     PROF_SU_OUTER,
     PROF_SU_HIST,
+    PROF_SU_NODE, /* version 3 on */
+    PROF_SU_PARENT,
     PROF_SU_N
 };
+/* A version 1 or 2 summary row's columns: no Node and Parent. */
+#define PROF_SU_N_FLAT PROF_SU_NODE
 enum prof_memory_col {
     PROF_ME_KIND,
     PROF_ME_THREAD,
@@ -97,7 +103,10 @@ const char *prof_free_kind_name(int kind);
 /* ---- part files (FORMAT.md 3) ---- */
 
 /* The Format pair of a part's header chunk. */
-#define PROF_PART_FORMAT "profreport-part,2"
+#define PROF_PART_FORMAT "profreport-part,3"
+/* Version 2 (profreport 0.2): summary records without node and parent (PROF_SUMMARY_HEAD_V2
+   bytes), one per region text; its other chunks are as in version 3. */
+#define PROF_PART_FORMAT_V2 "profreport-part,2"
 /* Version 1 (profreport 0.1) held its summary statistics as CSV text in PRFS and PRFP chunks;
    its other chunks are as in version 2, so such a part is read without them. */
 #define PROF_PART_FORMAT_V1 "profreport-part,1"
@@ -131,9 +140,11 @@ const char *prof_free_kind_name(int kind);
 /*
  * One summary statistics record of a PRFS or PRFP chunk (all little-endian):
  *   index:u32 nhist:u32 calls:u64 ticks:u64 self:u64 min:u64 max:u64 outer:u64 sumsq:f64
+ *   node:u32 parent:u32 (part version 3 on)
  * then nhist times bucket:u32 count:u64.
  */
-#define PROF_SUMMARY_HEAD 64u
+#define PROF_SUMMARY_HEAD 72u
+#define PROF_SUMMARY_HEAD_V2 64u
 #define PROF_SUMMARY_PAIR 12u
 
 #endif /* PROF_FORMAT_H */

@@ -29,6 +29,8 @@ void prof_summary_encode(struct prof_sbuf *b, const struct prof_summary_counts *
     put64(b, c->max);
     put64(b, c->outer);
     put64(b, sumsq);
+    put32(b, c->node);
+    put32(b, c->parent);
     for (uint32_t i = 0; i < PROF_HIST_BUCKETS; i++)
         if (hist[i]) {
             put32(b, i);
@@ -52,14 +54,15 @@ static uint64_t get64(const unsigned char *p)
 
 /* Decode one record. */
 enum prof_error prof_summary_decode(const unsigned char *p, size_t len, size_t *off,
-                                    struct prof_summary_counts *c, uint32_t *bucket,
-                                    uint64_t *count, size_t *nhist)
+                                    unsigned version, struct prof_summary_counts *c,
+                                    uint32_t *bucket, uint64_t *count, size_t *nhist)
 {
-    if (*off > len || len - *off < PROF_SUMMARY_HEAD)
+    size_t head = version >= 3 ? PROF_SUMMARY_HEAD : PROF_SUMMARY_HEAD_V2;
+    if (*off > len || len - *off < head)
         return PROF_ERR_FORMAT;
     const unsigned char *r = p + *off;
     uint32_t n = get32(r + 4);
-    if (n > PROF_HIST_BUCKETS || (len - *off - PROF_SUMMARY_HEAD) / PROF_SUMMARY_PAIR < n)
+    if (n > PROF_HIST_BUCKETS || (len - *off - head) / PROF_SUMMARY_PAIR < n)
         return PROF_ERR_FORMAT;
     c->id = get32(r);
     c->calls = get64(r + 8);
@@ -70,10 +73,12 @@ enum prof_error prof_summary_decode(const unsigned char *p, size_t len, size_t *
     c->outer = get64(r + 48);
     uint64_t bits = get64(r + 56);
     memcpy(&c->sumsq, &bits, 8);
+    c->node = head > 64 ? get32(r + 64) : 0;
+    c->parent = head > 64 ? get32(r + 68) : 0;
     /* A sum of squares is finite and not negative (nor -0, which reads as a sign). */
     if (!isfinite(c->sumsq) || signbit(c->sumsq))
         return PROF_ERR_FORMAT;
-    r += PROF_SUMMARY_HEAD;
+    r += head;
     for (uint32_t i = 0; i < n; i++, r += PROF_SUMMARY_PAIR) {
         bucket[i] = get32(r);
         count[i] = get64(r + 4);
@@ -81,6 +86,6 @@ enum prof_error prof_summary_decode(const unsigned char *p, size_t len, size_t *
             return PROF_ERR_FORMAT;
     }
     *nhist = n;
-    *off += PROF_SUMMARY_HEAD + (size_t)n * PROF_SUMMARY_PAIR;
+    *off += head + (size_t)n * PROF_SUMMARY_PAIR;
     return PROF_OK;
 }

@@ -12,11 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One region's statistics on one thread: every column of FORMAT.md 1.4 but the histogram. */
+/* One calling context's statistics on one thread: every column of FORMAT.md 1.4 but the
+   histogram. */
 struct prof_summary_counts {
     uint32_t id; /* index into the part's ids */
     uint64_t calls, ticks, self, min, max, outer;
     double sumsq;
+    uint32_t node, parent; /* Node and Parent; both 0 in a version 2 record */
 };
 
 /* Append the record of c and its histogram (PROF_HIST_BUCKETS counts, empty ones left out). */
@@ -24,13 +26,14 @@ void prof_summary_encode(struct prof_sbuf *b, const struct prof_summary_counts *
                          const uint64_t *hist);
 
 /*
- * Decode the record at *off of a chunk's payload p[0..len) and move *off past it. Its non-empty
+ * Decode the record at *off of a chunk's payload p[0..len), of a part of the given version (2:
+ * no node and parent, which read as 0; 3), and move *off past it. Its non-empty
  * buckets go to bucket[] and count[] (room for PROF_HIST_BUCKETS each), their number to *nhist.
  * PROF_ERR_FORMAT when the record is cut short or holds what no writer writes: a bucket out of
  * range, or a SumSquares that is negative or not finite.
  */
 enum prof_error prof_summary_decode(const unsigned char *p, size_t len, size_t *off,
-                                    struct prof_summary_counts *c, uint32_t *bucket,
-                                    uint64_t *count, size_t *nhist);
+                                    unsigned version, struct prof_summary_counts *c,
+                                    uint32_t *bucket, uint64_t *count, size_t *nhist);
 
 #endif /* PROF_SUMMARY_H */

@@ -45,8 +45,8 @@ static const char *row_of(struct prof_sbuf *out, const char *id, unsigned thread
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t count[PROF_HIST_BUCKETS];
     size_t off = 0, nhist;
-    assert_int_equal(prof_summary_decode((const unsigned char *)rec.data, rec.len, &off, &c, bucket,
-                                         count, &nhist),
+    assert_int_equal(prof_summary_decode((const unsigned char *)rec.data, rec.len, &off, 3, &c,
+                                         bucket, count, &nhist),
                      PROF_OK);
     assert_int_equal(off, rec.len);
     struct prof_summary_rec r = {id,    strlen(id), 0,       thread,  c.calls, c.ticks, c.self,

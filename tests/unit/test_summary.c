@@ -36,7 +36,7 @@ static void records_read_back_as_written(void **state)
     uint64_t count[PROF_HIST_BUCKETS];
     size_t off = 0, nhist;
     const unsigned char *p = (const unsigned char *)b.data;
-    assert_int_equal(prof_summary_decode(p, b.len, &off, &c, bucket, count, &nhist), PROF_OK);
+    assert_int_equal(prof_summary_decode(p, b.len, &off, 3, &c, bucket, count, &nhist), PROF_OK);
     assert_int_equal(c.id, 4);
     assert_int_equal(c.calls, 9);
     assert_int_equal(c.ticks, 100);
@@ -50,7 +50,7 @@ static void records_read_back_as_written(void **state)
     assert_int_equal(count[0], 2);
     assert_int_equal(bucket[1], 495);
     assert_int_equal(count[1], 7);
-    assert_int_equal(prof_summary_decode(p, b.len, &off, &c, bucket, count, &nhist), PROF_OK);
+    assert_int_equal(prof_summary_decode(p, b.len, &off, 3, &c, bucket, count, &nhist), PROF_OK);
     assert_int_equal(c.id, 7);
     assert_true(c.sumsq == 0.25);
     assert_int_equal(off, b.len);
@@ -69,8 +69,8 @@ static void cut_records_are_refused(void **state)
     size_t nhist;
     for (size_t len = 0; len < b.len; len++) {
         size_t off = 0;
-        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, len, &off, &c, bucket,
-                                             count, &nhist),
+        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, len, &off, 3, &c,
+                                             bucket, count, &nhist),
                          PROF_ERR_FORMAT);
         assert_int_equal(off, 0);
     }
@@ -90,8 +90,8 @@ static void impossible_values_are_refused(void **state)
         struct prof_sbuf b = {0};
         encode_sample(&b, 1, bad[i]);
         off = 0;
-        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c, bucket,
-                                             count, &nhist),
+        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, 3, &c,
+                                             bucket, count, &nhist),
                          PROF_ERR_FORMAT);
         prof_sbuf_release(&b);
     }
@@ -100,15 +100,15 @@ static void impossible_values_are_refused(void **state)
     uint32_t past = PROF_HIST_BUCKETS;
     memcpy(b.data + PROF_SUMMARY_HEAD + PROF_SUMMARY_PAIR, &past, 4); /* the second bucket */
     off = 0;
-    assert_int_equal(
-        prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c, bucket, count, &nhist),
-        PROF_ERR_FORMAT);
+    assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, 3, &c, bucket,
+                                         count, &nhist),
+                     PROF_ERR_FORMAT);
     uint32_t many = PROF_HIST_BUCKETS + 1;
     memcpy(b.data + 4, &many, 4); /* more buckets than exist */
     off = 0;
-    assert_int_equal(
-        prof_summary_decode((const unsigned char *)b.data, b.len, &off, &c, bucket, count, &nhist),
-        PROF_ERR_FORMAT);
+    assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, 3, &c, bucket,
+                                         count, &nhist),
+                     PROF_ERR_FORMAT);
     prof_sbuf_release(&b);
 }
 
