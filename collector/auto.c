@@ -207,7 +207,6 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
     if (t->mode == PROF_MODE_SUMMARY) {
         /* A call open at PROFILER_MAX_EVENTS ends in the event stream: never folded there. */
         if (PROF_UNLIKELY(fold) && d >= t->summary.stream_depth) {
-            f->stats->active--;
             PROF_STORE(t->hooks.folded, t->hooks.folded + 1);
             return;
         }
@@ -388,6 +387,9 @@ static const struct prof_hooks hooks = {
    instrumented functions' stops too. */
 __attribute__((constructor(101))) static void register_hooks(void)
 {
+    /* Every call of every function: an event stream would flood the disk (issue 12), while
+       the calling-context tree stays as small as the program's distinct paths. */
+    prof_run_default_mode(PROF_MODE_SUMMARY);
     prof_hooks_add(&hooks);
     prof_hooks_add(&prof_live_hooks);
 }

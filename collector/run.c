@@ -41,6 +41,7 @@ static struct {
     uint64_t live_interval;  /* PROFILER_REPORT_INTERVAL, in ticks */
     uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL, in ticks; 0: write when full */
     uint64_t max_events;     /* PROFILER_MAX_EVENTS; 0: no cap */
+    uint32_t max_nodes;      /* PROFILER_MAX_NODES */
     char *program, *command;
     char host[256];
 
@@ -149,6 +150,11 @@ static void fork_prepare(void);
 static void fork_parent(void);
 static void fork_child(void);
 
+/* PROFILER_MODE's default (prof_run_default_mode). */
+static enum prof_mode default_mode = PROF_MODE_EVENTS;
+
+void prof_run_default_mode(enum prof_mode mode) { default_mode = mode; }
+
 /* Seconds from an environment variable, in ticks; fallback when unset or malformed (warned).
    "0" gives 0. */
 static uint64_t env_seconds(const char *name, const char *what, uint64_t fallback)
@@ -190,11 +196,14 @@ static void process_init(void)
         return;
     }
     const char *mode = getenv("PROFILER_MODE");
-    g.mode = PROF_MODE_EVENTS;
+    g.mode = default_mode;
     if (mode && strcmp(mode, "summary") == 0)
         g.mode = PROF_MODE_SUMMARY;
-    else if (mode && *mode && strcmp(mode, "events") != 0)
-        prof_warn("PROFILER_MODE='%s' is not 'events' or 'summary'; using 'events'", mode);
+    else if (mode && strcmp(mode, "events") == 0)
+        g.mode = PROF_MODE_EVENTS;
+    else if (mode && *mode)
+        prof_warn("PROFILER_MODE='%s' is not 'events' or 'summary'; using '%s'", mode,
+                  default_mode == PROF_MODE_SUMMARY ? "summary" : "events");
     const char *clock = getenv("PROFILER_CLOCK");
     enum prof_clock want = PROF_CLOCK_TSC;
     if (clock && strcmp(clock, "monotonic") == 0)
@@ -207,6 +216,9 @@ static void process_init(void)
         env_seconds("PROFILER_FLUSH_INTERVAL", "using 1 second", g.frequency ? g.frequency : 1);
 
     g.max_events = env_count("PROFILER_MAX_EVENTS", PROF_MAX_EVENTS_DEFAULT);
+    /* 0: no limit but memory's */
+    uint64_t nodes = env_count("PROFILER_MAX_NODES", PROF_MAX_NODES_DEFAULT);
+    g.max_nodes = nodes && nodes < UINT32_MAX ? (uint32_t)nodes : UINT32_MAX - 1;
 
     g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
 
@@ -364,8 +376,8 @@ static enum prof_error run_begin(const char *dir, int lock_free)
 static struct prof_run_info run_info(void)
 {
     struct prof_run_info ri = {
-        g.dir,       g.runname,       g.header.data,    g.header.len, g.base_ticks,   g.mode,
-        g.frequency, g.live_interval, g.flush_interval, g.max_events, &g.events_total};
+        g.dir,       g.runname,       g.header.data,    g.header.len, g.base_ticks,    g.mode,
+        g.frequency, g.live_interval, g.flush_interval, g.max_events, &g.events_total, g.max_nodes};
     return ri;
 }
 

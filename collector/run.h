@@ -18,5 +18,8 @@ struct prof_thread *prof_attach(void);
 struct prof_thread *prof_resync(void);
 /* Nonzero once PROFILER_ENABLE=0 was seen (valid after prof_attach returned). */
 int prof_disabled(void);
+/* The mode used when PROFILER_MODE is unset: events, unless a library that records every
+   function call (libprofreport-auto) asks for summary mode at load, before the first event. */
+void prof_run_default_mode(enum prof_mode mode);
 
 #endif /* PROF_RUN_H */

@@ -59,21 +59,17 @@ struct prof_thread *prof_thread_new(void)
     t->dropped = prof_dropped_counter(); /* prof_attach makes the recorder on its own thread */
     stack_bounds(t);
     pthread_mutex_init(&t->lock, NULL);
+    prof_cct_init(&t->summary.cct, PROF_MAX_NODES_DEFAULT, &t->lock);
     return t;
 }
 
-/* Free the summary statistics of every id. */
+/* Free summary mode's tree and text tables. */
 static void stats_free(struct prof_thread *t)
 {
     struct prof_summary *s = &t->summary;
-    if (s->stats && s->canon)
-        for (uint32_t i = 0; i < t->nids; i++)
-            if (s->canon[i] == i)
-                free(s->stats[i]);
-    free(s->stats);
+    prof_cct_free(&s->cct);
     free(s->canon);
     free(s->texts);
-    s->stats = NULL;
     s->canon = s->texts = NULL;
     s->tmask = 0;
 }
@@ -171,30 +167,17 @@ static uint32_t text_find_or_add(struct prof_thread *t, uint32_t i);
 
 /*
  * PROFILER_MAX_EVENTS reached (t->lock held, owner thread): from now on the thread counts in
- * summary mode. Every id gets its statistics; the regions open now still end in the event
- * stream (prof_summary_stop), so each instance is either a row of the events table (it started
- * before the cap) or counted in the summary section (after it). On failure (memory) the thread
- * stays in events mode and tries again at its next write.
+ * summary mode. Every id gets its text's first index; the regions open now still end in the
+ * event stream (prof_summary_stop), so each instance is either a row of the events table (it
+ * started before the cap) or counted in the summary section (after it). On failure (memory)
+ * the thread stays in events mode and tries again at its next write.
  */
 static __attribute__((cold)) void cap_events(struct prof_thread *t)
 {
     if (summary_alloc(t, t->ids_cap ? t->ids_cap : 64) != 0)
         return;
-    for (uint32_t i = 0; i < t->nids; i++) {
-        uint32_t first = text_find_or_add(t, i);
-        t->summary.canon[i] = first;
-        if (first == i) {
-            struct prof_stats *st = malloc(sizeof *st);
-            if (!st) {
-                stats_free(t);
-                return;
-            }
-            prof_stats_reset(st);
-            t->summary.stats[i] = st;
-        } else {
-            t->summary.stats[i] = t->summary.stats[first];
-        }
-    }
+    for (uint32_t i = 0; i < t->nids; i++)
+        t->summary.canon[i] = text_find_or_add(t, i);
     t->summary.npending = 0;
     t->summary.stream_depth = t->depth;
     /* The frame being entered, if any, is filled in after this: its statistics wait for the
@@ -297,12 +280,11 @@ static int texts_grow(struct prof_thread *t, uint32_t size)
 }
 
 /* Summary mode's tables, empty, with room for cap ids (at the cap of the event stream):
-   statistics, canon and text table; -1 when memory runs out (nothing kept). */
+   canon and text table; -1 when memory runs out (nothing kept). */
 static int summary_alloc(struct prof_thread *t, uint32_t cap)
 {
-    t->summary.stats = calloc(cap, sizeof *t->summary.stats);
     t->summary.canon = calloc(cap, sizeof *t->summary.canon);
-    if (!t->summary.stats || !t->summary.canon || texts_grow(t, cap * 2) != 0) {
+    if (!t->summary.canon || texts_grow(t, cap * 2) != 0) {
         stats_free(t);
         return -1;
     }
@@ -337,13 +319,10 @@ static uint32_t id_add_locked(struct prof_thread *t, const void *key, const stru
             goto out;
         t->fns = fns;
         if (t->mode == PROF_MODE_SUMMARY) {
-            struct prof_stats **st = realloc(t->summary.stats, cap * sizeof *st);
-            if (st)
-                t->summary.stats = st;
             uint32_t *cn = realloc(t->summary.canon, cap * sizeof *cn);
             if (cn)
                 t->summary.canon = cn;
-            if (!st || !cn || texts_grow(t, cap * 2) != 0)
+            if (!cn || texts_grow(t, cap * 2) != 0)
                 goto out;
         }
         t->ids_cap = cap;
@@ -352,21 +331,10 @@ static uint32_t id_add_locked(struct prof_thread *t, const void *key, const stru
     t->ids[idx] = fn ? fn->name : (const char *)key;
     t->fns[idx] = fn;
     if (t->mode == PROF_MODE_SUMMARY) {
-        /* A new pointer with the text of an earlier id is the same region: share its stats, so
-           recursion through either pointer is seen (Outer) and one row is written. */
-        uint32_t first = text_find_or_add(t, idx);
-        t->summary.canon[idx] = first;
-        if (first == idx) {
-            struct prof_stats *st = malloc(sizeof *st);
-            if (!st) {
-                idx = UINT32_MAX;
-                goto out;
-            }
-            prof_stats_reset(st);
-            t->summary.stats[idx] = st;
-        } else {
-            t->summary.stats[idx] = t->summary.stats[first];
-        }
+        /* A new pointer with the text of an earlier id is the same region: its nodes are the
+           earlier id's, so recursion through either pointer is seen (Outer) and one row per
+           path is written. */
+        t->summary.canon[idx] = text_find_or_add(t, idx);
     }
     t->nids++;
 insert:;
@@ -391,16 +359,34 @@ __attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void
     return idx;
 }
 
-/* Past PROFILER_MAX_EVENTS, the first event: the regions open at the cap take their place in
-   the statistics (they are open: a recursive call inside one is not outermost). */
+/* The node of a frame, or of the root at depth 0, without the fold mark (the node a child of
+   the frame hangs under). */
+static inline struct prof_node *node_above(struct prof_thread *t, uint32_t d)
+{
+    struct prof_node *p = d ? t->stack[d - 1].node : &t->summary.cct.root;
+    return (struct prof_node *)((uintptr_t)p & ~(uintptr_t)1);
+}
+
+/* The calling context of a region at depth d with id index idx: the node found or added below
+   the frame above, or that frame's own node, marked, to fold into when none is left. */
+static inline __attribute__((always_inline)) struct prof_node *node_for(struct prof_thread *t,
+                                                                        uint32_t d, uint32_t idx)
+{
+    struct prof_node *parent = node_above(t, d);
+    struct prof_node *n = prof_cct_child(&t->summary.cct, parent, idx, t->summary.canon);
+    return PROF_LIKELY(n != NULL) ? n : (struct prof_node *)((uintptr_t)parent | 1);
+}
+
+/* Past PROFILER_MAX_EVENTS, the first event: the regions open at the cap get their nodes, so
+   the instances counted from now on keep their paths; their own instances are in the event
+   stream. */
 static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
 {
     uint32_t n =
         t->summary.stream_depth < PROF_MAX_DEPTH ? t->summary.stream_depth : PROF_MAX_DEPTH;
     for (uint32_t d = 0; d < n; d++) {
         struct prof_frame *f = &t->stack[d];
-        f->stats = t->summary.stats[f->idx];
-        f->stats->active++;
+        f->node = node_for(t, d, f->idx);
         f->child = 0; /* from now on: the time of its children counted in summary mode */
     }
     t->summary.start_limit = PROF_MAX_DEPTH;
@@ -417,12 +403,7 @@ static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, u
     if (t->summary.start_limit == 0)
         stream_setup(t);
     t->summary.stream_depth = d;
-    uint64_t hidden = 0;
-    if (d < PROF_MAX_DEPTH) {
-        struct prof_frame *f = &t->stack[d];
-        f->stats->active--;
-        hidden = f->child;
-    }
+    uint64_t hidden = d < PROF_MAX_DEPTH ? t->stack[d].child : 0;
     if (t->pos + 7 > PROF_BUFFER_WORDS)
         prof_thread_flush(t);
     if (hidden) {
@@ -435,7 +416,7 @@ static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, u
     prof_record_exit(t, now);
 }
 
-/* Summary mode: push the region; its statistics are counted when it stops. */
+/* Summary mode: push the region in its calling context; counted when it stops. */
 __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const void *id,
                                                   const struct prof_fn *fn, uint32_t idx,
                                                   uint32_t d, uintptr_t where)
@@ -448,10 +429,8 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
             return;
         }
     }
-    struct prof_stats *st = t->summary.stats[idx];
-    st->active++;
     struct prof_frame *f = &t->stack[d];
-    f->stats = st;
+    f->node = node_for(t, d, idx);
     f->id = id;
     f->fn = fn;
     f->idx = idx;
@@ -465,8 +444,17 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
 static __attribute__((noinline)) void apply_pending(struct prof_thread *t)
 {
     for (uint32_t i = 0; i < t->summary.npending; i++)
-        prof_stats_hist(t->summary.pending[i].stats, t->summary.pending[i].ticks);
+        prof_stats_hist(&t->summary.cct, &t->summary.pending[i].node->st,
+                        t->summary.pending[i].ticks);
     t->summary.npending = 0;
+}
+
+/* Summary mode: a stop of an instance folded into its parent's node (PROFILER_MAX_NODES): its
+   own time stays in the parent's self time, its children's goes to the parent's children. */
+static __attribute__((noinline, cold)) void folded_stop(struct prof_thread *t, uint32_t d)
+{
+    if (d > 0)
+        t->stack[d - 1].child += t->stack[d].child;
 }
 
 /* Summary mode: close the innermost region at time now. */
@@ -479,18 +467,21 @@ __attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t
     if (d >= PROF_MAX_DEPTH)
         return;
     struct prof_frame *f = &t->stack[d];
+    struct prof_node *n = f->node;
+    if (PROF_UNLIKELY((uintptr_t)n & 1)) {
+        folded_stop(t, d);
+        return;
+    }
     uint64_t ticks = now > f->start ? now - f->start : 0;
     uint64_t self_ticks = ticks > f->child ? ticks - f->child : 0;
     if (d > 0)
         t->stack[d - 1].child += ticks;
-    struct prof_stats *st = f->stats;
-    st->active--;
-    prof_stats_count(st, ticks, self_ticks, st->active == 0);
-    uint32_t n = t->summary.npending;
-    t->summary.pending[n].stats = st;
-    t->summary.pending[n].ticks = ticks;
-    t->summary.npending = n + 1;
-    if (PROF_UNLIKELY(n + 1 == PROF_PENDING))
+    prof_stats_count(&n->st, ticks, self_ticks, n->outermost);
+    uint32_t k = t->summary.npending;
+    t->summary.pending[k].node = n;
+    t->summary.pending[k].ticks = ticks;
+    t->summary.npending = k + 1;
+    if (PROF_UNLIKELY(k + 1 == PROF_PENDING))
         apply_pending(t);
 }
 
@@ -541,9 +532,9 @@ int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t 
 }
 
 /*
- * Summary mode: one binary record per region text (ids are pointers, and two pointers may hold
- * the same text), as one chunk of the given type: PRFS at the end, PRFP for a snapshot (t->lock
- * held). The records name ids by index, so the ids go first.
+ * Summary mode: one binary record per calling-context node, as one chunk of the given type:
+ * PRFS at the end, PRFP for a snapshot (t->lock held). The records name ids by index, so the
+ * ids go first: every node's id is among them, as ids and nodes are added under the lock.
  */
 static int write_summary_rows(struct prof_thread *t, uint32_t type)
 {
@@ -554,13 +545,8 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
     int err = write_ids(t);
     if (err)
         return err;
-    /* Only ids already in the file: the owner may be adding one while another thread ends it. */
     struct prof_sbuf b = {0};
-    for (uint32_t i = 0; i < t->ids_written; i++) {
-        if (t->summary.canon[i] != i || PROF_LOAD(t->summary.stats[i]->calls) == 0)
-            continue;
-        prof_stats_encode(&b, i, t->summary.stats[i]);
-    }
+    prof_cct_encode(&t->summary.cct, &b);
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
         err = prof_part_write(t->fd, type, b.data, b.len);
@@ -589,14 +575,11 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
    stream (t->lock held). */
 static int write_cap_warning(struct prof_thread *t)
 {
-    uint64_t past = 0;
-    for (uint32_t i = 0; i < t->nids; i++)
-        if (t->summary.canon[i] == i)
-            past += PROF_LOAD(t->summary.stats[i]->calls);
+    uint64_t past = prof_cct_calls(&t->summary.cct);
     char msg[200];
     snprintf(msg, sizeof msg,
              "PROFILER_MAX_EVENTS=%llu reached: the region instances that started after it "
-             "are counted per region (the run's summary section), not listed",
+             "are counted per calling context (the run's summary section), not listed",
              (unsigned long long)t->max_events);
     return prof_thread_write_warning(t, "max-events", past, msg);
 }
@@ -635,6 +618,15 @@ static int write_summary(struct prof_thread *t)
         char msg[96];
         snprintf(msg, sizeof msg, "regions nested deeper than %d were not counted", PROF_MAX_DEPTH);
         err = prof_thread_write_warning(t, "depth-limit", deep, msg);
+    }
+    uint64_t folded = PROF_LOAD(t->summary.cct.folded);
+    if (!err && folded) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "PROFILER_MAX_NODES=%u calling contexts reached: region instances on newer "
+                 "paths were folded into their parent's",
+                 t->summary.cct.max_nodes);
+        err = prof_thread_write_warning(t, "max-nodes", folded, msg);
     }
     return err;
 }
@@ -752,6 +744,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->flush_interval = run->flush_interval;
     t->flush_at = run->flush_interval ? prof_ticks() + run->flush_interval : UINT64_MAX;
     t->stray = t->mismatch = t->depth_limit = t->unwound = 0;
+    prof_cct_init(&t->summary.cct, run->max_nodes, &t->lock); /* emptied by stats_free */
     t->epoch++;
     t->max_events = run->mode == PROF_MODE_EVENTS ? run->max_events : 0;
     t->events_total = run->events_total;
@@ -793,10 +786,9 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         f->start = run->base_ticks;
         f->child = 0;
         t->depth = d + 1;
-        if (t->mode == PROF_MODE_SUMMARY) {
-            f->stats = t->summary.stats[idx];
-            f->stats->active++;
-        } else
+        if (t->mode == PROF_MODE_SUMMARY)
+            f->node = node_for(t, d, idx);
+        else
             prof_put_enter(t, idx, run->base_ticks);
     }
     return PROF_OK;

@@ -17,8 +17,8 @@
 #define PROF_THREAD_H
 
 #include "compiler.h"
+#include "context.h"
 #include "format.h"
-#include "regionstats.h"
 #include "status.h"
 #include "symbols.h"
 #include "timer.h"
@@ -43,7 +43,9 @@ struct prof_frame {
     uint32_t idx;
     uint32_t serial; /* which instance: lets PROFILER_SCOPE find its own region */
     uint64_t start, child;
-    struct prof_stats *stats; /* summary mode: saves the stop a dependent load */
+    /* Summary mode: the frame's calling context; with its low bit set, the parent's node, into
+       which the instance folds (no node was left: PROFILER_MAX_NODES) */
+    struct prof_node *node;
     const struct prof_fn *fn; /* a function's frame; NULL for a region */
     /* Events mode, functions: where the enter record went, to fold a short call away */
     uint32_t pos, epoch;
@@ -66,20 +68,21 @@ struct prof_idslot {
     uint32_t idx; /* PROF_IDX_SKIP: a function the filters leave out */
 };
 
-/* Summary mode's state (thread.c): statistics per id index, shared by ids of equal text. */
+/* Summary mode's state (thread.c): the calling-context tree, whose nodes ids of equal text
+   share. */
 struct prof_summary {
-    struct prof_stats **stats; /* per index */
+    struct prof_cct cct;
     /*
      * Histogram updates waiting to be applied. A store whose address depends on a tick value
      * makes the next rdtsc wait for it (measured on AMD: +0.2x per region), so stops queue
-     * (stats, ticks) at sequential addresses and apply them PROF_PENDING at a time.
+     * (node, ticks) at sequential addresses and apply them PROF_PENDING at a time.
      */
     uint32_t npending;
     struct {
-        struct prof_stats *stats;
+        struct prof_node *node;
         uint64_t ticks;
     } pending[PROF_PENDING];
-    uint32_t *canon; /* index -> first index with the same text (shares stats) */
+    uint32_t *canon; /* index -> first index with the same text (shares nodes) */
     uint32_t *texts; /* open addressing over id texts, index + 1 (0 = empty) */
     uint32_t tmask;
     /*
@@ -180,6 +183,7 @@ struct prof_run_info {
     uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL in ticks; 0: write when full */
     uint64_t max_events;     /* PROFILER_MAX_EVENTS; 0: no cap */
     uint64_t *events_total;  /* the run's region instances written so far (atomic) */
+    uint32_t max_nodes;      /* PROFILER_MAX_NODES: calling contexts per thread */
 };
 
 /* Mark the thread's current recorder busy (status.h); compiler barriers keep every change of

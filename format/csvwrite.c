@@ -32,6 +32,9 @@ struct csv_writer {
     char thread[24]; /* the current part's thread number in decimal (FIELD_COPY bytes read) */
     size_t thread_len;
     int memory_started; /* the memory section's header is written */
+    /* A version 2 part's rows have no node: numbered here per thread, each a top-level path
+       (its callers are unknown) */
+    uint32_t flat_thread, flat_node;
     int nomem;
 };
 
@@ -191,7 +194,17 @@ void prof_csv_summary_row(struct prof_sbuf *b, const struct prof_summary_rec *s)
 static void csv_summary(void *ctx, const struct prof_summary_rec *s)
 {
     struct csv_writer *w = ctx;
-    prof_csv_summary_row(&w->buf, s);
+    if (s->node == 0) {
+        if (w->flat_thread != s->thread)
+            w->flat_node = 0;
+        w->flat_thread = s->thread;
+        struct prof_summary_rec flat = *s;
+        flat.node = ++w->flat_node;
+        flat.parent = 0;
+        prof_csv_summary_row(&w->buf, &flat);
+    } else {
+        prof_csv_summary_row(&w->buf, s);
+    }
     prof_sbuf_char(&w->buf, '\n');
     if (w->buf.len >= CSV_FLUSH)
         flush(w);

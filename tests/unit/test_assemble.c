@@ -97,7 +97,7 @@ static void parts_merge_into_one_run_file(void **state)
     char *text = assemble(paths, 2, &ov, &err);
     assert_int_equal(err, PROF_OK);
     assert_string_equal(text, "Frequency,2000\n"
-                              "Format,profreport-run,2\n"
+                              "Format,profreport-run,3\n"
                               "Mode,events\n"
                               "Program,/bin/app\n"
                               "Pid,42\n"
@@ -272,20 +272,35 @@ static void run_without_parts_is_empty(void **state)
     free(text);
 }
 
-/* Append a summary record for id index id: calls calls of ticks ticks each (all in one bucket). */
-static void summary_record(struct prof_sbuf *b, uint32_t id, uint64_t calls, uint64_t ticks)
+/* Append a summary record for id index id: calls calls of ticks ticks each (all in one bucket),
+   node `node` under `parent`; node 0: a version 2 record (no node and parent). */
+static void summary_record(struct prof_sbuf *b, uint32_t id, uint64_t calls, uint64_t ticks,
+                           uint32_t node, uint32_t parent)
 {
     static uint64_t hist[PROF_HIST_BUCKETS];
     memset(hist, 0, sizeof hist);
     hist[prof_hist_bucket(ticks)] = calls;
-    struct prof_summary_counts c = {
-        id,    calls, calls * ticks, calls * ticks,
-        ticks, ticks, ticks,         (double)calls * (double)ticks * (double)ticks};
+    struct prof_summary_counts c = {.id = id,
+                                    .calls = calls,
+                                    .ticks = calls * ticks,
+                                    .self = calls * ticks,
+                                    .min = ticks,
+                                    .max = ticks,
+                                    .outer = ticks,
+                                    .sumsq = (double)calls * (double)ticks * (double)ticks,
+                                    .node = node,
+                                    .parent = parent};
+    size_t at = b->len;
     prof_summary_encode(b, &c, hist);
+    if (node == 0) { /* version 2: the 8 bytes of node and parent are not there */
+        memmove(b->data + at + PROF_SUMMARY_HEAD_V2, b->data + at + PROF_SUMMARY_HEAD,
+                b->len - at - PROF_SUMMARY_HEAD);
+        b->len -= PROF_SUMMARY_HEAD - PROF_SUMMARY_HEAD_V2;
+    }
 }
 
-/* A summary part's binary records become the summary table's rows; without a final PRFS chunk
-   (a killed run) the last PRFP snapshot is used. */
+/* A version 2 summary part's binary records become the summary table's rows, each a top-level
+   node of its own; without a final PRFS chunk (a killed run) the last PRFP snapshot is used. */
 static void summary_records_become_rows(void **state)
 {
     (void)state;
@@ -304,13 +319,13 @@ static void summary_records_become_rows(void **state)
             prof_part_write(fd, PROF_CHUNK_HEADER, summary_header, sizeof summary_header - 1), 0);
         assert_int_equal(prof_part_write(fd, PROF_CHUNK_IDS, ids, 25), 0);
         struct prof_sbuf b = {0};
-        summary_record(&b, 0, 2, 10);
+        summary_record(&b, 0, 2, 10, 0, 0);
         assert_int_equal(prof_part_write(fd, PROF_CHUNK_SNAPSHOT, b.data, b.len), 0);
-        summary_record(&b, 1, 1, 100);
+        summary_record(&b, 1, 1, 100, 0, 0);
         assert_int_equal(prof_part_write(fd, PROF_CHUNK_SNAPSHOT, b.data, b.len), 0);
         if (k == 0) { /* the thread ended: its final rows */
             b.len = 0;
-            summary_record(&b, 0, 3, 10);
+            summary_record(&b, 0, 3, 10, 0, 0);
             assert_int_equal(prof_part_write(fd, PROF_CHUNK_SUMMARY, b.data, b.len), 0);
             assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
         }
@@ -322,14 +337,14 @@ static void summary_records_become_rows(void **state)
     char *text = assemble(ended, 1, NULL, &err);
     assert_int_equal(err, PROF_OK);
     assert_non_null(strstr(text, "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,"
-                                 "Histogram\nstep,3,3,30,30,10,10,300,10,10:3\n"));
+                                 "Histogram,Node,Parent\nstep,3,3,30,30,10,10,300,10,10:3,1,0\n"));
     assert_null(strstr(text, "a,"));
     free(text);
     text = assemble(killed, 1, NULL, &err);
     assert_int_equal(err, PROF_OK);
     assert_non_null(strstr(text, "Complete,no\n"));
-    assert_non_null(strstr(text, "Histogram\nstep,3,2,20,20,10,10,200,10,10:2\n"
-                                 "\"a,\"\"b\"\"\",3,1,100,100,100,100,10000,100,36:1\n"));
+    assert_non_null(strstr(text, "Histogram,Node,Parent\nstep,3,2,20,20,10,10,200,10,10:2,1,0\n"
+                                 "\"a,\"\"b\"\"\",3,1,100,100,100,100,10000,100,36:1,2,0\n"));
     free(text);
     unlink(paths[0]);
     unlink(paths[1]);
@@ -340,7 +355,7 @@ static void summary_records_become_rows(void **state)
 static void summary_record_of_unknown_id_is_damage(void **state)
 {
     (void)state;
-    static const char summary_header[] = "Format\0profreport-part,2\0"
+    static const char summary_header[] = "Format\0profreport-part,3\0"
                                          "Frequency\0"
                                          "1000\0"
                                          "Mode\0summary\0"
@@ -350,7 +365,7 @@ static void summary_record_of_unknown_id_is_damage(void **state)
     int fd = mkstemp(path);
     prof_part_write(fd, PROF_CHUNK_HEADER, summary_header, sizeof summary_header - 1);
     struct prof_sbuf b = {0};
-    summary_record(&b, 0, 1, 5); /* no PRFI chunk: id 0 is unknown */
+    summary_record(&b, 0, 1, 5, 1, 0); /* no PRFI chunk: id 0 is unknown */
     prof_part_write(fd, PROF_CHUNK_SUMMARY, b.data, b.len);
     prof_part_write(fd, PROF_CHUNK_END, "exited", 6);
     prof_sbuf_release(&b);
@@ -360,10 +375,79 @@ static void summary_record_of_unknown_id_is_damage(void **state)
     char *text = assemble(paths, 1, NULL, &err);
     assert_int_equal(err, PROF_OK);
     assert_non_null(strstr(text, "Thread,1,,,incomplete\n"));
-    size_t len = strlen(text), tail = strlen("Histogram\n");
-    assert_true(len >= tail && strcmp(text + len - tail, "Histogram\n") == 0); /* no row */
+    size_t len = strlen(text), tail = strlen("Histogram,Node,Parent\n");
+    assert_true(len >= tail &&
+                strcmp(text + len - tail, "Histogram,Node,Parent\n") == 0); /* no row */
     free(text);
     unlink(path);
+}
+
+/* Write a version 3 summary part for thread 1 with ids "main" (0) and "step" (1) and the
+   records of b, ended cleanly; its path goes to path. */
+static void v3_summary_part(char *path, const struct prof_sbuf *b)
+{
+    static const char v3_header[] = "Format\0profreport-part,3\0"
+                                    "Frequency\0"
+                                    "1000\0"
+                                    "Mode\0summary\0"
+                                    "Thread\0"
+                                    "1\0";
+    int fd = mkstemp(path);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_HEADER, v3_header, sizeof v3_header - 1), 0);
+    assert_int_equal(
+        prof_part_write(fd, PROF_CHUNK_IDS, "\0\0\0\0\4\0\0\0main\1\0\0\0\4\0\0\0step", 24), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_SUMMARY, b->data, b->len), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+}
+
+/* Version 3 records are calling-context nodes: each row carries its Node and Parent, so step
+   under main and step under main > step are two rows. */
+static void v3_records_keep_their_paths(void **state)
+{
+    (void)state;
+    struct prof_sbuf b = {0};
+    summary_record(&b, 0, 1, 500, 1, 0);
+    summary_record(&b, 1, 4, 10, 2, 1);
+    summary_record(&b, 1, 2, 3, 3, 2);
+    char path[] = "/tmp/prof-test-XXXXXX";
+    v3_summary_part(path, &b);
+    prof_sbuf_release(&b);
+    const char *paths[] = {path};
+    enum prof_error err;
+    char *text = assemble(paths, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Histogram,Node,Parent\n"
+                                 "main,1,1,500,500,500,500,250000,500,55:1,1,0\n"
+                                 "step,1,4,40,40,10,10,400,10,10:4,2,1\n"
+                                 "step,1,2,6,6,3,3,18,3,3:2,3,2\n"));
+    assert_non_null(strstr(text, "Thread,1,,,exited\n"));
+    free(text);
+    unlink(path);
+}
+
+/* A record whose node is not its place in the chunk, or whose parent is not below it, is
+   damage: the thread is incomplete and keeps the rows before it. */
+static void v3_records_out_of_order_are_damage(void **state)
+{
+    (void)state;
+    static const uint32_t bad[][2] = {{3, 0}, {2, 2}, {2, 5}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct prof_sbuf b = {0};
+        summary_record(&b, 0, 1, 500, 1, 0);
+        summary_record(&b, 1, 4, 10, bad[i][0], bad[i][1]);
+        char path[] = "/tmp/prof-test-XXXXXX";
+        v3_summary_part(path, &b);
+        prof_sbuf_release(&b);
+        const char *paths[] = {path};
+        enum prof_error err;
+        char *text = assemble(paths, 1, NULL, &err);
+        assert_int_equal(err, PROF_OK);
+        assert_non_null(strstr(text, "Thread,1,,,incomplete\n"));
+        assert_null(strstr(text, "step,"));
+        free(text);
+        unlink(path);
+    }
 }
 
 /* A part of format version 1 (profreport 0.1) held its summary statistics as CSV text: the
@@ -597,6 +681,8 @@ int main(void)
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(summary_records_become_rows),
         cmocka_unit_test(summary_record_of_unknown_id_is_damage),
+        cmocka_unit_test(v3_records_keep_their_paths),
+        cmocka_unit_test(v3_records_out_of_order_are_damage),
         cmocka_unit_test(memory_findings_then_region_bytes),
         cmocka_unit_test(foreign_files_are_refused),
         cmocka_unit_test(header_numbers_beyond_the_format_are_refused),

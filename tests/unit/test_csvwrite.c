@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "csvwrite.h"
-#include "regionstats.h"
+
+#include <pthread.h>
 #include "summary.h"
 
 /* The buffer's text as a NUL-terminated string (the buffer keeps no terminator). */
@@ -34,52 +36,85 @@ static void doubles_round_trip(void **state)
         prof_sbuf_release(&b);
     }
 }
-/* The run-file row of s for region id on thread: encoded as a thread writes it, decoded as the
-   writer reads it, then formatted. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The run-file row of the tree's node number `node` for region id on thread: encoded as a
+   thread writes it, decoded as the writer reads it, then formatted. */
 static const char *row_of(struct prof_sbuf *out, const char *id, unsigned thread,
-                          const struct prof_stats *s)
+                          const struct prof_cct *c, uint32_t node)
 {
     struct prof_sbuf rec = {0};
-    prof_stats_encode(&rec, 0, s);
-    struct prof_summary_counts c;
+    prof_cct_encode(c, &rec);
+    struct prof_summary_counts k;
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t count[PROF_HIST_BUCKETS];
     size_t off = 0, nhist;
-    assert_int_equal(prof_summary_decode((const unsigned char *)rec.data, rec.len, &off, 3, &c,
-                                         bucket, count, &nhist),
-                     PROF_OK);
-    assert_int_equal(off, rec.len);
-    struct prof_summary_rec r = {id,    strlen(id), 0,       thread,  c.calls, c.ticks, c.self,
-                                 c.min, c.max,      c.outer, c.sumsq, bucket,  count,   nhist};
+    do
+        assert_int_equal(prof_summary_decode((const unsigned char *)rec.data, rec.len, &off, 3, &k,
+                                             bucket, count, &nhist),
+                         PROF_OK);
+    while (k.node != node);
+    struct prof_summary_rec r = {.region = id,
+                                 .region_len = strlen(id),
+                                 .thread = thread,
+                                 .node = k.node,
+                                 .parent = k.parent,
+                                 .calls = k.calls,
+                                 .ticks = k.ticks,
+                                 .self = k.self,
+                                 .min = k.min,
+                                 .max = k.max,
+                                 .outer = k.outer,
+                                 .sumsq = k.sumsq,
+                                 .hist_bucket = bucket,
+                                 .hist_count = count,
+                                 .nhist = nhist};
     prof_csv_summary_row(out, &r);
     prof_sbuf_release(&rec);
     return text(out);
 }
 
-/* The summary row has the columns of docs/FORMAT.md 1.4, histogram as bucket:count pairs. */
+/* Count one instance in node n as a stop does. */
+static void count(struct prof_cct *c, struct prof_node *n, uint64_t ticks, uint64_t self)
+{
+    prof_stats_count(&n->st, ticks, self, n->outermost);
+    assert_int_equal(prof_stats_hist(c, &n->st, ticks), 0);
+}
+
+/* The summary row has the columns of docs/FORMAT.md 1.4, histogram as bucket:count pairs, then
+   the node and its parent's: a recursive call's time is not in Outer. */
 static void stats_row_format(void **state)
 {
     (void)state;
-    struct prof_stats *s = malloc(sizeof *s);
-    prof_stats_reset(s);
-    prof_stats_add(s, 3, 3, 1);
-    prof_stats_add(s, 3, 1, 1);
-    prof_stats_add(s, 20, 20, 0);
-    struct prof_sbuf b = {0};
-    assert_string_equal(row_of(&b, "a,b", 2, s), "\"a,b\",2,3,26,24,3,20,418,6,3:2;18:1");
-    prof_sbuf_release(&b);
-    free(s);
+    static const uint32_t canon[] = {0, 1};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
+    struct prof_node *b = prof_cct_child(&c, a, 1, canon);
+    struct prof_node *aa = prof_cct_child(&c, b, 0, canon);
+    count(&c, a, 3, 3);
+    count(&c, a, 3, 1);
+    count(&c, aa, 20, 20);
+    struct prof_sbuf out = {0};
+    assert_string_equal(row_of(&out, "a,b", 2, &c, 1), "\"a,b\",2,2,6,4,3,3,18,6,3:2,1,0");
+    out.len = 0;
+    assert_string_equal(row_of(&out, "a,b", 2, &c, 3), "\"a,b\",2,1,20,20,20,20,400,0,18:1,3,2");
+    prof_sbuf_release(&out);
+    prof_cct_free(&c);
 }
-/* A region never completed reports a minimum of 0, not the sentinel. */
+
+/* A node never completed reports a minimum of 0, not the sentinel. */
 static void empty_stats_report_zero_minimum(void **state)
 {
     (void)state;
-    struct prof_stats *s = malloc(sizeof *s);
-    prof_stats_reset(s);
+    static const uint32_t canon[] = {0};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    assert_non_null(prof_cct_child(&c, &c.root, 0, canon));
     struct prof_sbuf b = {0};
-    assert_string_equal(row_of(&b, "x", 1, s), "x,1,0,0,0,0,0,0,0,");
+    assert_string_equal(row_of(&b, "x", 1, &c, 1), "x,1,0,0,0,0,0,0,0,,1,0");
     prof_sbuf_release(&b);
-    free(s);
+    prof_cct_free(&c);
 }
 int main(void)
 {

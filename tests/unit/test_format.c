@@ -36,7 +36,8 @@ static void headers_are_the_documented_lines(void **state)
     assert_string_equal(s, "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested");
     free(s);
     s = joined(prof_summary_columns, PROF_SU_N);
-    assert_string_equal(s, "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram");
+    assert_string_equal(
+        s, "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent");
     free(s);
     s = joined(prof_memory_columns, PROF_ME_N);
     assert_string_equal(

@@ -19,11 +19,12 @@ static void encode_sample(struct prof_sbuf *b, uint32_t id, double sumsq)
     memset(hist, 0, sizeof hist);
     hist[3] = 2;
     hist[495] = 7;
-    struct prof_summary_counts c = {id, 9, 100, 60, 3, 40, sumsq > 0 ? 90 : 0, sumsq};
+    struct prof_summary_counts c = {id, 9, 100, 60, 3, 40, sumsq > 0 ? 90 : 0, sumsq, id + 1, id};
     prof_summary_encode(b, &c, hist);
 }
 
-/* A record holds its counts in 64 bytes and each non-empty bucket in 12 more. */
+/* A record holds its counts, node and parent in 72 bytes and each non-empty bucket in 12
+   more. */
 static void records_read_back_as_written(void **state)
 {
     (void)state;
@@ -45,6 +46,8 @@ static void records_read_back_as_written(void **state)
     assert_int_equal(c.max, 40);
     assert_int_equal(c.outer, 90);
     assert_true(c.sumsq == 1234.5);
+    assert_int_equal(c.node, 5);
+    assert_int_equal(c.parent, 4);
     assert_int_equal(nhist, 2);
     assert_int_equal(bucket[0], 3);
     assert_int_equal(count[0], 2);
@@ -54,6 +57,29 @@ static void records_read_back_as_written(void **state)
     assert_int_equal(c.id, 7);
     assert_true(c.sumsq == 0.25);
     assert_int_equal(off, b.len);
+    prof_sbuf_release(&b);
+}
+
+/* A version 2 record (profreport 0.2) has no node and parent: 8 bytes fewer, read as 0. */
+static void version_2_records_have_no_node(void **state)
+{
+    (void)state;
+    struct prof_sbuf b = {0};
+    encode_sample(&b, 4, 1234.5);
+    memmove(b.data + PROF_SUMMARY_HEAD_V2, b.data + PROF_SUMMARY_HEAD, b.len - PROF_SUMMARY_HEAD);
+    b.len -= PROF_SUMMARY_HEAD - PROF_SUMMARY_HEAD_V2;
+    struct prof_summary_counts c;
+    uint32_t bucket[PROF_HIST_BUCKETS];
+    uint64_t count[PROF_HIST_BUCKETS];
+    size_t off = 0, nhist;
+    assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, 2, &c, bucket,
+                                         count, &nhist),
+                     PROF_OK);
+    assert_int_equal(off, b.len);
+    assert_int_equal(c.calls, 9);
+    assert_int_equal(c.node, 0);
+    assert_int_equal(c.parent, 0);
+    assert_int_equal(bucket[1], 495);
     prof_sbuf_release(&b);
 }
 
@@ -116,6 +142,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(records_read_back_as_written),
+        cmocka_unit_test(version_2_records_have_no_node),
         cmocka_unit_test(cut_records_are_refused),
         cmocka_unit_test(impossible_values_are_refused),
     };

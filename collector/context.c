@@ -1,0 +1,225 @@
+/*
+ * context.c - summary mode's calling-context tree of one thread: nodes found by (parent, id)
+ * through each parent's cache of its last child and a hash table, their statistics, and their
+ * records (docs/FORMAT.md 1.4 and 3).
+ */
+#include "context.h"
+
+#include "hash.h"
+#include "status.h" /* prof_mem_quiet_begin: the collector's allocations are not the program's */
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Nodes per slab: slabs never move, so frames and caches keep pointing at their nodes. */
+#define PROF_CCT_SLAB 256u
+/* Bytes per chunk of histogram blocks. */
+#define PROF_CCT_CHUNK (64u * 1024u)
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* Empty statistics. */
+static void stats_reset(struct prof_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->min = UINT64_MAX;
+}
+
+/* An empty tree. */
+void prof_cct_init(struct prof_cct *c, uint32_t max_nodes, pthread_mutex_t *lock)
+{
+    memset(c, 0, sizeof *c);
+    c->root.last_idx = UINT32_MAX;
+    c->root.outermost = 1;
+    stats_reset(&c->root.st);
+    c->max_nodes = max_nodes;
+    c->lock = lock;
+}
+
+/* Free everything the tree holds. */
+void prof_cct_free(struct prof_cct *c)
+{
+    for (uint32_t i = 0; i < c->nslabs; i++)
+        free(c->slabs[i]);
+    free(c->slabs);
+    free(c->table);
+    for (void *k = c->chunks; k;) {
+        void *next = *(void **)k;
+        free(k);
+        k = next;
+    }
+    prof_cct_init(c, c->max_nodes, c->lock);
+}
+
+/* The hash chain of (parent, id). */
+static uint32_t chain_of(const struct prof_cct *c, const struct prof_node *parent, uint32_t id)
+{
+    return (uint32_t)prof_hash_more(prof_hash(&parent, sizeof parent), &id, sizeof id) & c->tmask;
+}
+
+/* Twice the chains (or the first 1024), every node moved to its new chain; -1: no memory. */
+static int table_grow(struct prof_cct *c)
+{
+    uint32_t size = c->table ? (c->tmask + 1) * 2 : 1024;
+    struct prof_node **t = calloc(size, sizeof *t);
+    if (!t)
+        return -1;
+    free(c->table);
+    c->table = t;
+    c->tmask = size - 1;
+    for (uint32_t i = 0; i < c->nnodes; i++) {
+        struct prof_node *n = &c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB];
+        uint32_t h = chain_of(c, n->parent, n->id);
+        n->next = c->table[h];
+        c->table[h] = n;
+    }
+    return 0;
+}
+
+/* A new node for id under parent (lock held); NULL when the tree is full or memory ran out. */
+static struct prof_node *node_add(struct prof_cct *c, struct prof_node *parent, uint32_t id)
+{
+    if (c->nnodes >= c->max_nodes)
+        return NULL;
+    if ((c->nnodes + 1) * 2 > (c->table ? c->tmask + 1 : 0) && table_grow(c) != 0)
+        return NULL;
+    uint32_t slab = c->nnodes / PROF_CCT_SLAB;
+    if (slab == c->nslabs) {
+        if (c->nslabs == c->slabs_cap) {
+            uint32_t cap = c->slabs_cap ? c->slabs_cap * 2 : 16;
+            struct prof_node **s = realloc(c->slabs, cap * sizeof *s);
+            if (!s)
+                return NULL;
+            c->slabs = s;
+            c->slabs_cap = cap;
+        }
+        c->slabs[slab] = malloc(PROF_CCT_SLAB * sizeof **c->slabs);
+        if (!c->slabs[slab])
+            return NULL;
+        c->nslabs++;
+    }
+    struct prof_node *n = &c->slabs[slab][c->nnodes % PROF_CCT_SLAB];
+    memset(n, 0, sizeof *n);
+    stats_reset(&n->st);
+    n->last_idx = UINT32_MAX;
+    n->id = id;
+    n->parent = parent;
+    n->number = c->nnodes + 1;
+    n->outermost = 1;
+    for (const struct prof_node *p = parent; p && p != &c->root; p = p->parent)
+        if (p->id == id) {
+            n->outermost = 0; /* recursion: the enclosing instance's time holds this one's */
+            break;
+        }
+    uint32_t h = chain_of(c, parent, id);
+    n->next = c->table[h];
+    c->table[h] = n;
+    /* Published last: an encoder under the lock sees whole nodes only. */
+    c->nnodes++;
+    return n;
+}
+
+/* Find or add the child, and make it parent's cached one. */
+struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *parent, uint32_t idx,
+                                      uint32_t canon)
+{
+    struct prof_node *n = NULL;
+    if (c->table)
+        for (n = c->table[chain_of(c, parent, canon)]; n; n = n->next)
+            if (n->parent == parent && n->id == canon)
+                break;
+    if (!n) {
+        prof_mem_quiet_begin();
+        pthread_mutex_lock(c->lock);
+        n = node_add(c, parent, canon);
+        pthread_mutex_unlock(c->lock);
+        prof_mem_quiet_end();
+        if (!n) {
+            STORE(c->folded, c->folded + 1);
+            return NULL;
+        }
+    }
+    parent->last_idx = idx;
+    parent->last = n;
+    return n;
+}
+
+/* A zeroed histogram block from the current chunk, or a new chunk (lock held). */
+static uint64_t *block_new(struct prof_cct *c)
+{
+    size_t size = PROF_HIST_BLOCK * sizeof(uint64_t);
+    if (c->blocks_left < size) {
+        char *k = calloc(1, PROF_CCT_CHUNK);
+        if (!k)
+            return NULL;
+        *(void **)k = c->chunks;
+        c->chunks = k;
+        c->blocks = k + 64; /* the first word chains the chunks; blocks stay 64-byte aligned */
+        c->blocks_left = PROF_CCT_CHUNK - 64;
+    }
+    uint64_t *b = (uint64_t *)(void *)c->blocks;
+    c->blocks += size;
+    c->blocks_left -= size;
+    return b;
+}
+
+/* Count one instance in the histogram. */
+int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks)
+{
+    unsigned b = prof_hist_bucket(ticks);
+    uint64_t *blk = s->hist[b / PROF_HIST_BLOCK];
+    if (PROF_UNLIKELY(!blk)) {
+        prof_mem_quiet_begin();
+        pthread_mutex_lock(c->lock);
+        blk = block_new(c);
+        s->hist[b / PROF_HIST_BLOCK] = blk;
+        pthread_mutex_unlock(c->lock);
+        prof_mem_quiet_end();
+        if (!blk)
+            return -1;
+    }
+    STORE(blk[b % PROF_HIST_BLOCK], blk[b % PROF_HIST_BLOCK] + 1);
+    return 0;
+}
+
+/* Append the record of one node: a copy read with relaxed loads (the owner may still write). */
+static void node_encode(struct prof_sbuf *b, const struct prof_node *n)
+{
+    const struct prof_stats *s = &n->st;
+    struct prof_summary_counts k = {.id = n->id,
+                                    .calls = LOAD(s->calls),
+                                    .ticks = LOAD(s->ticks),
+                                    .self = LOAD(s->self),
+                                    .min = LOAD(s->min),
+                                    .max = LOAD(s->max),
+                                    .outer = LOAD(s->outer),
+                                    .node = n->number,
+                                    .parent = n->parent ? n->parent->number : 0};
+    __atomic_load(&s->sumsq, &k.sumsq, __ATOMIC_RELAXED);
+    if (!k.calls)
+        k.min = 0; /* the row of a node never counted says 0, not UINT64_MAX */
+    uint64_t hist[PROF_HIST_BUCKETS];
+    for (unsigned i = 0; i < PROF_HIST_BUCKETS; i++) {
+        const uint64_t *blk = s->hist[i / PROF_HIST_BLOCK];
+        hist[i] = blk ? LOAD(blk[i % PROF_HIST_BLOCK]) : 0;
+    }
+    prof_summary_encode(b, &k, hist);
+}
+
+/* Append every node's record. */
+void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b)
+{
+    for (uint32_t i = 0; i < c->nnodes; i++)
+        node_encode(b, &c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB]);
+}
+
+/* Sum the calls of every node. */
+uint64_t prof_cct_calls(const struct prof_cct *c)
+{
+    uint64_t calls = 0;
+    for (uint32_t i = 0; i < c->nnodes; i++)
+        calls += LOAD(c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB].st.calls);
+    return calls;
+}

@@ -1,0 +1,118 @@
+/*
+ * context.h - summary mode's calling-context tree of one thread (context.c): one node per
+ * distinct path of enclosing regions (main > parse > token), each with the statistics of the
+ * instances that ran on that path, written as format/summary.h's records (docs/FORMAT.md 1.4).
+ *
+ * Ownership: a prof_cct owns its nodes and their histogram blocks, which never move until
+ * prof_cct_free: frames and the child caches point at nodes. Only the owning thread changes the
+ * tree; another thread may encode it (prof_finish, a snapshot) while the owner runs, under the
+ * recorder's lock, which the owner also takes to add nodes and blocks. Counts are read and
+ * written with relaxed atomics (plain moves on x86-64 and ARM64).
+ */
+#ifndef PROF_CONTEXT_H
+#define PROF_CONTEXT_H
+
+#include "compiler.h"
+#include "hist.h"
+#include "strbuf.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+/* Histogram buckets are counted in blocks of this many, each allocated when first needed: a
+   path's instances usually span a few powers of two, not all 62. */
+#define PROF_HIST_BLOCK 32u
+#define PROF_HIST_BLOCKS ((PROF_HIST_BUCKETS + PROF_HIST_BLOCK - 1) / PROF_HIST_BLOCK)
+
+/* PROFILER_MAX_NODES's default: calling contexts per thread (about 25 MB at most). */
+#define PROF_MAX_NODES_DEFAULT 65536u
+
+/* The statistics of one path's instances (every column of FORMAT.md 1.4). */
+struct prof_stats {
+    uint64_t calls, ticks, self, min, max, outer;
+    double sumsq;
+    uint64_t *hist[PROF_HIST_BLOCKS]; /* NULL: no instance in that block yet */
+};
+
+/* One calling context: a region (by its id text) reached through one path. */
+struct prof_node {
+    /* The child looked up last, by id index (not text): a loop's next start costs one
+       compare. UINT32_MAX: none yet. */
+    uint32_t last_idx;
+    uint32_t id; /* the first id index with this region's text */
+    struct prof_node *last;
+    struct prof_node *parent; /* NULL for the root */
+    struct prof_node *next;   /* the next node of the same (parent, id) hash chain */
+    uint32_t number;          /* 1, 2, … in order of creation; 0 for the root */
+    int outermost;            /* no node above it has the same id: its time counts in Outer */
+    struct prof_stats st;
+};
+
+/* A thread's tree: the root (no region, never written) and the nodes below it. */
+struct prof_cct {
+    struct prof_node root;
+    struct prof_node **slabs; /* nodes in order of creation, PROF_CCT_SLAB per slab */
+    uint32_t nslabs, slabs_cap;
+    uint32_t nnodes, max_nodes;
+    struct prof_node **table; /* (parent, id) -> chain of nodes */
+    uint32_t tmask;
+    char *blocks; /* the current chunk of histogram blocks, and the bytes left in it */
+    size_t blocks_left;
+    void *chunks; /* every chunk, chained through its first word */
+    pthread_mutex_t *lock;
+    uint64_t folded; /* instances folded into their parent: no node left (max_nodes) */
+};
+
+/* An empty tree of at most max_nodes nodes whose growth takes lock. */
+void prof_cct_init(struct prof_cct *c, uint32_t max_nodes, pthread_mutex_t *lock);
+/* Free every node and block; the tree is empty again (prof_cct_init to reuse it). */
+void prof_cct_free(struct prof_cct *c);
+
+/*
+ * The child of parent for id index idx, whose text's first index is canon: found, or added
+ * (under the lock). NULL when the tree has max_nodes nodes already, or memory ran out: the
+ * caller folds the instance into parent. The cold half of prof_cct_child.
+ */
+struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *parent, uint32_t idx,
+                                      uint32_t canon);
+
+/* The child of parent for id index idx (canon its text's first index); NULL as in _slow. */
+static inline __attribute__((always_inline)) struct prof_node *
+prof_cct_child(struct prof_cct *c, struct prof_node *parent, uint32_t idx, const uint32_t *canon)
+{
+    if (PROF_LIKELY(parent->last_idx == idx))
+        return parent->last;
+    return prof_cct_child_slow(c, parent, idx, canon[idx]);
+}
+
+/* Count one completed instance of ticks (self of them its own) in everything but the
+   histogram. Inline: it runs on every summary-mode stop. */
+static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64_t self,
+                                    int outermost)
+{
+    /* Only the owner writes (see prof_cct), so relaxed stores suffice. */
+    __atomic_store_n(&s->calls, s->calls + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->ticks, s->ticks + ticks, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->self, s->self + self, __ATOMIC_RELAXED);
+    if (ticks < s->min)
+        __atomic_store_n(&s->min, ticks, __ATOMIC_RELAXED);
+    if (ticks > s->max)
+        __atomic_store_n(&s->max, ticks, __ATOMIC_RELAXED);
+    if (outermost)
+        __atomic_store_n(&s->outer, s->outer + ticks, __ATOMIC_RELAXED);
+    double sq = s->sumsq + (double)ticks * (double)ticks;
+    __atomic_store(&s->sumsq, &sq, __ATOMIC_RELAXED);
+}
+
+/* Count one instance's ticks in the histogram of s, a node's of c; -1 when memory for its
+   block ran out (the instance is then missing from the histogram only). */
+int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks);
+
+/* The instances counted in every node. */
+uint64_t prof_cct_calls(const struct prof_cct *c);
+
+/* Append one record per node, in order of creation, so parents first (format/summary.h);
+   with the lock held. */
+void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b);
+
+#endif /* PROF_CONTEXT_H */

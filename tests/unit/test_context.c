@@ -1,0 +1,185 @@
+/*
+ * test_context.c - unit tests of collector/context.c: summary mode's calling-context tree.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "summary.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The total of a node's histogram. */
+static uint64_t hist_total(const struct prof_stats *s)
+{
+    uint64_t total = 0;
+    for (unsigned b = 0; b < PROF_HIST_BUCKETS; b++)
+        if (s->hist[b / PROF_HIST_BLOCK])
+            total += s->hist[b / PROF_HIST_BLOCK][b % PROF_HIST_BLOCK];
+    return total;
+}
+
+/* Count one instance as a stop does. */
+static void count(struct prof_cct *c, struct prof_node *n, uint64_t ticks, uint64_t self)
+{
+    prof_stats_count(&n->st, ticks, self, n->outermost);
+    assert_int_equal(prof_stats_hist(c, &n->st, ticks), 0);
+}
+
+/* Statistics of a known set: calls, sums, extremes, squares, histogram. */
+static void stats_of_known_values(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0};
+    struct prof_cct c;
+    prof_cct_init(&c, 10, &lock);
+    struct prof_node *n = prof_cct_child(&c, &c.root, 0, canon);
+    uint64_t v[] = {5, 100, 17, 100000};
+    for (int i = 0; i < 4; i++)
+        count(&c, n, v[i], v[i] / 2);
+    assert_int_equal(n->st.calls, 4);
+    assert_int_equal(n->st.ticks, 5 + 100 + 17 + 100000);
+    assert_int_equal(n->st.self, 2 + 50 + 8 + 50000);
+    assert_int_equal(n->st.min, 5);
+    assert_int_equal(n->st.max, 100000);
+    assert_int_equal(n->st.outer, n->st.ticks);
+    assert_true(n->st.sumsq == 25.0 + 10000.0 + 289.0 + 1e10);
+    assert_int_equal(hist_total(&n->st), 4);
+    unsigned b = prof_hist_bucket(100000);
+    assert_int_equal(n->st.hist[b / PROF_HIST_BLOCK][b % PROF_HIST_BLOCK], 1);
+    prof_cct_free(&c);
+}
+
+/* One node per distinct path: the same region under two parents is two nodes, and finding a
+   path again (by the cache or the table) gives the same node. */
+static void one_node_per_path(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 1, 2};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    struct prof_node *main_ = prof_cct_child(&c, &c.root, 0, canon);
+    struct prof_node *parse = prof_cct_child(&c, main_, 1, canon);
+    struct prof_node *tok1 = prof_cct_child(&c, parse, 2, canon);
+    struct prof_node *tok2 = prof_cct_child(&c, main_, 2, canon);
+    assert_ptr_not_equal(tok1, tok2);
+    assert_int_equal(c.nnodes, 4);
+    /* main's cache holds token now; parse is found through the table, token through the cache */
+    assert_ptr_equal(prof_cct_child(&c, main_, 1, canon), parse);
+    assert_ptr_equal(prof_cct_child(&c, parse, 2, canon), tok1);
+    assert_ptr_equal(prof_cct_child(&c, main_, 2, canon), tok2);
+    assert_int_equal(c.nnodes, 4);
+    assert_int_equal(tok1->parent->number, parse->number);
+    assert_int_equal(tok2->number, 4);
+    prof_cct_free(&c);
+}
+
+/* Two id indexes with one text (canon) share the node; the cache is by index. */
+static void ids_of_one_text_share_nodes(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 0};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
+    assert_ptr_equal(prof_cct_child(&c, &c.root, 1, canon), a);
+    assert_ptr_equal(prof_cct_child(&c, &c.root, 0, canon), a);
+    assert_int_equal(c.nnodes, 1);
+    assert_int_equal(a->id, 0);
+    prof_cct_free(&c);
+}
+
+/* A node below one of the same region is not outermost: its time is not in Outer again. */
+static void recursion_is_not_outermost(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 1};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
+    struct prof_node *b = prof_cct_child(&c, a, 1, canon);
+    struct prof_node *a2 = prof_cct_child(&c, b, 0, canon);
+    assert_true(a->outermost && b->outermost);
+    assert_false(a2->outermost);
+    count(&c, a2, 10, 10);
+    assert_int_equal(a2->st.outer, 0);
+    assert_int_equal(a2->st.ticks, 10);
+    prof_cct_free(&c);
+}
+
+/* Past max_nodes no node is added: the caller folds (NULL), counted; known paths still work. */
+static void full_tree_folds_new_paths(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 1, 2};
+    struct prof_cct c;
+    prof_cct_init(&c, 2, &lock);
+    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
+    struct prof_node *b = prof_cct_child(&c, a, 1, canon);
+    assert_non_null(b);
+    assert_null(prof_cct_child(&c, b, 2, canon));
+    assert_null(prof_cct_child(&c, &c.root, 2, canon));
+    assert_int_equal(c.folded, 2);
+    assert_ptr_equal(prof_cct_child(&c, a, 1, canon), b);
+    assert_int_equal(c.nnodes, 2);
+    prof_cct_free(&c);
+}
+
+/* Many paths: the table grows and every node is found again; the records come out in node
+   order with each parent's number. */
+static void many_paths_encode_in_order(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    uint32_t *canon = malloc(N * sizeof *canon);
+    for (uint32_t i = 0; i < N; i++)
+        canon[i] = i;
+    struct prof_cct c;
+    prof_cct_init(&c, N + 10, &lock);
+    struct prof_node *top = prof_cct_child(&c, &c.root, 0, canon);
+    struct prof_node **kids = malloc(N * sizeof *kids);
+    for (uint32_t i = 1; i < N; i++) {
+        kids[i] = prof_cct_child(&c, top, i, canon);
+        count(&c, kids[i], i, i);
+    }
+    for (uint32_t i = 1; i < N; i++)
+        assert_ptr_equal(prof_cct_child(&c, top, i, canon), kids[i]);
+    assert_int_equal(prof_cct_calls(&c), N - 1);
+    struct prof_sbuf b = {0};
+    prof_cct_encode(&c, &b);
+    size_t off = 0, nhist;
+    uint32_t bucket[PROF_HIST_BUCKETS];
+    uint64_t cnt[PROF_HIST_BUCKETS];
+    for (uint32_t k = 1; k <= N; k++) {
+        struct prof_summary_counts r;
+        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, 3, &r,
+                                             bucket, cnt, &nhist),
+                         PROF_OK);
+        assert_int_equal(r.node, k);
+        assert_int_equal(r.parent, k == 1 ? 0 : 1);
+        assert_int_equal(r.id, k - 1);
+        assert_int_equal(r.calls, k == 1 ? 0 : 1);
+        assert_int_equal(r.min, k == 1 ? 0 : k - 1);
+    }
+    assert_int_equal(off, b.len);
+    prof_sbuf_release(&b);
+    free(kids);
+    free(canon);
+    prof_cct_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stats_of_known_values),       cmocka_unit_test(one_node_per_path),
+        cmocka_unit_test(ids_of_one_text_share_nodes), cmocka_unit_test(recursion_is_not_outermost),
+        cmocka_unit_test(full_tree_folds_new_paths),   cmocka_unit_test(many_paths_encode_in_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
