@@ -166,16 +166,18 @@ static uint64_t *block_new(struct prof_cct *c)
 }
 
 /* Count one instance in the histogram. */
-int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks)
+int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks, int locked)
 {
     unsigned b = prof_hist_bucket(ticks);
     uint64_t *blk = s->hist[b / PROF_HIST_BLOCK];
     if (PROF_UNLIKELY(!blk)) {
         prof_mem_quiet_begin();
-        pthread_mutex_lock(c->lock);
+        if (!locked)
+            pthread_mutex_lock(c->lock);
         blk = block_new(c);
         s->hist[b / PROF_HIST_BLOCK] = blk;
-        pthread_mutex_unlock(c->lock);
+        if (!locked)
+            pthread_mutex_unlock(c->lock);
         prof_mem_quiet_end();
         if (!blk)
             return -1;

@@ -104,9 +104,10 @@ static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64
     __atomic_store(&s->sumsq, &sq, __ATOMIC_RELAXED);
 }
 
-/* Count one instance's ticks in the histogram of s, a node's of c; -1 when memory for its
-   block ran out (the instance is then missing from the histogram only). */
-int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks);
+/* Count one instance's ticks in the histogram of s, a node's of c, taking the lock for a new
+   block unless locked says the caller holds it; -1 when memory for the block ran out (the
+   instance is then missing from the histogram only). */
+int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks, int locked);
 
 /* The instances counted in every node. */
 uint64_t prof_cct_calls(const struct prof_cct *c);

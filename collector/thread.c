@@ -440,12 +440,12 @@ __attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const v
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
 
-/* Summary mode: apply the queued histogram updates (owner thread). */
-static __attribute__((noinline)) void apply_pending(struct prof_thread *t)
+/* Summary mode: apply the queued histogram updates (owner thread; locked: t->lock held). */
+static __attribute__((noinline)) void apply_pending(struct prof_thread *t, int locked)
 {
     for (uint32_t i = 0; i < t->summary.npending; i++)
         prof_stats_hist(&t->summary.cct, &t->summary.pending[i].node->st,
-                        t->summary.pending[i].ticks);
+                        t->summary.pending[i].ticks, locked);
     t->summary.npending = 0;
 }
 
@@ -482,7 +482,7 @@ __attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t
     t->summary.pending[k].ticks = ticks;
     t->summary.npending = k + 1;
     if (PROF_UNLIKELY(k + 1 == PROF_PENDING))
-        apply_pending(t);
+        apply_pending(t, 0);
 }
 
 /* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
@@ -541,7 +541,7 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
     /* Only the owner may apply its queue; another thread's last few calls (fewer than
        PROF_PENDING) then miss the histogram but not the other columns. */
     if (t == prof_self)
-        apply_pending(t);
+        apply_pending(t, 1);
     int err = write_ids(t);
     if (err)
         return err;

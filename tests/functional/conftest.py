@@ -40,6 +40,7 @@ PART_NAME = re.compile(
 EVENT_COLUMNS = ["Region", "Ticks", "Thread", "Parent", "Depth", "Self", "Start", "Nested"]
 SUMMARY_COLUMNS = [
     "Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer", "Histogram",
+    "Node", "Parent",
 ]
 
 MEMORY_COLUMNS = [
@@ -314,7 +315,7 @@ def _end_thread(pending, thread):
 
 def check_metadata(run, pid=None):
     """The metadata every run file has (FORMAT.md 1.2)."""
-    assert run.meta[0] == ["Format", "profreport-run", "2"], run.meta[0]
+    assert run.meta[0] == ["Format", "profreport-run", "3"], run.meta[0]
     assert run.value("Mode") in ("events", "summary")
     assert run.value("Clock") in ("tsc", "monotonic")
     assert re.fullmatch(r"\d+", run.value("Duration"))
@@ -457,3 +458,68 @@ def count_exits(chunks):
         else:
             i += 2
     return exits
+
+
+def summary_paths(rows):
+    """Summary rows (FORMAT.md 1.4, version 3) checked for their tree rules (Node 1, 2, ... per
+    thread, Parent below Node) and keyed by (thread, path): path is the tuple of regions from
+    the top level down to the row's. Returns {(thread, path): row}."""
+    out, nodes = {}, {}
+    for r in rows:
+        th, node, parent = r["Thread"], int(r["Node"]), int(r["Parent"])
+        known = nodes.setdefault(th, {})
+        assert node == len(known) + 1, f"thread {th}: node {node} after {len(known)}"
+        assert 0 <= parent < node, f"thread {th}: node {node} has parent {parent}"
+        path = (known[parent] if parent else ()) + (r["Region"],)
+        known[node] = path
+        assert (th, path) not in out, f"thread {th}: path {path} twice"
+        out[(th, path)] = r
+    return out
+
+
+def summary_regions(rows):
+    """Summary rows added up per (thread, region) as FORMAT.md 1.4 says: the region's account,
+    as a version 2 row had it. Returns {(thread, region): dict of ints (and SumSquares a float,
+    Histogram a {bucket: count})}."""
+    out = {}
+    for r in rows:
+        a = out.setdefault((r["Thread"], r["Region"]), {
+            "Calls": 0, "Ticks": 0, "Self": 0, "Outer": 0, "SumSquares": 0.0,
+            "Min": None, "Max": None, "Histogram": {}})
+        calls = int(r["Calls"])
+        for k in ("Calls", "Ticks", "Self", "Outer"):
+            a[k] += int(r[k])
+        a["SumSquares"] += float(r["SumSquares"])
+        if calls:
+            a["Min"] = int(r["Min"]) if a["Min"] is None else min(a["Min"], int(r["Min"]))
+            a["Max"] = int(r["Max"]) if a["Max"] is None else max(a["Max"], int(r["Max"]))
+        for b, c in parse_histogram(r["Histogram"]).items():
+            a["Histogram"][b] = a["Histogram"].get(b, 0) + c
+    return out
+
+
+def event_paths(rows):
+    """Events rows (FORMAT.md 1.3) counted per (thread, path) the way summary mode keeps them:
+    {(thread, path): completed instances}. Rows come in end order, so an instance's enclosing
+    instances end after it: each row's path is found by replaying the end order per thread."""
+    counts = {}
+    by_thread = {}
+    for r in rows:
+        by_thread.setdefault(r["Thread"], []).append(r)
+    for th, rs in by_thread.items():
+        # The enclosing instance of a row at depth d is the first later row at depth d - 1.
+        parent_of = [None] * len(rs)
+        waiting = {}
+        for i in range(len(rs) - 1, -1, -1):
+            d = int(rs[i]["Depth"])
+            parent_of[i] = waiting.get(d - 1)
+            waiting[d] = i
+        path_of = [None] * len(rs)
+        for i in range(len(rs) - 1, -1, -1):
+            p = parent_of[i]
+            path_of[i] = (path_of[p] if p is not None else ()) + (rs[i]["Region"],)
+        for i, r in enumerate(rs):
+            if r["Ticks"] != "":
+                key = (th, path_of[i])
+                counts[key] = counts.get(key, 0) + 1
+    return counts

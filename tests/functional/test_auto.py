@@ -10,7 +10,19 @@ from collections import Counter
 
 import pytest
 
-from conftest import BUILD, ROOT, SAN, clean_env, parse_run, run_command, run_once
+from conftest import (
+    BUILD,
+    ROOT,
+    SAN,
+    SUMMARY_COLUMNS,
+    clean_env,
+    event_paths,
+    parse_run,
+    run_command,
+    run_once,
+    summary_paths,
+    summary_regions,
+)
 from reporter_helpers import Book, must_run, templates_args
 
 SOURCE = ROOT / "tests" / "programs" / "auto"
@@ -57,8 +69,18 @@ def counts(run):
     return Counter(r["Region"] for r in run.rows)
 
 
+# libprofreport-auto records in summary mode unless told otherwise; the tests of the event rows
+# ask for events mode.
+EVENTS = {"PROFILER_MODE": "events"}
+
+
+def run_auto(tmp_path, name, *args, env=None):
+    """Run an instrumented program in events mode (or as env says)."""
+    return run_once(tmp_path, name, *map(str, args), env={**EVENTS, **(env or {})})
+
+
 def run_calls(tmp_path, *args, env=None):
-    return run_once(tmp_path, "auto/calls", *map(str, args), env=env)
+    return run_auto(tmp_path, "auto/calls", *args, env=env)
 
 
 def functions(run):
@@ -132,7 +154,7 @@ def test_recursion_is_counted_once_in_total_and_exactly_in_self(tmp_path):
 
 
 def test_cxx_names_are_demangled_and_exceptions_keep_the_stack(tmp_path):
-    _, run = run_once(tmp_path, "auto/cxx_calls", "5")
+    _, run = run_auto(tmp_path, "auto/cxx_calls", "5")
     c = counts(run)
     assert c["main"] == 1
     assert c["shapes::Square::area() const"] == 3
@@ -152,8 +174,8 @@ def test_cxx_names_are_demangled_and_exceptions_keep_the_stack(tmp_path):
 
 
 def test_exclude_and_include_filter_by_glob(tmp_path):
-    _, full = run_once(sub(tmp_path, "a"), "auto/cxx_calls", "2")
-    _, run = run_once(sub(tmp_path, "b"), "auto/cxx_calls", "2",
+    _, full = run_auto(sub(tmp_path, "a"), "auto/cxx_calls", "2")
+    _, run = run_auto(sub(tmp_path, "b"), "auto/cxx_calls", "2",
                       env={"PROFILER_EXCLUDE": "std::*, __gnu_cxx::*,*::area"})
     names = set(counts(run))
     assert not any(n.startswith(("std::", "__gnu_cxx::")) or "::area" in n for n in names)
@@ -170,7 +192,7 @@ def test_exclude_and_include_filter_by_glob(tmp_path):
                             "manual loop": 1}  # manual regions are never filtered
     assert {r["Parent"] for r in only.rows_of("fib") if r["Depth"] == "0"} == {""}
     # A comma inside a pattern is written \, and a C++ name matches without its parameters.
-    _, one = run_once(sub(tmp_path, "d"), "auto/cxx_calls", "1",
+    _, one = run_auto(sub(tmp_path, "d"), "auto/cxx_calls", "1",
                       env={"PROFILER_INCLUDE": r"shapes::Square::area,nothing\,else"})
     assert counts(one) == {"shapes::Square::area() const": 3}
 
@@ -205,16 +227,25 @@ def test_min_duration_folds_short_calls_into_their_parent(tmp_path):
     assert int(main["Self"]) == int(main["Ticks"]) - children
 
 
-def test_summary_mode_counts_functions(tmp_path):
-    _, run = run_calls(tmp_path, 12, 9, 5, env={"PROFILER_MODE": "summary"})
-    calls = {r["Region"]: int(r["Calls"]) for r in run.rows}
+def test_summary_mode_is_the_default_and_counts_every_path_as_events_mode_does(tmp_path):
+    """Without PROFILER_MODE, libprofreport-auto keeps a calling-context tree (summary mode):
+    one row per path, whose calls are exactly those of the same path in an events run."""
+    proc, run = run_once(sub(tmp_path, "s"), "auto/calls", "12", "9", "5")
+    assert run.value("Mode") == "summary" and run.header == SUMMARY_COLUMNS
+    _, ev = run_calls(sub(tmp_path, "e"), 12, 9, 5)
+    paths = {k: int(r["Calls"]) for k, r in summary_paths(run.rows).items()}
+    assert paths == event_paths(ev.rows)
+    calls = {k[1]: r["Calls"] for k, r in summary_regions(run.rows).items()}
     even, odd = parity_calls(9)
     assert calls == {"main": 1, "fib": fib_calls(12), "is_even": even, "is_odd": odd,
                      "helper": 5, "shared_twice_square": 5, "shared_square": 10,
                      "manual loop": 1}
-    fib = next(r for r in run.rows if r["Region"] == "fib")
-    assert int(fib["Outer"]) < int(fib["Ticks"])  # recursion counted once in Outer
+    fib = summary_regions(run.rows)[("1", "fib")]
+    assert fib["Outer"] < fib["Ticks"]  # recursion counted once in Outer
     assert "fib" in functions(run)
+    # fib(12) nests 12 deep below main: one path per depth, no deeper
+    fib_paths = [p for _, p in paths if p[-1] == "fib"]
+    assert max(len(p) for p in fib_paths) == 1 + 12
 
 
 @pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
@@ -223,7 +254,8 @@ def test_counts_match_uftrace_for_the_same_binary(tmp_path):
     from conftest import program
     binary = program("auto/calls")
     args = ["13", "7", "6"]
-    _, ours = run_calls(tmp_path, *args)
+    _, ours = run_calls(sub(tmp_path, "events"), *args)
+    _, summary = run_once(sub(tmp_path, "summary"), "auto/calls", *args)
     data = tmp_path / "uftrace.data"
     rec = run_command(["uftrace", "record", "--no-libcall", "-d", data, binary, *args],
                       env=clean_env(), cwd=tmp_path, timeout=120)
@@ -237,9 +269,11 @@ def test_counts_match_uftrace_for_the_same_binary(tmp_path):
         if m:
             theirs[m.group(2)] = int(m.group(1))
     mine = counts(ours)
+    by_path = {k[1]: r["Calls"] for k, r in summary_regions(summary.rows).items()}
     for name in ["main", "fib", "is_even", "is_odd", "helper", "shared_twice_square",
                  "shared_square"]:
         assert mine[name] == theirs[name], (name, mine[name], theirs.get(name))
+        assert by_path[name] == theirs[name], (name, by_path[name], theirs.get(name))
 
 
 def test_report_has_function_locations_and_call_tree(tmp_path):
@@ -276,7 +310,7 @@ def test_a_library_loaded_where_an_unloaded_one_was_is_named_for_itself(tmp_path
     at plugin_a's old address (the test is skipped otherwise), its calls used to be recorded as
     plugin_a's. Now each function has its own rows and Function record, from its own module,
     and the functions that stayed loaded keep their one name."""
-    proc, run = run_once(tmp_path, "auto/dlreuse", BUILD / "tests" / "programs" / "auto")
+    proc, run = run_auto(tmp_path, "auto/dlreuse", BUILD / "tests" / "programs" / "auto")
     addresses = dict(line.split()[:2] for line in proc.stdout.decode().splitlines())
     if addresses["a"] != addresses["b"]:
         pytest.skip(f"the loader put plugin_b elsewhere: {addresses}")

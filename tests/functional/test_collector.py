@@ -23,6 +23,9 @@ from conftest import (
     ROOT,
     RUN_NAME,
     SUMMARY_COLUMNS,
+    event_paths,
+    summary_paths,
+    summary_regions,
     check_events_structure,
     check_metadata,
     clean_env,
@@ -109,7 +112,7 @@ def test_metadata_describes_the_process(tmp_path):
     proc, run = run_once(tmp_path, "nested", "first-arg", "second")
     after = datetime.datetime.now(datetime.timezone.utc)
     check_metadata(run, pid=proc.pid)
-    assert run.records[1] == ["Format", "profreport-run", "2"]
+    assert run.records[1] == ["Format", "profreport-run", "3"]
     exe = os.path.realpath(program("nested"))
     assert run.value("Program") == exe
     assert run.value("Command") == f"{program('nested')} first-arg second"
@@ -230,13 +233,14 @@ def test_64_threads_at_once_lose_no_row(tmp_path):
 
 def test_thread_still_running_at_exit_is_marked_running_in_summary_mode(tmp_path):
     """Summary mode: a thread still running at exit has state running, its finished regions
-    counted and its open region reported as unterminated."""
+    counted and its open region reported as unterminated (a path with no call yet)."""
     proc, run = run_once(tmp_path, "running", env={"PROFILER_MODE": "summary"})
     check_metadata(run, pid=proc.pid)
     (lingerer,) = [t for t in run.threads if t["name"] == "lingerer"]
     assert lingerer["state"] == "running"
     got = sorted((r["Region"], int(r["Thread"]), int(r["Calls"])) for r in run.rows)
-    assert got == [("main-work", 1, 1), ("tick", lingerer["number"], 10)]
+    assert got == [("main-work", 1, 1), ("open-at-exit", lingerer["number"], 0),
+                   ("tick", lingerer["number"], 10)]
     assert [(w["kind"], w["thread"], w["count"]) for w in run.warnings] == [
         ("unterminated", lingerer["number"], 1)]
 
@@ -595,11 +599,13 @@ def test_unterminated_regions_and_stray_stops_are_reported(tmp_path, variant, op
 
 def test_unterminated_regions_and_stray_stops_are_reported_in_summary_mode(tmp_path):
     """In summary mode the same mistakes give the same warnings and counts, and the finished
-    region its row."""
+    region its row; the regions never stopped are paths with no call."""
     proc, run = run_once(tmp_path, "unterminated", "nested", env={"PROFILER_MODE": "summary"})
     check_metadata(run, pid=proc.pid)
     assert run.header == SUMMARY_COLUMNS
-    assert [(r["Region"], r["Calls"]) for r in run.rows] == [("done", "1")]
+    paths = {path: r["Calls"] for (_, path), r in summary_paths(run.rows).items()}
+    assert paths == {("done",): "1", ("never-stopped",): "0",
+                     ("never-stopped", "also-open"): "0"}
     warnings = {w["kind"]: (w["thread"], w["count"]) for w in run.warnings}
     assert warnings == {"stray-stop": (1, 3), "unterminated": (1, 2)}
 
@@ -702,22 +708,27 @@ def check_summary_row(row):
     return calls, ticks
 
 
-def test_summary_mode_gives_one_row_per_region_with_exact_counts(tmp_path):
-    """PROFILER_MODE=summary: one row per (thread, region); Calls exact; Min <= mean <= Max;
-    histogram counts add up to Calls, with Min's and Max's buckets at its ends; Self adds up
-    like the call tree; Outer counts only outermost calls of a recursive region."""
+def test_summary_mode_gives_one_row_per_path_with_exact_counts(tmp_path):
+    """PROFILER_MODE=summary: one row per (thread, calling context); Calls exact; Min <= mean <=
+    Max; histogram counts add up to Calls, with Min's and Max's buckets at its ends; Self adds
+    up like the call tree; Outer counts only outermost calls of a recursive region."""
     proc, run = run_once(tmp_path, "summary", env={"PROFILER_MODE": "summary"})
     check_metadata(run, pid=proc.pid)
     assert run.value("Mode") == "summary" and run.header == SUMMARY_COLUMNS
-    assert sorted(r["Region"] for r in run.rows) == ["inner", "loop", "rec", "step"]
-    rows = {r["Region"]: r for r in run.rows}
+    paths = summary_paths(run.rows)
+    assert {path: int(r["Calls"]) for (_, path), r in paths.items()} == {
+        ("loop",): 1, ("loop", "step"): 300, ("loop", "step", "inner"): 100,
+        ("rec",): 20, ("rec",) * 2: 20, ("rec",) * 3: 20, ("rec",) * 4: 20, ("rec",) * 5: 20}
     assert all(r["Thread"] == "1" for r in run.rows)
-    assert {k: int(r["Calls"]) for k, r in rows.items()} == {
-        "loop": 1, "step": 300, "inner": 100, "rec": 100}
     for row in run.rows:
         check_summary_row(row)
-    num = {k: {c: int(r[c]) for c in ("Ticks", "Self", "Outer", "Min", "Max")}
-           for k, r in rows.items()}
+    # Only the outermost rec path counts in Outer; inner ones are inside an instance of rec.
+    assert [int(paths[("1", ("rec",) * k)]["Outer"]) == 0 for k in range(1, 6)] == [
+        False, True, True, True, True]
+    rows = summary_regions(run.rows)
+    assert {k[1]: r["Calls"] for k, r in rows.items()} == {
+        "loop": 1, "step": 300, "inner": 100, "rec": 100}
+    num = {k[1]: r for k, r in rows.items()}
     # Children: loop > step > inner; each self is the ticks minus the direct children's.
     assert num["loop"]["Self"] == num["loop"]["Ticks"] - num["step"]["Ticks"]
     assert num["step"]["Self"] == num["step"]["Ticks"] - num["inner"]["Ticks"]
@@ -739,6 +750,7 @@ def test_summary_mode_counts_every_thread_separately(tmp_path):
     n, k = 16, scaled(5000)
     proc, run = run_once(tmp_path, "threads", n, k, env={"PROFILER_MODE": "summary"})
     check_metadata(run, pid=proc.pid)
+    summary_paths(run.rows)  # the tree rules, per thread
     keys = [(r["Region"], r["Thread"]) for r in run.rows]
     assert len(keys) == len(set(keys)), "more than one row for a (region, thread)"
     work = run.rows_of("work")
@@ -994,14 +1006,34 @@ def test_regions_nested_5000_deep_in_events_mode(tmp_path):
 
 def test_summary_mode_counts_4096_levels_and_warns_about_deeper(tmp_path):
     """Summary mode counts regions nested up to 4096 deep and reports the deeper ones in one
-    Warning,depth-limit (5000 nested regions: 4096 calls counted, 904 not)."""
+    Warning,depth-limit (5000 nested regions: 4096 calls counted, 904 not), each level a path
+    of its own."""
     _, run = run_once(tmp_path, "deep", 5000, env={"PROFILER_MODE": "summary"})
-    (row,) = run.rows
-    check_summary_row(row)
-    assert row["Calls"] == "4096"
+    paths = summary_paths(run.rows)
+    assert sorted(len(path) for _, path in paths) == list(range(1, 4097))
+    for row in run.rows:
+        check_summary_row(row)
+    (row,) = summary_regions(run.rows).values()
+    assert row["Calls"] == 4096
     assert row["Self"] == row["Outer"]
     assert [(w["kind"], w["thread"], w["count"]) for w in run.warnings] == [
         ("depth-limit", 1, 904)]
+
+
+def test_summary_mode_past_max_nodes_folds_new_paths_into_their_parent(tmp_path):
+    """PROFILER_MAX_NODES=100 with 300 nested regions: 100 paths are counted, the 200 deeper
+    instances fold into the 100th path's node (one max-nodes warning counts them), and no time
+    is lost: the self times still add up to the outermost instance's ticks."""
+    _, run = run_once(tmp_path, "deep", 300,
+                      env={"PROFILER_MODE": "summary", "PROFILER_MAX_NODES": "100"})
+    paths = summary_paths(run.rows)
+    assert sorted(len(path) for _, path in paths) == list(range(1, 101))
+    assert all(r["Calls"] == "1" for r in run.rows)
+    assert [(w["kind"], w["thread"], w["count"]) for w in run.warnings] == [
+        ("max-nodes", 1, 200)]
+    assert "PROFILER_MAX_NODES=100" in run.warnings[0]["message"]
+    (top_row,) = [r for r in run.rows if r["Parent"] == "0"]
+    assert sum(int(r["Self"]) for r in run.rows) == int(top_row["Ticks"])
 
 
 @pytest.mark.parametrize("mode", ["events", "summary"])
@@ -1015,8 +1047,9 @@ def test_a_thousand_distinct_ids(tmp_path, mode):
         assert [(r["Region"], r["Parent"]) for r in run.rows] == (
             [(x, "") for x in names] + [(x, "wrap") for x in names] + [("wrap", "")])
     else:
-        assert sorted((r["Region"], r["Calls"]) for r in run.rows) == sorted(
-            [(x, "2") for x in names] + [("wrap", "1")])
+        paths = {path: r["Calls"] for (_, path), r in summary_paths(run.rows).items()}
+        assert paths == dict([((x,), "1") for x in names] + [(("wrap", x), "1") for x in names]
+                             + [(("wrap",), "1")])
 
 
 def test_ids_with_the_same_text_are_one_region_in_events_mode(tmp_path):
@@ -1029,12 +1062,15 @@ def test_ids_with_the_same_text_are_one_region_in_events_mode(tmp_path):
 
 
 def test_ids_with_the_same_text_are_one_region_in_summary_mode(tmp_path):
-    """Summary mode has one record per thread and region: two arrays holding the same text
-    "dup" give one "dup" row with all 7 calls, the inner one not counted in Outer."""
+    """Summary mode has one record per thread and path: two arrays holding the same text "dup"
+    share their nodes, so "dup" has 6 calls at the top and 1 inside itself, which is not
+    counted in Outer."""
     _, run = run_once(tmp_path, "ids", "same-text", env={"PROFILER_MODE": "summary"})
-    assert [(r["Region"], r["Thread"], r["Calls"]) for r in run.rows] == [("dup", "1", "7")]
-    check_summary_row(run.rows[0])
-    assert int(run.rows[0]["Outer"]) < int(run.rows[0]["Ticks"])
+    assert [(r["Region"], r["Thread"], r["Calls"], r["Node"], r["Parent"]) for r in run.rows] == [
+        ("dup", "1", "6", "1", "0"), ("dup", "1", "1", "2", "1")]
+    for row in run.rows:
+        check_summary_row(row)
+    assert run.rows[1]["Outer"] == "0" and run.rows[0]["Outer"] == run.rows[0]["Ticks"]
 
 
 # ---- 18. the library writes nothing on stdout ----

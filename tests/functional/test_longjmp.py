@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import check_events_structure, run_once, scaled
+from conftest import check_events_structure, run_once, scaled, summary_paths, summary_regions
 from reporter_helpers import Book, must_run, templates_args
 
 N = 1000
@@ -42,6 +42,11 @@ def paths_of(run):
             if row["Depth"] == "0":
                 walk(row, [])
     return paths
+
+
+def summary_paths_of(run):
+    """{call path: calls} of a summary run's calling-context rows (FORMAT.md 1.4)."""
+    return {" > ".join(path): int(r["Calls"]) for (_, path), r in summary_paths(run.rows).items()}
 
 
 def report(run, tmp_path):
@@ -100,13 +105,15 @@ def test_scopes_left_by_longjmp_are_closed_and_paths_keep_their_real_depth(tmp_p
 def test_summary_mode_counts_the_same_calls_and_frames(tmp_path):
     n = scaled(N)
     _, run = run_once(tmp_path, "longjmp", str(n), env={"PROFILER_MODE": "summary"})
-    calls = {r["Region"]: int(r["Calls"]) for r in run.rows}
+    calls = {k[1]: r["Calls"] for k, r in summary_regions(run.rows).items()}
     assert calls == scope_counts(n)
     assert warnings_by_kind(run) == {"unwound": 9 * n}
+    # The paths are as deep as the real nesting, no deeper: the left frames were closed.
+    assert summary_paths_of(run) == scope_paths(n)
     # "level" recursion is counted once in Outer: its outermost instances end (a region left
     # open would keep every later one nested, and Outer at 0).
-    level = run.rows_of("level")[0]
-    assert 0 < int(level["Outer"]) < int(level["Ticks"])
+    level = summary_regions(run.rows)[("1", "level")]
+    assert 0 < level["Outer"] < level["Ticks"]
 
 
 def function_paths(n):
@@ -127,7 +134,8 @@ def test_instrumented_functions_left_by_longjmp_are_closed(tmp_path, mode):
     assert warnings_by_kind(run) == {"unwound": 7 * n}
     want = {"main": 1, "rec": 4 * n, "protect": n, "down": 4 * n}
     if mode == "summary":
-        assert {r["Region"]: int(r["Calls"]) for r in run.rows} == want
+        assert {k[1]: r["Calls"] for k, r in summary_regions(run.rows).items()} == want
+        assert summary_paths_of(run) == function_paths(n)
         return
     assert counts(run) == want
     assert max(int(r["Depth"]) for r in run.rows) == 5

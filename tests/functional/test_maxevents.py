@@ -5,7 +5,7 @@ tests/programs/maxevents.c has a known call structure; its counts are computed h
 source, the run file is read with the csv module and the workbook with openpyxl.
 """
 
-from conftest import library_lines, run_once
+from conftest import event_paths, library_lines, run_once, summary_paths
 from reporter_helpers import Book, must_run
 
 STEPS = 20000  # the first recursion's steps: the cap falls among them
@@ -44,6 +44,32 @@ def test_the_cap_stops_the_event_stream_and_the_summary_section_counts_the_rest(
     assert "PROFILER_MAX_EVENTS=1000" in warned[0]["message"]
     said = [l for l in library_lines(proc.stderr) if "PROFILER_MAX_EVENTS" in l]
     assert len(said) == 1, library_lines(proc.stderr)
+
+
+def true_paths():
+    """{path: instances} of maxevents.c, from its source."""
+    rec = ("rec",) * 5
+    first, later = ("outer",) + rec, rec
+    return {("outer",): 1, **{("outer",) + rec[:k]: 1 for k in range(1, 6)},
+            **{rec[:k]: 20 for k in range(1, 6)},
+            first + ("step",): STEPS, first + ("step", "inner"): 3 * STEPS,
+            later + ("step",): 200, later + ("step", "inner"): 600}
+
+
+def test_instances_past_the_cap_keep_their_calling_context(tmp_path):
+    """The summary section's rows are calling contexts (FORMAT.md 1.6): the regions open at the
+    cap have nodes with no calls, so what they enclose keeps its whole path, and the table's
+    paths plus the section's are the program's paths, call for call."""
+    _, run = capped_run(tmp_path)
+    section = summary_paths(run.summary)
+    listed = event_paths(run.rows)
+    merged = dict(listed)
+    for (thread, path), r in section.items():
+        merged[(thread, path)] = merged.get((thread, path), 0) + int(r["Calls"])
+    assert {path: n for (_, path), n in merged.items() if n} == true_paths()
+    # The regions open at the cap (outer and the first five rec) are Calls-0 nodes.
+    open_at_cap = [path for (_, path), r in section.items() if r["Calls"] == "0"]
+    assert ("outer",) + ("rec",) * 5 in open_at_cap
 
 
 def test_time_is_counted_once_across_the_cap(tmp_path):

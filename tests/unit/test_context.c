@@ -29,7 +29,7 @@ static uint64_t hist_total(const struct prof_stats *s)
 static void count(struct prof_cct *c, struct prof_node *n, uint64_t ticks, uint64_t self)
 {
     prof_stats_count(&n->st, ticks, self, n->outermost);
-    assert_int_equal(prof_stats_hist(c, &n->st, ticks), 0);
+    assert_int_equal(prof_stats_hist(c, &n->st, ticks, 0), 0);
 }
 
 /* Statistics of a known set: calls, sums, extremes, squares, histogram. */

@@ -78,7 +78,7 @@ static const char *row_of(struct prof_sbuf *out, const char *id, unsigned thread
 static void count(struct prof_cct *c, struct prof_node *n, uint64_t ticks, uint64_t self)
 {
     prof_stats_count(&n->st, ticks, self, n->outermost);
-    assert_int_equal(prof_stats_hist(c, &n->st, ticks), 0);
+    assert_int_equal(prof_stats_hist(c, &n->st, ticks, 0), 0);
 }
 
 /* The summary row has the columns of docs/FORMAT.md 1.4, histogram as bucket:count pairs, then
