@@ -359,24 +359,6 @@ __attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void
     return idx;
 }
 
-/* The node of a frame, or of the root at depth 0, without the fold mark (the node a child of
-   the frame hangs under). */
-static inline struct prof_node *node_above(struct prof_thread *t, uint32_t d)
-{
-    struct prof_node *p = d ? t->stack[d - 1].node : &t->summary.cct.root;
-    return (struct prof_node *)((uintptr_t)p & ~(uintptr_t)1);
-}
-
-/* The calling context of a region at depth d with id index idx: the node found or added below
-   the frame above, or that frame's own node, marked, to fold into when none is left. */
-static inline __attribute__((always_inline)) struct prof_node *node_for(struct prof_thread *t,
-                                                                        uint32_t d, uint32_t idx)
-{
-    struct prof_node *parent = node_above(t, d);
-    struct prof_node *n = prof_cct_child(&t->summary.cct, parent, idx, t->summary.canon);
-    return PROF_LIKELY(n != NULL) ? n : (struct prof_node *)((uintptr_t)parent | 1);
-}
-
 /* Past PROFILER_MAX_EVENTS, the first event: the regions open at the cap get their nodes, so
    the instances counted from now on keep their paths; their own instances are in the event
    stream. */
@@ -386,7 +368,7 @@ static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
         t->summary.stream_depth < PROF_MAX_DEPTH ? t->summary.stream_depth : PROF_MAX_DEPTH;
     for (uint32_t d = 0; d < n; d++) {
         struct prof_frame *f = &t->stack[d];
-        f->node = node_for(t, d, f->idx);
+        f->node = prof_node_for(t, d, f->idx);
         f->child = 0; /* from now on: the time of its children counted in summary mode */
     }
     t->summary.start_limit = PROF_MAX_DEPTH;
@@ -416,32 +398,23 @@ static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, u
     prof_record_exit(t, now);
 }
 
-/* Summary mode: push the region in its calling context; counted when it stops. */
-__attribute__((noinline)) void prof_summary_start(struct prof_thread *t, const void *id,
-                                                  const struct prof_fn *fn, uint32_t idx,
-                                                  uint32_t d, uintptr_t where)
+/* Summary mode's start at a depth from start_limit on: past PROFILER_MAX_EVENTS, its first
+   event (the regions open at the cap get their nodes), or past PROF_MAX_DEPTH (not counted). */
+__attribute__((noinline, cold)) void prof_summary_start_slow(struct prof_thread *t, const void *id,
+                                                             const struct prof_fn *fn, uint32_t idx,
+                                                             uint32_t d, uintptr_t where)
 {
-    if (PROF_UNLIKELY(d >= t->summary.start_limit)) {
-        if (t->summary.start_limit == 0)
-            stream_setup(t);
-        if (d >= PROF_MAX_DEPTH) {
-            PROF_STORE(t->depth_limit, t->depth_limit + 1);
-            return;
-        }
+    if (t->summary.start_limit == 0)
+        stream_setup(t);
+    if (d >= PROF_MAX_DEPTH) {
+        PROF_STORE(t->depth_limit, t->depth_limit + 1);
+        return;
     }
-    struct prof_frame *f = &t->stack[d];
-    f->node = node_for(t, d, idx);
-    f->id = id;
-    f->fn = fn;
-    f->idx = idx;
-    f->serial = ++t->serial;
-    f->child = 0;
-    f->where = where;
-    f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
+    prof_summary_start(t, id, fn, idx, d, where);
 }
 
 /* Summary mode: apply the queued histogram updates (owner thread; locked: t->lock held). */
-static __attribute__((noinline)) void apply_pending(struct prof_thread *t, int locked)
+__attribute__((noinline)) void prof_summary_apply(struct prof_thread *t, int locked)
 {
     for (uint32_t i = 0; i < t->summary.npending; i++)
         prof_stats_hist(&t->summary.cct, &t->summary.pending[i].node->st,
@@ -449,40 +422,17 @@ static __attribute__((noinline)) void apply_pending(struct prof_thread *t, int l
     t->summary.npending = 0;
 }
 
-/* Summary mode: a stop of an instance folded into its parent's node (PROFILER_MAX_NODES): its
-   own time stays in the parent's self time, its children's goes to the parent's children. */
-static __attribute__((noinline, cold)) void folded_stop(struct prof_thread *t, uint32_t d)
+/* Summary mode's stop of a frame past PROF_MAX_DEPTH (never counted), of one open at
+   PROFILER_MAX_EVENTS (it ends in the event stream), or of an instance folded into its parent's
+   node (PROFILER_MAX_NODES: its own time stays in the parent's self time, its children's goes
+   to the parent's children). */
+__attribute__((noinline, cold)) void prof_summary_stop_slow(struct prof_thread *t, uint32_t d,
+                                                            uint64_t now)
 {
-    if (d > 0)
-        t->stack[d - 1].child += t->stack[d].child;
-}
-
-/* Summary mode: close the innermost region at time now. */
-__attribute__((noinline)) void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now)
-{
-    if (PROF_UNLIKELY(d < t->summary.stream_depth)) {
+    if (d < t->summary.stream_depth)
         stream_stop(t, d, now);
-        return;
-    }
-    if (d >= PROF_MAX_DEPTH)
-        return;
-    struct prof_frame *f = &t->stack[d];
-    struct prof_node *n = f->node;
-    if (PROF_UNLIKELY((uintptr_t)n & 1)) {
-        folded_stop(t, d);
-        return;
-    }
-    uint64_t ticks = now > f->start ? now - f->start : 0;
-    uint64_t self_ticks = ticks > f->child ? ticks - f->child : 0;
-    if (d > 0)
-        t->stack[d - 1].child += ticks;
-    prof_stats_count(&n->st, ticks, self_ticks, n->outermost);
-    uint32_t k = t->summary.npending;
-    t->summary.pending[k].node = n;
-    t->summary.pending[k].ticks = ticks;
-    t->summary.npending = k + 1;
-    if (PROF_UNLIKELY(k + 1 == PROF_PENDING))
-        apply_pending(t, 0);
+    else if (d < PROF_MAX_DEPTH && d > 0)
+        t->stack[d - 1].child += t->stack[d].child;
 }
 
 /* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
@@ -541,7 +491,7 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
     /* Only the owner may apply its queue; another thread's last few calls (fewer than
        PROF_PENDING) then miss the histogram but not the other columns. */
     if (t == prof_self)
-        apply_pending(t, 1);
+        prof_summary_apply(t, 1);
     int err = write_ids(t);
     if (err)
         return err;
@@ -787,7 +737,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         f->child = 0;
         t->depth = d + 1;
         if (t->mode == PROF_MODE_SUMMARY)
-            f->node = node_for(t, d, idx);
+            f->node = prof_node_for(t, d, idx);
         else
             prof_put_enter(t, idx, run->base_ticks);
     }

@@ -246,11 +246,75 @@ int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t 
 
 /* A key seen for the first time on this thread; fn is NULL for a region id text. */
 uint32_t prof_id_add(struct prof_thread *t, const void *key, const struct prof_fn *fn);
-/* Summary mode: push a region or function at depth d (counted when it stops). */
-void prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *fn,
-                        uint32_t idx, uint32_t d, uintptr_t where);
+/* The cold halves of prof_summary_start and prof_summary_stop (thread.c), and the batch of
+   histogram updates (locked: t->lock held). */
+void prof_summary_start_slow(struct prof_thread *t, const void *id, const struct prof_fn *fn,
+                             uint32_t idx, uint32_t d, uintptr_t where);
+void prof_summary_stop_slow(struct prof_thread *t, uint32_t d, uint64_t now);
+void prof_summary_apply(struct prof_thread *t, int locked);
+
+/* The node of the frame at depth d - 1, or the root at depth 0, without the fold mark: the
+   node a child at depth d hangs under. */
+static inline struct prof_node *prof_node_above(struct prof_thread *t, uint32_t d)
+{
+    struct prof_node *p = d ? t->stack[d - 1].node : &t->summary.cct.root;
+    return (struct prof_node *)((uintptr_t)p & ~(uintptr_t)1);
+}
+
+/* The calling context of a region at depth d with id index idx: the node found or added below
+   the frame above, or that frame's own node, marked, to fold into when none is left. */
+static inline __attribute__((always_inline)) struct prof_node *
+prof_node_for(struct prof_thread *t, uint32_t d, uint32_t idx)
+{
+    struct prof_node *parent = prof_node_above(t, d);
+    struct prof_node *n = prof_cct_child(&t->summary.cct, parent, idx, t->summary.canon);
+    return PROF_LIKELY(n != NULL) ? n : (struct prof_node *)((uintptr_t)parent | 1);
+}
+
+/* Summary mode: push a region or function at depth d in its calling context (counted when it
+   stops). Inline, as the events mode's records are: the hot path makes no call. */
+static inline __attribute__((always_inline)) void
+prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *fn, uint32_t idx,
+                   uint32_t d, uintptr_t where)
+{
+    if (PROF_UNLIKELY(d >= t->summary.start_limit)) {
+        prof_summary_start_slow(t, id, fn, idx, d, where);
+        return;
+    }
+    struct prof_frame *f = &t->stack[d];
+    f->node = prof_node_for(t, d, idx);
+    f->id = id;
+    f->fn = fn;
+    f->idx = idx;
+    f->serial = ++t->serial;
+    f->child = 0;
+    f->where = where;
+    f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
+}
+
 /* Summary mode: close the frame at depth d at time now. */
-void prof_summary_stop(struct prof_thread *t, uint32_t d, uint64_t now);
+static inline __attribute__((always_inline)) void prof_summary_stop(struct prof_thread *t,
+                                                                    uint32_t d, uint64_t now)
+{
+    struct prof_frame *f = &t->stack[d];
+    if (PROF_UNLIKELY(d < t->summary.stream_depth || d >= PROF_MAX_DEPTH ||
+                      ((uintptr_t)f->node & 1))) {
+        prof_summary_stop_slow(t, d, now);
+        return;
+    }
+    struct prof_node *n = f->node;
+    uint64_t ticks = now > f->start ? now - f->start : 0;
+    uint64_t self_ticks = ticks > f->child ? ticks - f->child : 0;
+    if (d > 0)
+        t->stack[d - 1].child += ticks;
+    prof_stats_count(&n->st, ticks, self_ticks, n->outermost);
+    uint32_t k = t->summary.npending;
+    t->summary.pending[k].node = n;
+    t->summary.pending[k].ticks = ticks;
+    t->summary.npending = k + 1;
+    if (PROF_UNLIKELY(k + 1 == PROF_PENDING))
+        prof_summary_apply(t, 0);
+}
 /* Write the buffer (full, or its flush deadline passed) and start it again. */
 void prof_thread_flush(struct prof_thread *t);
 /* Summary mode: write a snapshot of the statistics (the flush deadline passed). */
