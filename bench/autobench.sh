@@ -49,9 +49,9 @@ while [ $round -lt "$REPS" ]; do
     once_ns "$WORK/ch-plain" "$N" >> "$WORK/t-plain"
     once_ns "$WORK/ch-empty" "$N" >> "$WORK/t-empty"
     once_ns "$WORK/ch-pg" "$N" >> "$WORK/t-pg"
-    once_ns "$WORK/ch-auto" "$N" >> "$WORK/t-ours"
-    once_ns "$WORK/ch-auto-static" "$N" >> "$WORK/t-ours_static"
-    once_ns env PROFILER_MODE=summary "$WORK/ch-auto" "$N" >> "$WORK/t-summary"
+    once_ns env PROFILER_MODE=events "$WORK/ch-auto" "$N" >> "$WORK/t-ours"
+    once_ns env PROFILER_MODE=events "$WORK/ch-auto-static" "$N" >> "$WORK/t-ours_static"
+    once_ns "$WORK/ch-auto" "$N" >> "$WORK/t-summary" # libprofreport-auto's default
     once_ns env PROFILER_EXCLUDE=fib "$WORK/ch-auto" "$N" >> "$WORK/t-skip"
     once_ns env PROFILER_EXCLUDE=fib "$WORK/ch-auto-static" "$N" >> "$WORK/t-skip_static"
     [ $HAVE_UFTRACE = 1 ] &&
@@ -76,17 +76,25 @@ OURS=$(med ours)
 OURS_S=$(med ours_static)
 report "profreport-auto, events (shared)" "$OURS"
 report "profreport-auto, events (static)" "$OURS_S"
-report "profreport-auto, summary (shared)" "$(med summary)"
+SUMMARY=$(med summary)
+report "profreport-auto, summary (shared, default)" "$SUMMARY"
 report "profreport-auto, fib filtered out (shared)" "$(med skip)"
 report "profreport-auto, fib filtered out (static)" "$(med skip_static)"
 
-# Whole process, events mode: recording plus the merge into the run file at exit.
-start=$(date +%s%N)
-(cd "$WORK" && PROFILER_DIR="$RUNS" "$WORK/ch-auto" "$N" >/dev/null)
-end=$(date +%s%N)
-awk -v w="$((end - start))" -v c="$CALLS" -v s="$(du -sb "$RUNS" | cut -f1)" \
-    'BEGIN {printf "events mode, whole process: %.0f ms wall for %d calls (run file %.0f MB)\n", w/1e6, c, s/1e6}'
-rm -rf "$RUNS"
+awk -v s="$SUMMARY" -v e="$OURS" -v p="$PLAIN" 'BEGIN {
+    r = (s - p) / (e - p);
+    printf "summary / events overhead per call: %.2fx (target <= 1.00x): %s\n", r,
+        (r <= 1.0 ? "PASS" : "MISS") }'
+
+# Whole process in each mode: recording plus the run file at exit.
+for mode in events summary; do
+    start=$(date +%s%N)
+    (cd "$WORK" && PROFILER_MODE=$mode PROFILER_DIR="$RUNS" "$WORK/ch-auto" "$N" >/dev/null)
+    end=$(date +%s%N)
+    awk -v m="$mode" -v w="$((end - start))" -v c="$CALLS" -v s="$(du -sb "$RUNS" | cut -f1)" \
+        'BEGIN {printf "%s mode, whole process: %.0f ms wall for %d calls (run file %.3g MB)\n", m, w/1e6, c, s/1e6}'
+    rm -rf "$RUNS"
+done
 
 if [ $HAVE_UFTRACE = 1 ]; then
     UF=$(med uftrace)

@@ -44,7 +44,7 @@ static inline uint64_t timer_read(void)
 #define DEFAULT_PAIRS 20000000ull
 #define DEFAULT_REPS 5
 #define TARGET_EVENTS 1.30
-#define TARGET_SUMMARY 1.15
+#define TARGET_SUMMARY 1.10 /* issue 12: summary must be the cheap mode */
 #define NAIVE_DEPTH 64
 /* Pairs per block: the baseline and the measured loop alternate in blocks of this size. */
 #define BLOCK_PAIRS 100000u

@@ -98,9 +98,13 @@ static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64
         __atomic_store_n(&s->min, ticks, __ATOMIC_RELAXED);
     if (ticks > s->max)
         __atomic_store_n(&s->max, ticks, __ATOMIC_RELAXED);
-    if (outermost)
-        __atomic_store_n(&s->outer, s->outer + ticks, __ATOMIC_RELAXED);
-    double sq = s->sumsq + (double)ticks * (double)ticks;
+    /* Without a branch: a recursive path's instances alternate with outer ones in a loop. */
+    __atomic_store_n(&s->outer, s->outer + (ticks & -(uint64_t)(outermost != 0)),
+                     __ATOMIC_RELAXED);
+    /* A signed conversion is one instruction (an unsigned one, several on x86-64); ticks of one
+       instance stay far below 2^63. */
+    double t = (double)(int64_t)ticks;
+    double sq = s->sumsq + t * t;
     __atomic_store(&s->sumsq, &sq, __ATOMIC_RELAXED);
 }
 
