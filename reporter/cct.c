@@ -228,14 +228,15 @@ uint32_t cct_child(struct cct *t, uint32_t parent, const char *s, size_t n)
     return i;
 }
 
-/* Account calls and times to a child of parent. */
-void cct_add(struct cct *t, uint32_t parent, const char *name, size_t n, uint64_t calls,
-             double total_ns, double self_ns)
+/* Account calls and times to a child of parent; returns the child. */
+uint32_t cct_add(struct cct *t, uint32_t parent, const char *name, size_t n, uint64_t calls,
+                 double total_ns, double self_ns)
 {
     uint32_t i = cct_child(t, parent, name, n);
     t->nodes[i].calls += calls;
     t->nodes[i].total_ns += total_ns;
     t->nodes[i].self_ns += self_ns;
+    return i;
 }
 
 /* Start a thread's rows. */

@@ -81,9 +81,10 @@ void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, 
                              double total_ns, double self_ns);
 /* End the thread: subtrees whose caller's row never came become children of under. */
 void cct_stream_end(struct cct_stream *s);
-/* Account calls and times to the child of parent named s[0..n) (summary-mode and seed rows). */
-void cct_add(struct cct *t, uint32_t parent, const char *name, size_t n, uint64_t calls,
-             double total_ns, double self_ns);
+/* Account calls and times to the child of parent named s[0..n) (summary-mode rows), created
+   on first sight; returns that child. */
+uint32_t cct_add(struct cct *t, uint32_t parent, const char *name, size_t n, uint64_t calls,
+                 double total_ns, double self_ns);
 
 /*
  * Visit the nodes below from (not from itself) depth first, siblings in byte order of their

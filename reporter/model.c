@@ -176,12 +176,22 @@ static void paths_event(struct model_paths *p, size_t run, enum run_kind kind,
                             self_ns);
 }
 
-/* A summary row: no paths, so the region counts as a root of the tree. */
-static void paths_summary(struct model_paths *p, const struct prof_summary_rec *s, double k)
+/*
+ * A summary row's calling context; returns its tree node. A version 3 row (node set) goes
+ * under its parent row's node, under (the root for a top-level one), with its calls, inclusive
+ * and self time, as an events row would; its Calls may be 0, and the node is still there for
+ * its children. A version 1 or 2 row has no path: its region counts as a root of the tree,
+ * with its Outer time, so that a recursive region's inner calls do not count again.
+ */
+static uint32_t paths_summary(struct model_paths *p, const struct prof_summary_rec *s, double k,
+                              uint32_t under)
 {
     paths_stop(p);
-    cct_add(&p->tree, p->tree.root, s->region, s->region_len, s->calls, (double)s->outer * k,
-            (double)s->self * k);
+    if (!s->node)
+        return cct_add(&p->tree, p->tree.root, s->region, s->region_len, s->calls,
+                       (double)s->outer * k, (double)s->self * k);
+    return cct_add(&p->tree, under, s->region, s->region_len, s->calls, (double)s->ticks * k,
+                   (double)s->self * k);
 }
 
 /* Whether a region id is reported, given --include and --exclude. */
@@ -362,6 +372,16 @@ struct ingest {
     struct busy_pending *pending; /* per thread of the run, in m->threads order: busy_row */
     size_t npending;
     size_t thread_base; /* the run's first thread in m->threads */
+    /* The calling-context nodes of the thread whose version 3 summary rows are being read
+       (FORMAT.md 1.4), in increasing node order: each one's region, and its node in the
+       call-path tree (CCT_NONE when the tree is not kept). A thread's rows come together. */
+    struct node_map {
+        int open;
+        unsigned thread;
+        uint32_t *node, *cct;
+        size_t *region;
+        size_t n, cap;
+    } nodes;
 };
 
 /*
@@ -644,7 +664,66 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
     x->self_ns += self;
 }
 
-/* One summary-table row: a thread's whole account of a region. */
+/* The place of node in the map, or SIZE_MAX (its nodes increase: bisection). */
+static size_t node_find(const struct node_map *x, uint32_t node)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->node[mid] < node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->n && x->node[lo] == node ? lo : SIZE_MAX;
+}
+
+/*
+ * Place a version 3 summary row among its thread's nodes: *caller becomes its parent row's
+ * region (SIZE_MAX at the top level) and *under its parent's tree node (the root at the top
+ * level). A row of another thread, or one not above the last node (the summary section after
+ * the table), starts the map afresh. The reader hands on a row only after its parent's; a
+ * parent not found all the same makes the row a top-level one.
+ */
+static void node_parent(struct ingest *in, const struct prof_summary_rec *s, size_t *caller,
+                        uint32_t *under)
+{
+    struct node_map *x = &in->nodes;
+    if (!x->open || x->thread != s->thread || (x->n && s->node <= x->node[x->n - 1])) {
+        x->open = 1;
+        x->thread = s->thread;
+        x->n = 0;
+    }
+    *caller = SIZE_MAX;
+    *under = in->m->paths ? in->m->paths->tree.root : CCT_NONE;
+    size_t at = s->parent ? node_find(x, s->parent) : SIZE_MAX;
+    if (at != SIZE_MAX) {
+        *caller = x->region[at];
+        *under = x->cct[at];
+    }
+}
+
+/* Remember a version 3 row's node: its region and tree node, for its children's rows. */
+static void node_add(struct node_map *x, uint32_t node, size_t region, uint32_t cct)
+{
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 64;
+        x->node = xrealloc(x->node, x->cap * sizeof *x->node);
+        x->cct = xrealloc(x->cct, x->cap * sizeof *x->cct);
+        x->region = xrealloc(x->region, x->cap * sizeof *x->region);
+    }
+    x->node[x->n] = node;
+    x->region[x->n] = region;
+    x->cct[x->n] = cct;
+    x->n++;
+}
+
+/*
+ * One summary row. Version 1 or 2 (node 0): a thread's whole account of a region. Version 3:
+ * one calling context of a thread; a region's account is the sum of its rows (FORMAT.md 1.4),
+ * which is what adding each row to it gives, and each row with calls is the edge from its
+ * parent row's region, as an events row is from its Parent.
+ */
 static void on_summary(void *ctx, const struct prof_summary_rec *s)
 {
     struct ingest *in = ctx;
@@ -657,16 +736,24 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     m->events += s->calls;
     t->events += s->calls;
     m->self_total_ns += (double)s->self * k;
-    if (m->runs[in->run].kind == RUN_EVENTS) {
-        /* The summary section of an events run: the instances past PROFILER_MAX_EVENTS. */
+    if (m->runs[in->run].kind == RUN_EVENTS || s->node) {
+        /* The summary section of an events run (the instances past PROFILER_MAX_EVENTS), or
+           a version 3 summary table: a thread's self time over its rows adds up to the time
+           of its top-level instances (FORMAT.md 1.6), its busy time. */
         struct busy_pending *p = pending_of(in, t);
         p->self += (double)s->self * k;
         p->capped = 1;
     }
     if (m->sink && m->sink->summary)
         m->sink->summary(m->sink->ctx, m, in->run, t, s, k);
+    size_t caller = SIZE_MAX;
+    uint32_t under = CCT_NONE, node = CCT_NONE;
+    if (s->node)
+        node_parent(in, s, &caller, &under);
     if (m->paths)
-        paths_summary(m->paths, s, k);
+        node = paths_summary(m->paths, s, k, under);
+    if (s->node)
+        node_add(&in->nodes, s->node, ri, node);
     if (r->excluded || s->calls == 0)
         return;
     dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k, (double)s->min * k,
@@ -686,6 +773,12 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     r->key_sum[t->key] += (double)s->ticks * k;
     r->key_self[t->key] += (double)s->self * k;
     r->key_calls[t->key] += s->calls;
+    if (!s->node || (caller != SIZE_MAX && m->regions[caller].excluded))
+        return;
+    struct edge *x = edge_get(m, caller, ri);
+    x->calls += s->calls;
+    x->total_ns += (double)s->ticks * k;
+    x->self_ns += (double)s->self * k;
 }
 
 /* One row of the memory section: kept as it is, text repaired. */
@@ -747,7 +840,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     run->file = utf8_repair(name, strlen(name));
     run->complete = 1;
     run->recovered = recovered;
-    struct ingest in = {m, m->nruns, name, 1, NULL, 0, 0, 0, 0, 0, "", NULL, 0, NULL, 0, 0};
+    struct ingest in = {.m = m, .run = m->nruns, .name = name, .ns_per_tick = 1, .names = ""};
     in.thread_base = m->nthreads;
     m->nruns++;
     size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
@@ -759,6 +852,9 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     enum run_status st = read(src, &h, &why, &line);
     busy_finish(&in);
     free(in.thread_of);
+    free(in.nodes.node);
+    free(in.nodes.cct);
+    free(in.nodes.region);
     attach_locations(&in);
     run = &m->runs[m->nruns - 1];
     if (st == RUNFILE_SKIPPED || st == RUNFILE_IO_ERROR) {

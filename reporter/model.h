@@ -59,7 +59,8 @@ struct region {
     size_t key_cap;
 };
 
-/* Caller -> callee, exact (from the Parent column). caller is SIZE_MAX for top-level calls. */
+/* Caller -> callee, exact (from the Parent column of events rows and version 3 summary rows).
+   caller is SIZE_MAX for top-level calls. */
 struct edge {
     size_t caller, callee;
     uint64_t calls;
@@ -102,8 +103,9 @@ struct model_sink {
 
 /*
  * The calling-context tree of every row read (model_keep_paths), --include/--exclude
- * notwithstanding: events rows through their Depth and end order, summary-mode and seed rows
- * as top-level paths. The stream of the thread being read is closed at the end of each run.
+ * notwithstanding: events rows through their Depth and end order, version 3 summary rows under
+ * their Parent's node, version 1 and 2 summary rows and seed rows as top-level paths. The
+ * stream of the thread being read is closed at the end of each run.
  */
 struct model_paths {
     struct cct tree;

@@ -77,6 +77,18 @@ struct runfile {
 
     locale_t c_locale; /* SumSquares is read in the C locale whatever LC_NUMERIC says */
 
+    /* Version 3 summary rows (the table, or a section, which numbers its nodes afresh): the
+       thread whose rows are being read, the Node its next row must have, the nodes of it
+       handed on (increasing, so found by bisection: a row whose parent was skipped is skipped
+       too), and the threads whose rows are over (a thread's rows are contiguous). */
+    int path_open;
+    unsigned path_thread;
+    uint64_t path_next;
+    uint32_t *path_nodes;
+    size_t path_n, path_cap;
+    unsigned *path_done; /* sorted */
+    size_t path_ndone, path_done_cap;
+
     int stop; /* the outcome is decided: ignore further callbacks */
     enum run_status status;
     struct rep_error *why; /* the reason of RUNFILE_SKIPPED or RUNFILE_IO_ERROR */
@@ -374,7 +386,108 @@ static int field_hist(struct runfile *r, size_t i, size_t *nhist)
     return 0;
 }
 
-/* Handle one row of a summary table (FORMAT.md 1.4). */
+/* The columns a summary header must start with in this file's version: Node and Parent from
+   version 3 on (FORMAT.md 1.4). */
+static size_t summary_columns(const struct runfile *r)
+{
+    return r->version >= PROF_RUN_VERSION_PATHS ? PROF_SU_N : PROF_SU_N_FLAT;
+}
+
+/* A new table of summary rows starts (the summary section numbers its nodes afresh). */
+static void path_reset(struct runfile *r)
+{
+    r->path_open = 0;
+    r->path_n = 0;
+    r->path_ndone = 0;
+}
+
+/* Where thread n is, or would go, in the sorted path_done. */
+static size_t done_slot(const struct runfile *r, unsigned n)
+{
+    size_t lo = 0, hi = r->path_ndone;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->path_done[mid] < n)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether node is one of the current thread's nodes handed on (path_nodes increases). */
+static int path_has(const struct runfile *r, uint32_t node)
+{
+    size_t lo = 0, hi = r->path_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->path_nodes[mid] < node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->path_n && r->path_nodes[lo] == node;
+}
+
+/*
+ * Place a version 3 row in its thread's calling-context tree (FORMAT.md 1.4): its Node follows
+ * the thread's previous row's, its Parent is 0 or an earlier node of the thread that was read,
+ * and the thread's rows are not interleaved with another's. Reports and returns -1 when the row
+ * does not fit, so that a handler only ever sees a row under a parent it was given. A row
+ * out of sequence is skipped and the next one is checked against it, so one duplicated or
+ * missing row is one problem, not one per row after it.
+ */
+static int summary_path(struct runfile *r, struct prof_summary_rec *s)
+{
+    const char *const *col = summary_header;
+    if (!r->path_open || s->thread != r->path_thread) {
+        size_t k = done_slot(r, s->thread);
+        if (k < r->path_ndone && r->path_done[k] == s->thread) {
+            problem(r, r->rec_line,
+                    "thread %u: its rows are not together (rows of thread %u came between)",
+                    s->thread, r->path_thread);
+            return -1;
+        }
+        if (r->path_open) {
+            /* The thread being read is over: remember it, sorted. */
+            size_t at = done_slot(r, r->path_thread);
+            r->path_done =
+                xgrow_zeroed(r->path_done, &r->path_done_cap, r->path_ndone, sizeof *r->path_done);
+            memmove(r->path_done + at + 1, r->path_done + at,
+                    (r->path_ndone - at) * sizeof *r->path_done);
+            r->path_done[at] = r->path_thread;
+            r->path_ndone++;
+        }
+        r->path_open = 1;
+        r->path_thread = s->thread;
+        r->path_next = 1;
+        r->path_n = 0;
+    }
+    uint64_t want = r->path_next++;
+    if (field_uint(r, PROF_SU_NODE, col[PROF_SU_NODE], &s->node) != 0)
+        return -1;
+    r->path_next = (uint64_t)s->node + 1;
+    if (s->node != want) {
+        problem(r, r->rec_line,
+                "column Node: %u, expected %llu (a thread's nodes are 1, 2, 3, ... in row order)",
+                s->node, (unsigned long long)want);
+        return -1;
+    }
+    if (field_uint(r, PROF_SU_PARENT, col[PROF_SU_PARENT], &s->parent) != 0)
+        return -1;
+    if (s->parent >= s->node) {
+        problem(r, r->rec_line, "column Parent: %u is not below Node %u", s->parent, s->node);
+        return -1;
+    }
+    if (s->parent != 0 && !path_has(r, s->parent)) {
+        problem(r, r->rec_line, "column Parent: node %u of thread %u was skipped", s->parent,
+                s->thread);
+        return -1;
+    }
+    return 0;
+}
+
+/* Handle one row of a summary table (FORMAT.md 1.4), or of the summary section (1.6). */
 static void summary_row(struct runfile *r)
 {
     struct prof_summary_rec s = {0};
@@ -383,8 +496,12 @@ static void summary_row(struct runfile *r)
         return;
     s.region = r->rbuf + r->foff[PROF_SU_REGION];
     s.region_len = r->flen[PROF_SU_REGION];
-    if (field_uint(r, PROF_SU_THREAD, col[PROF_SU_THREAD], &s.thread) != 0 ||
-        field_u64(r, PROF_SU_CALLS, col[PROF_SU_CALLS], &s.calls) != 0 ||
+    if (field_uint(r, PROF_SU_THREAD, col[PROF_SU_THREAD], &s.thread) != 0)
+        return;
+    int paths = r->version >= PROF_RUN_VERSION_PATHS;
+    if (paths && summary_path(r, &s) != 0)
+        return;
+    if (field_u64(r, PROF_SU_CALLS, col[PROF_SU_CALLS], &s.calls) != 0 ||
         field_u64(r, PROF_SU_TICKS, col[PROF_SU_TICKS], &s.ticks) != 0 ||
         field_u64(r, PROF_SU_SELF, col[PROF_SU_SELF], &s.self) != 0 ||
         field_u64(r, PROF_SU_MIN, col[PROF_SU_MIN], &s.min) != 0 ||
@@ -395,6 +512,10 @@ static void summary_row(struct runfile *r)
         return;
     s.hist_bucket = r->hist_bucket;
     s.hist_count = r->hist_count;
+    if (paths) {
+        r->path_nodes = xgrow_zeroed(r->path_nodes, &r->path_cap, r->path_n, sizeof *r->path_nodes);
+        r->path_nodes[r->path_n++] = s.node;
+    }
     if (r->h->summary)
         r->h->summary(r->h->ctx, &s);
 }
@@ -479,6 +600,7 @@ static int section_record(struct runfile *r)
     } else if (field_is(r, 1, PROF_SUMMARY_SECTION) && r->kind == RUN_EVENTS &&
                (r->state == ST_ROWS || r->state == ST_MEM_ROWS)) {
         r->state = ST_SUM_HEAD;
+        path_reset(r);
     } else {
         problem(r, r->rec_line, "unknown section %s: skipped",
                 show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
@@ -491,7 +613,7 @@ static int section_record(struct runfile *r)
 static void table_header(struct runfile *r)
 {
     const char *const *want = r->kind == RUN_EVENTS ? event_header : summary_header;
-    size_t nwant = r->kind == RUN_EVENTS ? PROF_EV_N : PROF_SU_N;
+    size_t nwant = r->kind == RUN_EVENTS ? PROF_EV_N : summary_columns(r);
     const char *mode = r->kind == RUN_EVENTS ? "events" : "summary";
     char v[96];
     for (size_t i = 0; i < nwant; i++) {
@@ -627,8 +749,8 @@ static void handle_record(struct runfile *r, int c)
             section_header_record(r, memory_header, PROF_ME_N, "the memory header",
                                   "memory section", ST_MEM_ROWS);
         else if (r->state == ST_SUM_HEAD)
-            section_header_record(r, summary_header, PROF_SU_N, "the summary section's header",
-                                  "section", ST_SUM_ROWS);
+            section_header_record(r, summary_header, summary_columns(r),
+                                  "the summary section's header", "section", ST_SUM_ROWS);
         else if (r->state == ST_SUM_ROWS)
             summary_row(r);
         else if (r->state == ST_MEM_ROWS)
@@ -905,6 +1027,8 @@ enum run_status runfile_parse(FILE *f, const char *name, const struct run_handle
     free(r.fptr);
     free(r.hist_bucket);
     free(r.hist_count);
+    free(r.path_nodes);
+    free(r.path_done);
     if (line)
         *line = r.status == RUNFILE_SKIPPED || r.status == RUNFILE_IO_ERROR ? r.why_line : 0;
     return r.status;

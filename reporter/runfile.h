@@ -30,6 +30,11 @@ enum run_kind {
  * pairs of FORMAT.md 1.4). From a run file, region_id and parent_id are 0 and ticks and self
  * are 0 when the region never stopped. Strings point into the parser's buffers, valid during
  * the callback, and have a NUL at [len] (they may also hold NULs before it).
+ *
+ * A version 3 summary row (node >= 1) is handed on only when it fits its thread's tree: its
+ * thread's rows come together, its node is above the thread's previous one, and its parent is
+ * 0 or a node handed on before it for the same thread and table (a part's records always fit).
+ * Version 1 and 2 rows have node and parent 0.
  */
 
 /*

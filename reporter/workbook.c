@@ -399,7 +399,8 @@ static void sheet_call_tree(struct book *b)
     size_t nh = put_table(b, ws, TABLE_CALLTREE, &n);
     if (n == 0)
         put_str(b, ws, 1, 0,
-                m->nedges ? "no edges" : "no caller information (seed-form or summary runs)",
+                m->nedges ? "no edges"
+                          : "no caller information (seed-form or format 1-2 summary runs)",
                 b->f.note);
     else
         worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(nh - 1));
@@ -519,7 +520,7 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         free(region);
     }
     if (shown == 0) {
-        put_str(b, ws, 1, 0, "no call paths (no events-mode rows with time)", b->f.note);
+        put_str(b, ws, 1, 0, "no call paths (no rows with self time)", b->f.note);
     } else {
         size_t top = shown < b->ri->top ? shown : b->ri->top;
         if (top > 15)
@@ -1085,12 +1086,14 @@ static void sheet_about(struct book *b)
                     "base of Total %). Below: "
                     "total and self time of each region per thread name (threads of the same "
                     "name in different runs add up)."},
-        {"Call tree", "Exact caller -> callee edges from the Parent column: calls, total and "
-                      "self time of the callee when called from that caller."},
+        {"Call tree", "Exact caller -> callee edges from the Parent column (of events rows, and "
+                      "of format 3 summary rows): calls, total and self time of the callee "
+                      "when called from that caller."},
         {"Call paths", "Whole calling contexts (outermost > ... > innermost, merged over threads "
                        "and runs) with the most self time, and a chart of the heaviest: where "
                        "the time is spent and through which callers. Built from each row's "
-                       "Depth and end order; summary-mode rows count as top-level paths."},
+                       "Depth and end order, or from format 3 summary rows' Node and Parent; "
+                       "format 1-2 summary rows count as top-level paths."},
         {"Memory", "Only when a run used memory checks. Largest leak sites over all runs, with a "
                    "chart; then per run the findings: leak (allocated, never freed), "
                    "double-free (refused, so the program ran on), unknown-free (a pointer never "

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
@@ -165,6 +166,189 @@ static void call_paths_merge_threads_and_runs(void **state)
     model_release(&m);
 }
 
+/* The index of the region named s, or SIZE_MAX. */
+static size_t region_named(const struct model *m, const char *s)
+{
+    for (size_t i = 0; i < m->nregions; i++)
+        if (strcmp(m->regions[i].name, s) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The edge caller -> callee (caller NULL: the thread's top level), or NULL. */
+static const struct edge *edge_named(const struct model *m, const char *caller, const char *callee)
+{
+    size_t from = caller ? region_named(m, caller) : SIZE_MAX, to = region_named(m, callee);
+    for (size_t i = 0; i < m->nedges; i++)
+        if (m->edges[i].caller == from && m->edges[i].callee == to)
+            return &m->edges[i];
+    return NULL;
+}
+
+/* The node at the end of a path of names from the root ("main", "parse", NULL), or CCT_NONE. */
+static uint32_t path_node(const struct cct *t, const char *const *names)
+{
+    uint32_t n = t->root;
+    for (; *names && n != CCT_NONE; names++)
+        n = child_named(t, n, *names);
+    return n;
+}
+
+/* One region's calls, total and self time (ns) in a calling-context node. */
+static void check_node(const struct cct *t, const char *const *names, uint64_t calls, double total,
+                       double self)
+{
+    uint32_t n = path_node(t, names);
+    assert_int_not_equal(n, CCT_NONE);
+    assert_int_equal(t->nodes[n].calls, calls);
+    assert_true(t->nodes[n].total_ns == total);
+    assert_true(t->nodes[n].self_ns == self);
+}
+
+/* An edge's calls, total and self time (ns). */
+static void check_edge(const struct model *m, const char *caller, const char *callee,
+                       uint64_t calls, double total, double self)
+{
+    const struct edge *e = edge_named(m, caller, callee);
+    assert_non_null(e);
+    assert_int_equal(e->calls, calls);
+    assert_true(e->total_ns == total);
+    assert_true(e->self_ns == self);
+}
+
+#define PATH(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Version 3 summary rows (1 tick = 1 ns). Thread 1: main > {parse > token, token, a > b > a};
+   thread 2: idle (never stopped) > token. */
+static const char v3_summary[] =
+    "Frequency,1000000000\nFormat,profreport-run,3\nMode,summary\n"
+    "Thread,1,10,main,exited\nThread,2,11,pool,exited\n"
+    "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent\n"
+    "main,1,1,100,40,100,100,10000,100,,1,0\n"
+    "parse,1,2,40,30,15,25,850,40,,2,1\n"
+    "token,1,5,10,10,2,2,20,10,2:5,3,2\n"
+    "token,1,3,6,6,1,3,14,6,1:1;2:1;3:1,4,1\n"
+    "a,1,1,14,4,14,14,196,14,,5,1\n"
+    "b,1,1,10,5,10,10,100,10,,6,5\n"
+    "a,1,1,5,5,5,5,25,0,,7,6\n"
+    "idle,2,0,0,0,0,0,0,0,,1,0\n"
+    "token,2,1,7,7,7,7,49,7,7:1,2,1\n";
+
+/* A region's account is the sum of its rows (FORMAT.md 1.4): calls, total (Outer), self,
+   min and max over the rows with calls; a Calls-0 row adds nothing, not even a region to
+   report. The thread's busy time is its top-level time. */
+static void version_3_summary_rows_add_up_per_region(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, v3_summary);
+    size_t token = region_named(&m, "token"), a = region_named(&m, "a");
+    assert_int_equal(m.regions[token].cost.n, 9);
+    assert_true(m.regions[token].self_ns == 23 && m.regions[token].outer_ns == 23);
+    assert_true(m.regions[token].cost.min == 1 && m.regions[token].cost.max == 7);
+    assert_int_equal(m.regions[a].cost.n, 2);
+    assert_true(m.regions[a].outer_ns == 14 && m.regions[a].self_ns == 9);
+    assert_true(m.regions[a].cost.min == 5 && m.regions[a].cost.max == 14);
+    size_t n;
+    size_t *ranked = model_ranked(&m, &n);
+    assert_int_equal(n, 5); /* main, parse, token, a, b: not idle */
+    for (size_t i = 0; i < n; i++)
+        assert_string_not_equal(m.regions[ranked[i]].name, "idle");
+    free(ranked);
+    assert_int_equal(m.events, 15);
+    assert_int_equal(m.nthreads, 2);
+    assert_true(m.threads[0].busy_ns == 100 && m.threads[1].busy_ns == 7);
+    model_release(&m);
+}
+
+/* Each version 3 row with calls is the edge from its parent row's region (the thread's top
+   level for Parent 0), with the row's calls, inclusive and self time, as events rows are. */
+static void version_3_summary_rows_are_caller_edges(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, v3_summary);
+    check_edge(&m, NULL, "main", 1, 100, 40);
+    check_edge(&m, "main", "parse", 2, 40, 30);
+    check_edge(&m, "parse", "token", 5, 10, 10);
+    check_edge(&m, "main", "token", 3, 6, 6);
+    check_edge(&m, "main", "a", 1, 14, 4);
+    check_edge(&m, "a", "b", 1, 10, 5);
+    check_edge(&m, "b", "a", 1, 5, 5);
+    check_edge(&m, "idle", "token", 1, 7, 7);
+    assert_null(edge_named(&m, NULL, "idle"));
+    assert_int_equal(m.nedges, 8);
+    model_release(&m);
+}
+
+/* Version 3 rows build the calling-context tree: each under its parent row's node, a Calls-0
+   node still holding its children. */
+static void version_3_summary_rows_are_call_paths(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_keep_paths(&m);
+    read_run(&m, v3_summary);
+    const struct cct *t = model_paths(&m);
+    check_node(t, PATH("main"), 1, 100, 40);
+    check_node(t, PATH("main", "parse"), 2, 40, 30);
+    check_node(t, PATH("main", "parse", "token"), 5, 10, 10);
+    check_node(t, PATH("main", "token"), 3, 6, 6);
+    check_node(t, PATH("main", "a", "b", "a"), 1, 5, 5);
+    check_node(t, PATH("idle"), 0, 0, 0);
+    check_node(t, PATH("idle", "token"), 1, 7, 7);
+    assert_int_equal(path_node(t, PATH("token")), CCT_NONE);
+    assert_int_equal(path_node(t, PATH("parse")), CCT_NONE);
+    model_release(&m);
+}
+
+/* The summary section of a version 3 events run: its Calls-0 node for the region open at the
+   cap is the events table's path, so what it encloses counts under that path. */
+static void version_3_summary_section_continues_the_events_paths(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_keep_paths(&m);
+    read_run(&m, "Frequency,1000000000\nFormat,profreport-run,3\nMode,events\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                 "b,10,1,main,1,10,5,0\n"
+                 "main,100,1,,0,70,0,0\n"
+                 "Table,summary\n"
+                 "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent\n"
+                 "main,1,0,0,0,0,0,0,0,,1,0\n"
+                 "b,1,2,20,20,10,10,200,20,,2,1\n");
+    const struct cct *t = model_paths(&m);
+    check_node(t, PATH("main"), 1, 100, 70);
+    check_node(t, PATH("main", "b"), 3, 30, 30);
+    assert_int_equal(path_node(t, PATH("b")), CCT_NONE);
+    check_edge(&m, "main", "b", 3, 30, 30);
+    check_edge(&m, NULL, "main", 1, 100, 70);
+    assert_int_equal(m.nedges, 2);
+    assert_int_equal(m.regions[region_named(&m, "b")].cost.n, 3);
+    assert_int_equal(m.regions[region_named(&m, "main")].cost.n, 1);
+    assert_true(m.threads[0].busy_ns == 100);
+    model_release(&m);
+}
+
+/* Version 1 and 2 summary rows know no callers: no edges. */
+static void flat_summary_rows_have_no_edges(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, "Frequency,1000000000\nFormat,profreport-run,2\nMode,summary\n"
+                 "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram\n"
+                 "s,1,4,40,30,10,10,400,40,\n");
+    assert_int_equal(m.nedges, 0);
+    assert_int_equal(m.regions[0].cost.n, 4);
+    assert_true(m.threads[0].busy_ns == 0);
+    model_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +358,11 @@ int main(void)
         cmocka_unit_test(warning_kind_is_repaired),
         cmocka_unit_test(thread_numbers_of_any_size_are_kept_apart),
         cmocka_unit_test(busy_time_of_a_killed_run_follows_threads_of_any_number),
+        cmocka_unit_test(version_3_summary_rows_add_up_per_region),
+        cmocka_unit_test(version_3_summary_rows_are_caller_edges),
+        cmocka_unit_test(version_3_summary_rows_are_call_paths),
+        cmocka_unit_test(version_3_summary_section_continues_the_events_paths),
+        cmocka_unit_test(flat_summary_rows_have_no_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

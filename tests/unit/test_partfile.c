@@ -18,6 +18,7 @@
 #include "format.h"
 #include "partwrite.h"
 #include "strbuf.h"
+#include "model.h"
 #include "partfile.h"
 #include "runfile.h"
 #include "summary.h"
@@ -61,9 +62,10 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
 static void on_summary(void *ctx, const struct prof_summary_rec *s)
 {
     prof_sbuf_add(ctx, s->region, s->region_len);
-    add(ctx, "|%u %llu %llu %llu %llu %llu %llu %.17g %zu", s->thread, (unsigned long long)s->calls,
-        (unsigned long long)s->ticks, (unsigned long long)s->self, (unsigned long long)s->min,
-        (unsigned long long)s->max, (unsigned long long)s->outer, s->sumsq, s->nhist);
+    add(ctx, "|%u %llu %llu %llu %llu %llu %llu %.17g %zu node %u parent %u", s->thread,
+        (unsigned long long)s->calls, (unsigned long long)s->ticks, (unsigned long long)s->self,
+        (unsigned long long)s->min, (unsigned long long)s->max, (unsigned long long)s->outer,
+        s->sumsq, s->nhist, s->node, s->parent);
     for (size_t i = 0; i < s->nhist; i++)
         add(ctx, "  %u:%llu", s->hist_bucket[i], (unsigned long long)s->hist_count[i]);
 }
@@ -146,12 +148,36 @@ static char *make_part(unsigned number, const char *mode, const char *const *ids
         memcpy(mem + 4, cb, 16);
         assert_int_equal(prof_part_write(fd, PROF_CHUNK_MEMORY, mem, sizeof mem), 0);
     } else {
-        static uint64_t hist[PROF_HIST_BUCKETS];
+        /* Version 3 records, one per calling context: a (no instance stopped) > b;c > a. */
+        static uint64_t none[PROF_HIST_BUCKETS], hist[PROF_HIST_BUCKETS], one[PROF_HIST_BUCKETS];
         hist[2] = 1;
         hist[40] = 2;
-        struct prof_summary_counts c = {1, 3, 300, 250, 2, 149, 300, 2.0 / 3.0};
+        one[20] = 1;
+        struct prof_summary_counts top = {.id = 0, .node = 1, .parent = 0};
+        struct prof_summary_counts mid = {.id = 1,
+                                          .calls = 3,
+                                          .ticks = 300,
+                                          .self = 250,
+                                          .min = 2,
+                                          .max = 149,
+                                          .outer = 300,
+                                          .sumsq = 2.0 / 3.0,
+                                          .node = 2,
+                                          .parent = 1};
+        struct prof_summary_counts inner = {.id = 0,
+                                            .calls = 1,
+                                            .ticks = 50,
+                                            .self = 50,
+                                            .min = 50,
+                                            .max = 50,
+                                            .outer = 0,
+                                            .sumsq = 2500,
+                                            .node = 3,
+                                            .parent = 2};
         struct prof_sbuf b = {0};
-        prof_summary_encode(&b, &c, hist);
+        prof_summary_encode(&b, &top, none);
+        prof_summary_encode(&b, &mid, hist);
+        prof_summary_encode(&b, &inner, one);
         assert_int_equal(prof_part_write(fd, PROF_CHUNK_SNAPSHOT, b.data, b.len), 0);
         prof_sbuf_release(&b);
     }
@@ -187,7 +213,8 @@ static void events_parts_tell_what_their_run_file_tells(void **state)
     free(p2);
 }
 
-/* A killed summary-mode run: the snapshot's rows, histogram included, the same either way. */
+/* A killed summary-mode run: the snapshot's rows, histogram, node and parent included, the
+   same either way. */
 static void summary_parts_tell_what_their_run_file_tells(void **state)
 {
     (void)state;
@@ -196,11 +223,53 @@ static void summary_parts_tell_what_their_run_file_tells(void **state)
     const char *paths[] = {p};
     char *via_csv = told(paths, 1, 1), *direct = told(paths, 1, 0);
     assert_string_equal(direct, via_csv);
-    assert_non_null(strstr(direct, "begin 1 2000\n"));
-    assert_non_null(strstr(direct, "b;c|5 3 300 250 2 149 300 0.66666666666666663 2\n"
-                                   "  2:1\n  40:2\n"));
+    assert_non_null(strstr(direct,
+                           "begin 1 2000\n"
+                           "a|5 0 0 0 0 0 0 0 0 node 1 parent 0\n"
+                           "b;c|5 3 300 250 2 149 300 0.66666666666666663 2 node 2 parent 1\n"
+                           "  2:1\n  40:2\n"
+                           "a|5 1 50 50 50 50 0 2500 1 node 3 parent 2\n"
+                           "  20:1\n"));
     free(via_csv);
     free(direct);
+    unlink(p);
+    free(p);
+}
+
+/* A killed summary-mode run read into the model: its call paths, callers and regions come
+   from the part's version 3 records as they would from its run file. */
+static void summary_parts_give_the_model_their_paths(void **state)
+{
+    (void)state;
+    const char *ids[] = {"a", "b;c"};
+    char *p = make_part(5, "summary", ids, 2, NULL);
+    const char *paths[] = {p};
+    struct partfile pf;
+    assert_int_equal(partfile_open(&pf, paths, 1), PROF_OK);
+    struct model m;
+    model_init(&m);
+    model_keep_paths(&m);
+    assert_int_equal(model_read_run(&m, "killed", 1, partfile_read, &pf), RUNFILE_OK);
+    partfile_close(&pf);
+    const struct cct *t = model_paths(&m);
+    uint32_t a = t->nodes[t->root].child;
+    assert_int_not_equal(a, CCT_NONE);
+    assert_string_equal(t->names[t->nodes[a].name], "a");
+    assert_int_equal(t->nodes[a].sibling, CCT_NONE);
+    assert_int_equal(t->nodes[a].calls, 0);
+    uint32_t bc = t->nodes[a].child;
+    assert_string_equal(t->names[t->nodes[bc].name], "b;c");
+    assert_int_equal(t->nodes[bc].calls, 3);
+    uint32_t inner = t->nodes[bc].child;
+    assert_string_equal(t->names[t->nodes[inner].name], "a");
+    assert_int_equal(t->nodes[inner].calls, 1);
+    assert_true(t->nodes[inner].total_ns == 25e6); /* 50 ticks at 2000 per second */
+    /* Two edges, a -> b;c and b;c -> a; a's one call is its recursive one. */
+    assert_int_equal(m.nedges, 2);
+    for (size_t i = 0; i < m.nedges; i++)
+        assert_int_equal(m.edges[i].calls, strcmp(m.regions[m.edges[i].callee].name, "a") ? 3 : 1);
+    assert_int_equal(m.regions[0].cost.n + m.regions[1].cost.n, 4);
+    model_release(&m);
     unlink(p);
     free(p);
 }
@@ -249,6 +318,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(events_parts_tell_what_their_run_file_tells),
         cmocka_unit_test(summary_parts_tell_what_their_run_file_tells),
+        cmocka_unit_test(summary_parts_give_the_model_their_paths),
         cmocka_unit_test(foreign_files_are_refused),
         cmocka_unit_test(part_gone_since_open_is_a_read_error),
     };

@@ -105,17 +105,22 @@ static void on_event(void *ctx, const struct prof_event_rec *ev)
 /* Log a summary row with its histogram pairs. */
 static void on_summary(void *ctx, const struct prof_summary_rec *s)
 {
-    char r[400], hist[2048] = "";
+    char r[400], hist[2048] = "", path[64] = "";
     assert_int_equal(s->region[s->region_len], 0);
     for (size_t i = 0; i < s->nhist; i++)
         sprintf(hist + strlen(hist), "%s%u:%llu", i ? ";" : "", (unsigned)s->hist_bucket[i],
                 (unsigned long long)s->hist_count[i]);
+    /* Version 3 rows name their node; version 1 and 2 rows have node and parent 0. */
+    if (s->node)
+        snprintf(path, sizeof path, " node=%u parent=%u", s->node, s->parent);
+    else
+        assert_int_equal(s->parent, 0);
     log_add(ctx,
             "summary %s thread=%u calls=%llu ticks=%llu self=%llu min=%llu max=%llu sumsq=%.17g "
-            "outer=%llu hist=%s",
+            "outer=%llu hist=%s%s",
             esc(r, s->region, s->region_len), s->thread, (unsigned long long)s->calls,
             (unsigned long long)s->ticks, (unsigned long long)s->self, (unsigned long long)s->min,
-            (unsigned long long)s->max, s->sumsq, (unsigned long long)s->outer, hist);
+            (unsigned long long)s->max, s->sumsq, (unsigned long long)s->outer, hist, path);
 }
 
 /* Log a memory-section row. */
@@ -546,11 +551,11 @@ static void message_values_are_escaped_and_cut(void **state)
               "number");
 }
 
-/* A version other than 1 and 2 is refused, numeric or not. */
+/* A version other than 1, 2 and 3 is refused, numeric or not. */
 static void unknown_format_version_is_skipped(void **state)
 {
     (void)state;
-    check_skipped("Frequency,1000\nFormat,profreport-run,3\n", "unknown format version 3", 2);
+    check_skipped("Frequency,1000\nFormat,profreport-run,4\n", "unknown format version 4", 2);
     check_skipped("Frequency,1000\nFormat,profreport-run,0\n", "unknown format version 0", 2);
     check_skipped("Frequency,1000\nFormat,profreport-run,1.1\nMode,events\n",
                   "unknown format version \"1.1\"", 2);
@@ -564,12 +569,12 @@ static void each_parse_keeps_its_own_reason(void **state)
     struct log l = {0};
     struct rep_error first, second;
     unsigned long line1 = 0, line2 = 0;
-    assert_int_equal(parse_text("Frequency,1000\nFormat,profreport-run,3\n", &l, &first, &line1),
+    assert_int_equal(parse_text("Frequency,1000\nFormat,profreport-run,4\n", &l, &first, &line1),
                      RUNFILE_SKIPPED);
     assert_int_equal(
         parse_text("Frequency,1000\nFormat,profreport-run,1\nMode,x\n", &l, &second, &line2),
         RUNFILE_SKIPPED);
-    assert_string_equal(first.msg, "unknown format version 3");
+    assert_string_equal(first.msg, "unknown format version 4");
     assert_int_equal(line1, 2);
     assert_string_equal(second.msg, "unknown Mode \"x\"");
     assert_int_equal(line2, 3);
@@ -997,6 +1002,138 @@ static void summary_section_needs_an_events_table_and_its_header(void **state)
               "section skipped");
 }
 
+#define V3_SUMMARY                                                                                 \
+    "Frequency,1000\nFormat,profreport-run,3\nMode,summary\n"                                      \
+    "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent\n"
+
+/* Version 3: each summary row is a calling context, its Node and Parent handed on; a node
+   with no completed instance (Calls 0) is a row like the others. */
+static void version_3_summary_rows_have_node_and_parent(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V3_SUMMARY "main,1,0,0,0,0,0,0,0,,1,0\n"
+                                           "step,1,3,30,30,9,11,302,30,7:3,2,1\n"
+                                           "load,1,1,40,30,40,40,1600,40,,3,1\n"
+                                           "step,1,1,10,10,10,10,100,10,,4,3\n"
+                                           "step,2,2,8,8,4,4,32,8,4:2,1,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(
+        &l, "meta [Mode] [summary]", "begin summary 1000",
+        "summary [main] thread=1 calls=0 ticks=0 self=0 min=0 max=0 sumsq=0 outer=0 hist= "
+        "node=1 parent=0",
+        "summary [step] thread=1 calls=3 ticks=30 self=30 min=9 max=11 sumsq=302 outer=30 "
+        "hist=7:3 node=2 parent=1",
+        "summary [load] thread=1 calls=1 ticks=40 self=30 min=40 max=40 sumsq=1600 outer=40 "
+        "hist= node=3 parent=1",
+        "summary [step] thread=1 calls=1 ticks=10 self=10 min=10 max=10 sumsq=100 outer=10 "
+        "hist= node=4 parent=3",
+        "summary [step] thread=2 calls=2 ticks=8 self=8 min=4 max=4 sumsq=32 outer=8 hist=4:2 "
+        "node=1 parent=0");
+}
+
+/* A version 3 summary header has Node and Parent, a version 1 or 2 one need not: a file whose
+   header lacks them for its version is refused, a section so headed is skipped. */
+static void summary_header_columns_follow_the_version(void **state)
+{
+    (void)state;
+    check_skipped("Frequency,1000\nFormat,profreport-run,3\nMode,summary\n"
+                  "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram\n",
+                  "the summary header lacks column Node (column 11)", 4);
+    check_skipped("Frequency,1000\nFormat,profreport-run,3\nMode,summary\n"
+                  "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Parent,Node\n",
+                  "column 11 of the summary header is \"Parent\", expected Node", 4);
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\nFormat,profreport-run,3\nMode,events\n"
+                                "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n" SUM_HEAD
+                                "a,1,3,30,20,9,11,302,30,\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "problem 6: column 11 of the summary section's header is missing, expected Node: "
+              "section skipped");
+    /* A version 2 file with the version 3 columns reads them as extra columns: flat rows. */
+    assert_int_equal(parse_text("Frequency,1000\nFormat,profreport-run,2\nMode,summary\n"
+                                "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,"
+                                "Histogram,Node,Parent\n"
+                                "a,1,1,5,5,5,5,25,5,,1,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [summary]", "begin summary 1000",
+              "summary [a] thread=1 calls=1 ticks=5 self=5 min=5 max=5 sumsq=25 outer=5 hist=");
+}
+
+/* The section of a version 3 events run: its nodes, Calls 0 for the regions open at the
+   cap, numbered per thread from 1. */
+static void version_3_summary_section_has_paths(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(
+        parse_text("Frequency,1000\nFormat,profreport-run,3\nMode,events\n"
+                   "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                   "main,50,1,,0,20,0,0\n"
+                   "Table,summary\n"
+                   "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent\n"
+                   "main,1,0,0,0,0,0,0,0,,1,0\n"
+                   "b,1,3,30,30,9,11,302,30,,2,1\n",
+                   &l, NULL, NULL),
+        RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [main] parent=[] ticks=50 self=20 start=0 thread=1 depth=0 nested=0",
+              "summary [main] thread=1 calls=0 ticks=0 self=0 min=0 max=0 sumsq=0 outer=0 hist= "
+              "node=1 parent=0",
+              "summary [b] thread=1 calls=3 ticks=30 self=30 min=9 max=11 sumsq=302 outer=30 "
+              "hist= node=2 parent=1");
+}
+
+/* A row that breaks a thread's tree is a problem at its line and is skipped: a Node out of
+   sequence (the next row is checked against it, so one bad row is one problem), a Parent not
+   below its Node or skipped itself, a thread whose rows are not together; a row skipped for
+   another column keeps its place in the sequence, but its children are skipped. */
+static void version_3_rows_out_of_their_tree_are_problems(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text(V3_SUMMARY "a,1,1,10,10,10,10,100,10,,1,0\n"
+                                           "b,1,1,5,5,5,5,25,5,,3,1\n"
+                                           "c,1,1,5,5,5,5,25,5,,4,3\n"
+                                           "d,1,1,5,5,5,5,25,5,,5,5\n"
+                                           "e,1,1,5,5,5,5,25,5,,6,1\n"
+                                           "a,2,1,10,10,10,10,100,10,,1,0\n"
+                                           "f,1,1,5,5,5,5,25,5,,7,1\n"
+                                           "g,2,x,5,5,5,5,25,5,,2,1\n"
+                                           "h,2,1,5,5,5,5,25,5,,3,2\n"
+                                           "i,2,1,5,5,5,5,25,5,,4,0\n"
+                                           "j,2,1,5,5,5,5,25,5,,x,0\n"
+                                           "k,2,1,5,5,5,5,25,5,,6,4\n"
+                                           "l,2,1,5,5,5,5,25,5,,7,0\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [summary]", "begin summary 1000",
+              "summary [a] thread=1 calls=1 ticks=10 self=10 min=10 max=10 sumsq=100 outer=10 "
+              "hist= node=1 parent=0",
+              "problem 6: column Node: 3, expected 2 (a thread's nodes are 1, 2, 3, ... in row "
+              "order)",
+              "problem 7: column Parent: node 3 of thread 1 was skipped",
+              "problem 8: column Parent: 5 is not below Node 5",
+              "summary [e] thread=1 calls=1 ticks=5 self=5 min=5 max=5 sumsq=25 outer=5 hist= "
+              "node=6 parent=1",
+              "summary [a] thread=2 calls=1 ticks=10 self=10 min=10 max=10 sumsq=100 outer=10 "
+              "hist= node=1 parent=0",
+              "problem 11: thread 1: its rows are not together (rows of thread 2 came between)",
+              "problem 12: column Calls: \"x\" is not a number",
+              "problem 13: column Parent: node 2 of thread 2 was skipped",
+              "summary [i] thread=2 calls=1 ticks=5 self=5 min=5 max=5 sumsq=25 outer=5 hist= "
+              "node=4 parent=0",
+              "problem 15: column Node: \"x\" is not a number",
+              "summary [k] thread=2 calls=1 ticks=5 self=5 min=5 max=5 sumsq=25 outer=5 hist= "
+              "node=6 parent=4",
+              "summary [l] thread=2 calls=1 ticks=5 self=5 min=5 max=5 sumsq=25 outer=5 hist= "
+              "node=7 parent=0");
+}
+
 /* The smallest power of two, at least 64, that holds n bytes. */
 static size_t room_for(size_t n)
 {
@@ -1159,6 +1296,10 @@ int main(void)
         cmocka_unit_test(memory_section_needs_version_2),
         cmocka_unit_test(bad_memory_rows_are_problems),
         cmocka_unit_test(summary_section_follows_the_table_or_the_memory_section),
+        cmocka_unit_test(version_3_summary_rows_have_node_and_parent),
+        cmocka_unit_test(summary_header_columns_follow_the_version),
+        cmocka_unit_test(version_3_summary_section_has_paths),
+        cmocka_unit_test(version_3_rows_out_of_their_tree_are_problems),
         cmocka_unit_test(summary_section_needs_an_events_table_and_its_header),
         cmocka_unit_test(records_across_read_blocks_keep_line_numbers),
     };
