@@ -5,6 +5,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from conftest import summary_paths
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("PROF_BUILD", ROOT / "build"))
 SAN = os.environ.get("PROF_SAN", "")
@@ -46,7 +48,8 @@ def test_readme_example_leaves_one_run_file_per_run(tmp_path):
 
 def test_readme_auto_instrumentation_command_times_every_function(tmp_path):
     """The README's uninstalled command for libprofreport-auto, applied to the README's example,
-    gives a run whose rows include main (a function) beside the manual regions."""
+    gives a summary run (libprofreport-auto's default) whose calling contexts include main (a
+    function) beside the manual regions."""
     text = (ROOT / "README.md").read_text()
     match = re.search(r"Before `make install`:\n`(cc -g -finstrument-functions app\.c [^`]*)`", text)
     assert match, "README.md lost the uninstalled libprofreport-auto command"
@@ -70,9 +73,13 @@ def test_readme_auto_instrumentation_command_times_every_function(tmp_path):
     assert done.returncode == 0 and done.stderr == ""
     (run,) = runs.iterdir()
     records = list(csv.reader(run.open(newline="")))
-    regions = [r[0] for r in records[records.index(
-        ["Region", "Ticks", "Thread", "Parent", "Depth", "Self", "Start", "Nested"]) + 1:]]
-    # The manual region "load" and the function load() inside it: two rows of one name.
-    assert regions.count("main") == 1 and regions.count("load") == 2
-    assert regions.count("step") == 200
+    assert ["Mode", "summary"] in records
+    header = next(r for r in records if r[:1] == ["Region"])
+    rows = [dict(zip(header, r)) for r in records[records.index(header) + 1:]]
+    paths = {path: int(r["Calls"]) for (_, path), r in summary_paths(rows).items()}
+    # The manual region "load" and the function load() inside it: one name, two paths.
+    assert paths[("main",)] == 1
+    assert sum(n for path, n in paths.items() if path[-1] == "load") == 2
+    assert ("main", "load", "load") in paths
+    assert sum(n for path, n in paths.items() if path[-1] == "step") == 200
     assert ["Function", "main"] == [r[:2] for r in records if r[:2] == ["Function", "main"]][0]

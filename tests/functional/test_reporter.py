@@ -605,12 +605,12 @@ def test_malformed_row_is_skipped_and_reported_with_its_line(tmp_path, filler):
 @pytest.mark.parametrize("content,line,why", [
     (b"Region,Ticks\nfoo,12\n", 1, "Frequency"),
     (b"\n\nFormat,profreport-run,1\nMode,events\n", 3, "Frequency"),
-    (b"Frequency,1000000000\nFormat,profreport-run,3\nMode,events\n", 2, "version"),
+    (b"Frequency,1000000000\nFormat,profreport-run,4\nMode,events\n", 2, "version"),
     (b"Frequency,1000000000\nFormat,profreport-run,x\nMode,events\n", 2, "version"),
     (b"Frequency,1000000000\nFormat,profreport-run,1\nMode,events\nThreads,1\n"
      b"Thread,1,6,ghost,exited\nWarning,unterminated,1,1,region b never stopped\n"
      b"Region,Tocks,Thread,Parent,Depth,Self,Start,Nested\nb,100,1,,0,100,0,0\n", 7, "Tocks"),
-], ids=["no-frequency", "blank-lines-first", "version-3", "version-x", "wrong-header"])
+], ids=["no-frequency", "blank-lines-first", "version-4", "version-x", "wrong-header"])
 def test_unreadable_file_is_skipped_with_a_warning(tmp_path, content, line, why):
     """A file without a Frequency record, of an unknown format version, or with a wrong
     table header, is skipped: a Warnings row of kind 'skipped' names it as 'path:line' and
