@@ -99,8 +99,7 @@ static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64
     if (ticks > s->max)
         __atomic_store_n(&s->max, ticks, __ATOMIC_RELAXED);
     /* Without a branch: a recursive path's instances alternate with outer ones in a loop. */
-    __atomic_store_n(&s->outer, s->outer + (ticks & -(uint64_t)(outermost != 0)),
-                     __ATOMIC_RELAXED);
+    __atomic_store_n(&s->outer, s->outer + (ticks & -(uint64_t)(outermost != 0)), __ATOMIC_RELAXED);
     /* A signed conversion is one instruction (an unsigned one, several on x86-64); ticks of one
        instance stay far below 2^63. */
     double t = (double)(int64_t)ticks;
