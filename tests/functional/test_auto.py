@@ -248,6 +248,38 @@ def test_summary_mode_is_the_default_and_counts_every_path_as_events_mode_does(t
     assert max(len(p) for p in fib_paths) == 1 + 12
 
 
+def test_summary_and_events_runs_of_one_program_report_the_same_counts(tmp_path):
+    """The same instrumented program run in both modes and reported: every sheet that counts
+    calls has the same counts (Call cost and Hit count per region, Call tree per caller and
+    callee, Call paths per path); only times differ, as two runs' times do."""
+    books = {}
+    for mode in ("events", "summary"):
+        _, run = run_calls(sub(tmp_path, mode), 11, 8, 4, env={"PROFILER_MODE": mode})
+        assert run.value("Mode") == mode
+        out = tmp_path / f"{mode}.xlsx"
+        must_run(run.path, "-o", out, "-q", "--no-gnuplot")
+        books[mode] = Book(out)
+    ev, su = books["events"], books["summary"]
+    _, ecost, eorder = ev.cost()
+    _, scost, sorder = su.cost()
+    assert sorted(eorder) == sorted(sorder)
+    assert {k: r["Calls"] for k, r in ecost.items()} == {k: r["Calls"] for k, r in scost.items()}
+    _, etree = ev.table("Call tree")
+    _, stree = su.table("Call tree")
+    edges = lambda t: sorted((r["Caller"], r["Callee"], r["Calls"]) for r in t)
+    assert edges(etree) == edges(stree)
+    _, epaths = ev.table("Call paths")
+    _, spaths = su.table("Call paths")
+    # The sheet lists the paths with the most self time, which two runs may order apart.
+    calls = lambda t: {r["Call path"]: r["Calls"] for r in t if r["Call path"]}
+    both = calls(epaths).keys() & calls(spaths).keys()
+    assert len(both) >= 10 and all(calls(epaths)[p] == calls(spaths)[p] for p in both)
+    _, ehits = ev.table("Hit count")
+    _, shits = su.table("Hit count")
+    hits = lambda t: {r["Region"]: (r["Calls"], r["Thread: main"]) for r in t}
+    assert hits(ehits) == hits(shits)
+
+
 @pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
 @pytest.mark.skipif(SAN != "", reason="uftrace's preloaded runtime does not mix with sanitizers")
 def test_counts_match_uftrace_for_the_same_binary(tmp_path):
