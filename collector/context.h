@@ -24,7 +24,8 @@
 #define PROF_HIST_BLOCK 32u
 #define PROF_HIST_BLOCKS ((PROF_HIST_BUCKETS + PROF_HIST_BLOCK - 1) / PROF_HIST_BLOCK)
 
-/* PROFILER_MAX_NODES's default: calling contexts per thread (about 25 MB at most). */
+/* PROFILER_MAX_NODES's default: calling contexts per thread (224 bytes each, 15 MB at most,
+   plus their histogram blocks). */
 #define PROF_MAX_NODES_DEFAULT 65536u
 
 /* The statistics of one path's instances (every column of FORMAT.md 1.4). */
