@@ -9,6 +9,7 @@
 #include <profreport.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,10 @@
 static const char *dir;
 static int rounds;
 static int done; /* atomic */
+/* The main thread stopped forking: only then may the finisher end. A fork between its end and
+   the join would give the child a finished thread nobody joins (ThreadSanitizer calls that a
+   leak when the child exits). */
+static int seen; /* atomic */
 
 static void *finisher(void *arg)
 {
@@ -31,6 +36,8 @@ static void *finisher(void *arg)
         PROFILER_FINISH();
     }
     __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&seen, __ATOMIC_ACQUIRE))
+        sched_yield();
     return NULL;
 }
 
@@ -50,6 +57,7 @@ int main(int argc, char **argv)
         if (pid > 0)
             waitpid(pid, NULL, 0);
     }
+    __atomic_store_n(&seen, 1, __ATOMIC_RELEASE);
     pthread_join(t, NULL);
     return 0;
 }
