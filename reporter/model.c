@@ -667,15 +667,8 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
 /* The place of node in the map, or SIZE_MAX (its nodes increase: bisection). */
 static size_t node_find(const struct node_map *x, uint32_t node)
 {
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x->node[mid] < node)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < x->n && x->node[lo] == node ? lo : SIZE_MAX;
+    size_t at = u32_lower_bound(x->node, x->n, node);
+    return at < x->n && x->node[at] == node ? at : SIZE_MAX;
 }
 
 /*

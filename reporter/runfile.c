@@ -82,11 +82,11 @@ struct runfile {
        handed on (increasing, so found by bisection: a row whose parent was skipped is skipped
        too), and the threads whose rows are over (a thread's rows are contiguous). */
     int path_open;
-    unsigned path_thread;
+    uint32_t path_thread;
     uint64_t path_next;
     uint32_t *path_nodes;
     size_t path_n, path_cap;
-    unsigned *path_done; /* sorted */
+    uint32_t *path_done; /* sorted */
     size_t path_ndone, path_done_cap;
 
     int stop; /* the outcome is decided: ignore further callbacks */
@@ -402,31 +402,16 @@ static void path_reset(struct runfile *r)
 }
 
 /* Where thread n is, or would go, in the sorted path_done. */
-static size_t done_slot(const struct runfile *r, unsigned n)
+static size_t done_slot(const struct runfile *r, uint32_t n)
 {
-    size_t lo = 0, hi = r->path_ndone;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->path_done[mid] < n)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return u32_lower_bound(r->path_done, r->path_ndone, n);
 }
 
 /* Whether node is one of the current thread's nodes handed on (path_nodes increases). */
 static int path_has(const struct runfile *r, uint32_t node)
 {
-    size_t lo = 0, hi = r->path_n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->path_nodes[mid] < node)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < r->path_n && r->path_nodes[lo] == node;
+    size_t at = u32_lower_bound(r->path_nodes, r->path_n, node);
+    return at < r->path_n && r->path_nodes[at] == node;
 }
 
 /*

@@ -214,6 +214,20 @@ char *sbuf_take(struct prof_sbuf *b)
     return t;
 }
 
+/* Bisection over an increasing array. */
+size_t u32_lower_bound(const uint32_t *a, size_t n, uint32_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Make room for index i in a zero-filled array of *cap elements of size elem. */
 void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
 {

@@ -32,6 +32,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* arr grown (doubling, new elements zeroed) so that index i fits; *cap is updated. */
 void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem);
+/* The first place in the increasing a[0..n) whose value is not below key (n: none). */
+size_t u32_lower_bound(const uint32_t *a, size_t n, uint32_t key);
 
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
 char *utf8_repair(const char *s, size_t n);
