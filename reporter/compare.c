@@ -335,6 +335,51 @@ void compare_bootstrap(const double *a, size_t na, const double *b, size_t nb, u
     free(sb);
 }
 
+/* Resample the runs of each side `resamples` times, the same draw for every region; the
+   2.5 % and 97.5 % percentiles of the geometric mean of the regions' median ratios. */
+void compare_geomean_bootstrap(const double *const *a, size_t na, const double *const *b, size_t nb,
+                               size_t k, unsigned resamples, struct compare_rng *g, double *low,
+                               double *high)
+{
+    *low = *high = NAN;
+    if (na == 0 || nb == 0 || k == 0 || resamples == 0)
+        return;
+    double *means = xmalloc(resamples * sizeof *means);
+    size_t *ia = xmalloc(na * sizeof *ia), *ib = xmalloc(nb * sizeof *ib);
+    double *sa = xmalloc(na * sizeof *sa), *sb = xmalloc(nb * sizeof *sb);
+    size_t kept = 0;
+    for (unsigned r = 0; r < resamples; r++) {
+        for (size_t i = 0; i < na; i++)
+            ia[i] = compare_rng_below(g, na);
+        for (size_t i = 0; i < nb; i++)
+            ib[i] = compare_rng_below(g, nb);
+        double logsum = 0;
+        int defined = 1;
+        for (size_t j = 0; j < k && defined; j++) {
+            for (size_t i = 0; i < na; i++)
+                sa[i] = a[j][ia[i]];
+            for (size_t i = 0; i < nb; i++)
+                sb[i] = b[j][ib[i]];
+            double ma = median_inplace(sa, na), mb = median_inplace(sb, nb);
+            defined = ma > 0 && mb > 0;
+            if (defined)
+                logsum += log(mb / ma);
+        }
+        if (defined)
+            means[kept++] = exp(logsum / (double)k);
+    }
+    if (kept > 0) {
+        qsort(means, kept, sizeof *means, cmp_double);
+        *low = percentile_sorted(means, kept, 0.025);
+        *high = percentile_sorted(means, kept, 0.975);
+    }
+    free(means);
+    free(ia);
+    free(ib);
+    free(sa);
+    free(sb);
+}
+
 /* ---- the comparison ---- */
 
 /* Name of a verdict, as the sheet and the terminal write it. */
@@ -458,6 +503,38 @@ static void row_stats(struct compare_row *row, size_t nbase, size_t nnew,
                       &row->ratio_high);
 }
 
+/* The geometric mean's bootstrap interval over the regions in it, and what it says: a
+   change only when the whole interval lies on one side of 1 and the mean moved by more than
+   the noise threshold. */
+static void geomean_interval(struct comparison *c)
+{
+    c->geomean_low = c->geomean_high = NAN;
+    c->geomean_verdict = VERDICT_SAME;
+    if (c->ngeomean == 0)
+        return;
+    const double **a = xmalloc(c->ngeomean * sizeof *a), **b = xmalloc(c->ngeomean * sizeof *b);
+    size_t k = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const struct compare_row *row = &c->rows[i];
+        if (row->base && row->new &&isfinite(row->ratio) && row->ratio > 0) {
+            a[k] = row->base;
+            b[k++] = row->new;
+        }
+    }
+    /* A stream of its own, apart from every region's: the same --seed, the same interval. */
+    struct compare_rng g;
+    compare_rng_seed(&g, c->opt.seed ^ COMPARE_GEOMEAN_STREAM);
+    compare_geomean_bootstrap(a, c->nbase, b, c->nnew, k, c->opt.resamples, &g, &c->geomean_low,
+                              &c->geomean_high);
+    /* The regions' rule: outside the noise threshold too. */
+    if (c->geomean_low > 1 && c->geomean - 1 > c->opt.noise)
+        c->geomean_verdict = VERDICT_SLOWER;
+    else if (c->geomean_high < 1 && 1 - c->geomean > c->opt.noise)
+        c->geomean_verdict = VERDICT_FASTER;
+    free(a);
+    free(b);
+}
+
 /* Compare the two models region by region. */
 void compare_build(const struct model *base, const struct model *new,
                    const struct compare_options *opt, struct comparison *c)
@@ -548,6 +625,7 @@ void compare_build(const struct model *base, const struct model *new,
     c->geomean = c->ngeomean ? exp(logsum / (double)c->ngeomean) : NAN;
     free(p);
     free(q);
+    geomean_interval(c);
     qsort(c->rows, c->nrows, sizeof *c->rows, by_change);
 
     c->min_p = compare_mwu_min_p(c->nbase, c->nnew);

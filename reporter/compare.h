@@ -40,6 +40,15 @@ double compare_median(const double *v, size_t n);
    more than 2.5 % of the resamples on the low side). */
 void compare_bootstrap(const double *a, size_t na, const double *b, size_t nb, unsigned resamples,
                        struct compare_rng *g, double *low, double *high);
+/* Percentile bootstrap 95 % interval of the geometric mean over k regions of
+   median(b[i]) / median(a[i]). a[i] holds region i's value in each of the na baseline runs,
+   b[i] in each of the nb new runs. A run is one draw: each resample draws na baseline runs
+   and nb new runs with replacement and takes every region's values from the runs drawn, so
+   regions that move together in a run stay together. A resample in which a region's ratio is
+   0 or undefined (a zero median) is left out; bounds are NaN when none is left. */
+void compare_geomean_bootstrap(const double *const *a, size_t na, const double *const *b, size_t nb,
+                               size_t k, unsigned resamples, struct compare_rng *g, double *low,
+                               double *high);
 
 enum compare_verdict {
     VERDICT_SAME,   /* no significant change */
@@ -78,6 +87,8 @@ struct compare_options {
 #define COMPARE_ALPHA 0.05
 #define COMPARE_SEED 1
 #define COMPARE_RESAMPLES 5000
+/* Mixed into --seed for the geometric mean's bootstrap ("geomean" in ASCII). */
+#define COMPARE_GEOMEAN_STREAM 0x67656f6d65616eull
 /* Runs per side the report recommends (below this the warning is shown). */
 #define COMPARE_MIN_RUNS 5
 
@@ -91,8 +102,13 @@ struct comparison {
     size_t faster, slower, added, removed;
     double geomean;  /* geometric mean of the ratios over the regions on both sides */
     size_t ngeomean; /* regions in it (a ratio must be finite and positive) */
-    double min_p;    /* compare_mwu_min_p(nbase, nnew) */
-    char *warning;   /* too few runs for the test, or NULL */
+    double geomean_low, geomean_high; /* its bootstrap 95 % interval (NaN: undefined) */
+    /* VERDICT_SLOWER or VERDICT_FASTER when the interval lies above or below 1 and the mean
+       moved by more than opt.noise, else VERDICT_SAME: an interval holding 1 (or undefined)
+       is no significant change. */
+    enum compare_verdict geomean_verdict;
+    double min_p;                               /* compare_mwu_min_p(nbase, nnew) */
+    char *warning;                              /* too few runs for the test, or NULL */
     const struct model *base_model, *new_model; /* the two sides, not owned */
 };
 

@@ -12,7 +12,10 @@ enum exit_code {
     EXIT_USAGE = 2,    /* bad command line */
     EXIT_NO_INPUT = 3, /* no readable run among the inputs */
     EXIT_OUTPUT = 4,   /* the workbook or chart images could not be written */
-    EXIT_INTERNAL = 5  /* out of memory or another unexpected failure */
+    EXIT_INTERNAL = 5, /* out of memory or another unexpected failure */
+    /* --fail-on-regression: everything was written, and a region is significantly slower.
+       Not 1, which sanitizers, shells and crashed interpreters also give. */
+    EXIT_REGRESSION = 6
 };
 
 #endif /* PROFREPORT_EXITCODE_H */

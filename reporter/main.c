@@ -67,11 +67,14 @@ static const char usage_text[] =
     "                         '--': a Comparison sheet, the regions that changed\n"
     "      --noise PCT        comparison: smaller changes are not reported (default 1%)\n"
     "      --seed N           comparison: seed of the bootstrap intervals (default 1)\n"
+    "      --fail-on-regression\n"
+    "                         comparison: exit with status 6 when a region is\n"
+    "                         significantly slower (for CI)\n"
     "      --version          print the version and exit\n"
     "  -h, --help             print this help and exit\n"
     "\n"
     "Exit status: 0 report written, 2 bad usage, 3 no readable run, 4 output not written,\n"
-    "5 internal error. See profreport(1).\n";
+    "5 internal error, 6 a region got slower (--fail-on-regression). See profreport(1).\n";
 
 /* The command line, parsed. */
 struct options {
@@ -88,6 +91,7 @@ struct options {
     double noise;
     uint64_t seed;
     int noise_set, seed_set;
+    int fail_on_regression; /* --fail-on-regression */
     struct export_options ex;
 };
 
@@ -156,6 +160,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_BASELINE,
         OPT_NOISE,
         OPT_SEED,
+        OPT_FAIL_ON_REGRESSION,
         OPT_TRACE,
         OPT_TRACE_LIMIT,
         OPT_FOLDED,
@@ -184,6 +189,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"baseline", no_argument, NULL, OPT_BASELINE},
         {"noise", required_argument, NULL, OPT_NOISE},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"fail-on-regression", no_argument, NULL, OPT_FAIL_ON_REGRESSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -259,6 +265,9 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->seed_set = 1;
             break;
         }
+        case OPT_FAIL_ON_REGRESSION:
+            o->fail_on_regression = 1;
+            break;
         case OPT_TRACE:
             o->ex.trace = optarg;
             break;
@@ -298,6 +307,8 @@ static void parse_options(int argc, char **argv, struct options *o)
                                        : "no PATH given: name run files or folders of them");
     if ((o->noise_set || o->seed_set) && !o->nbaseline)
         usage_error("%s", "--noise and --seed are for comparisons: add --baseline OLD_PATH... --");
+    if (o->fail_on_regression && !o->nbaseline)
+        usage_error("%s", "--fail-on-regression is for comparisons: add --baseline OLD_PATH... --");
     o->paths = argv + optind;
     o->npaths = (size_t)(argc - optind);
 }
@@ -661,6 +672,13 @@ int main(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "profreport: %s\n", r.err.msg);
         status = exit_status(r.err.code);
+    } else if (o.fail_on_regression && r.cmp.slower > 0) {
+        /* Said even with -q: it is why the status is not 0. */
+        fprintf(stderr,
+                "profreport: %zu region%s significantly slower than the baseline "
+                "(--fail-on-regression)\n",
+                r.cmp.slower, r.cmp.slower == 1 ? "" : "s");
+        status = EXIT_REGRESSION;
     }
     report_release(&r, &o);
     return status;

@@ -882,6 +882,9 @@ static void sheet_comparison(struct book *b, lxw_worksheet *ws, const struct com
     kv_num(b, ws, &row, "Added", (double)c->added, b->f.count);
     kv_num(b, ws, &row, "Removed", (double)c->removed, b->f.count);
     kv_num(b, ws, &row, "Geometric-mean ratio (new / baseline)", c->geomean, b->f.ratio);
+    kv_num(b, ws, &row, "Geometric-mean ratio 95% low", c->geomean_low, b->f.ratio);
+    kv_num(b, ws, &row, "Geometric-mean ratio 95% high", c->geomean_high, b->f.ratio);
+    kv(b, ws, &row, "Overall (geometric mean)", compare_verdict_name(c->geomean_verdict));
     kv_num(b, ws, &row, "Regions in the geometric mean", (double)c->ngeomean, b->f.count);
     kv_num(b, ws, &row, "Noise threshold", c->opt.noise, b->f.pct);
     kv_num(b, ws, &row, "Significance level (adjusted p)", c->opt.alpha, b->f.num);
@@ -1135,6 +1138,14 @@ static void sheet_about(struct book *b)
         {"Geometric-mean ratio", "exp(mean(log Ratio)) over the regions on both sides with a "
                                  "positive ratio: the typical change, every region weighing the "
                                  "same."},
+        {"Geometric-mean ratio 95% low, high; Overall",
+         "Percentile bootstrap interval of the geometric-mean ratio: 5000 resamples, each "
+         "drawing the runs of both sides with replacement (a run's regions stay together) and "
+         "taking the geometric mean of the regions' median ratios; resamples where a median is "
+         "0 are left out. Seeded from --seed, so the same input gives the same interval. Overall "
+         "is 'slower' or 'faster' when the interval leaves 1 out and the geometric mean moved "
+         "by more than the noise threshold, otherwise 'no significant change' (always when the "
+         "interval holds 1)."},
         {"Smallest p-value possible", "2 / C(n1 + n2, n1): with 3 runs per side it is 0.1, so "
                                       "nothing can be significant; use 5 or more runs per "
                                       "side."},

@@ -9,6 +9,7 @@ must name exactly that region.
 
 import itertools
 import math
+import re
 import statistics
 
 import pytest
@@ -389,3 +390,59 @@ def test_program_with_one_region_twice_as_slow(tmp_path):
     assert {r["Verdict"] for r in table.values()} == {"no significant change"}
     assert all(r["p-value"] == 1 and r["Ratio"] == 1 for r in table.values())
     assert info["Geometric-mean ratio (new / baseline)"] == 1
+
+
+def headline(stdout):
+    """The terminal's geometric-mean line."""
+    (line,) = [x for x in stdout.decode().splitlines() if x.startswith("geometric-mean ratio")]
+    return line
+
+
+def test_fail_on_regression_gates_ci(tmp_path):
+    """Six runs per side of tests/programs/change. With --fail-on-regression, a build whose
+    "compute" region sleeps twice as long exits with status 6 (documented in profreport(1))
+    and says why on stderr, with the workbook still written; two sets of the same build exit
+    0; without the option the slower build exits 0 too. The headline of the geometric mean
+    names the change for the slower build and says "no significant change" for the same
+    build, whose 95 % interval holds 1. (--noise 5 %: see the test above.)"""
+    d = run_sets(tmp_path, {"old": None, "new": "compute", "again": None}, runs=6)
+    noise = ["--noise", "5%", "--no-gnuplot"]
+
+    out = tmp_path / "slower.xlsx"
+    p = profreport("--baseline", d["old"], "--", d["new"], "-o", out, "--fail-on-regression",
+                   *noise)
+    assert p.returncode == 6, p.stderr
+    assert b"1 region significantly slower than the baseline (--fail-on-regression)" in p.stderr
+    assert verdicts(out)["compute"] == "slower"
+    assert re.search(r"95% interval \[1\.\d{4}, \d\.\d{4}\]: slower \(\+\d+\.\d\d%\)$",
+                     headline(p.stdout)), headline(p.stdout)
+    info, _, _, _ = comparison(Book(out))
+    assert info["Overall (geometric mean)"] == "slower"
+    assert 1 < info["Geometric-mean ratio 95% low"] <= info["Geometric-mean ratio (new / baseline)"]
+
+    # -q keeps the status and its reason.
+    p = profreport("--baseline", d["old"], "--", d["new"], "-o", out, "--fail-on-regression",
+                   "-q", *noise)
+    assert p.returncode == 6 and b"significantly slower" in p.stderr and p.stdout == b""
+
+    p = must_run("--baseline", d["old"], "--", d["new"], "-o", tmp_path / "plain.xlsx", *noise)
+    assert b"--fail-on-regression" not in p.stderr
+
+    # Faster is no regression.
+    must_run("--baseline", d["new"], "--", d["old"], "-o", tmp_path / "faster.xlsx",
+             "--fail-on-regression", *noise)
+
+    out = tmp_path / "same.xlsx"
+    p = must_run("--baseline", d["old"], "--", d["again"], "-o", out, "--fail-on-regression",
+                 *noise)
+    assert headline(p.stdout).endswith(": no significant change"), headline(p.stdout)
+    info, _, _, _ = comparison(Book(out))
+    assert info["Overall (geometric mean)"] == "no significant change"
+    assert info["Geometric-mean ratio 95% low"] <= 1 <= info["Geometric-mean ratio 95% high"]
+
+
+def test_fail_on_regression_needs_a_baseline(tmp_path):
+    """--fail-on-regression without --baseline is a usage error (status 2)."""
+    spec("r.csv", [("a", [1000])]).write(tmp_path / "runs")
+    p = profreport("--fail-on-regression", tmp_path / "runs", "-o", tmp_path / "o.xlsx")
+    assert p.returncode == 2 and b"--fail-on-regression is for comparisons" in p.stderr

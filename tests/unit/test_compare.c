@@ -272,6 +272,79 @@ static void bootstrap_matches_enumeration(void **state)
     assert_close(hi, 30.0 / 12, 1e-12);
 }
 
+/*
+ * The geometric mean's interval. Every resampled median lies between a side's smallest and
+ * largest value, so each region's resampled ratio, and their geometric mean, lies between
+ * min(new) / max(base) and max(new) / min(base) (by hand).
+ *
+ * Two regions, ten runs, the new runs the baseline's values again (in another order): the
+ * interval holds 1. The new runs twice the baseline's: it lies within [200/109, 218/100],
+ * so it leaves 1 out and holds 2. One region twice as slow and one twice as fast: the
+ * geometric mean is 1, and so is the middle of its interval.
+ */
+static void geomean_bootstrap_holds_one_only_without_a_change(void **state)
+{
+    (void)state;
+    double base1[10], base2[10], same1[10], same2[10], twice1[10], twice2[10], half[10];
+    for (int i = 0; i < 10; i++) {
+        base1[i] = 100 + i;
+        base2[i] = 500 + 3 * i;
+        same1[i] = 100 + (i * 7) % 10;
+        same2[i] = 500 + 3 * ((i * 3) % 10);
+        twice1[i] = 2 * same1[i];
+        twice2[i] = 2 * same2[i];
+        half[i] = same2[i] / 2;
+    }
+    const double *a[] = {base1, base2};
+    double lo, hi, lo2, hi2;
+    struct compare_rng g;
+
+    const double *same[] = {same1, same2};
+    compare_rng_seed(&g, 1);
+    compare_geomean_bootstrap(a, 10, same, 10, 2, 5000, &g, &lo, &hi);
+    assert_true(lo < 1 && 1 < hi);
+    assert_true(lo >= 100.0 / 109 && hi <= 109.0 / 100);
+
+    const double *twice[] = {twice1, twice2};
+    compare_rng_seed(&g, 1);
+    compare_geomean_bootstrap(a, 10, twice, 10, 2, 5000, &g, &lo, &hi);
+    assert_true(lo > 1 && lo <= 2 && 2 <= hi);
+    assert_true(lo >= 200.0 / 109 && hi <= 218.0 / 100);
+
+    /* The same seed, the same interval. */
+    compare_rng_seed(&g, 1);
+    compare_geomean_bootstrap(a, 10, twice, 10, 2, 5000, &g, &lo2, &hi2);
+    assert_true(lo == lo2 && hi == hi2);
+
+    const double *mixed[] = {twice1, half};
+    compare_rng_seed(&g, 3);
+    compare_geomean_bootstrap(a, 10, mixed, 10, 2, 5000, &g, &lo, &hi);
+    assert_true(lo < 1 && 1 < hi);
+}
+
+/* A zero median in every resample, an empty side or no region: no interval. */
+static void geomean_bootstrap_edges(void **state)
+{
+    (void)state;
+    double zeros[] = {0, 0, 0, 0, 0}, some[] = {1, 2, 3, 4, 5};
+    const double *a[] = {zeros}, *b[] = {some};
+    double lo, hi;
+    struct compare_rng g;
+    compare_rng_seed(&g, 1);
+    compare_geomean_bootstrap(a, 5, b, 5, 1, 1000, &g, &lo, &hi);
+    assert_true(isnan(lo) && isnan(hi));
+    compare_geomean_bootstrap(b, 0, b, 5, 1, 1000, &g, &lo, &hi);
+    assert_true(isnan(lo) && isnan(hi));
+    compare_geomean_bootstrap(b, 5, b, 5, 0, 1000, &g, &lo, &hi);
+    assert_true(isnan(lo) && isnan(hi));
+    /* Constant sides: every resample gives the same mean. */
+    double two[] = {2, 2, 2}, six[] = {6, 6, 6};
+    const double *c[] = {two}, *d[] = {six};
+    compare_geomean_bootstrap(c, 3, d, 3, 1, 100, &g, &lo, &hi);
+    assert_close(lo, 3, 1e-12);
+    assert_close(hi, 3, 1e-12);
+}
+
 /* Constant sides give a point interval; the same seed the same interval; a zero baseline no
    finite upper bound; an empty side none at all. */
 static void bootstrap_edges(void **state)
@@ -423,6 +496,11 @@ static void build_finds_the_changed_region(void **state)
 
     assert_int_equal(c.ngeomean, 2);
     assert_close(c.geomean, sqrt(2.0 * 55 / 54), 1e-12);
+    /* work's ratios lie in [200/104, 208/100], steady's in [51/58, 59/50]: the mean's lowest
+       is sqrt(200/104 * 51/58) = 1.30, above 1. */
+    assert_true(c.geomean_low >= sqrt(200.0 / 104 * 51 / 58) - 1e-12);
+    assert_true(c.geomean_low <= c.geomean && c.geomean <= c.geomean_high);
+    assert_int_equal(c.geomean_verdict, VERDICT_SLOWER);
     compare_release(&c);
 
     /* A side against itself: nothing significant, ratio 1, geometric mean 1. */
@@ -433,6 +511,8 @@ static void build_finds_the_changed_region(void **state)
         assert_close(c.rows[i].test.p, 1, 1e-12);
     }
     assert_close(c.geomean, 1, 1e-12);
+    assert_true(c.geomean_low < 1 && 1 < c.geomean_high);
+    assert_int_equal(c.geomean_verdict, VERDICT_SAME);
     compare_release(&c);
     model_release(&base);
     model_release(&new);
@@ -546,6 +626,8 @@ int main(void)
         cmocka_unit_test(bh_paper_example),
         cmocka_unit_test(bootstrap_matches_enumeration),
         cmocka_unit_test(bootstrap_edges),
+        cmocka_unit_test(geomean_bootstrap_holds_one_only_without_a_change),
+        cmocka_unit_test(geomean_bootstrap_edges),
         cmocka_unit_test(noise_parsing),
         cmocka_unit_test(build_finds_the_changed_region),
         cmocka_unit_test(build_noise_threshold_and_few_runs),
