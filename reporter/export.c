@@ -10,6 +10,7 @@
  */
 #include "atomicfile.h"
 #include "cct.h"
+#include "compare.h"
 #include "export.h"
 #include "model.h"
 #include "tables.h"
@@ -345,8 +346,109 @@ int export_csv_write(FILE *f, struct model *m, enum table_id which)
     return ferror(f) ? -1 : 0;
 }
 
-/* Every table as one JSON object, each an array of objects keyed by the column names. */
-int export_json_write(FILE *f, struct model *m, const char *command_line)
+/* One cell as a CSV field: text quoted as needed, numbers exact, nothing when empty. */
+static void csv_cell(struct prof_sbuf *b, const struct cell *c)
+{
+    if (c->kind == CELL_TEXT)
+        export_csv_text(b, c->s);
+    else if (c->kind == CELL_NUM)
+        put_number(b, c->v);
+    else if (c->kind == CELL_INT)
+        prof_sbuf_addf(b, "%llu", (unsigned long long)c->i);
+}
+
+/* One cell as a JSON value: null when empty. */
+static void json_cell(struct prof_sbuf *b, const struct cell *c)
+{
+    if (c->kind == CELL_TEXT)
+        export_json_text(b, c->s, strlen(c->s));
+    else if (c->kind == CELL_NUM)
+        put_number(b, c->v);
+    else if (c->kind == CELL_INT)
+        prof_sbuf_addf(b, "%llu", (unsigned long long)c->i);
+    else
+        prof_sbuf_str(b, "null");
+}
+
+/* The comparison's table as CSV: the Comparison sheet's columns, times in ns. */
+int export_compare_csv_write(FILE *f, const struct comparison *c)
+{
+    struct prof_sbuf b = {0};
+    char head[96];
+    for (size_t k = 0; k < COMPARE_NCOLS; k++) {
+        if (k)
+            prof_sbuf_str(&b, ",");
+        export_csv_text(&b,
+                        column_header(head, sizeof head, &compare_columns[k], ns_unit, ns_unit));
+    }
+    prof_sbuf_str(&b, "\n");
+    struct cell cells[COMPARE_NCOLS];
+    for (size_t i = 0; i < c->nrows; i++) {
+        table_compare_row(c, i, cells);
+        for (size_t k = 0; k < COMPARE_NCOLS; k++) {
+            if (k)
+                prof_sbuf_str(&b, ",");
+            csv_cell(&b, &cells[k]);
+        }
+        prof_sbuf_str(&b, "\n");
+    }
+    fwrite(sbuf_text(&b), 1, b.len, f);
+    prof_sbuf_release(&b);
+    return ferror(f) ? -1 : 0;
+}
+
+/* The comparison's summary as CSV: a Key,Value header, then one line per value. */
+int export_compare_summary_csv_write(FILE *f, const struct comparison *c)
+{
+    struct prof_sbuf b = {0};
+    struct cell cells[COMPARE_NSUMMARY];
+    table_compare_summary(c, cells);
+    prof_sbuf_str(&b, "Key,Value\n");
+    for (size_t k = 0; k < COMPARE_NSUMMARY; k++) {
+        export_csv_text(&b, compare_summary_names[k]);
+        prof_sbuf_str(&b, ",");
+        csv_cell(&b, &cells[k]);
+        prof_sbuf_str(&b, "\n");
+    }
+    fwrite(sbuf_text(&b), 1, b.len, f);
+    prof_sbuf_release(&b);
+    return ferror(f) ? -1 : 0;
+}
+
+/* The "comparison" member: {"summary": {name: value}, "regions": [{column: value}]}. */
+static void json_comparison(struct prof_sbuf *b, const struct comparison *c)
+{
+    struct cell cells[COMPARE_NSUMMARY > COMPARE_NCOLS ? COMPARE_NSUMMARY : COMPARE_NCOLS];
+    table_compare_summary(c, cells);
+    prof_sbuf_str(b, ",\n\"comparison\": {\"summary\": {");
+    for (size_t k = 0; k < COMPARE_NSUMMARY; k++) {
+        prof_sbuf_str(b, k ? ",\n  " : "\n  ");
+        export_json_text(b, compare_summary_names[k], strlen(compare_summary_names[k]));
+        prof_sbuf_str(b, ": ");
+        json_cell(b, &cells[k]);
+    }
+    prof_sbuf_str(b, "},\n\"regions\": [");
+    char head[96];
+    for (size_t i = 0; i < c->nrows; i++) {
+        table_compare_row(c, i, cells);
+        prof_sbuf_str(b, i ? ",\n  {" : "\n  {");
+        for (size_t k = 0; k < COMPARE_NCOLS; k++) {
+            if (k)
+                prof_sbuf_str(b, ", ");
+            column_header(head, sizeof head, &compare_columns[k], ns_unit, ns_unit);
+            export_json_text(b, head, strlen(head));
+            prof_sbuf_str(b, ": ");
+            json_cell(b, &cells[k]);
+        }
+        prof_sbuf_str(b, "}");
+    }
+    prof_sbuf_str(b, c->nrows ? "\n]}" : "]}");
+}
+
+/* Every table as one JSON object, each an array of objects keyed by the column names, and
+   the comparison when there is one. */
+int export_json_write(FILE *f, struct model *m, const char *command_line,
+                      const struct comparison *cmp)
 {
     struct prof_sbuf b = {0};
     prof_sbuf_addf(&b, "{\n\"generator\": \"profreport %s\",\n\"unit\": \"ns\",\n\"command\": ",
@@ -383,6 +485,8 @@ int export_json_write(FILE *f, struct model *m, const char *command_line)
         prof_sbuf_add(&b, tb.nrows ? "\n]" : "]", tb.nrows ? 2 : 1);
         table_close(&tb);
     }
+    if (cmp)
+        json_comparison(&b, cmp);
     prof_sbuf_add(&b, "\n}\n", 3);
     fwrite(sbuf_text(&b), 1, b.len, f);
     prof_sbuf_release(&b);
@@ -402,6 +506,8 @@ struct out {
 struct exports {
     struct export_options o;
     struct out trace, folded, callgrind, json, csv[TABLE_COUNT];
+    const struct comparison *cmp; /* exports_compare's, or NULL */
+    struct out cmp_csv[2];        /* comparison.csv, comparison_summary.csv */
     /* trace */
     struct prof_sbuf buf;
     int first;
@@ -687,7 +793,7 @@ int exports_write(struct exports *x, struct model *m, struct rep_error *e)
             return -1;
     }
     if (x->json.f) {
-        export_json_write(x->json.f, m, x->o.command_line);
+        export_json_write(x->json.f, m, x->o.command_line, x->cmp);
         if (out_close(&x->json, e) != 0)
             return -1;
     }
@@ -711,6 +817,19 @@ int exports_write(struct exports *x, struct model *m, struct rep_error *e)
                 return -1;
             export_csv_write(x->csv[k].f, m, (enum table_id)k);
             if (out_close(&x->csv[k], e) != 0)
+                return -1;
+        }
+        for (int k = 0; x->cmp && k < 2; k++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir,
+                     k ? "comparison_summary" : "comparison");
+            if (out_open(&x->cmp_csv[k], path, e) != 0)
+                return -1;
+            if (k)
+                export_compare_summary_csv_write(x->cmp_csv[k].f, x->cmp);
+            else
+                export_compare_csv_write(x->cmp_csv[k].f, x->cmp);
+            if (out_close(&x->cmp_csv[k], e) != 0)
                 return -1;
         }
     }
@@ -738,8 +857,14 @@ int exports_commit(struct exports *x, struct rep_error *e)
     for (int k = 0; k < TABLE_COUNT; k++)
         if (out_commit(&x->csv[k], e) != 0)
             return -1;
+    for (int k = 0; k < 2; k++)
+        if (out_commit(&x->cmp_csv[k], e) != 0)
+            return -1;
     return 0;
 }
+
+/* The comparison to export with the statistics. */
+void exports_compare(struct exports *x, const struct comparison *c) { x->cmp = c; }
 
 /* Say where the exports went. */
 void exports_print(const struct exports *x, FILE *out)
@@ -753,7 +878,8 @@ void exports_print(const struct exports *x, FILE *out)
     if (x->json.committed)
         fprintf(out, "json:     %s\n", x->json.target);
     if (x->csv[0].committed)
-        fprintf(out, "csv:      %s/ (%d files)\n", x->o.csv_dir, TABLE_COUNT);
+        fprintf(out, "csv:      %s/ (%d files)\n", x->o.csv_dir,
+                TABLE_COUNT + (x->cmp_csv[0].committed ? 2 : 0));
 }
 
 /* Remove uncommitted temporary files and free everything. */
@@ -767,6 +893,8 @@ void exports_free(struct exports *x)
     out_free(&x->json);
     for (int k = 0; k < TABLE_COUNT; k++)
         out_free(&x->csv[k]);
+    for (int k = 0; k < 2; k++)
+        out_free(&x->cmp_csv[k]);
     for (size_t i = 0; i < x->nnames; i++)
         free(x->names[i]);
     free(x->names);

@@ -52,8 +52,15 @@ int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t
    and --json (one member each), times in ns. */
 /* One table as CSV (header line first). 0, or -1 on a write error. */
 int export_csv_write(FILE *f, struct model *m, enum table_id which);
-/* Every table as one JSON object. 0, or -1 on a write error. */
-int export_json_write(FILE *f, struct model *m, const char *command_line);
+/* Every table as one JSON object, and, when cmp is not NULL, the comparison as its
+   "comparison" member. 0, or -1 on a write error. */
+struct comparison;
+int export_json_write(FILE *f, struct model *m, const char *command_line,
+                      const struct comparison *cmp);
+/* A comparison (--baseline) as CSV: its table (comparison.csv) and its summary
+   (comparison_summary.csv, Key,Value lines). 0, or -1 on a write error. */
+int export_compare_csv_write(FILE *f, const struct comparison *c);
+int export_compare_summary_csv_write(FILE *f, const struct comparison *c);
 
 /* What the command line asked for; NULL: not wanted. */
 struct export_options {
@@ -81,6 +88,9 @@ struct exports;
 struct exports *exports_open(const struct export_options *o, struct model *m, struct rep_error *e);
 int exports_write(struct exports *x, struct model *m, struct rep_error *e);
 int exports_commit(struct exports *x, struct rep_error *e);
+/* Add the comparison (borrowed: it must outlive exports_write) to the CSV and JSON
+   statistics, before exports_write. */
+void exports_compare(struct exports *x, const struct comparison *c);
 /* "trace:    FILE" lines for the terminal, one per export written. */
 void exports_print(const struct exports *x, FILE *out);
 void exports_free(struct exports *x);

@@ -520,6 +520,7 @@ static int compare_runs(struct report *r, const struct options *o)
     struct compare_options copt = {o->noise, COMPARE_ALPHA, o->seed, COMPARE_RESAMPLES};
     compare_build(&r->old, &r->m, &copt, &r->cmp);
     r->comparing = 1;
+    exports_compare(r->ex, &r->cmp);
     if (r->cmp.warning) {
         model_warn(&r->m, "comparison", "few runs", 1, "%s", r->cmp.warning);
         warn_msg("%s", r->cmp.warning);

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "tables.h"
+#include "compare.h"
 #include "util.h"
 
 #include <math.h>
@@ -215,4 +216,91 @@ const char *column_header(char *buf, size_t size, const struct column *c, struct
     else
         snprintf(buf, size, "%s", c->name);
     return buf;
+}
+
+/* ---- a comparison ---- */
+
+const struct column compare_columns[] = {
+    {"Region", COL_TEXT},
+    {"Verdict", COL_TEXT},
+    {"Baseline median", COL_TOTAL_NS},
+    {"New median", COL_TOTAL_NS},
+    {"Baseline mean", COL_TOTAL_NS},
+    {"New mean", COL_TOTAL_NS},
+    {"Change", COL_SHARE},
+    {"Ratio", COL_RATIO},
+    {"Ratio 95% low", COL_RATIO},
+    {"Ratio 95% high", COL_RATIO},
+    {"U", COL_RATIO},
+    {"p-value", COL_RATIO},
+    {"Adjusted p", COL_RATIO},
+    {"Test", COL_TEXT},
+    {"Baseline runs with it", COL_COUNT},
+    {"New runs with it", COL_COUNT},
+};
+_Static_assert(sizeof compare_columns / sizeof *compare_columns == COMPARE_NCOLS,
+               "COMPARE_NCOLS counts the comparison's columns");
+
+/* One region of the comparison: what the Comparison sheet's row holds, times in ns. */
+void table_compare_row(const struct comparison *c, size_t i, struct cell *cells)
+{
+    const struct compare_row *r = &c->rows[i];
+    const double v[] = {r->base_median, r->new_median, r->base_mean, r->new_mean,
+                        r->change,      r->ratio,      r->ratio_low, r->ratio_high,
+                        r->test.u,      r->test.p,     r->q};
+    cells[0] = text(r->display);
+    cells[1] = text(compare_verdict_name(r->verdict));
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+        cells[2 + k] = num(v[k]);
+    cells[13] =
+        isfinite(r->test.p) ? text(r->test.exact ? "exact" : "normal approximation") : text(NULL);
+    cells[14] = r->base ? count(r->base_runs) : text(NULL);
+    cells[15] = r->new ? count(r->new_runs) : text(NULL);
+}
+
+const char *const compare_summary_names[] = {
+    "Baseline runs",
+    "New runs",
+    "Regions in both",
+    "Slower",
+    "Faster",
+    "Added",
+    "Removed",
+    "Geometric-mean ratio (new / baseline)",
+    "Geometric-mean ratio 95% low",
+    "Geometric-mean ratio 95% high",
+    "Overall (geometric mean)",
+    "Regions in the geometric mean",
+    "Noise threshold",
+    "Significance level (adjusted p)",
+    "Smallest p-value possible",
+    "Bootstrap resamples",
+    "Bootstrap seed",
+    "Warning",
+};
+_Static_assert(sizeof compare_summary_names / sizeof *compare_summary_names == COMPARE_NSUMMARY,
+               "COMPARE_NSUMMARY counts the comparison's summary");
+
+/* The comparison's summary, in the order of compare_summary_names. */
+void table_compare_summary(const struct comparison *c, struct cell *cells)
+{
+    struct cell *p = cells;
+    *p++ = count(c->nbase);
+    *p++ = count(c->nnew);
+    *p++ = count(c->nboth);
+    *p++ = count(c->slower);
+    *p++ = count(c->faster);
+    *p++ = count(c->added);
+    *p++ = count(c->removed);
+    *p++ = num(c->geomean);
+    *p++ = num(c->geomean_low);
+    *p++ = num(c->geomean_high);
+    *p++ = text(compare_verdict_name(c->geomean_verdict));
+    *p++ = count(c->ngeomean);
+    *p++ = num(c->opt.noise);
+    *p++ = num(c->opt.alpha);
+    *p++ = num(c->min_p);
+    *p++ = count(c->opt.resamples);
+    *p++ = count(c->opt.seed);
+    *p++ = c->warning ? text(c->warning) : text(NULL);
 }

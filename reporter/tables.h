@@ -39,7 +39,8 @@ enum column_kind {
     COL_NUMBER,   /* a whole number shown as it is (a source line) */
     COL_SHARE,    /* a fraction, shown as a percentage */
     COL_TOTAL_NS, /* time summed over calls, ns */
-    COL_COST_NS   /* time of one call (or a statistic of such times), ns */
+    COL_COST_NS,  /* time of one call (or a statistic of such times), ns */
+    COL_RATIO     /* a ratio or a probability, shown as it is */
 };
 
 struct column {
@@ -122,5 +123,20 @@ double table_run_mean(const struct table *t, size_t i, size_t run);
 /* A column's header: its name, with " (unit)" for times. Returns buf. */
 const char *column_header(char *buf, size_t size, const struct column *c, struct unit cost,
                           struct unit total);
+
+/*
+ * A comparison (compare.h) as the exports write it: a summary of name-value pairs and one row
+ * per region, in the comparison's order. Times are the per-run totals, in ns (COL_TOTAL_NS).
+ * The names are those of the workbook's Comparison sheet.
+ */
+struct comparison;
+#define COMPARE_NCOLS 16
+extern const struct column compare_columns[COMPARE_NCOLS];
+/* The cells of the comparison's row i (COMPARE_NCOLS of them). */
+void table_compare_row(const struct comparison *c, size_t i, struct cell *cells);
+#define COMPARE_NSUMMARY 18
+/* The summary's names, and its values into cells (COMPARE_NSUMMARY of each). */
+extern const char *const compare_summary_names[COMPARE_NSUMMARY];
+void table_compare_summary(const struct comparison *c, struct cell *cells);
 
 #endif /* PROFREPORT_TABLES_H */

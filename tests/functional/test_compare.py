@@ -446,3 +446,76 @@ def test_fail_on_regression_needs_a_baseline(tmp_path):
     spec("r.csv", [("a", [1000])]).write(tmp_path / "runs")
     p = profreport("--fail-on-regression", tmp_path / "runs", "-o", tmp_path / "o.xlsx")
     assert p.returncode == 2 and b"--fail-on-regression is for comparisons" in p.stderr
+
+
+def test_json_and_csv_exports_hold_the_comparison(tmp_path):
+    """--json holds a "comparison" member and --csv two more files, comparison.csv and
+    comparison_summary.csv: the Comparison sheet's table (its columns, rows in its order, times
+    in ns) and the block above it, value for value as openpyxl reads the sheet."""
+    import csv
+    import json
+    write_side(tmp_path / "base", BASE)
+    write_side(tmp_path / "new", NEW)
+    out = tmp_path / "diff.xlsx"
+    p = must_run("--baseline", tmp_path / "base", "--", tmp_path / "new", "-o", out,
+                 "--no-gnuplot", "--json", tmp_path / "d.json", "--csv", tmp_path / "csv")
+    assert b"(6 files)" in p.stdout
+    info, unit, table, order = comparison(Book(out))
+    data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))["comparison"]
+    with open(tmp_path / "csv" / "comparison.csv", newline="", encoding="utf-8") as f:
+        records = list(csv.reader(f, strict=True))
+    with open(tmp_path / "csv" / "comparison_summary.csv", newline="", encoding="utf-8") as f:
+        summary = list(csv.reader(f, strict=True))
+
+    def unguarded(text):
+        """A CSV text field without the ' that keeps a spreadsheet from reading a formula."""
+        return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@") else text
+
+    # The table: same columns (times in ns), same rows in the same order.
+    timed = {"Baseline median", "New median", "Baseline mean", "New mean"}
+    assert records[0] == [f"{c} (ns)" if c in timed else c for c in COLUMNS]
+    assert "'=1+2" in [r[0] for r in records]  # a formula's look stays text in CSV
+    assert [unguarded(r[0]) for r in records[1:]] == order == [r["Region"] for r in
+                                                               data["regions"]]
+    for rec, obj in zip(records[1:], data["regions"]):
+        want = table[unguarded(rec[0])]
+        assert list(obj) == records[0]
+        for head, text in zip(records[0], rec):
+            name = head[:-len(" (ns)")] if head.endswith(" (ns)") else head
+            scale = unit if name in timed else 1
+            value = obj[head]
+            if want[name] is None:
+                assert text == "" and value is None, (rec[0], name)
+            elif isinstance(want[name], str):
+                assert unguarded(text) == want[name] == value, (rec[0], name)
+            else:
+                assert math.isclose(float(text), want[name] * scale, rel_tol=1e-12), (rec[0], name)
+                assert math.isclose(value, want[name] * scale, rel_tol=1e-12), (rec[0], name)
+    assert table["compute"]["Verdict"] == "slower" and table["fresh"]["Verdict"] == "added"
+
+    # The summary: the block above the table, under the same names.
+    assert summary[0] == ["Key", "Value"]
+    assert [k for k, _ in summary[1:]] == list(data["summary"])
+    for key, text in summary[1:]:
+        want, value = info[key], data["summary"][key]
+        if key == "Warning":
+            assert want == "none" and text == "" and value is None
+        elif key == "Bootstrap seed":
+            assert want == text == str(value) == "1"
+        elif isinstance(want, str):
+            assert want == text == value, key
+        else:
+            assert math.isclose(float(text), want, rel_tol=1e-12), key
+            assert math.isclose(value, want, rel_tol=1e-12), key
+    assert data["summary"]["Slower"] == 1 and data["summary"]["Overall (geometric mean)"] in (
+        "slower", "faster", "no significant change")
+
+
+def test_exports_without_a_comparison_have_no_comparison(tmp_path):
+    """A report without --baseline writes neither comparison file nor member."""
+    import json
+    write_side(tmp_path / "new", NEW)
+    must_run(tmp_path / "new", "-o", tmp_path / "r.xlsx", "--no-gnuplot", "--json",
+             tmp_path / "d.json", "--csv", tmp_path / "csv")
+    assert "comparison" not in json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert not list((tmp_path / "csv").glob("comparison*"))

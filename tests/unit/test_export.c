@@ -231,7 +231,7 @@ static void json_holds_every_table(void **state)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    assert_int_equal(export_json_write(f, &m, "profreport x"), 0);
+    assert_int_equal(export_json_write(f, &m, "profreport x", NULL), 0);
     fclose(f);
     assert_non_null(strstr(text, "\"command\": \"profreport x\""));
     assert_non_null(strstr(text, "\"callcost\": [\n  {\"Region\": \"top\", \"Calls\": 2, "
