@@ -8,6 +8,7 @@
  * escaped for each format; CSV text cells that a spreadsheet would take for a formula get a
  * leading single quote.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "atomicfile.h"
 #include "cct.h"
 #include "compare.h"
@@ -216,6 +217,11 @@ struct callgrind {
     char *named;         /* per name: its compressed id was defined */
     double total;
     struct prof_sbuf line;
+    const struct export_source *src; /* per name, or NULL */
+    uint32_t *file_of;               /* per name: its file's compressed id (1: "regions") */
+    const char **files;              /* per file id: its name */
+    char *file_named;                /* per file id: defined */
+    uint32_t file;                   /* the file of the last fl= line, 0 before the first */
 };
 
 /* After a node's children: its whole-ns self time and inclusive time. */
@@ -244,36 +250,103 @@ static void callgrind_ref(struct callgrind *x, const struct cct *t, uint32_t nam
     prof_sbuf_add(&x->line, "\n", 1);
 }
 
-/* A node: its function's self cost, then one call record per child. */
+/* A file's "(id)" and, the first time, its name: file names have ids of their own. */
+static void callgrind_file_ref(struct callgrind *x, uint32_t file)
+{
+    prof_sbuf_addf(&x->line, "(%u)", file);
+    if (!x->file_named[file]) {
+        x->file_named[file] = 1;
+        prof_sbuf_add(&x->line, " ", 1);
+        export_callgrind_name(&x->line, x->files[file], strlen(x->files[file]));
+    }
+    prof_sbuf_add(&x->line, "\n", 1);
+}
+
+/* The source line of a name, 0 when unknown. */
+static unsigned long callgrind_line(const struct callgrind *x, uint32_t name)
+{
+    return x->src && x->src[name].file ? x->src[name].line : 0;
+}
+
+/* A node: its function's self cost, then one call record per child. Each function is in its
+   own source file (fl=), a callee in another file is named by cfi=, and costs sit at the
+   function's line; a call's cost at the caller's line, where the call site is not known. */
 static void callgrind_node(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
 {
     struct callgrind *x = ctx;
     uint32_t i = path[len - 1];
+    uint32_t name = t->nodes[i].name, file = x->file_of[name];
+    unsigned long line = callgrind_line(x, name);
     x->line.len = 0;
+    if (file != x->file) {
+        prof_sbuf_add(&x->line, "fl=", 3);
+        callgrind_file_ref(x, file);
+        x->file = file;
+    }
     prof_sbuf_add(&x->line, "fn=", 3);
-    callgrind_ref(x, t, t->nodes[i].name);
-    prof_sbuf_addf(&x->line, "0 %.0f\n", x->self[i]);
+    callgrind_ref(x, t, name);
+    prof_sbuf_addf(&x->line, "%lu %.0f\n", line, x->self[i]);
     size_t nkids;
     uint32_t *kids = cct_sorted_children(t, i, &nkids);
     for (size_t j = 0; j < nkids; j++) {
         uint32_t c = kids[j];
         const struct cct_node *k = &t->nodes[c];
+        if (x->file_of[k->name] != file) {
+            prof_sbuf_add(&x->line, "cfi=", 4);
+            callgrind_file_ref(x, x->file_of[k->name]);
+        }
         prof_sbuf_add(&x->line, "cfn=", 4);
         callgrind_ref(x, t, k->name);
-        prof_sbuf_addf(&x->line, "calls=%llu 0\n0 %.0f\n",
-                       (unsigned long long)(k->calls + k->never), x->incl[c]);
+        prof_sbuf_addf(&x->line, "calls=%llu %lu\n%lu %.0f\n",
+                       (unsigned long long)(k->calls + k->never), callgrind_line(x, k->name), line,
+                       x->incl[c]);
     }
     free(kids);
     fwrite(sbuf_text(&x->line), 1, x->line.len, x->f);
 }
 
-/* The tree in callgrind format. */
-int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t nruns)
+/* Sort order of names by their source file's name (qsort_r; ctx is the source array). */
+static int by_file(const void *a, const void *b, void *ctx)
 {
-    struct callgrind x = {f, NULL, NULL, NULL, 0, {0}};
+    const struct export_source *src = ctx;
+    return strcmp(src[*(const uint32_t *)a].file, src[*(const uint32_t *)b].file);
+}
+
+/* Give each distinct source file an id from 2 up (1 is "regions", for the rest): the names
+   sorted by file, one id per run of equal files. */
+static void callgrind_files(struct callgrind *x, const struct cct *t)
+{
+    size_t nnames = t->nnames ? t->nnames : 1;
+    x->file_of = xmalloc(nnames * sizeof *x->file_of);
+    x->files = xcalloc(nnames + 2, sizeof *x->files);
+    x->file_named = xcalloc(nnames + 2, 1);
+    x->files[1] = "regions";
+    uint32_t *order = xmalloc(nnames * sizeof *order);
+    size_t n = 0;
+    for (uint32_t i = 0; i < t->nnames; i++) {
+        x->file_of[i] = 1;
+        if (x->src && x->src[i].file && *x->src[i].file)
+            order[n++] = i;
+    }
+    qsort_r(order, n, sizeof *order, by_file, (void *)(uintptr_t)x->src);
+    uint32_t id = 1;
+    for (size_t k = 0; k < n; k++) {
+        if (k == 0 || strcmp(x->src[order[k]].file, x->src[order[k - 1]].file) != 0)
+            x->files[++id] = x->src[order[k]].file;
+        x->file_of[order[k]] = id;
+    }
+    free(order);
+}
+
+/* The tree in callgrind format. */
+int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t nruns,
+                           const struct export_source *src)
+{
+    struct callgrind x = {f, NULL, NULL, NULL, 0, {0}, src, NULL, NULL, NULL, 0};
     x.self = xcalloc(t->nnodes, sizeof *x.self);
     x.incl = xcalloc(t->nnodes, sizeof *x.incl);
     x.named = xcalloc(t->nnames ? t->nnames : 1, 1);
+    callgrind_files(&x, t);
     cct_walk(t, t->root, NULL, callgrind_sum, &x);
     fprintf(f, "# callgrind format\nversion: 1\ncreator: profreport %s\n", prof_version());
     struct prof_sbuf b = {0};
@@ -282,12 +355,14 @@ int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t
     prof_sbuf_release(&b);
     fprintf(f, "desc: Runs: %zu\ndesc: Unit: nanoseconds of region time\n", nruns);
     fprintf(f, "positions: line\nevents: ns\nsummary: %.0f\n\n", x.total);
-    fputs("fl=(1) regions\n", f);
     cct_walk(t, t->root, callgrind_node, NULL, &x);
     fprintf(f, "\ntotals: %.0f\n", x.total);
     free(x.self);
     free(x.incl);
     free(x.named);
+    free(x.file_of);
+    free(x.files);
+    free(x.file_named);
     prof_sbuf_release(&x.line);
     return ferror(f) ? -1 : 0;
 }
@@ -788,7 +863,16 @@ int exports_write(struct exports *x, struct model *m, struct rep_error *e)
         const char *cmd = NULL;
         for (size_t i = 0; i < m->nruns && !cmd; i++)
             cmd = m->runs[i].command ? m->runs[i].command : m->runs[i].program;
-        export_callgrind_write(x->callgrind.f, model_paths(m), cmd, m->nruns);
+        const struct cct *t = model_paths(m);
+        /* Each name of the tree where its region's Function record put it. */
+        struct export_source *src = xcalloc(t->nnames ? t->nnames : 1, sizeof *src);
+        for (size_t i = 0; i < t->nnames; i++) {
+            size_t r = model_find(m, t->names[i], t->name_lens[i]);
+            if (r != SIZE_MAX && m->regions[r].file)
+                src[i] = (struct export_source){m->regions[r].file, m->regions[r].line};
+        }
+        export_callgrind_write(x->callgrind.f, t, cmd, m->nruns, src);
+        free(src);
         if (out_close(&x->callgrind, e) != 0)
             return -1;
     }

@@ -45,8 +45,18 @@ int export_size_parse(const char *s, uint64_t *out);
 
 /* The folded stacks of every path with self time: "a;b;c <self ns>" lines. 0, or -1. */
 int export_folded_write(FILE *f, const struct cct *t);
-/* The tree in callgrind format (events: ns); cmd names the profiled command. 0, or -1. */
-int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t nruns);
+/* Where a function's code is, for callgrind: its source file (NULL when unknown) and line. */
+struct export_source {
+    const char *file;
+    unsigned long line;
+};
+/*
+ * The tree in callgrind format (events: ns); cmd names the profiled command. src, indexed by
+ * the tree's name index (or NULL: nothing known), puts each function in its source file at its
+ * line; a function with no known file goes in the pseudo file "regions", at line 0. 0, or -1.
+ */
+int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t nruns,
+                           const struct export_source *src);
 
 /* The statistics tables of tables.c, written by --csv (one file each, named by table_names)
    and --json (one member each), times in ns. */

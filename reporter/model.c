@@ -269,6 +269,9 @@ static size_t region_find(const struct model *m, const char *s, size_t n)
     return SIZE_MAX;
 }
 
+/* The region with id s[0..n), for outputs that meet ids elsewhere (the call-path tree). */
+size_t model_find(const struct model *m, const char *s, size_t n) { return region_find(m, s, n); }
+
 /* Make room for index i in a region's columns of two sums and a count (per run or per thread
    key), grown together; new entries are zero. */
 static void columns_grow(double **sum, double **sum2, uint64_t **calls, size_t *cap, size_t i)

@@ -164,6 +164,8 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
 /* Add a warning (copies the strings). */
 void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The index of the region with id s[0..n), or SIZE_MAX when there is none. */
+size_t model_find(const struct model *m, const char *s, size_t n);
 /* Region indexes sorted by total (outer) time, largest first, excluded ones left out. */
 size_t *model_ranked(const struct model *m, size_t *n);
 /* Mean cost per call of region r in run k (NaN when it did not run). */

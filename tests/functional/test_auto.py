@@ -353,3 +353,62 @@ def test_a_library_loaded_where_an_unloaded_one_was_is_named_for_itself(tmp_path
         file, _, module, _ = fns[name]
         assert file.endswith(f"{name}_lib.c") and module.endswith(f"libauto_{name}.so")
     assert [r["Parent"] for r in run.rows_of("plugin_b")] == ["call", "call"]
+
+
+def callgrind_functions(path):
+    """{function: (source file, line of its self cost)} from a callgrind file: fl=, fn= and
+    cfi= with their compressed names expanded (files and functions are numbered apart)."""
+    files, names, out = {}, {}, {}
+    current_file, current_fn, want_cost = None, None, False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^(fl|fi|fe|cfi|cfl|fn|cfn)=\((\d+)\)(?: (.*))?$", line)
+        if m:
+            kind, key, text = m.groups()
+            table = names if kind in ("fn", "cfn") else files
+            if text is not None:
+                assert key not in table or table[key] == text, line
+                table[key] = text
+            if kind == "fl":
+                current_file = table[key]
+            elif kind == "fn":
+                current_fn, want_cost = table[key], True
+            continue
+        m = re.match(r"^(\d+) (\d+)$", line)
+        if m and want_cost:
+            where = (current_file, int(m.group(1)))
+            assert out.setdefault(current_fn, where) == where, (current_fn, where)
+            want_cost = False
+        elif line.startswith("calls="):
+            want_cost = False  # the next cost line is the call's, not the function's
+    return out
+
+
+def test_callgrind_export_names_source_files_and_lines(tmp_path):
+    """The callgrind export of an instrumented program puts each function in its source file
+    (fl=) at the line of its Function record, as DWARF and the source say; the manual region
+    stays in the pseudo file "regions"; callgrind_annotate reads it and shows the files."""
+    _, run = run_calls(tmp_path, 10, 5, 4)
+    out = tmp_path / "callgrind.out"
+    must_run(run.path, "-o", tmp_path / "r.xlsx", "-q", "--no-gnuplot", "--callgrind", out)
+    got = callgrind_functions(out)
+    calls_c = SOURCE / "calls.c"
+    for name, pattern in [("fib", r"^long fib\(int n\) \{"), ("is_even", r"^int is_even.*\{"),
+                          ("helper", r"int helper\(int i\)"), ("main", r"^int main")]:
+        file, line = got[name]
+        assert file.endswith("tests/programs/auto/calls.c"), (name, file)
+        assert line == source_line(calls_c, pattern), (name, line)
+    file, line = got["shared_square"]
+    assert file.endswith("shared_lib.c")
+    assert line == source_line(SOURCE / "shared_lib.c", r"^int shared_square.*\{")
+    assert got["manual loop"] == ("regions", 0)
+
+    tool = shutil.which("callgrind_annotate")
+    if tool is None:
+        pytest.fail("callgrind_annotate is missing: install valgrind (scripts/deps.sh)")
+    p = subprocess.run([tool, "--auto=no", "--threshold=100", str(out)], capture_output=True,
+                       timeout=120)
+    assert p.returncode == 0 and p.stderr == b"", p.stderr
+    text = p.stdout.decode()
+    assert re.search(r"tests/programs/auto/calls\.c:fib$", text, re.M), text
+    assert re.search(r"shared_lib\.c:shared_square$", text, re.M), text
+    assert re.search(r" regions:manual loop$", text, re.M), text

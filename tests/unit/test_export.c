@@ -143,7 +143,7 @@ static void folded_lines_are_paths_with_self_time(void **state)
 
 static int callgrind_of(FILE *f, const struct cct *t)
 {
-    return export_callgrind_write(f, t, "app --fast", 1);
+    return export_callgrind_write(f, t, "app --fast", 1, NULL);
 }
 
 /* Callgrind: self cost per function, calls and inclusive cost per call, exact sums. */
@@ -173,6 +173,52 @@ static void callgrind_has_calls_and_inclusive_costs(void **state)
              "cfn=(%u) c\ncalls=1 0\n0 7\n"
              "fn=(%u)\n0 7\n"
              "fn=(%u)\n0 5\n"
+             "\ntotals: 22\n",
+             main_id, a_id, b_id, a_id, c_id, c_id, b_id);
+    assert_string_equal(body, want);
+    free(text);
+    cct_release(&t);
+}
+
+/* Sources by name index, for callgrind_with_sources (set by the test that uses it). */
+static struct export_source sources[8];
+
+static int callgrind_with_sources(FILE *f, const struct cct *t)
+{
+    return export_callgrind_write(f, t, "app", 1, sources);
+}
+
+/* Callgrind with known sources: each function under fl= of its file at its line, "regions"
+   only for the rest, file names compressed apart from function names, cfi= for a callee in
+   another file, a call's cost at the caller's line and calls= naming the callee's line. */
+static void callgrind_puts_functions_in_their_source_files(void **state)
+{
+    (void)state;
+    struct cct t;
+    small_tree(&t);
+    assert_true(t.nnames <= 8);
+    /* main in app.c at line 10, c in lib.c at line 3, the others unknown. */
+    memset(sources, 0, sizeof sources);
+    sources[cct_intern(&t, "main", 4)] = (struct export_source){"app.c", 10};
+    sources[cct_intern(&t, "c", 1)] = (struct export_source){"lib.c", 3};
+    char *text = written(callgrind_with_sources, &t);
+    const char *body = strstr(text, "fl=");
+    assert_non_null(body);
+    char want[512];
+    unsigned main_id = (unsigned)cct_intern(&t, "main", 4) + 1;
+    unsigned a_id = (unsigned)cct_intern(&t, "a;x", 3) + 1;
+    unsigned b_id = (unsigned)cct_intern(&t, "b", 1) + 1;
+    unsigned c_id = (unsigned)cct_intern(&t, "c", 1) + 1;
+    /* Files by name: app.c is (2), lib.c (3); (1) is "regions". */
+    snprintf(want, sizeof want,
+             "fl=(2) app.c\n"
+             "fn=(%u) main\n10 10\n"
+             "cfi=(1) regions\ncfn=(%u) a;x\ncalls=1 0\n10 7\n"
+             "cfi=(1)\ncfn=(%u) b\ncalls=3 0\n10 5\n"
+             "fl=(1)\nfn=(%u)\n0 0\n"
+             "cfi=(3) lib.c\ncfn=(%u) c\ncalls=1 3\n0 7\n"
+             "fl=(3)\nfn=(%u)\n3 7\n"
+             "fl=(1)\nfn=(%u)\n0 5\n"
              "\ntotals: 22\n",
              main_id, a_id, b_id, a_id, c_id, c_id, b_id);
     assert_string_equal(body, want);
@@ -287,6 +333,7 @@ int main(void)
         cmocka_unit_test(trace_limit_sizes_parse_and_print),
         cmocka_unit_test(folded_lines_are_paths_with_self_time),
         cmocka_unit_test(callgrind_has_calls_and_inclusive_costs),
+        cmocka_unit_test(callgrind_puts_functions_in_their_source_files),
         cmocka_unit_test(csv_callcost_has_workbook_columns_in_ns),
         cmocka_unit_test(json_holds_every_table),
     };
