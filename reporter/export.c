@@ -602,6 +602,14 @@ struct exports {
     size_t kept, left_out; /* runs with events kept in the trace, and left out */
     char *first_left_out;  /* the first run left out, for the refusal's message */
     int trace_err;         /* errno of a failed ftruncate or fseeko, or 0 */
+    /* seed-form runs: instances laid end to end */
+    double seed_at; /* where the next instance of the run being read starts, ns */
+    struct seed_open {
+        const char *name; /* JSON literal, owned by names */
+        unsigned tid;
+    } * seed_open; /* its instances that never stopped, written at its end */
+    size_t nseed_open;
+    int seed_warned; /* stderr was told once */
 };
 
 /* Create target's temporary file beside it (same folder, so rename is atomic). */
@@ -683,6 +691,8 @@ static void sink_run_begin(void *ctx, const struct model *m, size_t run)
     x->run_first = x->first;
     x->run_out = 0;
     x->run_events = 0;
+    x->seed_at = 0;
+    x->nseed_open = 0;
 }
 
 /* The run being read would pass --trace-limit: take its events back out of the trace. */
@@ -699,17 +709,12 @@ static void trace_leave_out(struct exports *x)
     x->run_out = 1;
 }
 
-/* One row of an events table: a trace event. */
-static void sink_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
-                       const struct prof_event_rec *e, size_t region, double ns, double self_ns,
-                       double start_ns)
+/* One event into the trace, or the run left out when it would pass --trace-limit. */
+static void trace_add(struct exports *x, const char *name_json, unsigned tid, double start_ns,
+                      int stopped, double ns, double self_ns, unsigned depth, int nested)
 {
-    struct exports *x = ctx;
-    (void)t;
-    if (m->runs[run].kind != RUN_EVENTS || x->run_out)
-        return;
-    export_trace_event(&x->buf, x->first, trace_name(x, region, e->region, e->region_len), x->pid,
-                       e->thread, start_ns, e->stopped, ns, self_ns, e->depth, e->nested);
+    export_trace_event(&x->buf, x->first, name_json, x->pid, tid, start_ns, stopped, ns, self_ns,
+                       depth, nested);
     x->first = 0;
     x->run_events++;
     if (x->o.trace_limit && x->written + x->buf.len > x->o.trace_limit) {
@@ -717,6 +722,48 @@ static void sink_event(void *ctx, const struct model *m, size_t run, const struc
         return;
     }
     trace_flush(x, 0);
+}
+
+/* One row of an events table, or of the seed form: a trace event. */
+static void sink_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                       const struct prof_event_rec *e, size_t region, double ns, double self_ns,
+                       double start_ns)
+{
+    struct exports *x = ctx;
+    (void)t;
+    enum run_kind kind = m->runs[run].kind;
+    if (kind == RUN_SUMMARY || x->run_out)
+        return;
+    const char *name = trace_name(x, region, e->region, e->region_len);
+    if (kind == RUN_SEED) {
+        /* The seed form has no start times (FORMAT.md 2): its instances are laid end to end in
+           file order. One that never stopped waits for the run's end, where no instance
+           comes after it to look nested inside it. */
+        if (!e->stopped) {
+            x->seed_open = xrealloc(x->seed_open, (x->nseed_open + 1) * sizeof *x->seed_open);
+            x->seed_open[x->nseed_open++] = (struct seed_open){name, e->thread};
+            return;
+        }
+        start_ns = x->seed_at;
+        x->seed_at += ns;
+    }
+    trace_add(x, name, e->thread, start_ns, e->stopped, ns, self_ns, e->depth, e->nested);
+}
+
+/* The end of a seed-form run in the trace: its unstopped instances, after the others. */
+static void seed_run_end(struct exports *x, const struct model *m, size_t run)
+{
+    for (size_t i = 0; i < x->nseed_open && !x->run_out; i++)
+        trace_add(x, x->seed_open[i].name, x->seed_open[i].tid, x->seed_at, 0, 0, 0, 0, 0);
+    x->nseed_open = 0;
+    if (x->run_out || !x->run_events)
+        return;
+    const char *why = "a seed-form run has no start times: in the trace its instances are laid "
+                      "end to end in file order (instances that never stopped last), so their "
+                      "times are durations, not moments";
+    model_warn(x->m, m->runs[run].file, "trace-seed", 1, "%s", why);
+    if (!x->seed_warned++)
+        warn_msg("%s: %s", m->runs[run].file, why);
 }
 
 /* A run ends: name its process and threads in the trace, keep its facts for otherData. */
@@ -733,6 +780,9 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
         return;
     }
     const struct run_rec *r = &m->runs[run];
+    int seed = r->kind == RUN_SEED;
+    if (seed)
+        seed_run_end(x, m, run);
     char label[64];
     snprintf(label, sizeof label, "run %zu", x->pid);
     struct prof_sbuf name = {0};
@@ -749,7 +799,9 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
                        r->program ? r->program : r->file);
     } else {
         x->kept += x->run_events > 0;
-        prof_sbuf_addf(&name, "%s: %s", label, r->program ? r->program : r->file);
+        prof_sbuf_addf(&name, "%s: %s%s", label, r->program ? r->program : r->file,
+                       seed && x->run_events ? " (seed form: laid end to end, no start times)"
+                                             : "");
     }
     trace_meta(&x->buf, x->first, "process_name", x->pid, 0, "name", sbuf_text(&name), 0);
     x->first = 0;
@@ -787,6 +839,11 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
     }
     prof_sbuf_addf(&x->other, ",\n\"%s frequency\": \"%llu Hz\"", label,
                    (unsigned long long)r->frequency);
+    if (seed && !x->run_out && x->run_events)
+        prof_sbuf_addf(&x->other,
+                       ",\n\"%s note\": \"seed form: no start times; the instances are laid "
+                       "end to end in file order, those that never stopped last\"",
+                       label);
 }
 
 /* Create the exports' temporary files and attach the sink. */
@@ -983,6 +1040,7 @@ void exports_free(struct exports *x)
         free(x->names[i]);
     free(x->names);
     free(x->first_left_out);
+    free(x->seed_open);
     prof_sbuf_release(&x->buf);
     prof_sbuf_release(&x->other);
     free(x);

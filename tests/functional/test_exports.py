@@ -463,7 +463,9 @@ def test_empty_region_id_is_shown_as_empty_everywhere(tmp_path):
 def test_summary_and_seed_runs_export_regions_as_roots(tmp_path):
     """Summary-mode and seed-form runs have no call paths: folded stacks and callgrind list
     each region as a root with its self time (summary) or its whole time (seed); the trace
-    names their processes but has no instances; CSV and JSON have their statistics."""
+    names their processes, has no instance of the summary run and lays the seed run's
+    instances end to end (test_seed_form_trace_lays_instances_end_to_end); CSV and JSON have
+    their statistics."""
     folder = tmp_path / "runs"
     summary = RunSpec("profiling_2026.05.05_00.00.00_1.csv", 2 * 10**9, [Thread(1, 1, "main")],
                       [{"Region": "hot", "Thread": 1, "Calls": 4, "Ticks": 8000, "Self": 6000,
@@ -478,7 +480,7 @@ def test_summary_and_seed_runs_export_regions_as_roots(tmp_path):
     total, funcs = callgrind_annotate(out["callgrind"])
     assert funcs == {"hot": 3000, "cold": 1_000_000} and total == 1_003_000
     trace = json.loads(out["trace"].read_text(encoding="utf-8"))
-    assert [e for e in trace["traceEvents"] if e["ph"] in "XB"] == []
+    assert {e["pid"] for e in trace["traceEvents"] if e["ph"] in "XB"} == {2}  # the seed run
     assert {e["pid"] for e in trace["traceEvents"] if e["name"] == "process_name"} == {1, 2}
     data = json.loads(out["json"].read_text(encoding="utf-8"))
     calls = {r["Region"]: (r["Calls"], r["Never stopped"]) for r in data["callcost"]}
@@ -567,3 +569,28 @@ def test_readme_exports_command_works_as_written(tmp_path):
     folded = read_folded(tmp_path / "app.folded")
     assert {k for k in folded if k[0] == "load"} <= {("load",), ("load", "parse")}
     assert ("load", "parse") in folded
+
+
+def test_seed_form_trace_lays_instances_end_to_end(tmp_path):
+    """A seed-form run (FORMAT.md 2) has no start times. Its trace is not empty: the instances
+    are laid end to end in file order, each at the sum of the durations before it, those that
+    never stopped last as begin events; the process name and otherData say so, and so do a
+    warning on stderr and the Warnings sheet."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    # 1 MHz: ticks are microseconds.
+    (folder / "seed.csv").write_bytes(b"Frequency,1000000\nload,250\nopen,\nstep,100\n"
+                                      b"step,150\n")
+    p, book, out = export_all(folder, tmp_path)
+    assert b"seed-form run has no start times" in p.stderr
+    assert any(w["Message"].startswith("a seed-form run has no start times")
+               for w in book.warnings())
+    trace = json.loads(out["trace"].read_text(encoding="utf-8"))
+    events = [e for e in trace["traceEvents"] if e["ph"] in "XB"]
+    assert [(e["ph"], e["name"], e["ts"], e.get("dur")) for e in events] == [
+        ("X", "load", 0, 250), ("X", "step", 250, 100), ("X", "step", 350, 150),
+        ("B", "open", 500, None)]
+    assert events[3]["args"]["never_stopped"] == 1
+    (name,) = [e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"]
+    assert name.endswith("(seed form: laid end to end, no start times)")
+    assert "laid end to end" in trace["otherData"]["run 1 note"]
