@@ -5,7 +5,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from conftest import summary_paths
+from conftest import run_once, summary_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("PROF_BUILD", ROOT / "build"))
@@ -83,3 +83,27 @@ def test_readme_auto_instrumentation_command_times_every_function(tmp_path):
     assert ("main", "load", "load") in paths
     assert sum(n for path, n in paths.items() if path[-1] == "step") == 200
     assert ["Function", "main"] == [r[:2] for r in records if r[:2] == ["Function", "main"]][0]
+
+
+def test_docs_name_the_format_version_runs_are_written_in(tmp_path):
+    """The README's run-file example, docs/FORMAT.md, profreport(1), profreport(3),
+    profreport.h and `profreport --version` all name the run-file format version that a real
+    run writes in its Format record."""
+    _, run = run_once(tmp_path, "nested")
+    (written,) = [rec[2] for rec in csv.reader(run.path.open(newline=""))
+                  if rec[:2] == ["Format", "profreport-run"]]
+    readme = (ROOT / "README.md").read_text()
+    example = readme.split("## Reading a run file", 1)[1].split("```", 2)[1]
+    assert re.findall(r"^Format,profreport-run,(\d+)$", example, re.M) == [written]
+    fmt = (ROOT / "docs" / "FORMAT.md").read_text()
+    assert re.findall(r"^Format version: \*\*(\d+)\*\*", fmt, re.M) == [written]
+    assert re.findall(r"`Format,profreport-run,(\d+)`", fmt) == [written]
+    man3 = (ROOT / "man" / "profreport.3").read_text()
+    assert re.findall(r'"#define PROF_FORMAT_VERSION" "\s*(\d+)"', man3) == [written]
+    man1 = (ROOT / "man" / "profreport.1").read_text()
+    versions = re.search(r"Run files of format versions ([\d, and]+) \(see", man1).group(1)
+    assert re.findall(r"\d+", versions)[-1] == written
+    header = (ROOT / "collector" / "profreport.h").read_text()
+    assert re.findall(r"^#define PROF_FORMAT_VERSION (\d+)$", header, re.M) == [written]
+    p = subprocess.run([str(BUILD / "profreport"), "--version"], capture_output=True, text=True)
+    assert p.returncode == 0 and f"(run-file format {written})" in p.stdout
