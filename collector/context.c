@@ -165,25 +165,19 @@ static uint64_t *block_new(struct prof_cct *c)
     return b;
 }
 
-/* Count one instance in the histogram. */
-int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks, int locked)
+/* Allocate the block of bucket b (under the lock); its counter, or NULL. */
+__attribute__((noinline, cold)) uint64_t *
+prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int locked)
 {
-    unsigned b = prof_hist_bucket(ticks);
-    uint64_t *blk = s->hist[b / PROF_HIST_BLOCK];
-    if (PROF_UNLIKELY(!blk)) {
-        prof_mem_quiet_begin();
-        if (!locked)
-            pthread_mutex_lock(c->lock);
-        blk = block_new(c);
-        s->hist[b / PROF_HIST_BLOCK] = blk;
-        if (!locked)
-            pthread_mutex_unlock(c->lock);
-        prof_mem_quiet_end();
-        if (!blk)
-            return -1;
-    }
-    STORE(blk[b % PROF_HIST_BLOCK], blk[b % PROF_HIST_BLOCK] + 1);
-    return 0;
+    prof_mem_quiet_begin();
+    if (!locked)
+        pthread_mutex_lock(c->lock);
+    uint64_t *blk = block_new(c);
+    s->hist[b / PROF_HIST_BLOCK] = blk;
+    if (!locked)
+        pthread_mutex_unlock(c->lock);
+    prof_mem_quiet_end();
+    return blk ? blk + b % PROF_HIST_BLOCK : NULL;
 }
 
 /* Append the record of one node: a copy read with relaxed loads (the owner may still write). */
@@ -196,10 +190,10 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n)
                                     .self = LOAD(s->self),
                                     .min = LOAD(s->min),
                                     .max = LOAD(s->max),
-                                    .outer = LOAD(s->outer),
                                     .node = n->number,
                                     .parent = n->parent ? n->parent->number : 0};
     __atomic_load(&s->sumsq, &k.sumsq, __ATOMIC_RELAXED);
+    k.outer = prof_node_outer(n, k.ticks);
     if (!k.calls)
         k.min = 0; /* the row of a node never counted says 0, not UINT64_MAX */
     uint64_t hist[PROF_HIST_BUCKETS];

@@ -30,7 +30,7 @@
 
 /* The statistics of one path's instances (every column of FORMAT.md 1.4). */
 struct prof_stats {
-    uint64_t calls, ticks, self, min, max, outer;
+    uint64_t calls, ticks, self, min, max;
     double sumsq;
     uint64_t *hist[PROF_HIST_BLOCKS]; /* NULL: no instance in that block yet */
 };
@@ -88,8 +88,7 @@ prof_cct_child(struct prof_cct *c, struct prof_node *parent, uint32_t idx, const
 
 /* Count one completed instance of ticks (self of them its own) in everything but the
    histogram. Inline: it runs on every summary-mode stop. */
-static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64_t self,
-                                    int outermost)
+static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64_t self)
 {
     /* Only the owner writes (see prof_cct), so relaxed stores suffice. */
     __atomic_store_n(&s->calls, s->calls + 1, __ATOMIC_RELAXED);
@@ -99,8 +98,6 @@ static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64
         __atomic_store_n(&s->min, ticks, __ATOMIC_RELAXED);
     if (ticks > s->max)
         __atomic_store_n(&s->max, ticks, __ATOMIC_RELAXED);
-    /* Without a branch: a recursive path's instances alternate with outer ones in a loop. */
-    __atomic_store_n(&s->outer, s->outer + (ticks & -(uint64_t)(outermost != 0)), __ATOMIC_RELAXED);
     /* A signed conversion is one instruction (an unsigned one, several on x86-64); ticks of one
        instance stay far below 2^63. */
     double t = (double)(int64_t)ticks;
@@ -108,10 +105,46 @@ static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64
     __atomic_store(&s->sumsq, &sq, __ATOMIC_RELAXED);
 }
 
-/* Count one instance's ticks in the histogram of s, a node's of c, taking the lock for a new
-   block unless locked says the caller holds it; -1 when memory for the block ran out (the
-   instance is then missing from the histogram only). */
-int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks, int locked);
+/* The cold half of prof_stats_slot: allocate the block of bucket b (taking the lock unless
+   locked says the caller holds it); the bucket's counter, or NULL when memory ran out. */
+uint64_t *prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int locked);
+
+/* The histogram counter of s (a node's of c) that an instance of ticks counts in, or NULL when
+   memory for its block ran out (the instance is then missing from the histogram only). */
+static inline __attribute__((always_inline)) uint64_t *
+prof_stats_slot(struct prof_cct *c, struct prof_stats *s, uint64_t ticks, int locked)
+{
+    unsigned b = prof_hist_bucket(ticks);
+    uint64_t *blk = s->hist[b / PROF_HIST_BLOCK];
+    if (PROF_UNLIKELY(!blk))
+        return prof_stats_slot_new(c, s, b, locked);
+    return blk + b % PROF_HIST_BLOCK;
+}
+
+/* Add n to a histogram counter (the owner thread only, see prof_cct). */
+static inline void prof_stats_slot_add(uint64_t *slot, uint64_t n)
+{
+    __atomic_store_n(slot, *slot + n, __ATOMIC_RELAXED);
+}
+
+/* Count one instance's ticks in the histogram of s at once, as prof_stats_slot; -1 when memory
+   ran out. */
+static inline int prof_stats_hist(struct prof_cct *c, struct prof_stats *s, uint64_t ticks,
+                                  int locked)
+{
+    uint64_t *slot = prof_stats_slot(c, s, ticks, locked);
+    if (!slot)
+        return -1;
+    prof_stats_slot_add(slot, 1);
+    return 0;
+}
+
+/* A node's Outer (FORMAT.md 1.4): all its ticks when no node above it has its region, else
+   none. Whether a node is outermost never changes, so no stop needs to add it up. */
+static inline uint64_t prof_node_outer(const struct prof_node *n, uint64_t ticks)
+{
+    return n->outermost ? ticks : 0;
+}
 
 /* The instances counted in every node. */
 uint64_t prof_cct_calls(const struct prof_cct *c);

@@ -413,12 +413,26 @@ __attribute__((noinline, cold)) void prof_summary_start_slow(struct prof_thread 
     prof_summary_start(t, id, fn, idx, d, where);
 }
 
-/* Summary mode: apply the queued histogram updates (owner thread; locked: t->lock held). */
-__attribute__((noinline)) void prof_summary_apply(struct prof_thread *t, int locked)
+/* Summary mode: add the queued histogram counts (owner thread). */
+__attribute__((noinline)) void prof_summary_apply(struct prof_thread *t)
 {
-    for (uint32_t i = 0; i < t->summary.npending; i++)
-        prof_stats_hist(&t->summary.cct, &t->summary.pending[i].node->st,
-                        t->summary.pending[i].ticks, locked);
+    /* Equal neighbours (a loop's instances of one path, mostly in one bucket) become one
+       addition: a chain of increments of one counter costs a store-to-load round trip each. */
+    uint32_t n = t->summary.npending;
+    if (n == 0)
+        return;
+    uint64_t *run = t->summary.pending[0], count = 1;
+    for (uint32_t i = 1; i < n; i++) {
+        uint64_t *slot = t->summary.pending[i];
+        if (slot == run) {
+            count++;
+            continue;
+        }
+        prof_stats_slot_add(run, count);
+        run = slot;
+        count = 1;
+    }
+    prof_stats_slot_add(run, count);
     t->summary.npending = 0;
 }
 
@@ -491,7 +505,7 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
     /* Only the owner may apply its queue; another thread's last few calls (fewer than
        PROF_PENDING) then miss the histogram but not the other columns. */
     if (t == prof_self)
-        prof_summary_apply(t, 1);
+        prof_summary_apply(t);
     int err = write_ids(t);
     if (err)
         return err;

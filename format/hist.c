@@ -5,15 +5,6 @@
 
 #include <math.h>
 
-/* The histogram bucket of a tick value. */
-unsigned prof_hist_bucket(uint64_t v)
-{
-    if (v < 8)
-        return (unsigned)v;
-    unsigned e = 63u - (unsigned)__builtin_clzll(v);
-    return 8u * (e - 2u) + (unsigned)(v >> (e - 3u)) - 8u;
-}
-
 /* The smallest value that falls in bucket b. */
 uint64_t prof_hist_lower(unsigned b)
 {

@@ -77,7 +77,7 @@ static const char *row_of(struct prof_sbuf *out, const char *id, unsigned thread
 /* Count one instance in node n as a stop does. */
 static void count(struct prof_cct *c, struct prof_node *n, uint64_t ticks, uint64_t self)
 {
-    prof_stats_count(&n->st, ticks, self, n->outermost);
+    prof_stats_count(&n->st, ticks, self);
     assert_int_equal(prof_stats_hist(c, &n->st, ticks, 0), 0);
 }
 
