@@ -52,8 +52,16 @@ static int describe(const void *addr, char *function, size_t function_size, char
     const char *mod = strrchr(fn.module, '/');
     mod = mod ? mod + 1 : fn.module;
     int named = strncmp(fn.name, mod, strlen(mod)) != 0 || strncmp(fn.name + strlen(mod), "+0x", 3);
-    /* A versioned symbol's version (pthread_create@GLIBC_2.2.5) is no part of its name. */
-    snprintf(function, function_size, "%.*s", named ? (int)strcspn(fn.name, "@") : 0, fn.name);
+    /* A versioned symbol's version (pthread_create@GLIBC_2.2.5) and the suffix of a clone the
+       compiler made (make_block.constprop.0, .isra.0, .part.0, .cold) are no part of its name. */
+    size_t len = named ? strcspn(fn.name, "@") : 0;
+    static const char *const clones[] = {".constprop.", ".isra.", ".part.", ".cold", ".lto_priv."};
+    for (size_t i = 0; i < sizeof clones / sizeof clones[0]; i++) {
+        const char *c = strstr(fn.name, clones[i]);
+        if (c && (size_t)(c - fn.name) < len)
+            len = (size_t)(c - fn.name);
+    }
+    snprintf(function, function_size, "%.*s", (int)len, fn.name);
     snprintf(file, file_size, "%s", fn.file ? fn.file : "");
     *line = fn.line;
     prof_fn_release(&fn);
