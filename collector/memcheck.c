@@ -547,8 +547,8 @@ static void frame_describe(uintptr_t pc, struct frame *f)
         f->addr - (uintptr_t)info.dli_saddr < sym->st_size)
         f->symbol = info.dli_sname;
     prof_mem_symbolizer fn = __atomic_load_n(&symbolizer, __ATOMIC_ACQUIRE);
-    if (!fn || !fn((const void *)f->addr, f->function, sizeof f->function, f->file,
-                   sizeof f->file, &f->line)) {
+    if (!fn || !fn((const void *)f->addr, f->function, sizeof f->function, f->file, sizeof f->file,
+                   &f->line)) {
         f->function[0] = f->file[0] = 0;
         f->line = 0;
     }
@@ -728,7 +728,7 @@ static void run_end(struct prof_mem_report *out)
     size_t k = 0;
     for (int pass = 0; pass < 3; pass++) {
         for (size_t i = 0; i < n; i++) {
-            int want = pass == 0 ? kind[i] == PROF_MF_LEAK
+            int want = pass == 0   ? kind[i] == PROF_MF_LEAK
                        : pass == 1 ? kind[i] == PROF_MF_RUNTIME
                                    : kind[i] != PROF_MF_LEAK && kind[i] != PROF_MF_RUNTIME;
             if (!want)

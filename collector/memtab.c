@@ -341,9 +341,9 @@ static int has_prefix(const char *s, const char *const *list)
 int prof_mem_runtime_module(const char *path)
 {
     static const char *const runtime[] = {
-        "ld-linux",  "ld.so",      "ld64.so",       "libc.so.",    "libm.so.",   "libpthread.so.",
-        "libdl.so.", "librt.so.",  "libresolv.so.", "libnss_",     "libstdc++.so.",
-        "libgcc_s.so.", NULL};
+        "ld-linux",       "ld.so",        "ld64.so",   "libc.so.",      "libm.so.",
+        "libpthread.so.", "libdl.so.",    "librt.so.", "libresolv.so.", "libnss_",
+        "libstdc++.so.",  "libgcc_s.so.", NULL};
     return path && has_prefix(base_name(path), runtime);
 }
 
@@ -353,14 +353,42 @@ int prof_mem_runtime_module(const char *path)
 int prof_mem_hands_over(const char *symbol)
 {
     static const char *const prefixes[] = {"_Znw", "_Zna", "_ZNSt7__cxx1112basic_string", "_ZNSs",
-                                            NULL};
-    static const char *const names[] = {
-        "strdup", "__strdup", "strndup", "__strndup", "wcsdup", "asprintf", "__asprintf",
-        "vasprintf", "__vasprintf", "__asprintf_chk", "__vasprintf_chk", "getline", "getdelim",
-        "__getdelim", "realpath", "canonicalize_file_name", "get_current_dir_name", "getcwd",
-        "open_memstream", "open_wmemstream", "scandir", "scandir64", "scandirat", "scandirat64",
-        "tempnam", "backtrace_symbols", "opendir", "fdopendir", "newlocale", "duplocale",
-        "iconv_open", "glob", "glob64", "getaddrinfo", NULL};
+                                           NULL};
+    static const char *const names[] = {"strdup",
+                                        "__strdup",
+                                        "strndup",
+                                        "__strndup",
+                                        "wcsdup",
+                                        "asprintf",
+                                        "__asprintf",
+                                        "vasprintf",
+                                        "__vasprintf",
+                                        "__asprintf_chk",
+                                        "__vasprintf_chk",
+                                        "getline",
+                                        "getdelim",
+                                        "__getdelim",
+                                        "realpath",
+                                        "canonicalize_file_name",
+                                        "get_current_dir_name",
+                                        "getcwd",
+                                        "open_memstream",
+                                        "open_wmemstream",
+                                        "scandir",
+                                        "scandir64",
+                                        "scandirat",
+                                        "scandirat64",
+                                        "tempnam",
+                                        "backtrace_symbols",
+                                        "opendir",
+                                        "fdopendir",
+                                        "newlocale",
+                                        "duplocale",
+                                        "iconv_open",
+                                        "glob",
+                                        "glob64",
+                                        "getaddrinfo",
+                                        NULL};
     if (!symbol || !symbol[0])
         return 0;
     if (has_prefix(symbol, prefixes))

@@ -44,11 +44,11 @@ struct prof_mem_stack {
 struct prof_mem_op {
     struct prof_site site;
     struct prof_mem_stack stack; /* allocations by return address only */
-    const char *region; /* innermost open region, or NULL */
-    uint32_t thread;    /* the recorder's number in the run; 0: not recording */
-    uint32_t run;       /* run serial (memcheck.c) */
-    pid_t tid;          /* kernel thread id: "same thread" */
-    int kind;           /* enum prof_mem_kind */
+    const char *region;          /* innermost open region, or NULL */
+    uint32_t thread;             /* the recorder's number in the run; 0: not recording */
+    uint32_t run;                /* run serial (memcheck.c) */
+    pid_t tid;                   /* kernel thread id: "same thread" */
+    int kind;                    /* enum prof_mem_kind */
 };
 
 /* One block: live, or freed and kept as a tombstone until its address is allocated again. */

@@ -739,10 +739,8 @@ static void handle_record(struct runfile *r, int c)
         if (section_record(r) || r->state == ST_IGNORE)
             break;
         if (r->state == ST_MEM_HEAD)
-            section_header_record(r, memory_header,
-                                  r->nf >= PROF_ME_N ? PROF_ME_N : PROF_ME_N_BASE,
-                                  "the memory header",
-                                  "memory section", ST_MEM_ROWS);
+            section_header_record(r, memory_header, r->nf >= PROF_ME_N ? PROF_ME_N : PROF_ME_N_BASE,
+                                  "the memory header", "memory section", ST_MEM_ROWS);
         else if (r->state == ST_SUM_HEAD)
             section_header_record(r, summary_header, summary_columns(r),
                                   "the summary section's header", "section", ST_SUM_ROWS);

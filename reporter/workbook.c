@@ -602,8 +602,8 @@ static struct leak_site *leak_sites(const struct model *m, const char *kind, siz
 static lxw_row_t put_leak_sites(struct book *b, lxw_worksheet *ws, lxw_row_t row,
                                 const struct leak_site *sites, size_t top, const char *none)
 {
-    static const char *const heads[] = {"Site", "Function", "Runs", "Blocks", "Bytes",
-                                        "Stack (allocation < caller < ...)"};
+    static const char *const heads[] = {"Site",   "Function", "Runs",
+                                        "Blocks", "Bytes",    "Stack (allocation < caller < ...)"};
     put_headers(b, ws, row++, heads, 6);
     for (size_t i = 0; i < top; i++, row++) {
         put_str(b, ws, row, 0, sites[i].site, NULL);
@@ -668,8 +668,8 @@ static void sheet_memory(struct book *b)
     }
     free(sites);
 
-    static const char *const heads[] = {"Finding",    "Thread",       "Region",     "Site",
-                                        "Count",      "Bytes",        "Alloc kind", "Free kind",
+    static const char *const heads[] = {"Finding",      "Thread",     "Region",     "Site",
+                                        "Count",        "Bytes",      "Alloc kind", "Free kind",
                                         "Other thread", "Other site", "Function",   "Stack"};
     static const char *const region_heads[] = {"Region", "Thread", "Allocations", "Bytes"};
     for (size_t k = 0; k < m->nruns; k++) {
