@@ -78,7 +78,7 @@ static int warned_nomem;
 static uint32_t stack_depth = MEM_STACK_DEFAULT;
 /* Frames of our own above the allocator's caller in a backtrace (stack_take, mem_alloc,
    prof_mem_alloc_at, the wrapper), with room to spare: the caller is found by its address. */
-#define MEM_STACK_OWN 6
+#define MEM_STACK_OWN 5
 /* Names for the sites at the run's end (prof_mem_set_symbolizer); NULL: dladdr's only. */
 static prof_mem_symbolizer symbolizer;
 
