@@ -629,7 +629,8 @@ static void sheet_memory(struct book *b)
     put_str(b, ws, row++, 0, "Memory checks", b->f.title);
     put_str(b, ws, row++, 0,
             "From the runs' memory sections: PROFILER_MEM_ macros, <profreport_new.hpp> or "
-            "libprofreport-malloc.so. Sites are file:line, or module+0xoffset for addr2line.",
+            "libprofreport-malloc.so. Sites are file:line (with their function and, for leaks, "
+            "the allocation's stack), or module+0xoffset for addr2line.",
             b->f.note);
     row++;
     size_t nsites;
