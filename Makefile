@@ -157,9 +157,11 @@ $(AUTO_LINKS): $(AUTO_SHARED)
 
 # The LD_PRELOAD library: finds libprofreport.so beside itself ($$ORIGIN), built or installed.
 # No sanitizer: a sanitizer replaces malloc itself, so the two cannot be used together.
-$(PRELOAD): preload/malloc.c $(SHARED_LINKS)
+# It names sites with libprofreport-auto's symbolizer (symbols.c, compiled in: libdw, libiberty).
+$(PRELOAD): preload/malloc.c collector/symbols.c $(SHARED_LINKS)
 	$(CC) -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
-	    -Icollector -shared -o $@ $< -L$(BUILD) -lprofreport -Wl,-rpath,'$$ORIGIN'
+	    -Icollector -Icommon -shared -o $@ preload/malloc.c collector/symbols.c -L$(BUILD) -lprofreport \
+	    -Wl,-rpath,'$$ORIGIN' -Wl,--exclude-libs,ALL $(AUTO_DEPLIBS)
 
 # The install paths baked into the build (the .pc files, the reporter's templates folder) are
 # recorded in a stamp file, rewritten only when they change, so that `make install PREFIX=/opt/x`

@@ -21,6 +21,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <limits.h>
 #include <link.h>
 #include <stdlib.h>
@@ -72,6 +73,15 @@ static struct prof_memfind_map findings;
 static uint32_t run_serial = 1;
 static int warned_nomem;
 
+/* Return addresses kept per allocation (PROFILER_MEM_STACK, read at load; 0: the site only). */
+#define MEM_STACK_DEFAULT 4
+static uint32_t stack_depth = MEM_STACK_DEFAULT;
+/* Frames of our own above the allocator's caller in a backtrace (stack_take, mem_alloc,
+   prof_mem_alloc_at, the wrapper), with room to spare: the caller is found by its address. */
+#define MEM_STACK_OWN 5
+/* Names for the sites at the run's end (prof_mem_set_symbolizer); NULL: dladdr's only. */
+static prof_mem_symbolizer symbolizer;
+
 /* The shard of a pointer. */
 static struct shard *shard_of(uintptr_t p)
 {
@@ -116,6 +126,15 @@ static const struct prof_hooks hooks;
  */
 __attribute__((constructor(101))) static void register_fork(void)
 {
+    const char *v = getenv("PROFILER_MEM_STACK");
+    if (v && *v) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (*end || *v < '0' || *v > '9')
+            prof_warn("PROFILER_MEM_STACK='%s' is not a count; using %d", v, MEM_STACK_DEFAULT);
+        else
+            stack_depth = n < PROF_MEM_STACK_MAX ? (uint32_t)n : PROF_MEM_STACK_MAX;
+    }
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     prof_hooks_add(&hooks); /* the recorder and the run reach the memory checks through these */
 }
@@ -161,6 +180,41 @@ static int op_begin(struct prof_mem_op *op, struct prof_site site, int kind,
     op->run = op->thread ? __atomic_load_n(&run_serial, __ATOMIC_RELAXED) : 0;
     *tp = t;
     return 1;
+}
+
+/*
+ * The allocation's stack, from its caller outwards: a backtrace, in which the caller is found by
+ * its return address (the frames above it are ours). Called with prof_mem_quiet set, so that
+ * what backtrace allocates at its first call is not tracked.
+ */
+static __attribute__((noinline)) void stack_take(struct prof_mem_op *op)
+{
+    void *pc[PROF_MEM_STACK_MAX + MEM_STACK_OWN];
+    int n = backtrace(pc, (int)stack_depth + MEM_STACK_OWN);
+    for (int i = 0; i < n; i++) {
+        if ((uintptr_t)pc[i] != op->site.v)
+            continue;
+        uint32_t k = 0;
+        while (k < stack_depth && i + (int)k < n) {
+            op->stack.pc[k] = (uintptr_t)pc[i + (int)k];
+            k++;
+        }
+        op->stack.n = k;
+        return;
+    }
+    /* The caller is not in the walk (a frame without unwind data): its address alone. */
+    op->stack.pc[0] = op->site.v;
+    op->stack.n = 1;
+}
+
+/* Name sites through fn; warm the stack walk up. */
+void prof_mem_set_symbolizer(prof_mem_symbolizer fn)
+{
+    void *pc[2];
+    prof_mem_quiet_begin();
+    backtrace(pc, 2);
+    prof_mem_quiet_end();
+    __atomic_store_n(&symbolizer, fn, __ATOMIC_RELEASE);
 }
 
 /* Room for the counters of index idx (owner thread; under t->lock, which the reader takes).
@@ -268,8 +322,11 @@ static void mem_alloc(void *ptr, size_t size, int kind, struct prof_site site)
     struct prof_thread *t;
     if ((unsigned)kind >= PROF_MEM_KIND_LAST)
         kind = PROF_MEM_MALLOC;
-    if (op_begin(&op, site, kind, &t))
+    if (op_begin(&op, site, kind, &t)) {
+        if (op.thread && !site.text && stack_depth)
+            stack_take(&op);
         enter_block((uintptr_t)ptr, size, &op, t);
+    }
     prof_mem_quiet_end();
     errno = saved;
 }
@@ -364,8 +421,11 @@ void *prof_mem_realloc_at(void *ptr, size_t size, void *(*real)(void *, size_t),
                 prof_memtab_unfree(&s->tab, (uintptr_t)ptr);
         }
         free_end(s, &ff);
-        if (q)
+        if (q) {
+            if (op.thread && stack_depth)
+                stack_take(&op);
             enter_block((uintptr_t)q, size, &op, t);
+        }
     }
     prof_mem_quiet_end();
     errno = refuse ? ENOMEM : q || size == 0 ? saved : real_errno;
@@ -454,34 +514,70 @@ static void read_exe(void)
     exe_path[n > 0 ? n : 0] = 0;
 }
 
-/*
- * The text of a site. A return address is printed as the module's path and the offset from the
- * module's load bias of the byte before it (inside the call instruction), the address that
- * addr2line -e module takes.
- */
-static void site_text(struct prof_sbuf *b, struct prof_site site)
+/* What is known of one return address: where it is, and what the symbolizer says of it. */
+struct frame {
+    const char *module; /* path of the module holding it, or NULL */
+    uintptr_t offset;   /* of the byte before it (inside the call), from the module's load bias */
+    uintptr_t addr;     /* that byte */
+    const char *symbol; /* the exported symbol holding it (dladdr), or NULL */
+    char function[512]; /* the symbolizer's name for its function, else symbol, else "" */
+    char file[1024];    /* the symbolizer's source file of the call, or "" */
+    unsigned line;
+};
+
+/* Describe the return address pc: module and offset, symbol, and the symbolizer's names. */
+static void frame_describe(uintptr_t pc, struct frame *f)
 {
-    if (site.text) {
-        if (site.v)
-            prof_sbuf_str(b, (const char *)site.v);
-        return;
-    }
-    if (!site.v)
-        return;
-    uintptr_t a = site.v - 1;
+    memset(f, 0, sizeof *f);
+    f->addr = pc - 1;
     Dl_info info;
     struct link_map *lm = NULL;
-    char hex[32];
-    if (dladdr1((void *)a, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
-        const char *name = lm->l_name;
-        if (!name || !name[0]) {
+    if (dladdr1((void *)f->addr, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
+        f->module = lm->l_name;
+        if (!f->module || !f->module[0]) {
             pthread_once(&exe_once, read_exe);
-            name = exe_path[0] ? exe_path : "(program)";
+            f->module = exe_path[0] ? exe_path : "(program)";
         }
-        prof_sbuf_str(b, name);
-        snprintf(hex, sizeof hex, "+0x%lx", (unsigned long)(a - lm->l_addr));
+        f->offset = f->addr - lm->l_addr;
+    }
+    const ElfW(Sym) *sym = NULL;
+    /* dladdr names the nearest exported symbol below: only one whose extent holds the address
+       is the function's (a file-local function has no exported symbol). */
+    if (dladdr1((void *)f->addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && info.dli_sname &&
+        f->addr - (uintptr_t)info.dli_saddr < sym->st_size)
+        f->symbol = info.dli_sname;
+    prof_mem_symbolizer fn = __atomic_load_n(&symbolizer, __ATOMIC_ACQUIRE);
+    if (!fn || !fn((const void *)f->addr, f->function, sizeof f->function, f->file, sizeof f->file,
+                   &f->line)) {
+        f->function[0] = f->file[0] = 0;
+        f->line = 0;
+    }
+    if (!f->function[0] && f->symbol)
+        snprintf(f->function, sizeof f->function, "%s", f->symbol);
+}
+
+/* The last path component. */
+static const char *path_base(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/*
+ * A frame's place: "file:line" when the symbolizer knows it, else the module's path (short: its
+ * last component) and "+0xOFFSET", the address that addr2line -e module takes.
+ */
+static void frame_place(struct prof_sbuf *b, const struct frame *f, int short_path)
+{
+    char hex[32];
+    if (f->file[0] && f->line) {
+        prof_sbuf_str(b, short_path ? path_base(f->file) : f->file);
+        snprintf(hex, sizeof hex, ":%u", f->line);
+    } else if (f->module) {
+        prof_sbuf_str(b, short_path ? path_base(f->module) : f->module);
+        snprintf(hex, sizeof hex, "+0x%lx", (unsigned long)f->offset);
     } else {
-        snprintf(hex, sizeof hex, "0x%lx", (unsigned long)a);
+        snprintf(hex, sizeof hex, "0x%lx", (unsigned long)f->addr);
     }
     prof_sbuf_str(b, hex);
 }
@@ -490,11 +586,104 @@ static void site_text(struct prof_sbuf *b, struct prof_site site)
 static size_t site_keep(struct prof_mem_report *r, struct prof_site site)
 {
     size_t off = r->text.len;
-    site_text(&r->text, site);
+    if (site.text && site.v) {
+        prof_sbuf_str(&r->text, (const char *)site.v);
+    } else if (!site.text && site.v) {
+        struct frame f;
+        frame_describe(site.v, &f);
+        frame_place(&r->text, &f, 0);
+    }
     if (r->text.len == off)
         return SIZE_MAX;
     prof_sbuf_char(&r->text, 0);
     return off;
+}
+
+/* Where a row's texts are in the report's text while it grows; SIZE_MAX: empty. */
+struct row_text {
+    size_t site, other, function, stack;
+};
+
+/*
+ * A leak by return address: its frames described, the site moved out of the runtime's hands-over
+ * functions to their caller, and the leak made the runtime's own when the first frames lie in
+ * the runtime and none of them hands its memory over (FORMAT.md 1.5). Fills *kind and the texts.
+ */
+static void leak_describe(struct prof_mem_report *r, const struct prof_mem_find *f, int *kind,
+                          struct row_text *t)
+{
+    struct prof_mem_stack st = f->stack;
+    if (st.n == 0) {
+        st.pc[0] = f->site.v;
+        st.n = 1;
+    }
+    struct frame *fr = calloc(st.n, sizeof *fr);
+    if (!fr) {
+        t->site = site_keep(r, f->site);
+        return;
+    }
+    uint32_t inside = 0, hands = 0;
+    for (uint32_t i = 0; i < st.n; i++)
+        frame_describe(st.pc[i], &fr[i]);
+    while (inside < st.n && prof_mem_runtime_module(fr[inside].module)) {
+        if (prof_mem_hands_over(fr[inside].symbol))
+            hands = 1;
+        inside++;
+    }
+    /* The site: the program's frame that asked for the memory, or the innermost one. */
+    uint32_t at = 0;
+    if (inside > 0 && hands)
+        at = inside < st.n ? inside : st.n - 1;
+    else if (inside > 0)
+        *kind = PROF_MF_RUNTIME;
+    t->site = r->text.len;
+    frame_place(&r->text, &fr[at], 0);
+    prof_sbuf_char(&r->text, 0);
+    if (fr[at].function[0]) {
+        t->function = r->text.len;
+        prof_sbuf_str(&r->text, fr[at].function);
+        prof_sbuf_char(&r->text, 0);
+    }
+    if (f->stack.n) {
+        t->stack = r->text.len;
+        for (uint32_t i = at; i < st.n; i++) {
+            if (i > at)
+                prof_sbuf_str(&r->text, " < ");
+            if (fr[i].function[0]) {
+                prof_sbuf_str(&r->text, fr[i].function);
+                prof_sbuf_str(&r->text, " (");
+                frame_place(&r->text, &fr[i], 1);
+                prof_sbuf_char(&r->text, ')');
+            } else {
+                frame_place(&r->text, &fr[i], 1);
+            }
+            if (strcmp(fr[i].function, "main") == 0)
+                break; /* what calls main is the C library's start-up, the same for all */
+        }
+        prof_sbuf_char(&r->text, 0);
+    }
+    free(fr);
+}
+
+/* The function of a return-address site, kept in r's text: its offset, or SIZE_MAX. */
+static size_t function_keep(struct prof_mem_report *r, struct prof_site site)
+{
+    if (site.text || !site.v)
+        return SIZE_MAX;
+    struct frame f;
+    frame_describe(site.v, &f);
+    if (!f.function[0])
+        return SIZE_MAX;
+    size_t off = r->text.len;
+    prof_sbuf_str(&r->text, f.function);
+    prof_sbuf_char(&r->text, 0);
+    return off;
+}
+
+/* A text offset as a pointer into the finished text. */
+static const char *text_at(const struct prof_mem_report *r, size_t off)
+{
+    return off == SIZE_MAX ? NULL : r->text.data + off;
 }
 
 /* The run's findings and leaks as memory-section rows; the next run starts afresh. */
@@ -514,36 +703,56 @@ static void run_end(struct prof_mem_report *out)
     struct prof_memfind_slot **v = prof_memfind_sorted(&findings, &n);
     if (findings.used && !v)
         nomem();
-    /* The texts move while they grow: offsets first (in the rows' pointers' place), pointers
-       once every text is in. */
-    size_t *off = n ? calloc(2 * n, sizeof *off) : NULL;
+    /* The texts move while they grow: offsets first, pointers once every text is in. */
+    struct row_text *tx = n ? calloc(n, sizeof *tx) : NULL;
+    int *kind = n ? calloc(n, sizeof *kind) : NULL;
     out->rows = n ? calloc(n, sizeof *out->rows) : NULL;
-    if (n && (!off || !out->rows))
+    if (n && (!tx || !kind || !out->rows))
         n = 0;
     for (size_t i = 0; i < n; i++) {
         const struct prof_mem_find *f = &v[i]->key;
-        struct prof_memory_rec *m = &out->rows[i];
-        m->kind = f->kind;
-        m->alloc_kind = f->alloc_kind;
-        m->free_kind = f->free_kind;
-        m->thread = f->thread;
-        m->other_thread = f->other_thread;
-        m->region = f->region;
-        m->region_len = f->region ? strlen(f->region) : 0;
-        m->count = v[i]->count;
-        m->bytes = v[i]->bytes;
-        off[2 * i] = site_keep(out, f->site);
-        off[2 * i + 1] = site_keep(out, f->other);
+        struct row_text *t = &tx[i];
+        t->site = t->other = t->function = t->stack = SIZE_MAX;
+        kind[i] = f->kind;
+        if (f->kind == PROF_MF_LEAK && !f->site.text && f->site.v) {
+            leak_describe(out, f, &kind[i], t);
+        } else {
+            t->site = site_keep(out, f->site);
+            t->function = function_keep(out, f->site);
+        }
+        t->other = site_keep(out, f->other);
     }
     if (out->text.failed)
         n = 0;
-    for (size_t i = 0; i < n; i++) {
-        out->rows[i].site = off[2 * i] == SIZE_MAX ? NULL : out->text.data + off[2 * i];
-        out->rows[i].other_site =
-            off[2 * i + 1] == SIZE_MAX ? NULL : out->text.data + off[2 * i + 1];
+    /* The program's leaks, then the runtime's, then the other findings: the section's order. */
+    size_t k = 0;
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            int want = pass == 0   ? kind[i] == PROF_MF_LEAK
+                       : pass == 1 ? kind[i] == PROF_MF_RUNTIME
+                                   : kind[i] != PROF_MF_LEAK && kind[i] != PROF_MF_RUNTIME;
+            if (!want)
+                continue;
+            const struct prof_mem_find *f = &v[i]->key;
+            struct prof_memory_rec *m = &out->rows[k++];
+            m->kind = kind[i];
+            m->alloc_kind = f->alloc_kind;
+            m->free_kind = f->free_kind;
+            m->thread = f->thread;
+            m->other_thread = f->other_thread;
+            m->region = f->region;
+            m->region_len = f->region ? strlen(f->region) : 0;
+            m->count = v[i]->count;
+            m->bytes = v[i]->bytes;
+            m->site = text_at(out, tx[i].site);
+            m->other_site = text_at(out, tx[i].other);
+            m->function = text_at(out, tx[i].function);
+            m->stack = text_at(out, tx[i].stack);
+        }
     }
-    out->n = n;
-    free(off);
+    out->n = k;
+    free(tx);
+    free(kind);
     if (v)
         prof_mem_unmap(v, findings.used * sizeof *v);
     prof_memfind_release(&findings);

@@ -33,6 +33,19 @@ PROF_API void *prof_mem_realloc_at(void *ptr, size_t size, void *(*real)(void *,
 PROF_API void *prof_mem_new(size_t size, enum prof_mem_kind kind, const void *caller);
 PROF_API void prof_mem_delete(void *ptr, enum prof_mem_kind kind, const void *caller);
 
+/*
+ * A symbolizer for the memory section's sites: the name of the function holding addr (a byte
+ * inside a call instruction), and the source file and line of that instruction, written into
+ * the buffers given (NUL-terminated, cut to their sizes). Returns 0 when it knows nothing of
+ * addr. Called at the run's end, with the memory checks quiet.
+ */
+typedef int (*prof_mem_symbolizer)(const void *addr, char *function, size_t function_size,
+                                   char *file, size_t file_size, unsigned *line);
+
+/* Name sites through fn from now on (libprofreport-malloc.so sets libdw's), and prepare the
+   stack walk while the caller knows no lock is held: backtrace's first call loads libgcc_s. */
+PROF_API void prof_mem_set_symbolizer(prof_mem_symbolizer fn);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

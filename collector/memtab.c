@@ -177,6 +177,7 @@ int prof_memtab_leaks(const struct prof_memtab *t, uint32_t run, struct prof_mem
         f.thread = b->alloc.thread;
         f.region = b->alloc.region;
         f.site = b->alloc.site;
+        f.stack = b->alloc.stack;
         if (prof_memfind_add(m, &f, 1, b->size) != 0)
             return -1;
     }
@@ -211,6 +212,10 @@ static size_t find_hash(const struct prof_mem_find *f, size_t mask)
         h = (h ^ v[i]) * 0x9E3779B97F4A7C15ull;
         h ^= h >> 31;
     }
+    for (uint32_t i = 0; i < f->stack.n && i < PROF_MEM_STACK_MAX; i++) {
+        h = (h ^ f->stack.pc[i]) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 31;
+    }
     return (size_t)h & mask;
 }
 
@@ -230,7 +235,9 @@ static int find_equal(const struct prof_mem_find *a, const struct prof_mem_find 
 {
     return a->kind == b->kind && a->alloc_kind == b->alloc_kind && a->free_kind == b->free_kind &&
            a->thread == b->thread && a->other_thread == b->other_thread && a->region == b->region &&
-           site_equal(a->site, b->site) && site_equal(a->other, b->other);
+           site_equal(a->site, b->site) && site_equal(a->other, b->other) &&
+           a->stack.n == b->stack.n &&
+           memcmp(a->stack.pc, b->stack.pc, a->stack.n * sizeof a->stack.pc[0]) == 0;
 }
 
 /* Double the map (or create it); 0 or -1. */
@@ -312,6 +319,84 @@ void prof_memfind_release(struct prof_memfind_map *m)
     if (m->slots)
         prof_mem_unmap(m->slots, (m->mask + 1) * sizeof *m->slots);
     memset(m, 0, sizeof *m);
+}
+
+/* The last path component. */
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Whether s starts with one of the prefixes in list (NULL-terminated). */
+static int has_prefix(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (strncmp(s, *list, strlen(*list)) == 0)
+            return 1;
+    return 0;
+}
+
+/* The runtime's modules: the dynamic loader, glibc's libraries, the C++ runtime. */
+int prof_mem_runtime_module(const char *path)
+{
+    static const char *const runtime[] = {
+        "ld-linux",       "ld.so",        "ld64.so",   "libc.so.",      "libm.so.",
+        "libpthread.so.", "libdl.so.",    "librt.so.", "libresolv.so.", "libnss_",
+        "libstdc++.so.",  "libgcc_s.so.", NULL};
+    return path && has_prefix(base_name(path), runtime);
+}
+
+/* The runtime's functions whose allocations are their caller's: operator new and new[] (_Znw,
+   _Zna), std::string's members, and the C library's functions that return allocated memory (or
+   memory the caller must release with a matching function). */
+int prof_mem_hands_over(const char *symbol)
+{
+    static const char *const prefixes[] = {"_Znw", "_Zna", "_ZNSt7__cxx1112basic_string", "_ZNSs",
+                                           NULL};
+    static const char *const names[] = {"strdup",
+                                        "__strdup",
+                                        "strndup",
+                                        "__strndup",
+                                        "wcsdup",
+                                        "asprintf",
+                                        "__asprintf",
+                                        "vasprintf",
+                                        "__vasprintf",
+                                        "__asprintf_chk",
+                                        "__vasprintf_chk",
+                                        "getline",
+                                        "getdelim",
+                                        "__getdelim",
+                                        "realpath",
+                                        "canonicalize_file_name",
+                                        "get_current_dir_name",
+                                        "getcwd",
+                                        "open_memstream",
+                                        "open_wmemstream",
+                                        "scandir",
+                                        "scandir64",
+                                        "scandirat",
+                                        "scandirat64",
+                                        "tempnam",
+                                        "backtrace_symbols",
+                                        "opendir",
+                                        "fdopendir",
+                                        "newlocale",
+                                        "duplocale",
+                                        "iconv_open",
+                                        "glob",
+                                        "glob64",
+                                        "getaddrinfo",
+                                        NULL};
+    if (!symbol || !symbol[0])
+        return 0;
+    if (has_prefix(symbol, prefixes))
+        return 1;
+    for (const char *const *n = names; *n; n++)
+        if (strcmp(symbol, *n) == 0)
+            return 1;
+    return 0;
 }
 
 /* Names used in the memory section (FORMAT.md 1.5). */

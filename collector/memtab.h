@@ -17,6 +17,7 @@
 /* Finding kinds, in the order the memory section lists them. */
 enum prof_mem_finding {
     PROF_MF_LEAK,
+    PROF_MF_RUNTIME, /* a leak the runtime made for itself: memcheck.c reclassifies leaks */
     PROF_MF_DOUBLE_FREE,
     PROF_MF_UNKNOWN_FREE,
     PROF_MF_MISMATCH,
@@ -30,14 +31,24 @@ struct prof_site {
     int text; /* v is a const char * */
 };
 
+/* The most return addresses an allocation keeps (PROFILER_MEM_STACK is capped to it). */
+#define PROF_MEM_STACK_MAX 8
+
+/* An allocation's call stack: return addresses, pc[0] the allocator's caller. n 0: none kept. */
+struct prof_mem_stack {
+    uint32_t n;
+    uintptr_t pc[PROF_MEM_STACK_MAX];
+};
+
 /* One memory operation as the table sees it. */
 struct prof_mem_op {
     struct prof_site site;
-    const char *region; /* innermost open region, or NULL */
-    uint32_t thread;    /* the recorder's number in the run; 0: not recording */
-    uint32_t run;       /* run serial (memcheck.c) */
-    pid_t tid;          /* kernel thread id: "same thread" */
-    int kind;           /* enum prof_mem_kind */
+    struct prof_mem_stack stack; /* allocations by return address only */
+    const char *region;          /* innermost open region, or NULL */
+    uint32_t thread;             /* the recorder's number in the run; 0: not recording */
+    uint32_t run;                /* run serial (memcheck.c) */
+    pid_t tid;                   /* kernel thread id: "same thread" */
+    int kind;                    /* enum prof_mem_kind */
 };
 
 /* One block: live, or freed and kept as a tombstone until its address is allocated again. */
@@ -64,6 +75,7 @@ struct prof_mem_find {
     uint32_t thread, other_thread; /* the operation's thread; the allocating/first-freeing one */
     const char *region;            /* region of the operation, NULL: none */
     struct prof_site site, other;  /* the operation's site; the allocation's or first free's */
+    struct prof_mem_stack stack;   /* leaks: the allocation's stack */
 };
 
 /* Findings with their counts and bytes. */
@@ -107,6 +119,14 @@ void prof_memfind_release(struct prof_memfind_map *m);
 /* Zeroed memory straight from the kernel, and its release. */
 void *prof_mem_map(size_t bytes);
 void prof_mem_unmap(void *p, size_t bytes);
+
+/*
+ * What decides that a leak is the runtime's (FORMAT.md 1.5): a module of the runtime (dynamic
+ * loader, C and C++ libraries, libgcc), by its path; a function of the runtime that hands the
+ * memory it allocates to its caller (strdup, operator new, ...), by its symbol name.
+ */
+int prof_mem_runtime_module(const char *path);
+int prof_mem_hands_over(const char *symbol);
 
 /* The section's name of a finding kind, and of an allocation or deallocation kind. */
 const char *prof_mem_finding_name(int kind);

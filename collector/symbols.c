@@ -152,11 +152,13 @@ char *prof_sym_demangle(const char *name)
 
 /*
  * Describe the code address addr: its function's name (or module+0xoffset when the module has
- * no symbol for it), source file and line (when DWARF line data covers it), module path and
- * offset from the module's load bias. Returns PROF_OK, PROF_ERR_NOMEM, or PROF_ERR_ARGUMENT
- * when no loaded module holds the address.
+ * no symbol for it), source file and line (when DWARF line data covers it: the function's
+ * declaration, or with at_line the instruction's own line), module path and offset from the
+ * module's load bias. Returns PROF_OK, PROF_ERR_NOMEM, or PROF_ERR_ARGUMENT when no loaded
+ * module holds the address.
  */
-enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out)
+static enum prof_error lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out,
+                              int at_line)
 {
     memset(out, 0, sizeof *out);
     out->addr = addr;
@@ -178,7 +180,7 @@ enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, str
         sym = dwfl_module_addrinfo(m, a, &off, &es, NULL, NULL, NULL);
         int lineno = 0;
         const char *file = NULL;
-        if (!declared_at(m, a, &file, &lineno)) {
+        if (at_line || !declared_at(m, a, &file, &lineno)) {
             /* No subprogram entry: the line table's line for the first instruction. */
             Dwfl_Line *line = dwfl_module_getsrc(m, a);
             file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
@@ -206,6 +208,19 @@ enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, str
 nomem:
     prof_fn_release(out);
     return PROF_ERR_NOMEM;
+}
+
+/* Describe addr by its function's declaration. */
+enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out)
+{
+    return lookup(s, addr, out, 0);
+}
+
+/* Describe addr by its own line. */
+enum prof_error prof_sym_lookup_line(struct prof_symbolizer *s, const void *addr,
+                                     struct prof_fn *out)
+{
+    return lookup(s, addr, out, 1);
 }
 
 /* Free what prof_sym_lookup filled in. */

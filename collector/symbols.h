@@ -34,6 +34,10 @@ struct prof_symbolizer *prof_sym_open(void);
 void prof_sym_close(struct prof_symbolizer *s);
 /* Describe the code at addr (name, file, line, module, offset) into out. */
 enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out);
+/* The same, but file and line are those of the instruction at addr (the line table's: where a
+   call is), not those of its function's declaration. */
+enum prof_error prof_sym_lookup_line(struct prof_symbolizer *s, const void *addr,
+                                     struct prof_fn *out);
 /* A C++ symbol demangled, anything else copied; NULL when memory runs out. */
 char *prof_sym_demangle(const char *name);
 /* Free the strings of a description. */

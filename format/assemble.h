@@ -51,6 +51,7 @@ struct prof_memory_rec {
     const char *region;            /* region_len bytes */
     size_t region_len;
     const char *site, *other_site;
+    const char *function, *stack; /* the site's function; the allocation's stack (leaks) */
     uint64_t count, bytes;
 };
 

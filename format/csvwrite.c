@@ -445,6 +445,10 @@ static void csv_memory(void *ctx, const struct prof_memory_rec *m)
     thread_field(b, m->other_thread);
     prof_sbuf_char(b, ',');
     text_field(b, m->other_site);
+    prof_sbuf_char(b, ',');
+    text_field(b, m->function);
+    prof_sbuf_char(b, ',');
+    text_field(b, m->stack);
     prof_sbuf_char(b, '\n');
 }
 

@@ -12,11 +12,12 @@ const char *const prof_summary_columns[PROF_SU_N] = {"Region", "Thread",    "Cal
                                                      "Outer",  "Histogram", "Node",  "Parent"};
 
 const char *const prof_memory_columns[PROF_ME_N] = {
-    "Kind",  "Thread",    "Region",   "Site",        "Count",
-    "Bytes", "AllocKind", "FreeKind", "OtherThread", "OtherSite"};
+    "Kind",      "Thread",   "Region",      "Site",      "Count",    "Bytes",
+    "AllocKind", "FreeKind", "OtherThread", "OtherSite", "Function", "Stack"};
 
-const char *const prof_memory_kinds[PROF_MK_N] = {"leak",     "double-free",       "unknown-free",
-                                                  "mismatch", "cross-thread-free", "region-bytes"};
+const char *const prof_memory_kinds[PROF_MK_N] = {
+    "leak",     "runtime-reachable", "double-free", "unknown-free",
+    "mismatch", "cross-thread-free", "region-bytes"};
 
 const char *const prof_alloc_kinds[PROF_MEM_KIND_NAMES] = {"", "malloc", "new", "new[]"};
 const char *const prof_free_kinds[PROF_MEM_KIND_NAMES] = {"", "free", "delete", "delete[]"};

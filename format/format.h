@@ -68,8 +68,12 @@ enum prof_memory_col {
     PROF_ME_FREE,
     PROF_ME_OTHER_THREAD,
     PROF_ME_OTHER_SITE,
+    PROF_ME_FUNCTION,
+    PROF_ME_STACK,
     PROF_ME_N
 };
+/* The memory columns every memory section has; Function and Stack came later (FORMAT.md 1.5). */
+#define PROF_ME_N_BASE PROF_ME_FUNCTION
 extern PROF_INTERNAL const char *const prof_event_columns[PROF_EV_N];
 extern PROF_INTERNAL const char *const prof_summary_columns[PROF_SU_N];
 extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
@@ -83,6 +87,7 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
    them (the order of memtab.c's enum prof_mem_finding), then region-bytes. */
 enum prof_memory_kind {
     PROF_MK_LEAK,
+    PROF_MK_RUNTIME,
     PROF_MK_DOUBLE_FREE,
     PROF_MK_UNKNOWN_FREE,
     PROF_MK_MISMATCH,

@@ -6,11 +6,18 @@
  * dlsym (which itself allocates). A double free is refused (glibc would abort the program);
  * everything else reaches glibc unchanged, with errno as glibc left it. malloc_usable_size is
  * not replaced: every block is glibc's, so glibc's own answers for it.
+ *
+ * Sites are named at the run's end, never in malloc: by function and file:line through the
+ * libdw symbolizer of libprofreport-auto (symbols.c, linked in here).
  */
 #define _GNU_SOURCE
 #include <profreport.h>
 
 #include "memcheck.h" /* prof_mem_realloc_at: private, not installed */
+#include "symbols.h"
+
+#include <stdio.h>
+#include <string.h>
 
 #include <errno.h>
 #include <malloc.h>
@@ -28,6 +35,41 @@ extern void *__libc_pvalloc(size_t size);
 
 #define EXPORT __attribute__((visibility("default")))
 #define CALLER __builtin_return_address(0)
+
+/* libdw's view of the process, opened at the first site named (the run's end). */
+static struct prof_symbolizer *symbols;
+
+/* The memory checks' symbolizer: libdw's function name and the call's file and line. */
+static int describe(const void *addr, char *function, size_t function_size, char *file,
+                    size_t file_size, unsigned *line)
+{
+    if (!symbols)
+        symbols = prof_sym_open();
+    struct prof_fn fn;
+    if (prof_sym_lookup_line(symbols, addr, &fn) != PROF_OK)
+        return 0;
+    /* Without a symbol libdw names the code module+0xoffset: no function name, then. */
+    const char *mod = strrchr(fn.module, '/');
+    mod = mod ? mod + 1 : fn.module;
+    int named = strncmp(fn.name, mod, strlen(mod)) != 0 || strncmp(fn.name + strlen(mod), "+0x", 3);
+    /* A versioned symbol's version (pthread_create@GLIBC_2.2.5) and the suffix of a clone the
+       compiler made (make_block.constprop.0, .isra.0, .part.0, .cold) are no part of its name. */
+    size_t len = named ? strcspn(fn.name, "@") : 0;
+    static const char *const clones[] = {".constprop.", ".isra.", ".part.", ".cold", ".lto_priv."};
+    for (size_t i = 0; i < sizeof clones / sizeof clones[0]; i++) {
+        const char *c = strstr(fn.name, clones[i]);
+        if (c && (size_t)(c - fn.name) < len)
+            len = (size_t)(c - fn.name);
+    }
+    snprintf(function, function_size, "%.*s", (int)len, fn.name);
+    snprintf(file, file_size, "%s", fn.file ? fn.file : "");
+    *line = fn.line;
+    prof_fn_release(&fn);
+    return 1;
+}
+
+/* At load: sites get names, and the stack walk is ready before the program's first malloc. */
+__attribute__((constructor)) static void preload_init(void) { prof_mem_set_symbolizer(describe); }
 
 /* malloc. */
 EXPORT void *malloc(size_t size)

@@ -10,6 +10,7 @@
 #include "fileutil.h"
 #include "flat.h"
 #include "input.h"
+#include "memsum.h"
 #include "model.h"
 #include "rep_error.h"
 #include "util.h"
@@ -584,7 +585,9 @@ static void print_summary(const struct report *r, const struct options *o,
         flat_print_compare(stdout, &r->cmp, ri);
     else
         flat_print(stdout, (struct model *)&r->m, ri);
-    printf("\nworkbook: %s\n", o->output);
+    printf("\n");
+    memsum_print(stdout, &r->m);
+    printf("workbook: %s\n", o->output);
     if (r->copied)
         printf("charts:   %s/ (%zu files)\n", r->charts_dir, r->copied);
     exports_print(r->ex, stdout);

@@ -31,6 +31,8 @@ static void mem_rec_release(struct mem_rec *r)
     free(r->alloc_kind);
     free(r->free_kind);
     free(r->other_site);
+    free(r->function);
+    free(r->stack);
 }
 
 /* Free everything the model owns. */
@@ -794,6 +796,8 @@ static void on_memory(void *ctx, const struct run_memory *mr)
     r->alloc_kind = xstrdup(mr->alloc_kind);
     r->free_kind = xstrdup(mr->free_kind);
     r->other_site = utf8_repair(mr->other_site, mr->other_site_len);
+    r->function = utf8_repair(mr->function ? mr->function : "", mr->function_len);
+    r->stack = utf8_repair(mr->stack ? mr->stack : "", mr->stack_len);
     r->thread = mr->thread;
     r->other_thread = mr->other_thread;
     r->count = mr->count;

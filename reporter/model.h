@@ -71,6 +71,7 @@ struct edge {
 struct mem_rec {
     size_t run;
     char *kind, *region, *site, *alloc_kind, *free_kind, *other_site;
+    char *function, *stack; /* the site's function; a leak's allocation stack ("" if unknown) */
     unsigned thread, other_thread; /* 0: none */
     uint64_t count, bytes;
 };

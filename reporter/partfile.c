@@ -87,6 +87,10 @@ static void on_memory(void *ctx, const struct prof_memory_rec *r)
                            .region_len = r->region ? r->region_len : 0,
                            .site_len = r->site ? strlen(r->site) : 0,
                            .other_site_len = r->other_site ? strlen(r->other_site) : 0,
+                           .function = r->function ? r->function : "",
+                           .function_len = r->function ? strlen(r->function) : 0,
+                           .stack = r->stack ? r->stack : "",
+                           .stack_len = r->stack ? strlen(r->stack) : 0,
                            .count = r->count,
                            .bytes = r->bytes};
     if (a->h->memory)

@@ -550,6 +550,14 @@ static void memory_row(struct runfile *r)
     m.free_kind = r->rbuf + r->foff[PROF_ME_FREE];
     m.other_site = r->rbuf + r->foff[PROF_ME_OTHER_SITE];
     m.other_site_len = r->flen[PROF_ME_OTHER_SITE];
+    /* Function and Stack came later: a section without them reads as empty ones. */
+    m.function = m.stack = "";
+    if (r->ncols > PROF_ME_STACK) {
+        m.function = r->rbuf + r->foff[PROF_ME_FUNCTION];
+        m.function_len = r->flen[PROF_ME_FUNCTION];
+        m.stack = r->rbuf + r->foff[PROF_ME_STACK];
+        m.stack_len = r->flen[PROF_ME_STACK];
+    }
     if (r->h->memory)
         r->h->memory(r->h->ctx, &m);
 }
@@ -731,8 +739,8 @@ static void handle_record(struct runfile *r, int c)
         if (section_record(r) || r->state == ST_IGNORE)
             break;
         if (r->state == ST_MEM_HEAD)
-            section_header_record(r, memory_header, PROF_ME_N, "the memory header",
-                                  "memory section", ST_MEM_ROWS);
+            section_header_record(r, memory_header, r->nf >= PROF_ME_N ? PROF_ME_N : PROF_ME_N_BASE,
+                                  "the memory header", "memory section", ST_MEM_ROWS);
         else if (r->state == ST_SUM_HEAD)
             section_header_record(r, summary_header, summary_columns(r),
                                   "the summary section's header", "section", ST_SUM_ROWS);

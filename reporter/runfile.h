@@ -43,11 +43,11 @@ enum run_kind {
  * Threads are 0 when empty.
  */
 struct run_memory {
-    const char *kind; /* leak, double-free, unknown-free, mismatch, cross-thread-free,
-                         region-bytes */
+    const char *kind; /* leak, runtime-reachable, double-free, unknown-free, mismatch,
+                         cross-thread-free, region-bytes */
     unsigned thread, other_thread;
-    const char *region, *site, *alloc_kind, *free_kind, *other_site;
-    size_t region_len, site_len, other_site_len;
+    const char *region, *site, *alloc_kind, *free_kind, *other_site, *function, *stack;
+    size_t region_len, site_len, other_site_len, function_len, stack_len;
     uint64_t count, bytes;
 };
 

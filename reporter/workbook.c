@@ -545,14 +545,14 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
     worksheet_set_column(ws, (lxw_col_t)(nh - 1), (lxw_col_t)(nh - 1), 30, NULL);
 }
 
-/* Leak sites in the Memory sheet's top table: one site's leaks over all runs. */
+/* Leak sites in the Memory sheet's top tables: one site and stack's leaks over all runs. */
 struct leak_site {
-    const char *site;
+    const char *site, *function, *stack;
     size_t runs, last_run;
     uint64_t blocks, bytes;
 };
 
-/* Order of leak sites: more bytes first, then more blocks, then by site. */
+/* Order of leak sites: more bytes first, then more blocks, then by site and stack. */
 static int by_leak(const void *a, const void *b)
 {
     const struct leak_site *x = a, *y = b;
@@ -560,23 +560,27 @@ static int by_leak(const void *a, const void *b)
         return x->bytes < y->bytes ? 1 : -1;
     if (x->blocks != y->blocks)
         return x->blocks < y->blocks ? 1 : -1;
-    return strcmp(x->site, y->site);
+    int c = strcmp(x->site, y->site);
+    return c ? c : strcmp(x->stack, y->stack);
 }
 
-/* The leak rows of every run, added up by site text, largest first; *n gets their number. */
-static struct leak_site *leak_sites(const struct model *m, size_t *n)
+/* The rows of one kind (leak, runtime-reachable) of every run, added up by site and stack,
+   largest first; *n gets their number. */
+static struct leak_site *leak_sites(const struct model *m, const char *kind, size_t *n)
 {
     struct leak_site *v = xmalloc((m->nmem ? m->nmem : 1) * sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < m->nmem; i++) {
         const struct mem_rec *r = &m->mem[i];
-        if (strcmp(r->kind, "leak") != 0)
+        if (strcmp(r->kind, kind) != 0)
             continue;
         size_t j = 0;
-        while (j < k && strcmp(v[j].site, r->site) != 0)
+        while (j < k && (strcmp(v[j].site, r->site) != 0 || strcmp(v[j].stack, r->stack) != 0))
             j++;
         if (j == k) {
             v[k].site = r->site;
+            v[k].function = r->function;
+            v[k].stack = r->stack;
             v[k].runs = 0;
             v[k].last_run = SIZE_MAX;
             v[k].blocks = v[k].bytes = 0;
@@ -594,7 +598,28 @@ static struct leak_site *leak_sites(const struct model *m, size_t *n)
     return v;
 }
 
-/* Memory: the largest leak sites with a chart, then each run's findings and bytes per region. */
+/* One table of leak sites (the top of them) from row on; returns the row after it. */
+static lxw_row_t put_leak_sites(struct book *b, lxw_worksheet *ws, lxw_row_t row,
+                                const struct leak_site *sites, size_t top, const char *none)
+{
+    static const char *const heads[] = {"Site",   "Function", "Runs",
+                                        "Blocks", "Bytes",    "Stack (allocation < caller < ...)"};
+    put_headers(b, ws, row++, heads, 6);
+    for (size_t i = 0; i < top; i++, row++) {
+        put_str(b, ws, row, 0, sites[i].site, NULL);
+        put_str(b, ws, row, 1, sites[i].function, NULL);
+        put_num(ws, row, 2, (double)sites[i].runs, b->f.count);
+        put_num(ws, row, 3, (double)sites[i].blocks, b->f.count);
+        put_num(ws, row, 4, (double)sites[i].bytes, b->f.count);
+        put_str(b, ws, row, 5, sites[i].stack, NULL);
+    }
+    if (top == 0)
+        put_str(b, ws, row++, 0, none, b->f.note);
+    return row;
+}
+
+/* Memory: the largest leak sites with a chart, the runtime's own blocks, then each run's
+   findings and bytes per region. */
 static void sheet_memory(struct book *b)
 {
     struct model *m = b->m;
@@ -604,30 +629,22 @@ static void sheet_memory(struct book *b)
     put_str(b, ws, row++, 0, "Memory checks", b->f.title);
     put_str(b, ws, row++, 0,
             "From the runs' memory sections: PROFILER_MEM_ macros, <profreport_new.hpp> or "
-            "libprofreport-malloc.so. Sites are file:line, or module+0xoffset for addr2line.",
+            "libprofreport-malloc.so. Sites are file:line (with their function and, for leaks, "
+            "the allocation's stack), or module+0xoffset for addr2line.",
             b->f.note);
     row++;
     size_t nsites;
-    struct leak_site *sites = leak_sites(m, &nsites);
+    struct leak_site *sites = leak_sites(m, "leak", &nsites);
     size_t top = nsites < b->ri->top ? nsites : b->ri->top;
     snprintf(buf, sizeof buf, "Largest leak sites, all runs (top %zu of %zu)", top, nsites);
     put_str(b, ws, row++, 0, buf, b->f.bold);
-    static const char *const leak_heads[] = {"Site", "Runs", "Blocks", "Bytes"};
     lxw_row_t head = row;
-    put_headers(b, ws, row++, leak_heads, 4);
-    for (size_t i = 0; i < top; i++, row++) {
-        put_str(b, ws, row, 0, sites[i].site, NULL);
-        put_num(ws, row, 1, (double)sites[i].runs, b->f.count);
-        put_num(ws, row, 2, (double)sites[i].blocks, b->f.count);
-        put_num(ws, row, 3, (double)sites[i].bytes, b->f.count);
-    }
-    if (top == 0)
-        put_str(b, ws, row++, 0, "no leaks", b->f.note);
-    else {
+    row = put_leak_sites(b, ws, row, sites, top, "no leaks");
+    if (top > 0) {
         lxw_chart *ch = workbook_add_chart(b->wb, LXW_CHART_BAR);
         lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
         chart_series_set_categories(s, "Memory", head + 1, 0, (lxw_row_t)(head + top), 0);
-        chart_series_set_values(s, "Memory", head + 1, 3, (lxw_row_t)(head + top), 3);
+        chart_series_set_values(s, "Memory", head + 1, 4, (lxw_row_t)(head + top), 4);
         chart_title_set_name(ch, "Largest leak sites (bytes never freed)");
         chart_axis_set_name(ch->x_axis, "bytes");
         chart_axis_set_reverse(ch->y_axis); /* the largest on top */
@@ -635,13 +652,26 @@ static void sheet_memory(struct book *b)
         lxw_chart_options place = {0};
         place.x_scale = 1.4;
         place.y_scale = 1.2;
-        worksheet_insert_chart_opt(ws, 0, 11, ch, &place);
+        worksheet_insert_chart_opt(ws, 0, 12, ch, &place);
+    }
+    free(sites);
+    /* The runtime's own blocks: not leaks of the program, so neither in the totals nor charted. */
+    sites = leak_sites(m, "runtime-reachable", &nsites);
+    if (nsites) {
+        top = nsites < b->ri->top ? nsites : b->ri->top;
+        row++;
+        snprintf(buf, sizeof buf,
+                 "Runtime, still reachable at exit (top %zu of %zu): blocks the dynamic loader "
+                 "and the C/C++ libraries keep for the process's life; not leaks",
+                 top, nsites);
+        put_str(b, ws, row++, 0, buf, b->f.bold);
+        row = put_leak_sites(b, ws, row, sites, top, "");
     }
     free(sites);
 
-    static const char *const heads[] = {"Finding",      "Thread",    "Region",     "Site",
-                                        "Count",        "Bytes",     "Alloc kind", "Free kind",
-                                        "Other thread", "Other site"};
+    static const char *const heads[] = {"Finding",      "Thread",     "Region",     "Site",
+                                        "Count",        "Bytes",      "Alloc kind", "Free kind",
+                                        "Other thread", "Other site", "Function",   "Stack"};
     static const char *const region_heads[] = {"Region", "Thread", "Allocations", "Bytes"};
     for (size_t k = 0; k < m->nruns; k++) {
         if (!m->runs[k].has_memory)
@@ -649,7 +679,7 @@ static void sheet_memory(struct book *b)
         row++;
         snprintf(buf, sizeof buf, "Run %zu: %s", k + 1, m->runs[k].file);
         put_str(b, ws, row++, 0, buf, b->f.bold);
-        put_headers(b, ws, row++, heads, 10);
+        put_headers(b, ws, row++, heads, 12);
         size_t found = 0;
         for (size_t i = 0; i < m->nmem; i++) {
             const struct mem_rec *r = &m->mem[i];
@@ -667,6 +697,8 @@ static void sheet_memory(struct book *b)
             if (r->other_thread)
                 put_num(ws, row, 8, r->other_thread, b->f.count);
             put_str(b, ws, row, 9, r->other_site, NULL);
+            put_str(b, ws, row, 10, r->function, NULL);
+            put_str(b, ws, row, 11, r->stack, NULL);
             row++;
             found++;
         }
@@ -694,6 +726,8 @@ static void sheet_memory(struct book *b)
     worksheet_set_column(ws, 3, 3, 50, NULL);
     worksheet_set_column(ws, 4, 8, 12, NULL);
     worksheet_set_column(ws, 9, 9, 50, NULL);
+    worksheet_set_column(ws, 10, 10, 24, NULL);
+    worksheet_set_column(ws, 11, 11, 80, NULL);
 }
 
 /* Warnings: everything that went wrong, or "none". */
@@ -1097,8 +1131,10 @@ static void sheet_about(struct book *b)
                        "the time is spent and through which callers. Built from each row's "
                        "Depth and end order, or from format 3 summary rows' Node and Parent; "
                        "format 1-2 summary rows count as top-level paths."},
-        {"Memory", "Only when a run used memory checks. Largest leak sites over all runs, with a "
-                   "chart; then per run the findings: leak (allocated, never freed), "
+        {"Memory", "Only when a run used memory checks. Largest leak sites over all runs (site, "
+                   "function, allocation stack), with a chart; the runtime's own blocks, still "
+                   "reachable at exit (dynamic loader, C/C++ libraries: not leaks); then per run "
+                   "the findings: leak (allocated, never freed), runtime-reachable, "
                    "double-free (refused, so the program ran on), unknown-free (a pointer never "
                    "seen allocated), mismatch (Alloc kind and Free kind differ: new/free, "
                    "malloc/delete, new/delete[]...), cross-thread-free (freed on Thread, "

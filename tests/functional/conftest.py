@@ -45,7 +45,7 @@ SUMMARY_COLUMNS = [
 
 MEMORY_COLUMNS = [
     "Kind", "Thread", "Region", "Site", "Count", "Bytes", "AllocKind", "FreeKind", "OtherThread",
-    "OtherSite",
+    "OtherSite", "Function", "Stack",
 ]
 
 _counter = itertools.count(1)

@@ -509,6 +509,8 @@ static void memory_findings_then_region_bytes(void **state)
                                       .region_len = 4,
                                       .site = "app.c:7",
                                       .other_site = "x,y",
+                                      .function = "load_all",
+                                      .stack = "load_all (app.c:7) < main (app.c:20)",
                                       .count = 1,
                                       .bytes = 64};
     struct prof_run_override ov = {1000, 5, 1, NULL, 0, &finding, 1};
@@ -518,10 +520,11 @@ static void memory_findings_then_region_bytes(void **state)
     assert_int_equal(err, PROF_OK);
     assert_non_null(strstr(text, "\nTable,memory\n"
                                  "Kind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,"
-                                 "OtherThread,OtherSite\n"
-                                 "double-free,1,load,app.c:7,1,64,malloc,free,1,\"x,y\"\n"
-                                 "region-bytes,1,load,,2,300,,,,\n"
-                                 "region-bytes,1,,,1,16,,,,\n"));
+                                 "OtherThread,OtherSite,Function,Stack\n"
+                                 "double-free,1,load,app.c:7,1,64,malloc,free,1,\"x,y\",load_all,"
+                                 "load_all (app.c:7) < main (app.c:20)\n"
+                                 "region-bytes,1,load,,2,300,,,,,,\n"
+                                 "region-bytes,1,,,1,16,,,,,,\n"));
     free(text);
     unlink(p);
     free(p);

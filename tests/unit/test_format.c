@@ -41,7 +41,8 @@ static void headers_are_the_documented_lines(void **state)
     free(s);
     s = joined(prof_memory_columns, PROF_ME_N);
     assert_string_equal(
-        s, "Kind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,OtherThread,OtherSite");
+        s, "Kind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,OtherThread,OtherSite,"
+           "Function,Stack");
     free(s);
 }
 
@@ -53,6 +54,8 @@ static void column_enums_index_the_names(void **state)
     assert_string_equal(prof_event_columns[PROF_EV_NESTED], "Nested");
     assert_string_equal(prof_summary_columns[PROF_SU_REGION], "Region");
     assert_string_equal(prof_memory_columns[PROF_ME_KIND], "Kind");
+    assert_string_equal(prof_memory_columns[PROF_ME_N_BASE - 1], "OtherSite");
+    assert_string_equal(prof_memory_columns[PROF_ME_STACK], "Stack");
 }
 
 /* The Kind values of the memory section, one per enum prof_memory_kind, as FORMAT.md 1.5 lists. */
@@ -60,12 +63,13 @@ static void memory_kinds_are_the_documented_values(void **state)
 {
     (void)state;
     assert_string_equal(prof_memory_kinds[PROF_MK_LEAK], "leak");
+    assert_string_equal(prof_memory_kinds[PROF_MK_RUNTIME], "runtime-reachable");
     assert_string_equal(prof_memory_kinds[PROF_MK_DOUBLE_FREE], "double-free");
     assert_string_equal(prof_memory_kinds[PROF_MK_UNKNOWN_FREE], "unknown-free");
     assert_string_equal(prof_memory_kinds[PROF_MK_MISMATCH], "mismatch");
     assert_string_equal(prof_memory_kinds[PROF_MK_CROSS_THREAD], "cross-thread-free");
     assert_string_equal(prof_memory_kinds[PROF_MK_REGION_BYTES], "region-bytes");
-    assert_int_equal(PROF_MK_N, 6);
+    assert_int_equal(PROF_MK_N, 7);
 }
 
 /* AllocKind and FreeKind name each kind of the public enum; anything else is the empty field. */

@@ -201,6 +201,64 @@ static void findings_add_up_by_key_in_report_order(void **state)
     prof_memtab_release(&t);
 }
 
+/* Two leaks at one site with different stacks are two findings; equal stacks add up. */
+static void leaks_add_up_by_site_and_stack(void **state)
+{
+    (void)state;
+    struct prof_memtab t = {0};
+    struct prof_mem_op a = op_of(1, PROF_MEM_MALLOC, NULL, NULL);
+    a.site.text = 0;
+    a.site.v = 0x401000;
+    a.stack.n = 2;
+    a.stack.pc[0] = 0x401000;
+    a.stack.pc[1] = 0x402000;
+    prof_memtab_alloc(&t, 0x10, 8, &a);
+    prof_memtab_alloc(&t, 0x20, 8, &a);
+    a.stack.pc[1] = 0x403000;
+    prof_memtab_alloc(&t, 0x30, 8, &a);
+    struct prof_memfind_map m = {0};
+    assert_int_equal(prof_memtab_leaks(&t, 1, &m), 0);
+    size_t k;
+    struct prof_memfind_slot **v = prof_memfind_sorted(&m, &k);
+    assert_int_equal(k, 2);
+    assert_int_equal(v[0]->count, 2);
+    assert_int_equal(v[0]->key.stack.n, 2);
+    assert_int_equal(v[0]->key.stack.pc[1], 0x402000);
+    assert_int_equal(v[1]->count, 1);
+    assert_int_equal(v[1]->key.stack.pc[1], 0x403000);
+    prof_mem_unmap(v, k * sizeof *v);
+    prof_memfind_release(&m);
+    prof_memtab_release(&t);
+}
+
+/* The runtime's modules by path, whatever their folder; a program's library is not one. */
+static void runtime_modules_are_the_loader_and_the_c_and_cxx_libraries(void **state)
+{
+    (void)state;
+    assert_true(prof_mem_runtime_module("/lib64/ld-linux-x86-64.so.2"));
+    assert_true(prof_mem_runtime_module("/lib/x86_64-linux-gnu/libc.so.6"));
+    assert_true(prof_mem_runtime_module("/usr/lib/x86_64-linux-gnu/libstdc++.so.6"));
+    assert_true(prof_mem_runtime_module("libgcc_s.so.1"));
+    assert_false(prof_mem_runtime_module("/usr/bin/app"));
+    assert_false(prof_mem_runtime_module("/opt/lib/libcrypto.so.3"));
+    assert_false(prof_mem_runtime_module("/opt/libc.so.d/app")); /* the folder does not count */
+    assert_false(prof_mem_runtime_module(NULL));
+}
+
+/* Functions that hand their allocation to the caller, mangled operator new among them. */
+static void hands_over_names_the_allocating_library_functions(void **state)
+{
+    (void)state;
+    assert_true(prof_mem_hands_over("strdup"));
+    assert_true(prof_mem_hands_over("getline"));
+    assert_true(prof_mem_hands_over("_Znwm"));                /* operator new(unsigned long) */
+    assert_true(prof_mem_hands_over("_ZnamRKSt9nothrow_t"));  /* operator new[], nothrow */
+    assert_false(prof_mem_hands_over("_IO_file_doallocate")); /* stdio's own buffer */
+    assert_false(prof_mem_hands_over("strdupa"));
+    assert_false(prof_mem_hands_over(""));
+    assert_false(prof_mem_hands_over(NULL));
+}
+
 /* The names the memory section uses. */
 static void names_of_kinds(void **state)
 {
@@ -222,6 +280,9 @@ int main(void)
         cmocka_unit_test(leaks_are_live_blocks_of_the_run),
         cmocka_unit_test(findings_add_up_by_key_in_report_order),
         cmocka_unit_test(names_of_kinds),
+        cmocka_unit_test(leaks_add_up_by_site_and_stack),
+        cmocka_unit_test(runtime_modules_are_the_loader_and_the_c_and_cxx_libraries),
+        cmocka_unit_test(hands_over_names_the_allocating_library_functions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

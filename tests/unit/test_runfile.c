@@ -134,6 +134,10 @@ static void on_memory(void *ctx, const struct run_memory *m)
             m->kind, m->thread, esc(r, m->region, m->region_len), esc(s, m->site, m->site_len),
             (unsigned long long)m->count, (unsigned long long)m->bytes, m->alloc_kind, m->free_kind,
             m->other_thread, esc(o, m->other_site, m->other_site_len));
+    /* Function and Stack, only when given: a section written before them has neither. */
+    if (m->function_len || m->stack_len)
+        log_add(ctx, "  function=%s stack=%s", esc(r, m->function, m->function_len),
+                esc(s, m->stack, m->stack_len));
 }
 
 /* Log a problem with its line. */
@@ -924,6 +928,29 @@ static void version_2_memory_section_is_read(void **state)
               "other=0 []");
 }
 
+/* The Function and Stack columns are read when the header has them; rows without values for
+   them are read as before. */
+static void memory_function_and_stack_are_read(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(
+        parse_text(V2_EVENTS "a,5,1,,0,5,0,0\n"
+                             "Table,memory\nKind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,"
+                             "OtherThread,OtherSite,Function,Stack\n"
+                             "leak,1,a,x.c:3,2,200,malloc,,,,make,make (x.c:3) < main (x.c:9)\n"
+                             "runtime-reachable,1,,dl.c:4,1,32,malloc,,,,,\n",
+                   &l, NULL, NULL),
+        RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "begin events 1000",
+              "event [a] parent=[] ticks=5 self=5 start=0 thread=1 depth=0 nested=0",
+              "memory leak thread=1 region=[a] site=[x.c:3] count=2 bytes=200 alloc=malloc free= "
+              "other=0 []",
+              "  function=[make] stack=[make (x.c:3) < main (x.c:9)]",
+              "memory runtime-reachable thread=1 region=[] site=[dl.c:4] count=1 bytes=32 "
+              "alloc=malloc free= other=0 []");
+}
+
 /* In a version 1 file, Table,memory is a malformed events row like any other. */
 static void memory_section_needs_version_2(void **state)
 {
@@ -1293,6 +1320,7 @@ int main(void)
         cmocka_unit_test(each_parse_keeps_its_own_reason),
         cmocka_unit_test(callbacks_may_be_null),
         cmocka_unit_test(version_2_memory_section_is_read),
+        cmocka_unit_test(memory_function_and_stack_are_read),
         cmocka_unit_test(memory_section_needs_version_2),
         cmocka_unit_test(bad_memory_rows_are_problems),
         cmocka_unit_test(summary_section_follows_the_table_or_the_memory_section),
