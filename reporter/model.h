@@ -84,6 +84,16 @@ struct warning_rec {
 
 struct model;
 
+/* The order of model_ranked (--sort): largest first by the region's total (outer) time, self
+   time, calls, or mean cost per call. */
+enum model_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_MEAN, SORT_COUNT };
+/* "total", "self", "calls", "mean": the --sort values, in enum order. */
+extern const char *const model_sort_names[SORT_COUNT];
+/* "total time", "self time", "calls", "mean cost per call": for headings ("Top regions by"). */
+extern const char *const model_sort_labels[SORT_COUNT];
+/* The order named s, or -1 when s names none. */
+int model_sort_parse(const char *s);
+
 /*
  * Rows as they are read, for the exports that need more than the model keeps (instances,
  * call paths). Every row of every run is passed on, --include/--exclude notwithstanding.
@@ -140,6 +150,7 @@ struct model {
     size_t nmem, mem_cap;
     const char *const *include, *const *exclude; /* globs, not owned */
     size_t ninclude, nexclude;
+    enum model_sort sort; /* model_ranked's order (SORT_TOTAL after model_init) */
     uint64_t events, skipped_rows;
     double self_total_ns; /* all regions, filtered or not: the base of "% time" */
     int any_summary, any_approximate;
@@ -164,7 +175,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
 /* Add a warning (copies the strings). */
 void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Region indexes sorted by total (outer) time, largest first, excluded ones left out. */
+/* Region indexes in m->sort's order (largest first, ties by name), excluded ones left out. */
 size_t *model_ranked(const struct model *m, size_t *n);
 /* Mean cost per call of region r in run k (NaN when it did not run). */
 double model_run_mean(const struct region *r, size_t k);

@@ -817,7 +817,8 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     kv(b, ws, &row, "Units", "costs per call and totals: see each column's header");
 
     row++;
-    put_str(b, ws, row++, 0, "Top regions by total time", b->f.bold);
+    snprintf(buf, sizeof buf, "Top regions by %s", model_sort_labels[m->sort]);
+    put_str(b, ws, row++, 0, buf, b->f.bold);
     char h[3][48];
     const char *heads[] = {"Region", with_unit(h[0], sizeof h[0], "Total", b->total), "Total %",
                            "Calls", with_unit(h[1], sizeof h[1], "Mean", b->cost)};
@@ -846,7 +847,8 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         place.y_scale = 1.3;
         worksheet_insert_chart_opt(ws, 1, 6, bar_chart(b, "Call cost", 6, top, title, b->cost.name),
                                    &place);
-        snprintf(title, sizeof title, "Calls, top %zu regions by total time", top);
+        snprintf(title, sizeof title, "Calls, top %zu regions by %s", top,
+                 model_sort_labels[m->sort]);
         worksheet_insert_chart_opt(ws, 23, 6, bar_chart(b, "Hit count", 1, top, title, "calls"),
                                    &place);
     }
@@ -1049,7 +1051,8 @@ static void sheet_about(struct book *b)
 {
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "About");
     static const char *const lines[][2] = {
-        {"Summary", "What was read, the top regions by total time, and native charts."},
+        {"Summary", "What was read, the top regions (by total time, or as --sort says), and "
+                    "native charts."},
         {"Call cost", "One row per region (all rows with the same id text, across threads and "
                       "runs), heaviest first. Times are converted from ticks with each run's own "
                       "Frequency."},
