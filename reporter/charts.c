@@ -8,6 +8,8 @@
 #include "charts.h"
 #include "compare.h"
 #include "fileutil.h"
+#include "flame.h"
+#include "hash.h"
 #include "model.h"
 #include "tables.h"
 #include "util.h"
@@ -783,6 +785,89 @@ static void top_region_charts(struct chart_set *ch, const struct chart_env *env,
     table_close(&tb);
 }
 
+/* A warm colour (0xRRGGBB) for a region name, the same for every context of the region:
+   flame graphs' usual palette, reds to yellows. */
+static double flame_colour(const char *name, size_t len)
+{
+    uint64_t h = prof_hash(name, len);
+    unsigned r = 205 + (unsigned)(h % 51), g = (unsigned)((h >> 16) % 231),
+             b = (unsigned)((h >> 32) % 56);
+    return (double)(r << 16 | g << 8 | b);
+}
+
+/* The flame graph of the call paths (all threads and runs merged): one rectangle per calling
+   context as wide as its inclusive time, callers above callees. */
+static void flame_chart(struct chart_set *ch, const struct chart_env *env, const struct model *m,
+                        const struct chart_options *o)
+{
+    const struct cct *t = model_paths(m);
+    if (!t)
+        return;
+    struct flame f;
+    flame_layout(t, FLAME_MIN_WIDTH, FLAME_MAX_DEPTH, &f);
+    if (f.n > 0) {
+        char **labels = xcalloc(f.n, sizeof *labels);
+        double *v = xcalloc(f.n * 4, sizeof *v);
+        for (size_t i = 0; i < f.n; i++) {
+            const struct flame_rect *r = &f.rects[i];
+            uint32_t name = t->nodes[r->node].name;
+            labels[i] = region_display(t->names[name], t->name_lens[name]);
+            v[i * 4] = r->x0;
+            v[i * 4 + 1] = r->x1;
+            v[i * 4 + 2] = r->depth;
+            v[i * 4 + 3] = flame_colour(t->names[name], t->name_lens[name]);
+        }
+        static const char *const cols[] = {"x0", "x1", "depth", "colour"};
+        struct chart_table tb = {f.n, 4, (const char *const *)labels, v, cols, NULL, 0};
+        char title[512];
+        int len = snprintf(title, sizeof title, "%s: flame graph of the call paths",
+                           o->title ? o->title : "profreport");
+        if (f.dropped && len > 0 && (size_t)len < sizeof title)
+            snprintf(title + len, sizeof title - (size_t)len,
+                     " (%zu call paths narrower than %g%% or deeper than %d levels not drawn)",
+                     f.dropped, 100 * FLAME_MIN_WIDTH, FLAME_MAX_DEPTH);
+        render(ch, env, "flame", title,
+               "share of the time in top-level regions (inclusive time, all threads and runs)",
+               &tb);
+        for (size_t i = 0; i < f.n; i++)
+            free(labels[i]);
+        free(labels);
+        free(v);
+    }
+    flame_release(&f);
+}
+
+/* Self time by region: the top regions by time spent in themselves, whatever --sort says,
+   with their share of all self time. */
+static void self_time_chart(struct chart_set *ch, const struct chart_env *env,
+                            const struct model *m, const struct chart_options *o)
+{
+    size_t n;
+    size_t *rank = model_ranked_by(m, SORT_SELF, &n);
+    size_t top = n < o->top ? n : o->top;
+    if (top > 0) {
+        const char **labels = xcalloc(top, sizeof *labels);
+        double *v = xcalloc(top * 2, sizeof *v);
+        struct unit u = unit_for(m->regions[rank[0]].self_ns, o->unit);
+        for (size_t i = 0; i < top; i++) {
+            const struct region *r = &m->regions[rank[i]];
+            labels[i] = r->display;
+            v[i * 2] = r->self_ns / u.ns;
+            v[i * 2 + 1] = m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN;
+        }
+        static const char *const cols[] = {"self", "share"};
+        struct chart_table t = {top, 2, labels, v, cols, NULL, 0};
+        char title[512], ylabel[64];
+        snprintf(title, sizeof title, "%s: self time by region (share of all self time)",
+                 o->title ? o->title : "profreport");
+        snprintf(ylabel, sizeof ylabel, "self time (%s)", u.name);
+        render(ch, env, "selftime", title, ylabel, &t);
+        free(labels);
+        free(v);
+    }
+    free(rank);
+}
+
 /* The comparison's chart: the biggest changes (in percent) with their 95 % intervals. */
 static void compare_chart(struct chart_set *ch, const struct chart_env *env,
                           const struct comparison *c, const struct chart_options *o)
@@ -843,6 +928,8 @@ void charts_make(struct chart_set *ch, const char *templates_dir, struct model *
     }
     if (c)
         compare_chart(ch, &env, c, o);
+    flame_chart(ch, &env, m, o);
+    self_time_chart(ch, &env, m, o);
     top_region_charts(ch, &env, m, o);
 }
 

@@ -177,6 +177,8 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Region indexes in m->sort's order (largest first, ties by name), excluded ones left out. */
 size_t *model_ranked(const struct model *m, size_t *n);
+/* model_ranked in the order sort, whatever m->sort says (the self time charts). */
+size_t *model_ranked_by(const struct model *m, enum model_sort sort, size_t *n);
 /* Mean cost per call of region r in run k (NaN when it did not run). */
 double model_run_mean(const struct region *r, size_t k);
 /* Time spent in top-level regions, all threads of all runs: the base of "Total %". */
