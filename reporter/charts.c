@@ -819,16 +819,17 @@ static void flame_chart(struct chart_set *ch, const struct chart_env *env, const
         }
         static const char *const cols[] = {"x0", "x1", "depth", "colour"};
         struct chart_table tb = {f.n, 4, (const char *const *)labels, v, cols, NULL, 0};
-        char title[512];
-        int len = snprintf(title, sizeof title, "%s: flame graph of the call paths",
-                           o->title ? o->title : "profreport");
-        if (f.dropped && len > 0 && (size_t)len < sizeof title)
-            snprintf(title + len, sizeof title - (size_t)len,
-                     " (%zu call paths narrower than %g%% or deeper than %d levels not drawn)",
-                     f.dropped, 100 * FLAME_MIN_WIDTH, FLAME_MAX_DEPTH);
-        render(ch, env, "flame", title,
-               "share of the time in top-level regions (inclusive time, all threads and runs)",
-               &tb);
+        char title[512], xlabel[256];
+        snprintf(title, sizeof title, "%s: flame graph of the call paths",
+                 o->title ? o->title : "profreport");
+        /* Under the axis: a long title would run off the picture. */
+        int len = snprintf(xlabel, sizeof xlabel,
+                           "share of all time in top-level regions, threads and runs merged");
+        if (f.dropped && len > 0 && (size_t)len < sizeof xlabel)
+            snprintf(xlabel + len, sizeof xlabel - (size_t)len,
+                     "; %zu call paths under %g%% wide or over %d deep not drawn", f.dropped,
+                     100 * FLAME_MIN_WIDTH, FLAME_MAX_DEPTH);
+        render(ch, env, "flame", title, xlabel, &tb);
         for (size_t i = 0; i < f.n; i++)
             free(labels[i]);
         free(labels);

@@ -1,13 +1,16 @@
-"""test_ranking.py - functional tests of --sort: the order of the terminal summary and of the
-Call cost sheet, checked against the order computed from the rows written to the run files."""
+"""test_ranking.py - functional tests of --sort (the order of the terminal summary and of the
+Call cost sheet) and of the self time charts, checked against orders and values computed from
+the rows written to the run files."""
 
 import random
+import re
 import statistics
+import zipfile
 
 import pytest
 
 from reporter_helpers import Book, RunSpec, Thread, Tree, expect_events, lay_out, must_run, \
-    profreport
+    profreport, templates_args
 
 
 def ranking_runs():
@@ -86,3 +89,45 @@ def test_bad_sort_value_is_a_usage_error(tmp_path, value):
     assert p.returncode == 2
     assert f"--sort must be total, self, calls or mean, not '{value}'" in p.stderr.decode()
     assert not out.exists()
+
+
+def svg_texts(path):
+    """The text drawn in an SVG picture, one string per text element."""
+    return [re.sub(r"<[^>]*>", "", t) for t in
+            re.findall(r"<text[^>]*>(.*?)</text>", path.read_text(), re.S)]
+
+
+@pytest.mark.parametrize("sort", ["total", "calls"])
+def test_self_time_charts_show_the_top_regions_by_self_time(tmp_path, sort):
+    """Whatever --sort says, the Charts sheet opens with the top N regions by self time, their
+    self time (ns with --unit ns) and share of all self time, and a native bar chart of those
+    cells; the gnuplot chart selftime.png/.svg shows the same regions, each with its share."""
+    folder = tmp_path / "runs"
+    runs = ranking_runs()
+    for r in runs:
+        r.write(folder)
+    exp = expect_events(runs)
+    want = expected_order(exp, "self")[:3]
+    out = tmp_path / "out.xlsx"
+    must_run(folder, "-o", out, "--unit", "ns", "--top", "3", "--sort", sort, *templates_args())
+    rows = Book(out).rows("Charts")
+    assert rows[0][0] == "Self time by region, top 3"
+    assert rows[1][:3] == ["Region", "Self (ns)", "Self %"]
+    assert [r[0] for r in rows[2:5]] == want
+    for r in rows[2:5]:
+        e = exp.regions[r[0]]
+        assert r[1] == pytest.approx(e.self_ns, rel=1e-9)
+        assert r[2] == pytest.approx(e.self_ns / exp.self_all, rel=1e-9)
+    assert rows[5][0] is None
+    with zipfile.ZipFile(out) as z:
+        charts = [z.read(n).decode() for n in z.namelist()
+                  if re.fullmatch(r"xl/charts/chart\d+\.xml", n)]
+    mine = [c for c in charts if "Charts!$B$3:$B$5" in c]
+    assert len(mine) == 1 and "Charts!$A$3:$A$5" in mine[0]
+    texts = svg_texts(tmp_path / "out-charts" / "selftime.svg")
+    for name in want:
+        assert name in texts, (name, texts)
+        share = 100 * exp.regions[name].self_ns / exp.self_all
+        assert any(t.endswith(f" ({share:.3g}%)") for t in texts), (name, share, texts)
+    assert not set(exp.regions) - set(want) & set(texts)
+    assert (tmp_path / "out-charts" / "selftime.png").read_bytes()[:4] == b"\x89PNG"
