@@ -39,7 +39,7 @@ def write_runs(folder, runs):
                 f"Start,2026-01-01T00:00:{k % 60:02d}.000000Z", "Clock,tsc",
                 f"Duration,{clock + 10}", "Complete,yes", "Threads,1", "Thread,1,1,main,exited",
                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested"]
-        (folder / f"profiling_2026.01.01_00.00.00_{k + 1}.csv").write_text(
+        (folder / f"profiling_2026.01.01_00.00.00_{k + 1:04d}.csv").write_text(
             "\n".join(head + rows) + "\n")
 
 
