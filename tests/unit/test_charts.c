@@ -402,14 +402,11 @@ static void hostile_labels_execute_nothing(void **state)
     char title[256];
     snprintf(title, sizeof title, "`touch %s` @ARG1 '.system(\"touch %s\").'", f->marker[10],
              f->marker[11]);
-    const struct chart_table tables[] = {{10, 3, labels, v3, NULL, NULL, 0},
-                                         {10, 1, labels, v1, NULL, NULL, 0},
-                                         {10, 5, labels, v5, NULL, NULL, 0},
-                                         {10, 4, labels, v4, NULL, NULL, 0},
-                                         {10, 2, labels, v2, NULL, NULL, 0},
-                                         {10, 4, labels, flame, NULL, NULL, 0},
-                                         {20, 4, trend_labels, band, NULL, ends, 10},
-                                         {20, 2, trend_labels, trend, NULL, ends, 10}};
+    const struct chart_table tables[] = {
+        {10, 3, labels, v3, NULL, NULL, 0},          {10, 1, labels, v1, NULL, NULL, 0},
+        {10, 5, labels, v5, NULL, NULL, 0},          {10, 4, labels, v4, NULL, NULL, 0},
+        {10, 2, labels, v2, NULL, NULL, 0},          {10, 4, labels, flame, NULL, NULL, 0},
+        {20, 4, trend_labels, band, NULL, ends, 10}, {20, 2, trend_labels, trend, NULL, ends, 10}};
     static const char *const names[] = {"callcost", "hitcount", "distribution", "compare",
                                         "selftime", "flame",    "trendband",    "trend"};
     for (int n = 0; n < 8; n++) {
