@@ -1109,7 +1109,8 @@ static void sheet_about(struct book *b)
         {"Summary", "What was read, the top regions (by total time, or as --sort says), and "
                     "native charts."},
         {"Call cost", "One row per region (all rows with the same id text, across threads and "
-                      "runs), heaviest first. Times are converted from ticks with each run's own "
+                      "runs), heaviest first (by total time, or as --sort says). Times are "
+                      "converted from ticks with each run's own "
                       "Frequency."},
         {"Calls", "Completed instances of the region."},
         {"Total", "Inclusive time, counting a recursive region's outermost calls only (rows "
