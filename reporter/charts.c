@@ -8,6 +8,8 @@
 #include "charts.h"
 #include "compare.h"
 #include "fileutil.h"
+#include "flame.h"
+#include "hash.h"
 #include "model.h"
 #include "tables.h"
 #include "util.h"
@@ -35,10 +37,15 @@
 #define LABEL_MAX 48
 /* Bytes of gnuplot's output kept for messages: its diagnostics are a few lines. */
 #define CAPTURE_MAX 16384
-/* Processes run at once: a chart's PNG and SVG pictures. */
+/* The pictures of a chart: PNG and SVG, one gnuplot run each. */
 #define RUNS_MAX 2
 /* Time limit when the caller gives none. */
 #define DEFAULT_TIMEOUT_S 30
+/* Past this many runs the trend chart shows each region's median and p10-p90 band per window
+   of runs (trendband.gp) instead of every run's point: 1000 runs of 15 regions are a blur. */
+#define TREND_BAND_RUNS 30
+/* About this many windows of runs in the band chart. */
+#define TREND_WINDOWS 25
 
 extern char **environ;
 
@@ -371,6 +378,8 @@ static void run_wait(struct run *runs, size_t n, int timeout_s)
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S;
     int nap = 1;
+    struct pollfd *p = xmalloc((n ? n : 1) * sizeof *p);
+    size_t *owner = xmalloc((n ? n : 1) * sizeof *owner);
     for (;;) {
         int all_over = 1;
         for (size_t i = 0; i < n; i++)
@@ -380,10 +389,8 @@ static void run_wait(struct run *runs, size_t n, int timeout_s)
         long left = ms_left(&deadline);
         if (left <= 0)
             break;
-        struct pollfd p[RUNS_MAX];
-        size_t owner[RUNS_MAX];
         nfds_t np = 0;
-        for (size_t i = 0; i < n && np < RUNS_MAX; i++) {
+        for (size_t i = 0; i < n && np < n; i++) {
             if (runs[i].fd >= 0) {
                 p[np] = (struct pollfd){.fd = runs[i].fd, .events = POLLIN};
                 owner[np++] = i;
@@ -403,6 +410,8 @@ static void run_wait(struct run *runs, size_t n, int timeout_s)
             }
         }
     }
+    free(p);
+    free(owner);
     for (size_t i = 0; i < n; i++)
         run_finish(&runs[i]);
 }
@@ -543,92 +552,20 @@ static int picture_check(const struct chart_env *env, const struct run *r, const
     return -1;
 }
 
-/*
- * Run gnuplot on one template for every terminal at once (two cores draw two pictures in
- * the time of one), each writing to a temporary name beside output_base; only when all
- * succeed are they renamed to output_base.<terminal>. Returns 0 or -1 with e set.
- */
-static int render_pictures(const struct chart_env *env, const struct chart_request *req,
-                           const char *template_path, const char *data_path, struct rep_error *e)
-{
-    struct atomicfile pic[RUNS_MAX];
-    char *final[RUNS_MAX], *out[RUNS_MAX];
-    struct run runs[RUNS_MAX];
-    size_t opened = 0;
-    for (size_t i = 0; i < RUNS_MAX; i++) {
-        final[i] = concat3(req->output_base, ".", terminals[i]);
-        out[i] = xmalloc(CAPTURE_MAX + 1);
-        /* gnuplot writes to a file name: it reopens the unique temporary made here. */
-        if (opened == i && atomicfile_open(&pic[i], final[i], e) == 0) {
-            close(pic[i].fd);
-            pic[i].fd = -1;
-            opened++;
-        }
-    }
-    if (opened < RUNS_MAX) {
-        for (size_t i = 0; i < RUNS_MAX; i++) {
-            if (i < opened)
-                atomicfile_discard(&pic[i]);
-            free(final[i]);
-            free(out[i]);
-        }
-        return -1;
-    }
-    /* The title and axis label reach the SVG too (--title may hold anything). */
-    char *title =
-        text_visible(req->title ? req->title : "", strlen(req->title ? req->title : ""), 1);
-    char *ylabel =
-        text_visible(req->ylabel ? req->ylabel : "", strlen(req->ylabel ? req->ylabel : ""), 1);
-    /* A run that cannot start stops the others from starting: its error is reported once. */
-    size_t started = 0;
-    while (started < RUNS_MAX) {
-        /* Labels are in the data file; title and axis label are ARG4 and ARG5 string values. */
-        char *argv[] = {(char *)gnuplot_program(env),
-                        (char *)"-d",
-                        (char *)"-c",
-                        (char *)template_path,
-                        (char *)data_path,
-                        pic[started].tmp,
-                        (char *)terminals[started],
-                        title,
-                        ylabel,
-                        NULL};
-        if (run_start(&runs[started], argv, out[started]) != 0)
-            break;
-        started++;
-    }
-    run_wait(runs, started, env->timeout_s);
-    free(title);
-    free(ylabel);
-
-    /* In terminal order, so the first failure is the one reported; runs[started], if any, is
-       the one that did not start. */
-    int ret = 0;
-    for (size_t i = 0; i < RUNS_MAX && i <= started && ret == 0; i++)
-        ret = picture_check(env, &runs[i], terminals[i], template_path, pic[i].tmp, e);
-    /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
-    size_t renamed = 0;
-    while (ret == 0 && renamed < RUNS_MAX) {
-        if (atomicfile_commit(&pic[renamed], e) != 0)
-            ret = -1;
-        renamed++;
-    }
-    for (size_t i = 0; i < RUNS_MAX; i++) {
-        if (ret != 0 && i + 1 < renamed)
-            unlink(final[i]);
-        atomicfile_discard(&pic[i]);
-        free(final[i]);
-        free(out[i]);
-    }
-    return ret;
-}
+/* A chart ready to draw: its request checked and its data file written. */
+struct prepared {
+    char *template_path, *data_path, *base;
+    char *title, *ylabel; /* as shown: control characters made visible */
+};
 
 /*
- * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with e set
- * (static storage) when the data file cannot be written or gnuplot fails or times out.
+ * Check req (paths, template, table) and write its data file into env->work_dir. Returns 0
+ * with *p filled (prepared_release frees it), or -1 with e set.
  */
-int chart_render(const struct chart_env *env, const struct chart_request *req, struct rep_error *e)
+static int chart_prepare(const struct chart_env *env, const struct chart_request *req,
+                         struct prepared *p, struct rep_error *e)
 {
+    memset(p, 0, sizeof *p);
     if (!path_ok(req->output_base)) {
         rep_fail(e, REP_ERR_CHART,
                  "refused chart output path '%s': it must not start with '|' or '<' or "
@@ -665,42 +602,254 @@ int chart_render(const struct chart_env *env, const struct chart_request *req, s
         free(template_path);
         return -1;
     }
-    int ret = render_pictures(env, req, template_path, data_path, e);
-    unlink(data_path);
-    free(data_path);
-    free(template_path);
+    p->template_path = template_path;
+    p->data_path = data_path;
+    p->base = xstrdup(req->output_base);
+    /* The title and axis label reach the SVG too (--title may hold anything). */
+    const char *title = req->title ? req->title : "", *ylabel = req->ylabel ? req->ylabel : "";
+    p->title = text_visible(title, strlen(title), 1);
+    p->ylabel = text_visible(ylabel, strlen(ylabel), 1);
+    return 0;
+}
+
+/* Remove the data file and free what p holds. */
+static void prepared_release(struct prepared *p)
+{
+    if (p->data_path)
+        unlink(p->data_path);
+    free(p->template_path);
+    free(p->data_path);
+    free(p->base);
+    free(p->title);
+    free(p->ylabel);
+    memset(p, 0, sizeof *p);
+}
+
+/*
+ * Draw n prepared charts: every picture of every chart at once (gnuplot mostly waits on its
+ * start-up, so a report's dozen runs take little more than the slowest one), each gnuplot
+ * writing to a temporary name beside its chart's base; only when both pictures of a chart
+ * succeed are they renamed to base.png and base.svg. ret[i] is 0, or -1 with e[i] set.
+ */
+static void draw_all(const struct chart_env *env, const struct prepared *p, size_t n, int *ret,
+                     struct rep_error *e)
+{
+    size_t nr = n * RUNS_MAX;
+    struct atomicfile *pic = xcalloc(nr ? nr : 1, sizeof *pic);
+    char **final = xcalloc(nr ? nr : 1, sizeof *final), **out = xcalloc(nr ? nr : 1, sizeof *out);
+    int *opened = xcalloc(nr ? nr : 1, sizeof *opened);
+    struct run *runs = xcalloc(nr ? nr : 1, sizeof *runs);
+    for (size_t i = 0; i < n; i++) {
+        ret[i] = 0;
+        for (size_t k = 0; k < RUNS_MAX; k++) {
+            size_t j = i * RUNS_MAX + k;
+            final[j] = concat3(p[i].base, ".", terminals[k]);
+            out[j] = xmalloc(CAPTURE_MAX + 1);
+            /* gnuplot writes to a file name: it reopens the unique temporary made here. */
+            if (ret[i] == 0 && atomicfile_open(&pic[j], final[j], &e[i]) == 0) {
+                close(pic[j].fd);
+                pic[j].fd = -1;
+                opened[j] = 1;
+            } else {
+                ret[i] = -1;
+            }
+        }
+    }
+    /* A run that cannot start (no gnuplot, no processes left) stops the others from
+       starting: they fail with its error. */
+    int start_err = 0;
+    for (size_t j = 0; j < nr; j++) {
+        size_t i = j / RUNS_MAX;
+        runs[j] = (struct run){.pid = 0, .fd = -1, .result = RUN_NOT_STARTED, .out = out[j]};
+        out[j][0] = 0;
+        if (ret[i] != 0)
+            continue;
+        if (start_err) {
+            runs[j].err = start_err;
+            continue;
+        }
+        /* Labels are in the data file; title and axis label are ARG4 and ARG5 string values. */
+        char *argv[] = {(char *)gnuplot_program(env),
+                        (char *)"-d",
+                        (char *)"-c",
+                        p[i].template_path,
+                        p[i].data_path,
+                        pic[j].tmp,
+                        (char *)terminals[j % RUNS_MAX],
+                        p[i].title,
+                        p[i].ylabel,
+                        NULL};
+        if (run_start(&runs[j], argv, out[j]) != 0)
+            start_err = runs[j].err;
+    }
+    run_wait(runs, nr, env->timeout_s);
+
+    for (size_t i = 0; i < n; i++) {
+        /* In terminal order, so the first failure is the one reported. */
+        for (size_t k = 0; k < RUNS_MAX && ret[i] == 0; k++)
+            ret[i] = picture_check(env, &runs[i * RUNS_MAX + k], terminals[k], p[i].template_path,
+                                   pic[i * RUNS_MAX + k].tmp, &e[i]);
+        /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
+        size_t renamed = 0;
+        while (ret[i] == 0 && renamed < RUNS_MAX) {
+            if (atomicfile_commit(&pic[i * RUNS_MAX + renamed], &e[i]) != 0)
+                ret[i] = -1;
+            renamed++;
+        }
+        for (size_t k = 0; k < RUNS_MAX; k++) {
+            size_t j = i * RUNS_MAX + k;
+            if (ret[i] != 0 && k + 1 < renamed)
+                unlink(final[j]);
+            if (opened[j])
+                atomicfile_discard(&pic[j]);
+            free(final[j]);
+            free(out[j]);
+        }
+    }
+    free(pic);
+    free(final);
+    free(out);
+    free(opened);
+    free(runs);
+}
+
+/*
+ * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with e set
+ * (static storage) when the data file cannot be written or gnuplot fails or times out.
+ */
+int chart_render(const struct chart_env *env, const struct chart_request *req, struct rep_error *e)
+{
+    struct prepared p;
+    if (chart_prepare(env, req, &p, e) != 0)
+        return -1;
+    int ret;
+    draw_all(env, &p, 1, &ret, e);
+    prepared_release(&p);
     return ret;
 }
 
 /* ---- the report's charts ---- */
 
-/* Render one chart into the work folder and remember it. */
-static void render(struct chart_set *ch, const struct chart_env *env, const char *name,
+/* The report's charts, prepared one by one, drawn all at once (draw_all). */
+struct batch {
+    struct chart_set *ch;
+    size_t n;
+    struct prepared p[CHARTS_MAX];
+    char *names[CHARTS_MAX], *titles[CHARTS_MAX];
+    int ret[CHARTS_MAX];
+    struct rep_error e[CHARTS_MAX];
+};
+
+/* Prepare one chart for the work folder (its data file written), to be drawn by draw_all. */
+static void render(struct batch *bt, const struct chart_env *env, const char *name,
                    const char *title, const char *ylabel, const struct chart_table *t)
 {
-    if (ch->note || ch->n == CHARTS_MAX)
+    if (bt->n == CHARTS_MAX)
         return;
     char base[PATH_MAX];
-    snprintf(base, sizeof base, "%s/%s", ch->work, name);
+    snprintf(base, sizeof base, "%s/%s", bt->ch->work, name);
     struct chart_request req = {name, base, title, ylabel, t};
-    struct rep_error e;
-    if (chart_render(env, &req, &e) != 0) {
-        size_t len = strlen(e.msg) + strlen(name) + 64;
-        ch->note = xmalloc(len);
-        snprintf(ch->note, len, "gnuplot chart '%s' not drawn: %s", name, e.msg);
-        return;
+    size_t i = bt->n++;
+    bt->names[i] = xstrdup(name);
+    bt->titles[i] = xstrdup(title);
+    bt->ret[i] = chart_prepare(env, &req, &bt->p[i], &bt->e[i]);
+}
+
+/* Draw the prepared charts at once and remember those drawn, in order; the first failure
+   is said in ch->note. */
+static void batch_draw(struct batch *bt, const struct chart_env *env)
+{
+    struct chart_set *ch = bt->ch;
+    struct prepared todo[CHARTS_MAX] = {{0}};
+    size_t slot[CHARTS_MAX], n = 0;
+    for (size_t i = 0; i < bt->n; i++)
+        if (bt->ret[i] == 0) {
+            todo[n] = bt->p[i];
+            slot[n++] = i;
+        }
+    int ret[CHARTS_MAX];
+    struct rep_error e[CHARTS_MAX];
+    draw_all(env, todo, n, ret, e);
+    for (size_t k = 0; k < n; k++) {
+        bt->ret[slot[k]] = ret[k];
+        if (ret[k] != 0)
+            bt->e[slot[k]] = e[k];
     }
-    size_t len = strlen(base) + 5;
-    ch->pngs[ch->n] = xmalloc(len);
-    snprintf(ch->pngs[ch->n], len, "%s.png", base);
-    ch->titles[ch->n] = xstrdup(title);
-    ch->bases[ch->n] = xstrdup(name);
-    ch->n++;
+    for (size_t i = 0; i < bt->n; i++) {
+        if (bt->ret[i] != 0 && !ch->note) {
+            size_t len = strlen(bt->e[i].msg) + strlen(bt->names[i]) + 64;
+            ch->note = xmalloc(len);
+            snprintf(ch->note, len, "gnuplot chart '%s' not drawn: %s", bt->names[i], bt->e[i].msg);
+        }
+        if (bt->ret[i] == 0) {
+            size_t len = strlen(bt->p[i].base) + 5;
+            ch->pngs[ch->n] = xmalloc(len);
+            snprintf(ch->pngs[ch->n], len, "%s.png", bt->p[i].base);
+            ch->titles[ch->n] = bt->titles[i];
+            ch->bases[ch->n] = bt->names[i];
+            ch->n++;
+        } else {
+            free(bt->titles[i]);
+            free(bt->names[i]);
+        }
+        prepared_release(&bt->p[i]);
+    }
+}
+
+/*
+ * The trend of many runs: for each of the top regions (rows 0..top of the Call cost table tb)
+ * and each window of about nruns / TREND_WINDOWS consecutive runs, the median, 10th and 90th
+ * percentiles (as Excel's PERCENTILE.INC) of its mean cost per call in the window's runs
+ * where it ran, at the window's middle run number; NaN for a window where it never ran.
+ */
+static void trend_band_chart(struct batch *ch, const struct chart_env *env, const struct table *tb,
+                             size_t top, size_t nruns, struct unit u, const struct chart_options *o)
+{
+    size_t width = (nruns + TREND_WINDOWS - 1) / TREND_WINDOWS;
+    size_t windows = (nruns + width - 1) / width;
+    const char **labels = xcalloc(top * windows, sizeof *labels);
+    double *v = xcalloc(top * windows * 4, sizeof *v);
+    size_t *ends = xcalloc(top, sizeof *ends);
+    size_t n = 0;
+    for (size_t i = 0; i < top; i++) {
+        struct cell c[CC_NCOLS];
+        table_row(tb, i, c);
+        for (size_t w = 0; w < windows; w++) {
+            size_t first = w * width, last = first + width < nruns ? first + width : nruns;
+            struct dist d;
+            dist_init(&d);
+            for (size_t run = first; run < last; run++) {
+                double x = table_run_mean(tb, i, run);
+                if (isfinite(x))
+                    dist_add(&d, x / u.ns);
+            }
+            labels[n] = c[CC_REGION].s;
+            /* Runs are numbered from 1: the window's runs are first + 1 .. last. */
+            v[n * 4] = (double)(first + 1 + last) / 2;
+            v[n * 4 + 1] = dist_quantile(&d, 0.5);
+            v[n * 4 + 2] = dist_quantile(&d, 0.1);
+            v[n * 4 + 3] = dist_quantile(&d, 0.9);
+            dist_release(&d);
+            n++;
+        }
+        ends[i] = n;
+    }
+    static const char *const cols[] = {"run", "median", "p10", "p90"};
+    struct chart_table t = {n, 4, labels, v, cols, ends, top};
+    char title[512], ylabel[64];
+    snprintf(title, sizeof title,
+             "%s: mean cost per call over %zu runs (median and p10-p90 of each %zu runs)",
+             o->title ? o->title : "profreport", nruns, width);
+    snprintf(ylabel, sizeof ylabel, "cost per call (%s)", u.name);
+    render(ch, env, "trendband", title, ylabel, &t);
+    free(labels);
+    free(v);
+    free(ends);
 }
 
 /* The four charts of the top regions (the Call cost table's top rows): cost per call, calls,
    distribution, trend. */
-static void top_region_charts(struct chart_set *ch, const struct chart_env *env, struct model *m,
+static void top_region_charts(struct batch *ch, const struct chart_env *env, struct model *m,
                               const struct chart_options *o)
 {
     struct table tb;
@@ -760,21 +909,25 @@ static void top_region_charts(struct chart_set *ch, const struct chart_env *env,
     snprintf(title, sizeof title, "%s: distribution of the cost of one call", prefix);
     render(ch, env, "distribution", title, ylabel, &td);
 
-    /* Trend: each region's mean per run, one block per region. */
-    size_t nrows = 0;
-    for (size_t i = 0; i < top; i++) {
-        for (size_t run = 0; run < m->nruns; run++) {
-            labels[nrows] = rows[i][CC_REGION].s;
-            v[nrows * 2] = (double)(run + 1);
-            v[nrows * 2 + 1] = table_run_mean(&tb, i, run) / u.ns;
-            nrows++;
+    if (m->nruns > TREND_BAND_RUNS) {
+        trend_band_chart(ch, env, &tb, top, m->nruns, u, o);
+    } else {
+        /* Trend: each region's mean per run, one block per region. */
+        size_t nrows = 0;
+        for (size_t i = 0; i < top; i++) {
+            for (size_t run = 0; run < m->nruns; run++) {
+                labels[nrows] = rows[i][CC_REGION].s;
+                v[nrows * 2] = (double)(run + 1);
+                v[nrows * 2 + 1] = table_run_mean(&tb, i, run) / u.ns;
+                nrows++;
+            }
+            ends[i] = nrows;
         }
-        ends[i] = nrows;
+        static const char *const trend_cols[] = {"run", "mean"};
+        struct chart_table tt = {nrows, 2, labels, v, trend_cols, ends, top};
+        snprintf(title, sizeof title, "%s: mean cost per call, run by run", prefix);
+        render(ch, env, "trend", title, ylabel, &tt);
     }
-    static const char *const trend_cols[] = {"run", "mean"};
-    struct chart_table tt = {nrows, 2, labels, v, trend_cols, ends, top};
-    snprintf(title, sizeof title, "%s: mean cost per call, run by run", prefix);
-    render(ch, env, "trend", title, ylabel, &tt);
 
     free(labels);
     free(v);
@@ -783,9 +936,93 @@ static void top_region_charts(struct chart_set *ch, const struct chart_env *env,
     table_close(&tb);
 }
 
+/* A warm colour (0xRRGGBB) for a region name, the same for every context of the region:
+   flame graphs' usual palette, reds to yellows. */
+static double flame_colour(const char *name, size_t len)
+{
+    uint64_t h = prof_hash(name, len);
+    unsigned r = 205 + (unsigned)(h % 51), g = (unsigned)((h >> 16) % 231),
+             b = (unsigned)((h >> 32) % 56);
+    return (double)(r << 16 | g << 8 | b);
+}
+
+/* The flame graph of the call paths (all threads and runs merged): one rectangle per calling
+   context as wide as its inclusive time, callers above callees. */
+static void flame_chart(struct batch *ch, const struct chart_env *env, const struct model *m,
+                        const struct chart_options *o)
+{
+    const struct cct *t = model_paths(m);
+    if (!t)
+        return;
+    struct flame f;
+    flame_layout(t, FLAME_MIN_WIDTH, FLAME_MAX_DEPTH, &f);
+    if (f.n > 0) {
+        char **labels = xcalloc(f.n, sizeof *labels);
+        double *v = xcalloc(f.n * 4, sizeof *v);
+        for (size_t i = 0; i < f.n; i++) {
+            const struct flame_rect *r = &f.rects[i];
+            uint32_t name = t->nodes[r->node].name;
+            labels[i] = region_display(t->names[name], t->name_lens[name]);
+            v[i * 4] = r->x0;
+            v[i * 4 + 1] = r->x1;
+            v[i * 4 + 2] = r->depth;
+            v[i * 4 + 3] = flame_colour(t->names[name], t->name_lens[name]);
+        }
+        static const char *const cols[] = {"x0", "x1", "depth", "colour"};
+        struct chart_table tb = {f.n, 4, (const char *const *)labels, v, cols, NULL, 0};
+        char title[512], xlabel[256];
+        snprintf(title, sizeof title, "%s: flame graph of the call paths",
+                 o->title ? o->title : "profreport");
+        /* Under the axis: a long title would run off the picture. */
+        int len = snprintf(xlabel, sizeof xlabel,
+                           "share of all time in top-level regions, threads and runs merged");
+        if (f.dropped && len > 0 && (size_t)len < sizeof xlabel)
+            snprintf(xlabel + len, sizeof xlabel - (size_t)len,
+                     "; %zu call paths under %g%% wide or over %d deep not drawn", f.dropped,
+                     100 * FLAME_MIN_WIDTH, FLAME_MAX_DEPTH);
+        render(ch, env, "flame", title, xlabel, &tb);
+        for (size_t i = 0; i < f.n; i++)
+            free(labels[i]);
+        free(labels);
+        free(v);
+    }
+    flame_release(&f);
+}
+
+/* Self time by region: the top regions by time spent in themselves, whatever --sort says,
+   with their share of all self time. */
+static void self_time_chart(struct batch *ch, const struct chart_env *env, const struct model *m,
+                            const struct chart_options *o)
+{
+    size_t n;
+    size_t *rank = model_ranked_by(m, SORT_SELF, &n);
+    size_t top = n < o->top ? n : o->top;
+    if (top > 0) {
+        const char **labels = xcalloc(top, sizeof *labels);
+        double *v = xcalloc(top * 2, sizeof *v);
+        struct unit u = unit_for(m->regions[rank[0]].self_ns, o->unit);
+        for (size_t i = 0; i < top; i++) {
+            const struct region *r = &m->regions[rank[i]];
+            labels[i] = r->display;
+            v[i * 2] = r->self_ns / u.ns;
+            v[i * 2 + 1] = m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN;
+        }
+        static const char *const cols[] = {"self", "share"};
+        struct chart_table t = {top, 2, labels, v, cols, NULL, 0};
+        char title[512], ylabel[64];
+        snprintf(title, sizeof title, "%s: self time by region (share of all self time)",
+                 o->title ? o->title : "profreport");
+        snprintf(ylabel, sizeof ylabel, "self time (%s)", u.name);
+        render(ch, env, "selftime", title, ylabel, &t);
+        free(labels);
+        free(v);
+    }
+    free(rank);
+}
+
 /* The comparison's chart: the biggest changes (in percent) with their 95 % intervals. */
-static void compare_chart(struct chart_set *ch, const struct chart_env *env,
-                          const struct comparison *c, const struct chart_options *o)
+static void compare_chart(struct batch *ch, const struct chart_env *env, const struct comparison *c,
+                          const struct chart_options *o)
 {
     const char **labels = xcalloc(c->nboth + 1, sizeof *labels);
     double *v = xcalloc((c->nboth + 1) * 4, sizeof *v);
@@ -841,9 +1078,13 @@ void charts_make(struct chart_set *ch, const char *templates_dir, struct model *
         snprintf(ch->note, wl, "no gnuplot charts: %s", e.msg);
         return;
     }
+    struct batch bt = {.ch = ch};
     if (c)
-        compare_chart(ch, &env, c, o);
-    top_region_charts(ch, &env, m, o);
+        compare_chart(&bt, &env, c, o);
+    flame_chart(&bt, &env, m, o);
+    self_time_chart(&bt, &env, m, o);
+    top_region_charts(&bt, &env, m, o);
+    batch_draw(&bt, &env);
 }
 
 /* Remove the work folder (made by mkdtemp: everything in it is ours) and free the set. */

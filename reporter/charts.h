@@ -75,10 +75,12 @@ struct model;
 struct comparison;
 /*
  * Compute each chart's data from the model (and the comparison c, when not NULL: its chart
- * comes first) and render it with the templates in templates_dir: the mean cost per call of
- * the top regions with its 95 % interval across runs, their calls, the distribution of the
- * cost of one call, and the mean run by run. Stops at the first failure, saying why in
- * ch->note; the charts drawn before it stay.
+ * comes first) and render it with the templates in templates_dir: the flame graph of the call
+ * paths, self time by region, the mean cost per call of the top regions with its 95 % interval
+ * across runs, their calls, the distribution of the cost of one call, and the mean run by run
+ * (past 30 runs, its median and p10-p90 band per window of runs). Every chart's data file is
+ * written first, then all their gnuplot runs start at once. A chart that fails is left out,
+ * the first failure said in ch->note; the others stay.
  */
 void charts_make(struct chart_set *ch, const char *templates_dir, struct model *m,
                  const struct comparison *c, const struct chart_options *o);

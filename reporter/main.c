@@ -50,6 +50,8 @@ static const char usage_text[] =
     "      --no-gnuplot       no gnuplot charts (the workbook keeps its native charts)\n"
     "      --templates DIR    gnuplot templates to use instead of the installed ones\n"
     "      --top N            regions in charts and the terminal summary (default 15)\n"
+    "      --sort KEY         order of the terminal summary and Call cost: total, self,\n"
+    "                         calls or mean (cost per call), largest first (default total)\n"
     "      --unit UNIT        auto, s, ms, us or ns (default auto)\n"
     "      --include GLOB     report only regions whose id matches (repeatable)\n"
     "      --exclude GLOB     leave out regions whose id matches (repeatable)\n"
@@ -82,6 +84,7 @@ struct options {
     const char *output, *charts_dir, *templates, *unit, *title;
     int no_gnuplot, quiet;
     size_t top;
+    enum model_sort sort;
     const char **include, **exclude;
     size_t ninclude, nexclude;
     char **paths;
@@ -154,6 +157,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_TEMPLATES,
         OPT_TOP,
         OPT_UNIT,
+        OPT_SORT,
         OPT_INCLUDE,
         OPT_EXCLUDE,
         OPT_TITLE,
@@ -176,6 +180,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"templates", required_argument, NULL, OPT_TEMPLATES},
         {"top", required_argument, NULL, OPT_TOP},
         {"unit", required_argument, NULL, OPT_UNIT},
+        {"sort", required_argument, NULL, OPT_SORT},
         {"include", required_argument, NULL, OPT_INCLUDE},
         {"exclude", required_argument, NULL, OPT_EXCLUDE},
         {"title", required_argument, NULL, OPT_TITLE},
@@ -237,6 +242,13 @@ static void parse_options(int argc, char **argv, struct options *o)
                 usage_error("--unit must be auto, s, ms, us or ns, not '%s'", optarg);
             o->unit = optarg;
             break;
+        case OPT_SORT: {
+            int k = model_sort_parse(optarg);
+            if (k < 0)
+                usage_error("--sort must be total, self, calls or mean, not '%s'", optarg);
+            o->sort = (enum model_sort)k;
+            break;
+        }
         case OPT_INCLUDE:
             push(&o->include, &o->ninclude, optarg);
             break;
@@ -493,6 +505,7 @@ static int read_runs(struct report *r, const struct options *o)
     m->ninclude = o->ninclude;
     m->exclude = o->exclude;
     m->nexclude = o->nexclude;
+    m->sort = o->sort;
     r->ninputs = inputs_collect((const char *const *)o->paths, o->npaths, &r->inputs, m);
     if (r->ninputs == 0)
         return rep_fail(&r->err, REP_ERR_NO_INPUT,

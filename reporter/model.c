@@ -919,29 +919,72 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     return st;
 }
 
-/* Order for model_ranked: more total time first, then name. */
-static int by_total(const void *a, const void *b, void *ctx)
+const char *const model_sort_names[SORT_COUNT] = {"total", "self", "calls", "mean"};
+const char *const model_sort_labels[SORT_COUNT] = {"total time", "self time", "calls",
+                                                   "mean cost per call"};
+
+/* The order named s, or -1. */
+int model_sort_parse(const char *s)
 {
-    const struct model *m = ctx;
-    const struct region *x = &m->regions[*(const size_t *)a];
-    const struct region *y = &m->regions[*(const size_t *)b];
-    if (x->outer_ns != y->outer_ns)
-        return x->outer_ns < y->outer_ns ? 1 : -1;
+    for (int i = 0; i < SORT_COUNT; i++)
+        if (strcmp(s, model_sort_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Region r's value for the order: the larger, the higher it ranks; NaN (a mean without a
+   finished call) ranks last. */
+static double sort_key(const struct region *r, enum model_sort sort)
+{
+    switch (sort) {
+    case SORT_SELF:
+        return r->self_ns;
+    case SORT_CALLS:
+        return (double)r->cost.n;
+    case SORT_MEAN:
+        return dist_mean(&r->cost);
+    default:
+        return r->outer_ns;
+    }
+}
+
+/* What by_key compares: the model and the order. */
+struct rank_ctx {
+    const struct model *m;
+    enum model_sort sort;
+};
+
+/* Order for model_ranked: the larger key first, then name. */
+static int by_key(const void *a, const void *b, void *ctx)
+{
+    const struct rank_ctx *rc = ctx;
+    const struct region *x = &rc->m->regions[*(const size_t *)a];
+    const struct region *y = &rc->m->regions[*(const size_t *)b];
+    double kx = sort_key(x, rc->sort), ky = sort_key(y, rc->sort);
+    int nx = !(kx == kx), ny = !(ky == ky);
+    if (nx != ny)
+        return nx - ny;
+    if (!nx && kx != ky)
+        return kx < ky ? 1 : -1;
     return strcmp(x->display, y->display);
 }
 
-/* Reported regions, heaviest first. */
-size_t *model_ranked(const struct model *m, size_t *n)
+/* Reported regions in the order sort. */
+size_t *model_ranked_by(const struct model *m, enum model_sort sort, size_t *n)
 {
     size_t *idx = xmalloc((m->nregions ? m->nregions : 1) * sizeof *idx);
     size_t k = 0;
     for (size_t i = 0; i < m->nregions; i++)
         if (!m->regions[i].excluded && (m->regions[i].cost.n || m->regions[i].unterminated))
             idx[k++] = i;
-    qsort_r(idx, k, sizeof *idx, by_total, (void *)(uintptr_t)m);
+    struct rank_ctx rc = {m, sort};
+    qsort_r(idx, k, sizeof *idx, by_key, &rc);
     *n = k;
     return idx;
 }
+
+/* Reported regions in m->sort's order. */
+size_t *model_ranked(const struct model *m, size_t *n) { return model_ranked_by(m, m->sort, n); }
 
 /* Mean ns per call of region r in run k; NaN when it did not run there. */
 double model_run_mean(const struct region *r, size_t k)

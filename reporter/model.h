@@ -85,6 +85,16 @@ struct warning_rec {
 
 struct model;
 
+/* The order of model_ranked (--sort): largest first by the region's total (outer) time, self
+   time, calls, or mean cost per call. */
+enum model_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_MEAN, SORT_COUNT };
+/* "total", "self", "calls", "mean": the --sort values, in enum order. */
+extern const char *const model_sort_names[SORT_COUNT];
+/* "total time", "self time", "calls", "mean cost per call": for headings ("Top regions by"). */
+extern const char *const model_sort_labels[SORT_COUNT];
+/* The order named s, or -1 when s names none. */
+int model_sort_parse(const char *s);
+
 /*
  * Rows as they are read, for the exports that need more than the model keeps (instances,
  * call paths). Every row of every run is passed on, --include/--exclude notwithstanding.
@@ -141,6 +151,7 @@ struct model {
     size_t nmem, mem_cap;
     const char *const *include, *const *exclude; /* globs, not owned */
     size_t ninclude, nexclude;
+    enum model_sort sort; /* model_ranked's order (SORT_TOTAL after model_init) */
     uint64_t events, skipped_rows;
     double self_total_ns; /* all regions, filtered or not: the base of "% time" */
     int any_summary, any_approximate;
@@ -167,8 +178,10 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The index of the region with id s[0..n), or SIZE_MAX when there is none. */
 size_t model_find(const struct model *m, const char *s, size_t n);
-/* Region indexes sorted by total (outer) time, largest first, excluded ones left out. */
+/* Region indexes in m->sort's order (largest first, ties by name), excluded ones left out. */
 size_t *model_ranked(const struct model *m, size_t *n);
+/* model_ranked in the order sort, whatever m->sort says (the self time charts). */
+size_t *model_ranked_by(const struct model *m, enum model_sort sort, size_t *n);
 /* Mean cost per call of region r in run k (NaN when it did not run). */
 double model_run_mean(const struct region *r, size_t k);
 /* Time spent in top-level regions, all threads of all runs: the base of "Total %". */

@@ -851,7 +851,8 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     kv(b, ws, &row, "Units", "costs per call and totals: see each column's header");
 
     row++;
-    put_str(b, ws, row++, 0, "Top regions by total time", b->f.bold);
+    snprintf(buf, sizeof buf, "Top regions by %s", model_sort_labels[m->sort]);
+    put_str(b, ws, row++, 0, buf, b->f.bold);
     char h[3][48];
     const char *heads[] = {"Region", with_unit(h[0], sizeof h[0], "Total", b->total), "Total %",
                            "Calls", with_unit(h[1], sizeof h[1], "Mean", b->cost)};
@@ -880,7 +881,8 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         place.y_scale = 1.3;
         worksheet_insert_chart_opt(ws, 1, 6, bar_chart(b, "Call cost", 6, top, title, b->cost.name),
                                    &place);
-        snprintf(title, sizeof title, "Calls, top %zu regions by total time", top);
+        snprintf(title, sizeof title, "Calls, top %zu regions by %s", top,
+                 model_sort_labels[m->sort]);
         worksheet_insert_chart_opt(ws, 23, 6, bar_chart(b, "Hit count", 1, top, title, "calls"),
                                    &place);
     }
@@ -1061,14 +1063,69 @@ static void sheet_comparison_runs(struct book *b, const struct comparison *c)
     worksheet_set_column(ws, 3, 4, 28, NULL);
 }
 
-/* Charts: the gnuplot pictures, or why there are none. */
+/* Rows of the default height (20 pixels) a PNG takes at scale, from its header's height;
+   30 when the file cannot be read as a PNG. */
+static lxw_row_t png_rows(const char *path, double scale)
+{
+    unsigned char h[24];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(h, 1, sizeof h, f) : 0;
+    if (f)
+        fclose(f);
+    if (got < sizeof h || memcmp(h, "\x89PNG\r\n\x1a\n", 8) != 0)
+        return 30;
+    /* IHDR comes first: width, then height, as big-endian 32-bit numbers. */
+    unsigned long px =
+        (unsigned long)h[20] << 24 | (unsigned long)h[21] << 16 | (unsigned long)h[22] << 8 | h[23];
+    return (lxw_row_t)ceil((double)px * scale / 20);
+}
+
+/* Charts: a native chart of self time by region (its figures beside it), then the gnuplot
+   pictures, each below the last whatever its height, or why there are none. */
 static void sheet_charts(struct book *b)
 {
     const struct report_info *ri = b->ri;
+    struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Charts");
-    lxw_row_t row = 0;
+    size_t n;
+    size_t *rank = model_ranked_by(m, SORT_SELF, &n);
+    size_t top = n < ri->top ? n : ri->top;
+    char title[96], h[48];
+    snprintf(title, sizeof title, "Self time by region, top %zu", top);
+    put_str(b, ws, 0, 0, title, b->f.bold);
+    const char *heads[] = {"Region", with_unit(h, sizeof h, "Self", b->total), "Self %"};
+    put_headers(b, ws, 1, heads, 3);
+    for (size_t i = 0; i < top; i++) {
+        const struct region *r = &m->regions[rank[i]];
+        put_str(b, ws, (lxw_row_t)(i + 2), 0, r->display, NULL);
+        put_num(ws, (lxw_row_t)(i + 2), 1, r->self_ns / b->total.ns, b->f.num);
+        put_num(ws, (lxw_row_t)(i + 2), 2,
+                m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN, b->f.pct);
+    }
+    free(rank);
+    worksheet_set_column(ws, 0, 0, 40, NULL);
+    worksheet_set_column(ws, 1, 2, 14, NULL);
+    lxw_row_t row = (lxw_row_t)(top + 3);
+    if (top > 0) {
+        lxw_chart *ch = workbook_add_chart(b->wb, LXW_CHART_BAR);
+        lxw_chart_series *sr = chart_add_series(ch, NULL, NULL);
+        chart_series_set_categories(sr, "Charts", 2, 0, (lxw_row_t)(top + 1), 0);
+        chart_series_set_values(sr, "Charts", 2, 1, (lxw_row_t)(top + 1), 1);
+        snprintf(title, sizeof title, "Self time (%s), top %zu regions", b->total.name, top);
+        set_chart_title(ch, title);
+        chart_axis_set_name(ch->x_axis, h);
+        chart_axis_set_reverse(ch->y_axis); /* the most self time on top */
+        chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
+        lxw_chart_options place = {0};
+        place.x_scale = 1.2;
+        place.y_scale = 1.3;
+        worksheet_insert_chart_opt(ws, 0, 4, ch, &place);
+        /* The chart is 288 x 1.3 pixels tall: about 19 rows. */
+        if (row < 21)
+            row = 21;
+    }
     if (ri->nimages == 0) {
-        put_str(b, ws, 0, 0, ri->charts_note ? ri->charts_note : "no charts", b->f.note);
+        put_str(b, ws, row, 0, ri->charts_note ? ri->charts_note : "no gnuplot charts", b->f.note);
         return;
     }
     for (size_t i = 0; i < ri->nimages; i++) {
@@ -1077,7 +1134,7 @@ static void sheet_charts(struct book *b)
         opt.x_scale = 0.8;
         opt.y_scale = 0.8;
         worksheet_insert_image_opt(ws, row + 1, 0, ri->images[i], &opt);
-        row = (lxw_row_t)(row + 28);
+        row = (lxw_row_t)(row + 3 + png_rows(ri->images[i], 0.8));
     }
 }
 
@@ -1086,9 +1143,11 @@ static void sheet_about(struct book *b)
 {
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "About");
     static const char *const lines[][2] = {
-        {"Summary", "What was read, the top regions by total time, and native charts."},
+        {"Summary", "What was read, the top regions (by total time, or as --sort says), and "
+                    "native charts."},
         {"Call cost", "One row per region (all rows with the same id text, across threads and "
-                      "runs), heaviest first. Times are converted from ticks with each run's own "
+                      "runs), heaviest first (by total time, or as --sort says). Times are "
+                      "converted from ticks with each run's own "
                       "Frequency."},
         {"Calls", "Completed instances of the region."},
         {"Total", "Inclusive time, counting a recursive region's outermost calls only (rows "
@@ -1142,7 +1201,10 @@ static void sheet_about(struct book *b)
                    "allocation, or the first free of a double free. Then each thread's "
                    "allocations and bytes in the innermost region it was inside."},
         {"Warnings", "Problems found while reading, with file and line; 'none' when none."},
-        {"Charts", "Pictures drawn by gnuplot from templates/*.gp (also saved as PNG and SVG)."},
+        {"Charts", "Self time by region (the top regions by time spent in themselves, not in "
+                   "the regions they called) with a native chart, then the pictures drawn by "
+                   "gnuplot from templates/*.gp (also saved as PNG and SVG): the flame graph of "
+                   "the call paths, self time, cost per call, calls, distribution and trend."},
     };
     static const char *const compare_lines[][2] = {
         {"Comparison", "profreport --baseline OLD... -- NEW...: the runs named before '--' "

@@ -58,7 +58,7 @@ from reporter_helpers import (
 )
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-CHART_NAMES = ["callcost", "hitcount", "distribution", "trend"]
+CHART_NAMES = ["flame", "selftime", "callcost", "hitcount", "distribution", "trend"]
 
 
 # ---- data sets ----
@@ -913,9 +913,10 @@ def check_chart_files(folder):
 
 
 def test_gnuplot_charts_are_embedded_and_saved(tmp_path):
-    """With gnuplot: the workbook zip holds 4 PNG pictures (xl/media) and 3 native charts
-    (Summary: two; Call paths: one);
-    --charts-dir (made with its parents) gets callcost/hitcount/distribution/trend as PNG
+    """With gnuplot: the workbook zip holds 6 PNG pictures (xl/media) and 4 native charts
+    (Summary: two; Call paths: one; Charts: self time);
+    --charts-dir (made with its parents) gets flame/selftime/callcost/hitcount/distribution/
+    trend as PNG
     (PNG signature) and SVG; the private work folder under TMPDIR is removed."""
     folder = tmp_path / "runs"
     chart_run(folder)
@@ -927,9 +928,9 @@ def test_gnuplot_charts_are_embedded_and_saved(tmp_path):
              env={"TMPDIR": work})
     assert os.listdir(work) == [], "the private work folder in TMPDIR was left behind"
     media, native, data = media_and_charts(out)
-    assert len(media) == 4 and all(n.endswith(".png") for n in media), media
+    assert len(media) == 6 and all(n.endswith(".png") for n in media), media
     assert all(data[n][:8] == PNG_SIGNATURE for n in media)
-    assert len(native) == 3, native
+    assert len(native) == 4, native
     check_chart_files(charts)
     assert not (tmp_path / "out-charts").exists()
 
@@ -964,14 +965,14 @@ def test_templates_are_found_from_the_build_tree(tmp_path):
 
 
 def test_no_gnuplot_keeps_native_charts_and_makes_no_pictures(tmp_path):
-    """--no-gnuplot: no pictures in the workbook, no charts folder created, the 2 native
+    """--no-gnuplot: no pictures in the workbook, no charts folder created, the 4 native
     charts are still there, and no warning about charts."""
     folder = tmp_path / "runs"
     chart_run(folder)
     out = tmp_path / "out.xlsx"
     must_run(folder, "-o", out, "--no-gnuplot")
     media, native, _ = media_and_charts(out)
-    assert media == [] and len(native) == 3
+    assert media == [] and len(native) == 4
     assert sorted(os.listdir(tmp_path)) == ["out.xlsx", "runs"]
     assert Book(out).warnings() == []
 
@@ -988,7 +989,7 @@ def test_missing_gnuplot_is_a_warning_not_a_failure(tmp_path):
     p = must_run(folder, "-o", out, *templates_args(), env={"PATH": str(bindir)})
     assert b"gnuplot" in p.stderr
     media, native, _ = media_and_charts(out)
-    assert media == [] and len(native) == 3
+    assert media == [] and len(native) == 4
     assert not (tmp_path / "out-charts").exists()
     warnings = Book(out).warnings()
     assert len(warnings) == 1, warnings

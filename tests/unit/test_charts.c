@@ -369,9 +369,22 @@ static void hostile_labels_execute_nothing(void **state)
     hostile_labels(f, hostile);
     /* Ten regions with 1, 3 and 5 columns; for trend, two runs each, one block per region. */
     const char *labels[10], *trend_labels[20];
-    double v1[10], v3[30], v4[40], v5[50], trend[40];
+    double v1[10], v2[20], v3[30], v4[40], v5[50], trend[40], flame[40], band[80];
     size_t ends[10];
     for (int i = 0; i < 10; i++) {
+        v2[2 * i] = i + 1;
+        v2[2 * i + 1] = (i + 1) / 55.0;
+        /* flame: one full-width row per depth, so every label has room */
+        flame[4 * i] = 0;
+        flame[4 * i + 1] = 1;
+        flame[4 * i + 2] = i;
+        flame[4 * i + 3] = 0xe08040;
+        for (int r = 0; r < 2; r++) { /* trendband: run, median, p10, p90 */
+            band[8 * i + 4 * r] = 20 * r + 10;
+            band[8 * i + 4 * r + 1] = i + 10;
+            band[8 * i + 4 * r + 2] = i + 9;
+            band[8 * i + 4 * r + 3] = i + 12;
+        }
         labels[i] = trend_labels[2 * i] = trend_labels[2 * i + 1] = hostile[i];
         v1[i] = i + 1;
         for (int c = 0; c < 3; c++)
@@ -389,13 +402,14 @@ static void hostile_labels_execute_nothing(void **state)
     char title[256];
     snprintf(title, sizeof title, "`touch %s` @ARG1 '.system(\"touch %s\").'", f->marker[10],
              f->marker[11]);
-    const struct chart_table tables[] = {{10, 3, labels, v3, NULL, NULL, 0},
-                                         {10, 1, labels, v1, NULL, NULL, 0},
-                                         {10, 5, labels, v5, NULL, NULL, 0},
-                                         {10, 4, labels, v4, NULL, NULL, 0},
-                                         {20, 2, trend_labels, trend, NULL, ends, 10}};
-    static const char *const names[] = {"callcost", "hitcount", "distribution", "compare", "trend"};
-    for (int n = 0; n < 5; n++) {
+    const struct chart_table tables[] = {
+        {10, 3, labels, v3, NULL, NULL, 0},          {10, 1, labels, v1, NULL, NULL, 0},
+        {10, 5, labels, v5, NULL, NULL, 0},          {10, 4, labels, v4, NULL, NULL, 0},
+        {10, 2, labels, v2, NULL, NULL, 0},          {10, 4, labels, flame, NULL, NULL, 0},
+        {20, 4, trend_labels, band, NULL, ends, 10}, {20, 2, trend_labels, trend, NULL, ends, 10}};
+    static const char *const names[] = {"callcost", "hitcount", "distribution", "compare",
+                                        "selftime", "flame",    "trendband",    "trend"};
+    for (int n = 0; n < 8; n++) {
         struct chart_request req = {names[n], f->base, title, title, &tables[n]};
         struct rep_error why;
         if (chart_render(&env, &req, &why) != 0)
@@ -507,16 +521,17 @@ static void nan_values_are_accepted(void **state)
 {
     struct fixture *f = *state;
     struct chart_env env = env_of(f);
-    static const char *const names[] = {"callcost", "hitcount", "distribution", "trend", "compare"};
-    static const size_t ncols[] = {3, 1, 5, 2, 4};
-    for (int n = 0; n < 5; n++) {
+    static const char *const names[] = {"callcost", "hitcount", "distribution", "trend",
+                                        "compare",  "selftime", "trendband"};
+    static const size_t ncols[] = {3, 1, 5, 2, 4, 2, 4};
+    for (int n = 0; n < 7; n++) {
         for (int all = 0; all < 2; all++) {
             double v[15];
             for (size_t i = 0; i < 3 * ncols[n]; i++)
                 v[i] = all || i % 2 ? NAN : 100.0 + (double)i;
-            if (n == 3) /* trend: the run numbers are known */
+            if (n == 3 || n == 6) /* trend, trendband: the run numbers are known */
                 for (int r = 0; r < 3; r++)
-                    v[2 * r] = r + 1;
+                    v[ncols[n] * (size_t)r] = r + 1;
             struct chart_table t = {3, ncols[n], three_labels, v, NULL, NULL, 0};
             struct rep_error why;
             if (render(f, &env, names[n], &t, &why) != 0)

@@ -349,6 +349,57 @@ static void flat_summary_rows_have_no_edges(void **state)
     model_release(&m);
 }
 
+/* The names of model_ranked's regions, in its order, joined by spaces into buf. */
+static const char *ranked_names(const struct model *m, char *buf, size_t size)
+{
+    size_t n;
+    size_t *ranked = model_ranked(m, &n);
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        strncat(buf, i ? " " : "", size - strlen(buf) - 1);
+        strncat(buf, m->regions[ranked[i]].name, size - strlen(buf) - 1);
+    }
+    free(ranked);
+    return buf;
+}
+
+/* --sort ranks by total, self, calls or mean cost per call, largest first, ties by name: main
+   (1 call, 100 total, 10 self), hot (3 calls of 20, all self) and slow (1 call of 30). */
+static void regions_rank_by_the_chosen_key(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                 "hot,20,1,main,1,20,1,0\n"
+                 "hot,20,1,main,1,20,21,0\n"
+                 "hot,20,1,main,1,20,41,0\n"
+                 "slow,30,1,main,1,30,61,0\n"
+                 "main,100,1,,0,10,0,0\n");
+    char buf[64];
+    assert_int_equal(m.sort, SORT_TOTAL); /* the default */
+    assert_string_equal(ranked_names(&m, buf, sizeof buf), "main hot slow");
+    m.sort = SORT_SELF;
+    assert_string_equal(ranked_names(&m, buf, sizeof buf), "hot slow main");
+    m.sort = SORT_CALLS;
+    assert_string_equal(ranked_names(&m, buf, sizeof buf), "hot main slow");
+    m.sort = SORT_MEAN;
+    assert_string_equal(ranked_names(&m, buf, sizeof buf), "main slow hot");
+    model_release(&m);
+}
+
+/* The --sort values name the orders, and nothing else does. */
+static void sort_names_parse_back(void **state)
+{
+    (void)state;
+    for (int i = 0; i < SORT_COUNT; i++)
+        assert_int_equal(model_sort_parse(model_sort_names[i]), i);
+    assert_int_equal(model_sort_parse("Total"), -1);
+    assert_int_equal(model_sort_parse(""), -1);
+    assert_int_equal(model_sort_parse("selfish"), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +414,8 @@ int main(void)
         cmocka_unit_test(version_3_summary_rows_are_call_paths),
         cmocka_unit_test(version_3_summary_section_continues_the_events_paths),
         cmocka_unit_test(flat_summary_rows_have_no_edges),
+        cmocka_unit_test(regions_rank_by_the_chosen_key),
+        cmocka_unit_test(sort_names_parse_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
