@@ -569,10 +569,6 @@ static void thread_key_destructor(void *p)
     prof_busy_end();
 }
 
-/* The run-file writer's formatter thread (csvwrite.h) starts here: its allocations are the
-   collector's, never the program's (memory checks). */
-static void formatter_init(void) { prof_mem_quiet_begin(); }
-
 /* Write the run file from the registry's parts (run lock held); at_exit names live threads. */
 static enum prof_error run_finish(int at_exit)
 {
@@ -644,7 +640,7 @@ static enum prof_error run_finish(int at_exit)
         } else {
             struct prof_xfsz_guard guard;
             prof_xfsz_hold(&guard);
-            err = prof_assemble_threaded(paths, np, out, &ov, formatter_init);
+            err = prof_assemble(paths, np, out, &ov);
             int e = errno;
             if (fclose(out) != 0 && err == PROF_OK) {
                 err = PROF_ERR_IO;

@@ -5,8 +5,6 @@
  */
 #include "csvwrite.h"
 
-#include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +12,6 @@
 #define CSV_FLUSH (1u << 16)
 /* Bytes copy_field moves for any field up to that long. */
 #define FIELD_COPY 16
-/* Events-table rows handed to the formatting thread at a time (24 bytes of row text each:
-   the batch's text is a few flushes). */
-#define BATCH_ROWS 16384u
 
 /* Append v with 17 significant digits. */
 void prof_csv_double(struct prof_sbuf *b, double v)
@@ -26,33 +21,6 @@ void prof_csv_double(struct prof_sbuf *b, double v)
     if (n > 0)
         prof_sbuf_add(b, tmp, (size_t)n);
 }
-
-/* One events-table row as the formatter needs it: its ids by index into the part's ids. */
-struct ev_row {
-    uint64_t ticks, self, start;
-    uint32_t region_id, parent_id, depth;
-    uint8_t stopped, nested;
-};
-
-/*
- * The second thread of prof_assemble_threaded: while the reader replays the parts into rows,
- * it formats the rows of the previous batch and writes them. The reader fills one batch while
- * the formatter holds the other (handed); the reader waits only when the formatter is behind.
- * Everything but the event rows is written by the reader, after drain: the formatter is idle
- * then, and the buffer, the file and the ids are the reader's alone.
- */
-struct pipeline {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    void (*init)(void);    /* run first on the formatter thread; NULL: no second thread */
-    int running, failed;   /* failed: the thread could not start, rows are formatted here */
-    struct ev_row *fill;   /* the batch being filled, nfill rows */
-    struct ev_row *spare;  /* the other batch, when the formatter has given it back */
-    struct ev_row *handed; /* the batch being formatted; NULL: the formatter is idle */
-    uint32_t nfill, nhanded;
-    int quit;
-};
 
 /* The writer behind the sink: text waits in buf; the part's ids are kept as CSV fields. */
 struct csv_writer {
@@ -68,18 +36,13 @@ struct csv_writer {
        (its callers are unknown) */
     uint32_t flat_thread, flat_node;
     int nomem;
-    int write_errno; /* the errno of the first failed write, for the caller (either thread) */
-    struct pipeline pipe;
 };
-
-static void drain(struct csv_writer *w);
 
 /* Write out what is buffered. */
 static void flush(struct csv_writer *w)
 {
-    if (w->buf.len && !w->buf.failed && fwrite(w->buf.data, 1, w->buf.len, w->out) != w->buf.len &&
-        !w->write_errno)
-        w->write_errno = errno ? errno : EIO;
+    if (w->buf.len && !w->buf.failed)
+        fwrite(w->buf.data, 1, w->buf.len, w->out);
     w->buf.len = 0;
 }
 
@@ -98,7 +61,6 @@ static void header_line(struct prof_sbuf *b, const char *const *names, size_t n)
 static void csv_meta(void *ctx, const char *const *fields, const size_t *lens, size_t n)
 {
     struct csv_writer *w = ctx;
-    drain(w);
     for (size_t i = 0; i < n; i++) {
         if (i)
             prof_sbuf_char(&w->buf, ',');
@@ -111,7 +73,6 @@ static void csv_meta(void *ctx, const char *const *fields, const size_t *lens, s
 static void csv_table(void *ctx, int summary)
 {
     struct csv_writer *w = ctx;
-    drain(w);
     if (summary)
         header_line(&w->buf, prof_summary_columns, PROF_SU_N);
     else
@@ -122,7 +83,6 @@ static void csv_table(void *ctx, int summary)
 static void csv_part(void *ctx, uint32_t thread)
 {
     struct csv_writer *w = ctx;
-    drain(w);
     w->ids.len = 0;
     w->nids = 0;
     w->thread_len = (size_t)(prof_u64_put(w->thread, thread) - w->thread);
@@ -132,7 +92,6 @@ static void csv_part(void *ctx, uint32_t thread)
 static void csv_id(void *ctx, uint32_t id, const char *text, size_t len)
 {
     struct csv_writer *w = ctx;
-    drain(w);
     if (id != w->nids)
         return; /* assemble.c hands them over in order */
     if (w->nids == w->ids_cap) {
@@ -168,9 +127,14 @@ static inline char *copy_field(char *d, const char *s, size_t n)
     return d + n;
 }
 
-/* Format one events-table row straight into the buffer (its ids checked by the caller). */
-static void csv_row(struct csv_writer *w, const struct ev_row *e)
+/* Sink: one events-table row, formatted straight into the buffer. */
+static void csv_event(void *ctx, const struct prof_event_rec *e)
 {
+    struct csv_writer *w = ctx;
+    if (e->region_id >= w->nids || (e->depth > 0 && e->parent_id >= w->nids) || w->ids.failed) {
+        w->nomem = 1; /* an id the writer could not keep */
+        return;
+    }
     struct prof_sbuf *b = &w->buf;
     const char *ids = w->ids.data;
     size_t idl = w->id_len[e->region_id], pl = e->depth > 0 ? w->id_len[e->parent_id] : 0;
@@ -197,144 +161,6 @@ static void csv_row(struct csv_writer *w, const struct ev_row *e)
     b->len = (size_t)(p + 3 - b->data);
     if (b->len >= CSV_FLUSH)
         flush(w);
-}
-
-/* Format a batch of rows. */
-static void csv_rows(struct csv_writer *w, const struct ev_row *rows, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        csv_row(w, &rows[i]);
-}
-
-/* The formatter thread: format each batch handed over, then give it back. */
-static void *formatter_main(void *arg)
-{
-    struct csv_writer *w = arg;
-    struct pipeline *pp = &w->pipe;
-    pp->init();
-    pthread_mutex_lock(&pp->lock);
-    for (;;) {
-        while (!pp->handed && !pp->quit)
-            pthread_cond_wait(&pp->cond, &pp->lock);
-        if (!pp->handed)
-            break;
-        struct ev_row *rows = pp->handed;
-        uint32_t n = pp->nhanded;
-        pthread_mutex_unlock(&pp->lock);
-        csv_rows(w, rows, n);
-        pthread_mutex_lock(&pp->lock);
-        pp->handed = NULL;
-        pp->spare = rows;
-        pthread_cond_broadcast(&pp->cond);
-    }
-    pthread_mutex_unlock(&pp->lock);
-    return NULL;
-}
-
-/* Start the formatter and its two batches; 0, or -1 to format on this thread instead. */
-static int pipeline_start(struct csv_writer *w)
-{
-    struct pipeline *pp = &w->pipe;
-    pp->fill = malloc(BATCH_ROWS * sizeof *pp->fill);
-    pp->spare = malloc(BATCH_ROWS * sizeof *pp->spare);
-    if (!pp->fill || !pp->spare)
-        goto fail;
-    if (pthread_mutex_init(&pp->lock, NULL) != 0)
-        goto fail;
-    if (pthread_cond_init(&pp->cond, NULL) != 0) {
-        pthread_mutex_destroy(&pp->lock);
-        goto fail;
-    }
-    if (pthread_create(&pp->thread, NULL, formatter_main, w) != 0) {
-        pthread_cond_destroy(&pp->cond);
-        pthread_mutex_destroy(&pp->lock);
-        goto fail;
-    }
-    pp->running = 1;
-    return 0;
-fail:
-    free(pp->fill);
-    free(pp->spare);
-    pp->fill = pp->spare = NULL;
-    pp->failed = 1;
-    return -1;
-}
-
-/* Wait until the formatter is idle, then format the rows still being filled here: from now on
-   the buffer and the file are this thread's. */
-static void drain(struct csv_writer *w)
-{
-    struct pipeline *pp = &w->pipe;
-    if (!pp->running)
-        return;
-    pthread_mutex_lock(&pp->lock);
-    while (pp->handed)
-        pthread_cond_wait(&pp->cond, &pp->lock);
-    pthread_mutex_unlock(&pp->lock);
-    csv_rows(w, pp->fill, pp->nfill);
-    pp->nfill = 0;
-}
-
-/* Hand the full batch to the formatter and go on with the other one. */
-static void hand_over(struct csv_writer *w)
-{
-    struct pipeline *pp = &w->pipe;
-    pthread_mutex_lock(&pp->lock);
-    while (pp->handed)
-        pthread_cond_wait(&pp->cond, &pp->lock);
-    pp->handed = pp->fill;
-    pp->nhanded = pp->nfill;
-    pp->fill = pp->spare;
-    pp->spare = NULL;
-    pp->nfill = 0;
-    pthread_cond_broadcast(&pp->cond);
-    pthread_mutex_unlock(&pp->lock);
-}
-
-/* Drain, stop and free the formatter. */
-static void pipeline_stop(struct csv_writer *w)
-{
-    struct pipeline *pp = &w->pipe;
-    if (pp->running) {
-        drain(w);
-        pthread_mutex_lock(&pp->lock);
-        pp->quit = 1;
-        pthread_cond_broadcast(&pp->cond);
-        pthread_mutex_unlock(&pp->lock);
-        pthread_join(pp->thread, NULL);
-        pthread_cond_destroy(&pp->cond);
-        pthread_mutex_destroy(&pp->lock);
-        pp->running = 0;
-    }
-    free(pp->fill);
-    free(pp->spare);
-    pp->fill = pp->spare = NULL;
-}
-
-/* Sink: one events-table row: formatted here, or queued for the formatter thread. */
-static void csv_event(void *ctx, const struct prof_event_rec *e)
-{
-    struct csv_writer *w = ctx;
-    if (e->region_id >= w->nids || (e->depth > 0 && e->parent_id >= w->nids) || w->ids.failed) {
-        w->nomem = 1; /* an id the writer could not keep */
-        return;
-    }
-    struct ev_row r = {.ticks = e->ticks,
-                       .self = e->self,
-                       .start = e->start,
-                       .region_id = e->region_id,
-                       .parent_id = e->parent_id,
-                       .depth = e->depth,
-                       .stopped = (uint8_t)(e->stopped != 0),
-                       .nested = (uint8_t)(e->nested != 0)};
-    struct pipeline *pp = &w->pipe;
-    if (!pp->running && (!pp->init || pp->failed || pipeline_start(w) != 0)) {
-        csv_row(w, &r);
-        return;
-    }
-    pp->fill[pp->nfill++] = r;
-    if (pp->nfill == BATCH_ROWS)
-        hand_over(w);
 }
 
 /* Append one summary-table row (Region..Histogram, no line end). */
@@ -368,7 +194,6 @@ void prof_csv_summary_row(struct prof_sbuf *b, const struct prof_summary_rec *s)
 static void csv_summary(void *ctx, const struct prof_summary_rec *s)
 {
     struct csv_writer *w = ctx;
-    drain(w);
     if (s->node == 0) {
         if (w->flat_thread != s->thread)
             w->flat_node = 0;
@@ -403,7 +228,6 @@ static void text_field(struct prof_sbuf *b, const char *s)
 static void csv_section(void *ctx, const char *name)
 {
     struct csv_writer *w = ctx;
-    drain(w);
     prof_sbuf_str(&w->buf, "Table,");
     prof_sbuf_str(&w->buf, name);
     prof_sbuf_char(&w->buf, '\n');
@@ -414,7 +238,6 @@ static void csv_section(void *ctx, const char *name)
 static void csv_memory(void *ctx, const struct prof_memory_rec *m)
 {
     struct csv_writer *w = ctx;
-    drain(w);
     struct prof_sbuf *b = &w->buf;
     if (!w->memory_started) {
         w->memory_started = 1;
@@ -456,17 +279,15 @@ static void csv_memory(void *ctx, const struct prof_memory_rec *m)
 static enum prof_error csv_status(void *ctx)
 {
     struct csv_writer *w = ctx;
-    drain(w);
     if (w->nomem || w->buf.failed || w->ids.failed)
         return PROF_ERR_NOMEM;
     flush(w);
     return ferror(w->out) ? PROF_ERR_IO : PROF_OK;
 }
 
-/* Merge the parts into a run file written to out, the events table formatted on a second
-   thread when init is not NULL. */
-static enum prof_error assemble(const char *const *paths, size_t count, FILE *out,
-                                const struct prof_run_override *ov, void (*init)(void))
+/* Merge the parts into a run file written to out. */
+enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
+                              const struct prof_run_override *ov)
 {
     if ((!paths && count) || !out)
         return PROF_ERR_ARGUMENT;
@@ -474,33 +295,16 @@ static enum prof_error assemble(const char *const *paths, size_t count, FILE *ou
     enum prof_error err = prof_parts_open(paths, count, ov, &parts);
     if (err != PROF_OK)
         return err;
-    struct csv_writer w = {.out = out, .pipe = {.init = init}};
+    struct csv_writer w = {.out = out};
     struct prof_run_sink sink = {&w,        csv_meta,    csv_table,  csv_part,   csv_id,
                                  csv_event, csv_summary, csv_memory, csv_status, csv_section};
     err = prof_parts_emit(parts, &sink);
-    pipeline_stop(&w);
     if (err == PROF_OK && (fflush(out) != 0 || ferror(out)))
         err = PROF_ERR_IO;
-    if (err == PROF_ERR_IO && w.write_errno)
-        errno = w.write_errno; /* it may have failed on the formatter thread */
     prof_parts_free(parts);
     prof_sbuf_release(&w.buf);
     prof_sbuf_release(&w.ids);
     free(w.id_off);
     free(w.id_len);
     return err;
-}
-
-/* Merge the parts into a run file written to out. */
-enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
-                              const struct prof_run_override *ov)
-{
-    return assemble(paths, count, out, ov, NULL);
-}
-
-/* As prof_assemble, with a formatter thread. */
-enum prof_error prof_assemble_threaded(const char *const *paths, size_t count, FILE *out,
-                                       const struct prof_run_override *ov, void (*init)(void))
-{
-    return assemble(paths, count, out, ov, init);
 }

@@ -28,13 +28,4 @@ void prof_csv_summary_row(struct prof_sbuf *b, const struct prof_summary_rec *s)
 enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
                               const struct prof_run_override *ov);
 
-/*
- * As prof_assemble, with the events table's rows formatted and written by a second thread
- * while this one reads the parts (the collector's exit: its other threads are done, so a core
- * is free). init runs first on that thread and must not be NULL. The file is the same, byte for
- * byte; when the thread cannot start, this thread formats the rows.
- */
-enum prof_error prof_assemble_threaded(const char *const *paths, size_t count, FILE *out,
-                                       const struct prof_run_override *ov, void (*init)(void));
-
 #endif /* PROF_CSVWRITE_H */

@@ -676,75 +676,10 @@ static void writer_matches_a_plain_reference(void **state)
     }
 }
 
-/* The formatter thread's init runs here (prof_assemble_threaded). */
-static int inits;
-static void count_init(void) { inits++; }
-
-/* Events of n nested pairs over ids 0..3, and open regions left at the end when open says. */
-static uint32_t *nested_words(size_t n, int open, size_t *nwords)
-{
-    uint32_t *w = malloc((6 * n + 4) * sizeof *w);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        w[k++] = (uint32_t)(i % 3);
-        w[k++] = (uint32_t)(i % 7 + 1);
-        w[k++] = 3;
-        w[k++] = 2;
-        w[k++] = PROF_W_EXIT | (uint32_t)(i % 11 + 1);
-        w[k++] = PROF_W_EXIT | (uint32_t)(i % 5 + 1);
-    }
-    if (open) {
-        w[k++] = 0;
-        w[k++] = 9;
-    }
-    *nwords = k;
-    return w;
-}
-
-/* The writer with a formatter thread gives the same file, byte for byte, as the one without:
-   batches of rows across parts, ids of each part, open regions and the rows' order. */
-static void the_threaded_writer_writes_the_same_file(void **state)
-{
-    (void)state;
-    const char *ids1[] = {"load", "parse,quoted", "step", "leaf"};
-    const char *ids2[] = {"w0", "w1", "w2", "w3 \"x\""};
-    size_t n1, n2;
-    uint32_t *w1 = nested_words(40000, 1, &n1), *w2 = nested_words(17000, 0, &n2);
-    char *p1 = make_part(1, "main", ids1, 4, w1, n1, "exited");
-    char *p2 = make_part(2, "worker", ids2, 4, w2, n2, "exited");
-    char *p3 = make_part(3, "idle", NULL, 0, NULL, 0, "exited");
-    const char *paths[] = {p1, p2, p3};
-    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0};
-    enum prof_error err;
-    char *serial = assemble(paths, 3, &ov, &err);
-    assert_int_equal(err, PROF_OK);
-
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    inits = 0;
-    assert_int_equal(prof_assemble_threaded(paths, 3, out, &ov, count_init), PROF_OK);
-    fclose(out);
-    assert_int_equal(inits, 1);
-    assert_int_equal(len, strlen(serial));
-    assert_true(len > 57000 * 2 * 20); /* every row is there */
-    assert_true(memcmp(text, serial, len) == 0);
-
-    free(text);
-    free(serial);
-    free(w1);
-    free(w2);
-    for (size_t i = 0; i < 3; i++) {
-        unlink(paths[i]);
-        free((char *)paths[i]);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parts_merge_into_one_run_file),
-        cmocka_unit_test(the_threaded_writer_writes_the_same_file),
         cmocka_unit_test(writer_matches_a_plain_reference),
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(summary_records_become_rows),
