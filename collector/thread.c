@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* initial-exec: one instruction to reach the pointer, instead of a __tls_get_addr call. */
@@ -581,6 +582,31 @@ static int write_summary(struct prof_thread *t)
     return err;
 }
 
+/* The CPU time the thread of t has used, in ns; -1 when it cannot be read. Its own clock on
+   its own thread, else through pthread_getcpuclockid: a registered thread is alive. */
+static int64_t thread_cpu_ns(const struct prof_thread *t)
+{
+    clockid_t id = CLOCK_THREAD_CPUTIME_ID;
+    if (t != prof_self && pthread_getcpuclockid(t->owner, &id) != 0)
+        return -1;
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Write the thread's CPU and wall time since it began recording the run, as a PRFC chunk
+   (t->lock held); nothing when its CPU clock cannot be read. */
+static int write_cpu(struct prof_thread *t)
+{
+    int64_t cpu = thread_cpu_ns(t);
+    if (!t->cpu_known || cpu < 0)
+        return 0;
+    uint64_t rec[2] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+                       prof_monotonic_ns() - t->wall_begin_ns};
+    return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, sizeof rec);
+}
+
 /* Write what is still in memory, the warnings and the end chunk, then close the part. */
 void prof_thread_end(struct prof_thread *t, const char *state)
 {
@@ -613,6 +639,8 @@ void prof_thread_end(struct prof_thread *t, const char *state)
                 "events recorded while the collector was already running on "
                 "this thread (in a signal handler that interrupted it) were "
                 "dropped");
+        if (!err)
+            err = write_cpu(t);
         if (!err)
             err = prof_part_write(t->fd, PROF_CHUNK_END, state, strlen(state));
         if (err)
@@ -685,6 +713,11 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->number = number;
     take_name(t);
     t->tid = gettid_compat();
+    t->owner = pthread_self();
+    int64_t cpu = thread_cpu_ns(t);
+    t->cpu_known = cpu >= 0;
+    t->cpu_begin_ns = cpu >= 0 ? (uint64_t)cpu : 0;
+    t->wall_begin_ns = prof_monotonic_ns();
     if (!t->name[0] && t->tid == getpid())
         strcpy(t->name, "main");
     t->pos = t->flushed = 0;

@@ -513,6 +513,7 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->tid = utf8_repair(tid ? tid : "", tid ? strlen(tid) : 0);
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
         t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
+        t->cpu_ns = t->wall_ns = NAN;
         char key[64];
         if (t->name[0])
             t->key = key_get(m, t->name);
@@ -559,6 +560,15 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         unsigned long num = strtoul(f[1], &end, 10);
         if (*end == 0 && num < 1000000)
             thread_get(in, (unsigned)num, f[2], f[3], f[4]);
+    } else if (strcmp(f[0], PROF_THREAD_CPU_RECORD) == 0 && n >= PROF_THREAD_CPU_FIELDS) {
+        /* runfile.c and assemble.c checked the numbers */
+        char *end;
+        unsigned long num = strtoul(f[1], &end, 10);
+        if (*end == 0 && num < 1000000) {
+            struct thread_rec *t = thread_get(in, (unsigned)num, NULL, NULL, NULL);
+            t->cpu_ns = strtod(f[2], NULL);
+            t->wall_ns = strtod(f[3], NULL);
+        }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4 && lens[2] > 0) {
         in->locations = xrealloc(in->locations, (in->nlocations + 1) * sizeof *in->locations);
         struct location *l = &in->locations[in->nlocations++];
@@ -942,6 +952,14 @@ double model_run_mean(const struct region *r, size_t k)
     if (k >= r->run_cap || r->run_calls[k] == 0)
         return NAN;
     return r->run_sum[k] / (double)r->run_calls[k];
+}
+
+/* Whether thread t was mostly idle (model.h). */
+int model_thread_idle(const struct thread_rec *t)
+{
+    if (!isfinite(t->cpu_ns) || !isfinite(t->wall_ns) || t->wall_ns < MODEL_IDLE_MIN_NS)
+        return -1;
+    return t->cpu_ns < MODEL_IDLE_SHARE * t->wall_ns;
 }
 
 /* Time in top-level regions over every thread of every run. */

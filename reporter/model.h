@@ -37,6 +37,9 @@ struct thread_rec {
     char *tid, *name, *state;
     uint64_t events;
     double busy_ns; /* time in regions at depth 0 */
+    /* From the ThreadCpu record: CPU time and wall time while the thread recorded, ns; NaN
+       when the run does not say (older files, killed runs) */
+    double cpu_ns, wall_ns;
 };
 
 /* One region (all regions with the same id text, across threads and runs). */
@@ -168,6 +171,14 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
 size_t *model_ranked(const struct model *m, size_t *n);
 /* Mean cost per call of region r in run k (NaN when it did not run). */
 double model_run_mean(const struct region *r, size_t k);
+/* A thread is mostly idle (waiting, not working) when its CPU time is under this share of
+   its wall time while it recorded, over at least MODEL_IDLE_MIN_NS of wall time (shorter
+   threads are too brief to judge). */
+#define MODEL_IDLE_SHARE 0.10
+#define MODEL_IDLE_MIN_NS 1e6
+/* 1 when thread t was mostly idle, 0 when not, -1 when its run does not say (no ThreadCpu
+   record, or too short to judge). */
+int model_thread_idle(const struct thread_rec *t);
 /* Time spent in top-level regions, all threads of all runs: the base of "Total %". */
 double model_busy(const struct model *m);
 
