@@ -572,6 +572,7 @@ static void print_summary(const struct report *r, const struct options *o,
         flat_print_compare(stdout, &r->cmp, ri);
     else
         flat_print(stdout, (struct model *)&r->m, ri);
+    flat_print_idle(stdout, &r->m, o->top);
     printf("\nworkbook: %s\n", o->output);
     if (r->copied)
         printf("charts:   %s/ (%zu files)\n", r->charts_dir, r->copied);

@@ -775,6 +775,16 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     kv_num(b, ws, &row, "Runs recovered from killed processes", (double)recovered, b->f.count);
     kv_num(b, ws, &row, "Inputs (run files and killed runs)", (double)ri->ninputs, b->f.count);
     kv_num(b, ws, &row, "Threads", (double)m->nthreads, b->f.count);
+    size_t idle = 0, timed = 0;
+    for (size_t i = 0; i < m->nthreads; i++) {
+        int k = model_thread_idle(&m->threads[i]);
+        timed += k >= 0;
+        idle += k > 0;
+    }
+    if (timed)
+        snprintf(buf, sizeof buf, "%zu of %zu (CPU under %.0f %% of wall time; see Threads)", idle,
+                 timed, 100 * MODEL_IDLE_SHARE);
+    kv(b, ws, &row, "Mostly idle threads", timed ? buf : "unknown (no CPU times in these runs)");
     kv_num(b, ws, &row, "Events read", (double)m->events, b->f.count);
     kv_num(b, ws, &row, "Regions", (double)n, b->f.count);
     const char *first = NULL, *last = NULL;
@@ -1083,7 +1093,10 @@ static void sheet_about(struct book *b)
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file, then region x run matrices of mean cost and calls."},
         {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
-                    "base of Total %). Below: "
+                    "base of Total %). Wall and CPU: the thread's wall-clock and CPU time from its "
+                    "first event to its end (or the run's end), empty when the run does not say; "
+                    "Mostly idle: CPU under 10 % of Wall (over at least 1 ms), a thread that "
+                    "waited more than it worked. Below: "
                     "total and self time of each region per thread name (threads of the same "
                     "name in different runs add up)."},
         {"Call tree", "Exact caller -> callee edges from the Parent column (of events rows, and "
