@@ -85,6 +85,24 @@ struct warning_rec {
     char *message;
 };
 
+/* The runs of one program (their Program record) that the model met. */
+struct program_count {
+    char *name;  /* the Program record, UTF-8 repaired; NULL: runs without one */
+    size_t runs; /* runs read up to their table */
+    size_t kept; /* of them, the runs in the model */
+};
+
+/* Which runs the model keeps, by their Program record (model_pick). A run left out is read up
+   to its table and counted in the model's programs, nothing more. A run without a Program
+   record (the seed form) is kept whatever the pick but PICK_NONE: it names no other program. */
+enum program_pick {
+    PICK_ALL,   /* every run: a model's default */
+    PICK_NONE,  /* none: each run is only counted (a first look at the inputs) */
+    PICK_EXACT, /* the runs whose Program is the name given */
+    PICK_NAME,  /* the runs whose Program, or its last path component, is the name given */
+    PICK_FIRST  /* the program of the first run read, then as PICK_EXACT */
+};
+
 struct model;
 
 /*
@@ -146,6 +164,10 @@ struct model {
     uint64_t events, skipped_rows;
     double self_total_ns; /* all regions, filtered or not: the base of "% time" */
     int any_summary, any_approximate;
+    enum program_pick pick;
+    char *pick_name;                /* owned */
+    struct program_count *programs; /* every program met, in the order first met */
+    size_t nprograms;
 };
 
 void model_init(struct model *m);
@@ -164,6 +186,10 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
    file's parser (model_add_run), or a killed run's parts (partfile.h). */
 enum run_status model_read_run(struct model *m, const char *name, int recovered, run_reader read,
                                void *src);
+/* Keep only the runs pick and name (copied) select, from the next run read on. */
+void model_pick(struct model *m, enum program_pick pick, const char *name);
+/* Whether a Program record names the program name: the whole path, or its last component. */
+int model_program_is(const char *program, const char *name);
 /* Add a warning (copies the strings). */
 void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -617,6 +617,8 @@ static void table_header(struct runfile *r)
     r->state = ST_ROWS;
     if (r->h->begin)
         r->h->begin(r->h->ctx, r->kind, r->frequency);
+    if (r->h->stop && r->h->stop(r->h->ctx))
+        r->stop = 1;
 }
 
 /* Check a ThreadCpu record (FORMAT.md 1.2): a thread number and two times in ns. Reports and
@@ -682,6 +684,10 @@ static void format_record(struct runfile *r)
         r->state = ST_ROWS;
         if (r->h->begin)
             r->h->begin(r->h->ctx, RUN_SEED, r->frequency);
+        if (r->h->stop && r->h->stop(r->h->ctx)) {
+            r->stop = 1;
+            return;
+        }
         seed_row(r);
         return;
     }

@@ -12,6 +12,7 @@
 #include "cct.h"
 #include "compare.h"
 #include "model.h"
+#include "programs.h"
 #include "tables.h"
 #include "util.h"
 #include "workbook.h"
@@ -766,6 +767,9 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     put_str(b, ws, row++, 0, ri->title ? ri->title : "profreport report", b->f.title);
     row++;
     kv_num(b, ws, &row, "Runs", (double)m->nruns, b->f.count);
+    char *programs = programs_summary(m);
+    kv(b, ws, &row, m->nprograms > 1 ? "Programs" : "Program", programs);
+    free(programs);
     size_t incomplete = 0, recovered = 0;
     for (size_t k = 0; k < m->nruns; k++) {
         incomplete += !m->runs[k].complete;
@@ -818,6 +822,10 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
                                  fr.len ? ", " : "", (unsigned long long)m->runs[k].frequency);
     }
     kv(b, ws, &row, "Tick rates", fr.s);
+    char *mixed = programs_mixed(m);
+    if (mixed)
+        kv(b, ws, &row, "Runs unlike each other", mixed);
+    free(mixed);
     kv_num(b, ws, &row, "Warnings", (double)m->nwarnings + (ri->charts_note != NULL), b->f.count);
     kv_num(b, ws, &row, "Malformed rows skipped", (double)m->skipped_rows, b->f.count);
     kv(b, ws, &row, "Command", ri->command_line);

@@ -111,7 +111,7 @@ def statistics_runs(seed=20261122):
             end = max(end, tend)
         runs.append(RunSpec(name, freq, threads, rows, duration=end + 12345, pid=threads[0].tid,
                             start=f"2026-01-01T10:00:0{2 * k}.000000Z",
-                            program=f"/opt/app{k}/bin/app", host=f"host{k}"))
+                            program="/opt/app/bin/app", host=f"host{k}"))
     return runs
 
 

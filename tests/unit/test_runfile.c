@@ -146,7 +146,8 @@ static void on_problem(void *ctx, unsigned long line, const char *message)
 static enum run_status parse_bytes(const char *text, size_t len, struct log *l,
                                    struct rep_error *why, unsigned long *line)
 {
-    struct run_handler h = {l, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
+    struct run_handler h = {l,          on_meta,    on_begin,  on_event,
+                            on_summary, on_problem, on_memory, NULL};
     FILE *f = fmemopen((void *)text, len, "r");
     assert_non_null(f);
     enum run_status st = runfile_parse(f, "test.csv", &h, why, line);
@@ -904,7 +905,8 @@ static void read_error_is_io_error(void **state)
 {
     (void)state;
     struct log l = {0};
-    struct run_handler h = {&l, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
+    struct run_handler h = {&l,         on_meta,    on_begin,  on_event,
+                            on_summary, on_problem, on_memory, NULL};
     FILE *f = fopen("/", "r"); /* opens, but reading a directory fails with EISDIR */
     assert_non_null(f);
     struct rep_error why;
