@@ -448,8 +448,8 @@ static int pick_program(const struct options *o, struct model *m, const struct i
     return rc;
 }
 
-/* The error of a model that read runs but kept none: all were of other programs than the one
-   --program named (0 when it read none). -1 with e. */
+/* The error of a model that read runs but kept none, all of other programs than the one
+   --program named (a pipe's run, which the first look could not see): -1 with e. */
 static int no_run_picked(const struct options *o, const struct model *m, const char *side,
                          struct rep_error *e)
 {

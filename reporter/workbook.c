@@ -1067,7 +1067,12 @@ static void sheet_about(struct book *b)
 {
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "About");
     static const char *const lines[][2] = {
-        {"Summary", "What was read, the top regions by total time, and native charts."},
+        {"Summary", "What was read, the top regions by total time, and native charts. Programs: "
+                    "the runs are grouped by their Program record and one program is reported "
+                    "(--program NAME, else the one with the most runs; --all-programs merges "
+                    "them); the others are named with their runs. Runs unlike each other: runs "
+                    "from different hosts or clocks, or tick rates of one clock more than 1 % "
+                    "apart."},
         {"Call cost", "One row per region (all rows with the same id text, across threads and "
                       "runs), heaviest first. Times are converted from ticks with each run's own "
                       "Frequency."},
