@@ -163,6 +163,32 @@ static int write_pending(struct prof_thread *t)
     return err;
 }
 
+/* The CPU time the thread of t has used, in ns; -1 when it cannot be read. Its own clock on
+   its own thread, else through pthread_getcpuclockid: a registered thread is alive. */
+static int64_t thread_cpu_ns(const struct prof_thread *t)
+{
+    clockid_t id = CLOCK_THREAD_CPUTIME_ID;
+    if (t != prof_self && pthread_getcpuclockid(t->owner, &id) != 0)
+        return -1;
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Write the thread's CPU and wall time since it began recording the run, as a PRFC chunk
+   (t->lock held, t->fd open); nothing when its CPU clock cannot be read. At each buffer write
+   and snapshot, so a killed run's threads keep theirs up to their last write, and at the end. */
+static int write_cpu(struct prof_thread *t)
+{
+    int64_t cpu = thread_cpu_ns(t);
+    if (!t->cpu_known || cpu < 0)
+        return 0;
+    uint64_t rec[2] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+                       prof_monotonic_ns() - t->wall_begin_ns};
+    return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, sizeof rec);
+}
+
 static int summary_alloc(struct prof_thread *t, uint32_t cap);
 static uint32_t text_find_or_add(struct prof_thread *t, uint32_t i);
 
@@ -212,6 +238,8 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     pthread_mutex_lock(&t->lock);
     int err = write_pending(t);
+    if (!err && t->fd >= 0)
+        err = write_cpu(t);
     if (err) {
         close(t->fd);
         t->fd = -1;
@@ -512,6 +540,8 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     prof_mem_quiet_begin();
     pthread_mutex_lock(&t->lock);
     int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
+    if (!err && t->fd >= 0)
+        err = write_cpu(t);
     if (err) {
         close(t->fd);
         t->fd = -1;
@@ -580,31 +610,6 @@ static int write_summary(struct prof_thread *t)
         err = prof_thread_write_warning(t, "max-nodes", folded, msg);
     }
     return err;
-}
-
-/* The CPU time the thread of t has used, in ns; -1 when it cannot be read. Its own clock on
-   its own thread, else through pthread_getcpuclockid: a registered thread is alive. */
-static int64_t thread_cpu_ns(const struct prof_thread *t)
-{
-    clockid_t id = CLOCK_THREAD_CPUTIME_ID;
-    if (t != prof_self && pthread_getcpuclockid(t->owner, &id) != 0)
-        return -1;
-    struct timespec ts;
-    if (clock_gettime(id, &ts) != 0)
-        return -1;
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Write the thread's CPU and wall time since it began recording the run, as a PRFC chunk
-   (t->lock held); nothing when its CPU clock cannot be read. */
-static int write_cpu(struct prof_thread *t)
-{
-    int64_t cpu = thread_cpu_ns(t);
-    if (!t->cpu_known || cpu < 0)
-        return 0;
-    uint64_t rec[2] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
-                       prof_monotonic_ns() - t->wall_begin_ns};
-    return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, sizeof rec);
 }
 
 /* Write what is still in memory, the warnings and the end chunk, then close the part. */

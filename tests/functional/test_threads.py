@@ -9,7 +9,11 @@ least MS of CPU and never more CPU than wall time, the sleeper used a small part
 time.
 """
 
-from conftest import parse_run, run_program
+import select
+import signal
+import subprocess
+
+from conftest import clean_env, fresh_dir, parse_run, program, run_program
 from reporter_helpers import UNITS_NS, Book, csv_bytes, must_run
 
 MS = 60
@@ -109,3 +113,21 @@ def test_runs_without_cpu_times_leave_the_cells_empty(tmp_path):
     assert t["CPU %"] is None and t["Mostly idle"] is None
     assert summary_value(Book(out), "Mostly idle threads").startswith("unknown")
     assert "mostly idle" not in p.stdout.decode()
+
+
+def test_a_killed_runs_threads_keep_their_cpu_time_up_to_their_last_write(tmp_path):
+    # killme fills two buffers on its main thread (each write records the CPU time so far),
+    # runs a worker to its end, then sleeps until it is killed.
+    folder = fresh_dir(tmp_path)
+    with subprocess.Popen([str(program("killme")), "1"], env=clean_env({"PROFILER_DIR": folder}),
+                          cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as p:
+        ready, _, _ = select.select([p.stdout], [], [], 60)
+        assert ready and p.stdout.readline() == b"ready\n"
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
+    out = tmp_path / "r.xlsx"
+    must_run(folder, "-o", out, "--no-gnuplot")
+    t = threads_by_name(Book(out))
+    assert t["main"]["State"] == "incomplete"
+    for r in t.values():
+        assert r["cpu"] is not None and 0 < r["cpu"] <= r["wall"] + 1e6
