@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* initial-exec: one instruction to reach the pointer, instead of a __tls_get_addr call. */
@@ -162,6 +163,32 @@ static int write_pending(struct prof_thread *t)
     return err;
 }
 
+/* The CPU time the thread of t has used, in ns; -1 when it cannot be read. Its own clock on
+   its own thread, else through pthread_getcpuclockid: a registered thread is alive. */
+static int64_t thread_cpu_ns(const struct prof_thread *t)
+{
+    clockid_t id = CLOCK_THREAD_CPUTIME_ID;
+    if (t != prof_self && pthread_getcpuclockid(t->owner, &id) != 0)
+        return -1;
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Write the thread's CPU and wall time since it began recording the run, as a PRFC chunk
+   (t->lock held, t->fd open); nothing when its CPU clock cannot be read. At each buffer write
+   and snapshot, so a killed run's threads keep theirs up to their last write, and at the end. */
+static int write_cpu(struct prof_thread *t)
+{
+    int64_t cpu = thread_cpu_ns(t);
+    if (!t->cpu_known || cpu < 0)
+        return 0;
+    uint64_t rec[2] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+                       prof_monotonic_ns() - t->wall_begin_ns};
+    return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, sizeof rec);
+}
+
 static int summary_alloc(struct prof_thread *t, uint32_t cap);
 static uint32_t text_find_or_add(struct prof_thread *t, uint32_t i);
 
@@ -211,6 +238,8 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     pthread_mutex_lock(&t->lock);
     int err = write_pending(t);
+    if (!err && t->fd >= 0)
+        err = write_cpu(t);
     if (err) {
         close(t->fd);
         t->fd = -1;
@@ -525,6 +554,8 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     prof_mem_quiet_begin();
     pthread_mutex_lock(&t->lock);
     int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
+    if (!err && t->fd >= 0)
+        err = write_cpu(t);
     if (err) {
         close(t->fd);
         t->fd = -1;
@@ -628,6 +659,8 @@ void prof_thread_end(struct prof_thread *t, const char *state)
                 "this thread (in a signal handler that interrupted it) were "
                 "dropped");
         if (!err)
+            err = write_cpu(t);
+        if (!err)
             err = prof_part_write(t->fd, PROF_CHUNK_END, state, strlen(state));
         if (err)
             prof_fail("cannot write", t->path, err);
@@ -699,6 +732,11 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->number = number;
     take_name(t);
     t->tid = gettid_compat();
+    t->owner = pthread_self();
+    int64_t cpu = thread_cpu_ns(t);
+    t->cpu_known = cpu >= 0;
+    t->cpu_begin_ns = cpu >= 0 ? (uint64_t)cpu : 0;
+    t->wall_begin_ns = prof_monotonic_ns();
     if (!t->name[0] && t->tid == getpid())
         strcpy(t->name, "main");
     t->pos = t->flushed = 0;

@@ -152,6 +152,12 @@ struct prof_thread {
     uint32_t nids, ids_cap, ids_written;
     unsigned number;
     pid_t tid;
+    /* The owning thread, whose CPU clock another thread reads at the run's end, and the CPU
+       time (its clock) and CLOCK_MONOTONIC time when it began recording the run, in ns:
+       ThreadCpu (FORMAT.md 1.2) costs two clock reads per thread and run, none per event */
+    pthread_t owner;
+    uint64_t cpu_begin_ns, wall_begin_ns;
+    int cpu_known; /* cpu_begin_ns was read */
     char name[PROF_NAME_MAX];
     int registered, fork_pending;
     uint64_t stray, mismatch, depth_limit;

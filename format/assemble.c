@@ -37,6 +37,8 @@ struct part_info {
     char *state; /* from the end chunk: "exited" or "running"; NULL when missing */
     int damaged; /* truncated or malformed; -1: skipped */
     uint64_t stray, unterminated, clock;
+    int has_cpu; /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
+    uint64_t cpu_ns, wall_ns;
     char *unterminated_names[UNTERMINATED_NAMES];
     size_t nnames;
     struct warning *warnings;
@@ -680,6 +682,14 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
                 if (snapshot.failed)
                     err = PROF_ERR_NOMEM;
             }
+        } else if (type == PROF_CHUNK_CPU && pi) {
+            if (len < PROF_CPU_RECORD) {
+                err = PROF_ERR_FORMAT;
+            } else {
+                memcpy(&pi->cpu_ns, p, 8);
+                memcpy(&pi->wall_ns, p + 8, 8);
+                pi->has_cpu = 1;
+            }
         } else if (type == PROF_CHUNK_END && pi) {
             free(pi->state);
             pi->state = dup_n((const char *)p, strnlen((const char *)p, len));
@@ -942,6 +952,16 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, pi->tid);
         rec_str(&r, pi->name);
         rec_str(&r, pi->damaged || !pi->state ? "incomplete" : pi->state);
+        rec_emit(s, &r);
+    }
+    for (size_t k = 0; k < p->count; k++) {
+        const struct part_info *pi = &p->info[p->order[k]];
+        if (pi->damaged < 0 || !pi->has_cpu)
+            continue;
+        rec_str(&r, PROF_THREAD_CPU_RECORD);
+        rec_str(&r, pi->number);
+        rec_u64(&r, pi->cpu_ns);
+        rec_u64(&r, pi->wall_ns);
         rec_emit(s, &r);
     }
     for (size_t k = 0; k < p->count; k++)

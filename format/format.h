@@ -78,6 +78,12 @@ extern PROF_INTERNAL const char *const prof_event_columns[PROF_EV_N];
 extern PROF_INTERNAL const char *const prof_summary_columns[PROF_SU_N];
 extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
 
+/* The record of a thread's CPU and wall time while it recorded (1.2):
+   "ThreadCpu,<thread>,<cpu ns>,<wall ns>", after the Thread records. Older readers ignore it
+   as an unknown key. */
+#define PROF_THREAD_CPU_RECORD "ThreadCpu"
+#define PROF_THREAD_CPU_FIELDS 4
+
 /* The memory section's name in its "Table,memory" record. */
 #define PROF_MEMORY_SECTION "memory"
 /* The summary section's (1.6): an events run's instances past PROFILER_MAX_EVENTS. */
@@ -129,6 +135,11 @@ const char *prof_free_kind_name(int kind);
 #define PROF_CHUNK_END PROF_CHUNK('P', 'R', 'F', 'Z')
 #define PROF_CHUNK_LOCATIONS PROF_CHUNK('P', 'R', 'F', 'L')
 #define PROF_CHUNK_MEMORY PROF_CHUNK('P', 'R', 'F', 'M')
+#define PROF_CHUNK_CPU PROF_CHUNK('P', 'R', 'F', 'C')
+
+/* Bytes of a PRFC chunk's payload: cpu_ns:u64 wall_ns:u64 (a reader takes the first 16 bytes
+   of a longer one, for fields added later). */
+#define PROF_CPU_RECORD 16u
 
 /* Event words of a PRFE chunk. */
 #define PROF_W_EXIT 0x80000000u

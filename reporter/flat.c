@@ -202,3 +202,46 @@ void flat_print_compare(FILE *out, const struct comparison *c, const struct repo
     list_regions(out, c, VERDICT_ADDED, "added", c->added, ri->top);
     list_regions(out, c, VERDICT_REMOVED, "removed", c->removed, ri->top);
 }
+
+/* A time with three significant digits and its unit. */
+static void time_text(char *buf, size_t size, double ns)
+{
+    struct unit u = unit_for(ns, NULL);
+    snprintf(buf, size, "%.3g %s", ns / u.ns, u.name);
+}
+
+/* The mostly idle threads: how many, then the first top of them. */
+void flat_print_idle(FILE *out, const struct model *m, size_t top)
+{
+    size_t idle = 0, known = 0;
+    for (size_t i = 0; i < m->nthreads; i++) {
+        int k = model_thread_idle(&m->threads[i]);
+        known += k >= 0;
+        idle += k > 0;
+    }
+    if (idle == 0)
+        return;
+    fprintf(out,
+            "\nmostly idle: %zu of %zu thread%s used the CPU less than %.0f%% of their wall time "
+            "(waiting, not working; see the Threads sheet)\n",
+            idle, known, known == 1 ? "" : "s", 100 * MODEL_IDLE_SHARE);
+    size_t shown = 0;
+    for (size_t i = 0; i < m->nthreads && shown < top; i++) {
+        const struct thread_rec *t = &m->threads[i];
+        if (model_thread_idle(t) <= 0)
+            continue;
+        char cpu[32], wall[32];
+        time_text(cpu, sizeof cpu, t->cpu_ns);
+        time_text(wall, sizeof wall, t->wall_ns);
+        fprintf(out, "  run %zu, thread %u ", t->run + 1, t->number);
+        if (t->name[0]) {
+            fputc('(', out);
+            name_cell(out, t->name);
+            fputc(')', out);
+        }
+        fprintf(out, ": CPU %s of %s wall (%.1f%%)\n", cpu, wall, 100 * t->cpu_ns / t->wall_ns);
+        shown++;
+    }
+    if (idle > shown)
+        fprintf(out, "  ... %zu more in the Threads sheet\n", idle - shown);
+}

@@ -15,5 +15,8 @@
 void flat_print(FILE *out, struct model *m, const struct report_info *ri);
 /* The terminal's account of a comparison: the regions that changed significantly. */
 void flat_print_compare(FILE *out, const struct comparison *c, const struct report_info *ri);
+/* The threads that were mostly idle (model_thread_idle), at most top of them by name: one line
+   saying how many, then one per thread; nothing when none was. */
+void flat_print_idle(FILE *out, const struct model *m, size_t top);
 
 #endif /* PROFREPORT_FLAT_H */

@@ -12,6 +12,7 @@
 #include "input.h"
 #include "memsum.h"
 #include "model.h"
+#include "programs.h"
 #include "rep_error.h"
 #include "util.h"
 #include "workbook.h"
@@ -64,6 +65,9 @@ static const char usage_text[] =
     "      --callgrind FILE   also write the call paths in callgrind format (ns)\n"
     "      --csv DIR          also write the statistics as CSV files into DIR\n"
     "      --json FILE        also write the statistics as one JSON file\n"
+    "      --program NAME     report the runs of this program (its path, or the last part\n"
+    "                         of it); default: the program with the most runs\n"
+    "      --all-programs     report the runs of every program together\n"
     "  -q, --quiet            no summary or warnings on the terminal, errors only\n"
     "      --baseline OLD... --\n"
     "                         compare the OLD runs (files or folders) with the runs after\n"
@@ -76,13 +80,15 @@ static const char usage_text[] =
     "      --version          print the version and exit\n"
     "  -h, --help             print this help and exit\n"
     "\n"
-    "Exit status: 0 report written, 2 bad usage, 3 no readable run, 4 output not written,\n"
-    "5 internal error, 6 a region got slower (--fail-on-regression). See profreport(1).\n";
+    "Exit status: 0 report written, 2 bad usage, 3 no readable run (or none of the\n"
+    "--program named), 4 output not written, 5 internal error, 6 a region got slower\n"
+    "(--fail-on-regression). See profreport(1).\n";
 
 /* The command line, parsed. */
 struct options {
     const char *output, *charts_dir, *templates, *unit, *title;
-    int no_gnuplot, quiet;
+    const char *program; /* --program, or NULL */
+    int no_gnuplot, quiet, all_programs;
     size_t top;
     enum model_sort sort;
     const char **include, **exclude;
@@ -171,7 +177,9 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_FOLDED,
         OPT_CALLGRIND,
         OPT_CSV,
-        OPT_JSON
+        OPT_JSON,
+        OPT_PROGRAM,
+        OPT_ALL_PROGRAMS
     };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -190,6 +198,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"callgrind", required_argument, NULL, OPT_CALLGRIND},
         {"csv", required_argument, NULL, OPT_CSV},
         {"json", required_argument, NULL, OPT_JSON},
+        {"program", required_argument, NULL, OPT_PROGRAM},
+        {"all-programs", no_argument, NULL, OPT_ALL_PROGRAMS},
         {"quiet", no_argument, NULL, 'q'},
         {"version", no_argument, NULL, OPT_VERSION},
         {"baseline", no_argument, NULL, OPT_BASELINE},
@@ -301,6 +311,14 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_JSON:
             o->ex.json = optarg;
             break;
+        case OPT_PROGRAM:
+            if (!*optarg)
+                usage_error("%s", "--program needs a program's path or name");
+            o->program = optarg;
+            break;
+        case OPT_ALL_PROGRAMS:
+            o->all_programs = 1;
+            break;
         case OPT_VERSION:
             printf("profreport %s (run-file format %d)\n", prof_version(), PROF_FORMAT_VERSION);
             exit(EXIT_OK);
@@ -318,6 +336,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         usage_error("%s", o->nbaseline ? "no new runs after '--': --baseline OLD_PATH... -- "
                                          "NEW_PATH..."
                                        : "no PATH given: name run files or folders of them");
+    if (o->program && o->all_programs)
+        usage_error("%s", "--program and --all-programs exclude each other");
     if ((o->noise_set || o->seed_set) && !o->nbaseline)
         usage_error("%s", "--noise and --seed are for comparisons: add --baseline OLD_PATH... --");
     if (o->fail_on_regression && !o->nbaseline)
@@ -413,6 +433,57 @@ static void print_problems(const struct model *m)
         fprintf(stderr, "profreport: %s: %s\n", m->warnings[i].where, m->warnings[i].message);
 }
 
+/*
+ * Which runs of the inputs m keeps (model_pick): with --all-programs all; else a first look at
+ * each input's metadata counts the runs per program, and the program --program names, or the
+ * one with the most runs, is picked. A pipe cannot be looked at twice: its run is counted when
+ * it is read, and kept if it is of the program picked (or, when only pipes were given, of the
+ * first program read). 0, or -1 with e when --program names no program or several.
+ */
+static int pick_program(const struct options *o, struct model *m, const struct input *in, size_t n,
+                        struct rep_error *e)
+{
+    if (o->all_programs)
+        return 0;
+    struct model look;
+    model_init(&look);
+    model_pick(&look, PICK_NONE, NULL);
+    size_t pipes = 0;
+    int quiet = util_quiet;
+    util_quiet = 1; /* the real reading says what is wrong with an input */
+    for (size_t i = 0; i < n; i++) {
+        if (in[i].stream)
+            pipes++;
+        else
+            input_read(&in[i], &look);
+    }
+    util_quiet = quiet;
+    size_t k;
+    int rc = 0;
+    if (look.nprograms == 0)
+        model_pick(m, o->program ? PICK_NAME : PICK_FIRST, o->program);
+    else if (programs_choose(look.programs, look.nprograms, o->program, &k, e) == 0)
+        model_pick(m, PICK_EXACT, look.programs[k].name);
+    else if (pipes && e->code == REP_ERR_NO_INPUT)
+        model_pick(m, PICK_NAME, o->program); /* it may be a pipe's */
+    else
+        rc = -1;
+    model_release(&look);
+    return rc;
+}
+
+/* The error of a model that read runs but kept none, all of other programs than the one
+   --program named (a pipe's run, which the first look could not see): -1 with e. */
+static int no_run_picked(const struct options *o, const struct model *m, const char *side,
+                         struct rep_error *e)
+{
+    size_t k;
+    if (m->nprograms == 0 || programs_choose(m->programs, m->nprograms, o->program, &k, e) != 0)
+        return -1;
+    return rep_fail(e, REP_ERR_NO_INPUT, "no %srun of program '%s'", side,
+                    o->program ? o->program : "(first read)");
+}
+
 /* Read the baseline runs into base; their warnings join m's, their place marked "baseline".
    0, or -1 with e (REP_ERR_NO_INPUT) when none can be read, its files' problems listed. */
 static int read_baseline(const struct options *o, struct model *base, struct model *m,
@@ -424,6 +495,11 @@ static int read_baseline(const struct options *o, struct model *base, struct mod
     base->nexclude = o->nexclude;
     struct input *in = NULL;
     size_t n = inputs_collect((const char *const *)o->baseline, o->nbaseline, &in, base);
+    if (pick_program(o, base, in, n, e) != 0) {
+        inputs_free(in, n);
+        struct rep_error why = *e;
+        return rep_fail(e, why.code, "baseline: %s", why.msg);
+    }
     for (size_t i = 0; i < n; i++)
         input_read(&in[i], base);
     inputs_free(in, n);
@@ -437,6 +513,8 @@ static int read_baseline(const struct options *o, struct model *base, struct mod
     }
     if (base->nruns > 0)
         return 0;
+    if (base->nprograms > 0)
+        return no_run_picked(o, base, "baseline ", e);
     print_problems(base);
     return rep_fail(e, REP_ERR_NO_INPUT, "no readable baseline run among %zu input%s", n,
                     n == 1 ? "" : "s");
@@ -511,6 +589,8 @@ static int read_runs(struct report *r, const struct options *o)
         return rep_fail(&r->err, REP_ERR_NO_INPUT,
                         "no run files found in the paths given (run files are *.csv; folders "
                         "are not searched recursively)");
+    if (pick_program(o, m, r->inputs, r->ninputs, &r->err) != 0)
+        return -1;
     struct progress bar = {inputs_size(r->inputs, r->ninputs), 0, -1};
     struct input_progress counter = {progress_add, &bar};
     int shown = !o->quiet && isatty(STDERR_FILENO) && bar.total >= PROGRESS_BYTES;
@@ -520,6 +600,8 @@ static int read_runs(struct report *r, const struct options *o)
         fputs("\n", stderr);
     if (m->nruns > 0)
         return 0;
+    if (m->nprograms > 0)
+        return no_run_picked(o, m, "", &r->err);
     print_problems(m);
     return rep_fail(&r->err, REP_ERR_NO_INPUT, "no readable run among %zu input%s", r->ninputs,
                     r->ninputs == 1 ? "" : "s");
@@ -594,10 +676,12 @@ static int commit_outputs(struct report *r)
 static void print_summary(const struct report *r, const struct options *o,
                           const struct report_info *ri)
 {
+    programs_print(stdout, &r->m);
     if (r->comparing)
         flat_print_compare(stdout, &r->cmp, ri);
     else
         flat_print(stdout, (struct model *)&r->m, ri);
+    flat_print_idle(stdout, &r->m, o->top);
     printf("\n");
     memsum_print(stdout, &r->m);
     printf("workbook: %s\n", o->output);

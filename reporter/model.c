@@ -92,7 +92,64 @@ void model_release(struct model *m)
     for (size_t i = 0; i < m->nmem; i++)
         mem_rec_release(&m->mem[i]);
     free(m->mem);
+    for (size_t i = 0; i < m->nprograms; i++)
+        free(m->programs[i].name);
+    free(m->programs);
+    free(m->pick_name);
     model_init(m);
+}
+
+/* Keep only the runs of the program picked. */
+void model_pick(struct model *m, enum program_pick pick, const char *name)
+{
+    free(m->pick_name);
+    m->pick = pick;
+    m->pick_name = name ? xstrdup(name) : NULL;
+}
+
+/* Whether program names name. */
+int model_program_is(const char *program, const char *name)
+{
+    if (!program || !name)
+        return 0;
+    const char *slash = strrchr(program, '/');
+    return strcmp(program, name) == 0 || (slash && strcmp(slash + 1, name) == 0);
+}
+
+/* The count of the runs of program (NULL: without a Program record), made on first sight. */
+static struct program_count *program_count(struct model *m, const char *program)
+{
+    for (size_t i = 0; i < m->nprograms; i++) {
+        const char *n = m->programs[i].name;
+        if (n == program || (n && program && strcmp(n, program) == 0))
+            return &m->programs[i];
+    }
+    m->programs = xrealloc(m->programs, (m->nprograms + 1) * sizeof *m->programs);
+    struct program_count *c = &m->programs[m->nprograms++];
+    c->name = program ? xstrdup(program) : NULL;
+    c->runs = c->kept = 0;
+    return c;
+}
+
+/* Whether the model keeps a run of program, by its pick. A run without a Program record (the
+   seed form) names no other program, so it goes with the one picked. */
+static int program_wanted(struct model *m, const char *program)
+{
+    if (m->pick == PICK_NONE)
+        return 0;
+    if (!program)
+        return 1;
+    switch (m->pick) {
+    case PICK_ALL:
+        return 1;
+    case PICK_FIRST:
+        model_pick(m, PICK_EXACT, program);
+        return 1;
+    case PICK_EXACT:
+        return m->pick_name && strcmp(program, m->pick_name) == 0;
+    default:
+        return model_program_is(program, m->pick_name);
+    }
 }
 
 /* Add a warning. */
@@ -366,6 +423,8 @@ struct ingest {
     double max_end_ns;
     unsigned long problems;
     int has_duration;
+    int counted; /* the run reached its table: it is counted in the model's programs */
+    int dropped; /* the run is not of the program picked (model_pick): nothing more is read */
     uint64_t unterminated; /* seed form: rows with an empty delta */
     char names[1200];      /* ... the first few of their ids */
     struct location {
@@ -518,6 +577,7 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->tid = utf8_repair(tid ? tid : "", tid ? strlen(tid) : 0);
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
         t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
+        t->cpu_ns = t->wall_ns = NAN;
         char key[64];
         if (t->name[0])
             t->key = key_get(m, t->name);
@@ -564,6 +624,15 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         unsigned long num = strtoul(f[1], &end, 10);
         if (*end == 0 && num < 1000000)
             thread_get(in, (unsigned)num, f[2], f[3], f[4]);
+    } else if (strcmp(f[0], PROF_THREAD_CPU_RECORD) == 0 && n >= PROF_THREAD_CPU_FIELDS) {
+        /* runfile.c and assemble.c checked the numbers */
+        char *end;
+        unsigned long num = strtoul(f[1], &end, 10);
+        if (*end == 0 && num < 1000000) {
+            struct thread_rec *t = thread_get(in, (unsigned)num, NULL, NULL, NULL);
+            t->cpu_ns = strtod(f[2], NULL);
+            t->wall_ns = strtod(f[3], NULL);
+        }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4 && lens[2] > 0) {
         in->locations = xrealloc(in->locations, (in->nlocations + 1) * sizeof *in->locations);
         struct location *l = &in->locations[in->nlocations++];
@@ -580,11 +649,23 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
     }
 }
 
+/* After begin: a run of another program than the one picked is read no further. */
+static int on_stop(void *ctx) { return ((struct ingest *)ctx)->dropped; }
+
 /* The table starts: now ticks can be converted. */
 static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
 {
     struct ingest *in = ctx;
     struct run_rec *run = &in->m->runs[in->run];
+    /* The metadata is all in: the run's program decides whether its rows are wanted. */
+    struct program_count *c = program_count(in->m, run->program);
+    c->runs++;
+    in->counted = 1;
+    if (!program_wanted(in->m, run->program)) {
+        in->dropped = 1;
+        return;
+    }
+    c->kept++;
     run->kind = kind;
     run->frequency = frequency;
     in->ns_per_tick = 1e9 / (double)frequency;
@@ -845,7 +926,8 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     m->nruns++;
     size_t threads_before = m->nthreads, warnings_before = m->nwarnings, keys_before = m->nkeys;
     size_t mem_before = m->nmem;
-    struct run_handler h = {&in, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
+    struct run_handler h = {&in,        on_meta,    on_begin,  on_event,
+                            on_summary, on_problem, on_memory, on_stop};
     struct rep_error why;
     rep_error_clear(&why);
     unsigned long line = 0;
@@ -857,7 +939,12 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     free(in.nodes.region);
     attach_locations(&in);
     run = &m->runs[m->nruns - 1];
-    if (st == RUNFILE_SKIPPED || st == RUNFILE_IO_ERROR) {
+    if (!in.dropped && in.counted && (st == RUNFILE_SKIPPED || st == RUNFILE_IO_ERROR)) {
+        struct program_count *c = program_count(m, run->program);
+        c->runs--;
+        c->kept--;
+    }
+    if (st == RUNFILE_SKIPPED || st == RUNFILE_IO_ERROR || in.dropped) {
         /* Forget the run: nothing of it was counted but its threads and warnings. */
         for (size_t i = threads_before; i < m->nthreads; i++) {
             free(m->threads[i].tid);
@@ -889,10 +976,11 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
             snprintf(where, sizeof where, "%s:%lu", name, line);
         else
             snprintf(where, sizeof where, "%s", name);
-        model_warn(m, where, "skipped", 1, "file skipped: %s",
-                   st == RUNFILE_IO_ERROR ? "read error"
-                   : why.msg[0]           ? why.msg
-                                          : "not a run file");
+        if (!in.dropped) /* another program's run is counted in m->programs instead */
+            model_warn(m, where, "skipped", 1, "file skipped: %s",
+                       st == RUNFILE_IO_ERROR ? "read error"
+                       : why.msg[0]           ? why.msg
+                                              : "not a run file");
         paths_stop(m->paths);
         if (m->sink && m->sink->run_end)
             m->sink->run_end(m->sink->ctx, m, m->nruns, 0);
@@ -992,6 +1080,14 @@ double model_run_mean(const struct region *r, size_t k)
     if (k >= r->run_cap || r->run_calls[k] == 0)
         return NAN;
     return r->run_sum[k] / (double)r->run_calls[k];
+}
+
+/* Whether thread t was mostly idle (model.h). */
+int model_thread_idle(const struct thread_rec *t)
+{
+    if (!isfinite(t->cpu_ns) || !isfinite(t->wall_ns) || t->wall_ns < MODEL_IDLE_MIN_NS)
+        return -1;
+    return t->cpu_ns < MODEL_IDLE_SHARE * t->wall_ns;
 }
 
 /* Time in top-level regions over every thread of every run. */

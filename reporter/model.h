@@ -37,6 +37,9 @@ struct thread_rec {
     char *tid, *name, *state;
     uint64_t events;
     double busy_ns; /* time in regions at depth 0 */
+    /* From the ThreadCpu record: CPU time and wall time while the thread recorded, ns; NaN
+       when the run does not say (older files, killed runs) */
+    double cpu_ns, wall_ns;
 };
 
 /* One region (all regions with the same id text, across threads and runs). */
@@ -81,6 +84,24 @@ struct warning_rec {
     char *kind;
     uint64_t count;
     char *message;
+};
+
+/* The runs of one program (their Program record) that the model met. */
+struct program_count {
+    char *name;  /* the Program record, UTF-8 repaired; NULL: runs without one */
+    size_t runs; /* runs read up to their table */
+    size_t kept; /* of them, the runs in the model */
+};
+
+/* Which runs the model keeps, by their Program record (model_pick). A run left out is read up
+   to its table and counted in the model's programs, nothing more. A run without a Program
+   record (the seed form) is kept whatever the pick but PICK_NONE: it names no other program. */
+enum program_pick {
+    PICK_ALL,   /* every run: a model's default */
+    PICK_NONE,  /* none: each run is only counted (a first look at the inputs) */
+    PICK_EXACT, /* the runs whose Program is the name given */
+    PICK_NAME,  /* the runs whose Program, or its last path component, is the name given */
+    PICK_FIRST  /* the program of the first run read, then as PICK_EXACT */
 };
 
 struct model;
@@ -155,6 +176,10 @@ struct model {
     uint64_t events, skipped_rows;
     double self_total_ns; /* all regions, filtered or not: the base of "% time" */
     int any_summary, any_approximate;
+    enum program_pick pick;
+    char *pick_name;                /* owned */
+    struct program_count *programs; /* every program met, in the order first met */
+    size_t nprograms;
 };
 
 void model_init(struct model *m);
@@ -173,6 +198,10 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
    file's parser (model_add_run), or a killed run's parts (partfile.h). */
 enum run_status model_read_run(struct model *m, const char *name, int recovered, run_reader read,
                                void *src);
+/* Keep only the runs pick and name (copied) select, from the next run read on. */
+void model_pick(struct model *m, enum program_pick pick, const char *name);
+/* Whether a Program record names the program name: the whole path, or its last component. */
+int model_program_is(const char *program, const char *name);
 /* Add a warning (copies the strings). */
 void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -184,6 +213,14 @@ size_t *model_ranked(const struct model *m, size_t *n);
 size_t *model_ranked_by(const struct model *m, enum model_sort sort, size_t *n);
 /* Mean cost per call of region r in run k (NaN when it did not run). */
 double model_run_mean(const struct region *r, size_t k);
+/* A thread is mostly idle (waiting, not working) when its CPU time is under this share of
+   its wall time while it recorded, over at least MODEL_IDLE_MIN_NS of wall time (shorter
+   threads are too brief to judge). */
+#define MODEL_IDLE_SHARE 0.10
+#define MODEL_IDLE_MIN_NS 1e6
+/* 1 when thread t was mostly idle, 0 when not, -1 when its run does not say (no ThreadCpu
+   record, or too short to judge). */
+int model_thread_idle(const struct thread_rec *t);
 /* Time spent in top-level regions, all threads of all runs: the base of "Total %". */
 double model_busy(const struct model *m);
 

@@ -18,6 +18,7 @@ struct adapter {
     const struct run_handler *h;
     enum run_kind kind;
     uint64_t frequency;
+    int stopped; /* the handler's stop said so after begin: no more records go to it */
 };
 
 /* Whether the field of n bytes is the word w. */
@@ -49,6 +50,7 @@ static void on_table(void *ctx, int summary)
     a->kind = summary ? RUN_SUMMARY : RUN_EVENTS;
     if (a->h->begin)
         a->h->begin(a->h->ctx, a->kind, a->frequency);
+    a->stopped = a->h->stop && a->h->stop(a->h->ctx);
 }
 
 /* One events-table row: the record itself, with ticks and self 0 when the region never stopped,
@@ -59,7 +61,7 @@ static void on_event(void *ctx, const struct prof_event_rec *r)
     struct prof_event_rec e = *r;
     if (!e.stopped)
         e.ticks = e.self = 0;
-    if (a->h->event)
+    if (a->h->event && !a->stopped)
         a->h->event(a->h->ctx, &e);
 }
 
@@ -67,7 +69,7 @@ static void on_event(void *ctx, const struct prof_event_rec *r)
 static void on_summary(void *ctx, const struct prof_summary_rec *r)
 {
     struct adapter *a = ctx;
-    if (a->h->summary)
+    if (a->h->summary && !a->stopped)
         a->h->summary(a->h->ctx, r);
 }
 
@@ -93,7 +95,7 @@ static void on_memory(void *ctx, const struct prof_memory_rec *r)
                            .stack_len = r->stack ? strlen(r->stack) : 0,
                            .count = r->count,
                            .bytes = r->bytes};
-    if (a->h->memory)
+    if (a->h->memory && !a->stopped)
         a->h->memory(a->h->ctx, &m);
 }
 
@@ -110,7 +112,7 @@ enum run_status partfile_read(void *src, const struct run_handler *h, struct rep
                               unsigned long *line)
 {
     struct partfile *pf = src;
-    struct adapter a = {h, RUN_EVENTS, 0};
+    struct adapter a = {h, RUN_EVENTS, 0, 0};
     /* The summary section's rows (PROFILER_MAX_EVENTS) come through on_summary too. */
     struct prof_run_sink sink = {&a,       on_meta,    on_table,  NULL, NULL,
                                  on_event, on_summary, on_memory, NULL, NULL};

@@ -625,6 +625,26 @@ static void table_header(struct runfile *r)
     r->state = ST_ROWS;
     if (r->h->begin)
         r->h->begin(r->h->ctx, r->kind, r->frequency);
+    if (r->h->stop && r->h->stop(r->h->ctx))
+        r->stop = 1;
+}
+
+/* Check a ThreadCpu record (FORMAT.md 1.2): a thread number and two times in ns. Reports and
+   returns -1 when it is not one, so the handler never sees it. */
+static int thread_cpu_record(struct runfile *r)
+{
+    unsigned thread;
+    uint64_t ns;
+    if (r->nf < PROF_THREAD_CPU_FIELDS) { /* a later version may add fields */
+        problem(r, r->rec_line, "%s record: expected %d fields, found %zu", PROF_THREAD_CPU_RECORD,
+                PROF_THREAD_CPU_FIELDS, r->nf);
+        return -1;
+    }
+    if (field_uint(r, 1, PROF_THREAD_CPU_RECORD " thread", &thread) != 0 ||
+        field_u64(r, 2, PROF_THREAD_CPU_RECORD " CPU", &ns) != 0 ||
+        field_u64(r, 3, PROF_THREAD_CPU_RECORD " wall", &ns) != 0)
+        return -1;
+    return 0;
 }
 
 /* Handle one record before the table: Mode, the header, or metadata for the handler. */
@@ -653,6 +673,8 @@ static void meta_record(struct runfile *r)
     /* The parser owns these two; repeating them is odd but harmless. */
     if (field_is(r, 0, "Frequency") || field_is(r, 0, "Format"))
         return;
+    if (field_is(r, 0, PROF_THREAD_CPU_RECORD) && thread_cpu_record(r) != 0)
+        return;
     if (r->h->meta) {
         for (size_t i = 0; i < r->nf; i++)
             r->fptr[i] = r->rbuf + r->foff[i];
@@ -670,6 +692,10 @@ static void format_record(struct runfile *r)
         r->state = ST_ROWS;
         if (r->h->begin)
             r->h->begin(r->h->ctx, RUN_SEED, r->frequency);
+        if (r->h->stop && r->h->stop(r->h->ctx)) {
+            r->stop = 1;
+            return;
+        }
         seed_row(r);
         return;
     }

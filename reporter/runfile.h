@@ -66,6 +66,9 @@ struct run_handler {
     void (*problem)(void *ctx, unsigned long line, const char *message);
     /* A row of the memory section, after the table (version 2). */
     void (*memory)(void *ctx, const struct run_memory *m);
+    /* Asked right after begin: nonzero ends the reading there, with RUNFILE_OK (the handler
+       wants the run's metadata only). NULL: never. */
+    int (*stop)(void *ctx);
 };
 
 enum run_status {

@@ -53,8 +53,10 @@ static const struct column runs_cols[] = {
     {"Threads", COL_COUNT}, {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
     {"Complete", COL_TEXT}, {"Recovered", COL_TEXT}};
 static const struct column threads_cols[] = {
-    {"Run", COL_COUNT}, {"File", COL_TEXT},  {"Thread", COL_COUNT}, {"Tid", COL_TEXT},
-    {"Name", COL_TEXT}, {"State", COL_TEXT}, {"Events", COL_COUNT}, {"Busy", COL_TOTAL_NS}};
+    {"Run", COL_COUNT},    {"File", COL_TEXT},     {"Thread", COL_COUNT},
+    {"Tid", COL_TEXT},     {"Name", COL_TEXT},     {"State", COL_TEXT},
+    {"Events", COL_COUNT}, {"Busy", COL_TOTAL_NS}, {"Wall", COL_TOTAL_NS},
+    {"CPU", COL_TOTAL_NS}, {"CPU %", COL_SHARE},   {"Mostly idle", COL_TEXT}};
 
 /* Edges heavier first, then by callee; ctx is the model. */
 static int by_edge_total(const void *a, const void *b, void *ctx)
@@ -179,10 +181,21 @@ void table_row(const struct table *t, size_t i, struct cell *c)
     }
     default: {
         const struct thread_rec *th = &m->threads[i];
-        struct cell row[] = {count(th->run + 1), text(m->runs[th->run].file),
-                             count(th->number),  text(th->tid),
-                             text(th->name),     text(th->state),
-                             count(th->events),  num(th->busy_ns)};
+        int idle = model_thread_idle(th);
+        struct cell row[] = {count(th->run + 1),
+                             text(m->runs[th->run].file),
+                             count(th->number),
+                             text(th->tid),
+                             text(th->name),
+                             text(th->state),
+                             count(th->events),
+                             num(th->busy_ns),
+                             num(th->wall_ns),
+                             num(th->cpu_ns),
+                             num(th->wall_ns > 0 ? th->cpu_ns / th->wall_ns : NAN),
+                             text(idle < 0 ? NULL
+                                  : idle   ? "yes"
+                                           : "no")};
         memcpy(c, row, sizeof row);
         break;
     }

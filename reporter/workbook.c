@@ -12,6 +12,7 @@
 #include "cct.h"
 #include "compare.h"
 #include "model.h"
+#include "programs.h"
 #include "tables.h"
 #include "util.h"
 #include "workbook.h"
@@ -800,6 +801,9 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     put_str(b, ws, row++, 0, ri->title ? ri->title : "profreport report", b->f.title);
     row++;
     kv_num(b, ws, &row, "Runs", (double)m->nruns, b->f.count);
+    char *programs = programs_summary(m);
+    kv(b, ws, &row, m->nprograms > 1 ? "Programs" : "Program", programs);
+    free(programs);
     size_t incomplete = 0, recovered = 0;
     for (size_t k = 0; k < m->nruns; k++) {
         incomplete += !m->runs[k].complete;
@@ -809,6 +813,16 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     kv_num(b, ws, &row, "Runs recovered from killed processes", (double)recovered, b->f.count);
     kv_num(b, ws, &row, "Inputs (run files and killed runs)", (double)ri->ninputs, b->f.count);
     kv_num(b, ws, &row, "Threads", (double)m->nthreads, b->f.count);
+    size_t idle = 0, timed = 0;
+    for (size_t i = 0; i < m->nthreads; i++) {
+        int k = model_thread_idle(&m->threads[i]);
+        timed += k >= 0;
+        idle += k > 0;
+    }
+    if (timed)
+        snprintf(buf, sizeof buf, "%zu of %zu (CPU under %.0f %% of wall time; see Threads)", idle,
+                 timed, 100 * MODEL_IDLE_SHARE);
+    kv(b, ws, &row, "Mostly idle threads", timed ? buf : "unknown (no CPU times in these runs)");
     kv_num(b, ws, &row, "Events read", (double)m->events, b->f.count);
     kv_num(b, ws, &row, "Regions", (double)n, b->f.count);
     const char *first = NULL, *last = NULL;
@@ -842,6 +856,10 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
                                  fr.len ? ", " : "", (unsigned long long)m->runs[k].frequency);
     }
     kv(b, ws, &row, "Tick rates", fr.s);
+    char *mixed = programs_mixed(m);
+    if (mixed)
+        kv(b, ws, &row, "Runs unlike each other", mixed);
+    free(mixed);
     kv_num(b, ws, &row, "Warnings", (double)m->nwarnings + (ri->charts_note != NULL), b->f.count);
     kv_num(b, ws, &row, "Malformed rows skipped", (double)m->skipped_rows, b->f.count);
     kv(b, ws, &row, "Command", ri->command_line);
@@ -1144,7 +1162,11 @@ static void sheet_about(struct book *b)
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "About");
     static const char *const lines[][2] = {
         {"Summary", "What was read, the top regions (by total time, or as --sort says), and "
-                    "native charts."},
+                    "native charts. Programs: the runs are grouped by their Program record and "
+                    "one program is reported (--program NAME, else the one with the most runs; "
+                    "--all-programs merges them); the others are named with their runs. Runs "
+                    "unlike each other: runs from different hosts or clocks, or tick rates of one "
+                    "clock more than 1 % apart."},
         {"Call cost", "One row per region (all rows with the same id text, across threads and "
                       "runs), heaviest first (by total time, or as --sort says). Times are "
                       "converted from ticks with each run's own "
@@ -1179,7 +1201,10 @@ static void sheet_about(struct book *b)
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file, then region x run matrices of mean cost and calls."},
         {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
-                    "base of Total %). Below: "
+                    "base of Total %). Wall and CPU: the thread's wall-clock and CPU time from its "
+                    "first event to its end (or the run's end), empty when the run does not say; "
+                    "Mostly idle: CPU under 10 % of Wall (over at least 1 ms), a thread that "
+                    "waited more than it worked. Below: "
                     "total and self time of each region per thread name (threads of the same "
                     "name in different runs add up)."},
         {"Call tree", "Exact caller -> callee edges from the Parent column (of events rows, and "

@@ -77,7 +77,7 @@ def mixed_runs(seed=61):
             rows += trows
             end = max(end, tend)
         runs.append(RunSpec(f"profiling_2026.03.0{k + 1}_10.00.00_{500 + k}.csv", freq, threads,
-                            rows, duration=end + 100, pid=500 + k, program=f"/opt/app{k}",
+                            rows, duration=end + 100, pid=500 + k, program="/opt/app",
                             host="h", start=f"2026-03-0{k + 1}T10:00:00.000000Z"))
     return runs
 

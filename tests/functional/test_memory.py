@@ -237,7 +237,8 @@ def test_memory_sheet_shows_each_runs_findings(tmp_path):
         assert proc.returncode == 0
     runs = [parse_run(f) for f in run_files(folder)]
     out = tmp_path / "report.xlsx"
-    p = run_command([PROFREPORT, folder, "-o", out, "--no-gnuplot"],
+    # Two programs: reported together on purpose.
+    p = run_command([PROFREPORT, folder, "-o", out, "--no-gnuplot", "--all-programs"],
                     env=clean_env(), cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     rows = memory_sheet(out)

@@ -194,8 +194,8 @@ enum run_status fuzz_parse(const uint8_t *text, size_t size, struct fuzz_runlog 
     for (const uint8_t *p = text, *end = text + size; (p = memchr(p, '\n', (size_t)(end - p))); p++)
         log->lines++;
     log->region_hash = log->problem_hash = FUZZ_HASH_START;
-    struct run_handler h = {log,           check_meta,    check_begin, check_event,
-                            check_summary, check_problem, check_memory};
+    struct run_handler h = {log,           check_meta,    check_begin,  check_event,
+                            check_summary, check_problem, check_memory, NULL};
     FILE *f = fuzz_open(text, size);
     struct rep_error why;
     unsigned long line = 0;
@@ -223,8 +223,8 @@ enum run_status fuzz_read_parts(const char *const *paths, size_t n, struct fuzz_
     struct partfile pf;
     if (partfile_open(&pf, paths, n) != PROF_OK)
         return RUNFILE_SKIPPED;
-    struct run_handler h = {log,           check_meta,    check_begin, check_event,
-                            check_summary, check_problem, check_memory};
+    struct run_handler h = {log,           check_meta,    check_begin,  check_event,
+                            check_summary, check_problem, check_memory, NULL};
     struct rep_error why;
     unsigned long line = 0;
     enum run_status st = partfile_read(&pf, &h, &why, &line);

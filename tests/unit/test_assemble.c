@@ -120,6 +120,67 @@ static void parts_merge_into_one_run_file(void **state)
     free(p2);
 }
 
+/* A thread's last CPU chunk becomes its ThreadCpu record after the Thread records, whether
+   the part ended cleanly or not; a thread without one (an older part) has none, and a chunk
+   cut short is damage. */
+static void cpu_chunks_become_thread_cpu_records(void **state)
+{
+    (void)state;
+    const char *ids[] = {"work"};
+    uint32_t w[] = {0, 100, PROF_W_EXIT | 7};
+    char *p1 = make_part(1, "main", ids, 1, w, 3, NULL);
+    char *p2 = make_part(2, "worker", ids, 1, w, 3, NULL);
+    char *p3 = make_part(3, "old", ids, 1, w, 3, "exited");
+    char *p5 = make_part(4, "killed", ids, 1, w, 3, NULL);
+    /* 16 bytes and more (a later version's fields are ignored), then too short. */
+    uint64_t cpu0[2] = {1, 2}, cpu1[2] = {1500000, 2000000};
+    uint64_t cpu2[3] = {7, 18446744073709551615ull, 99};
+    int fd = open(p1, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, cpu0, sizeof cpu0), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, cpu1, sizeof cpu1), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+    fd = open(p2, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, cpu2, sizeof cpu2), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "running", 7), 0);
+    close(fd);
+    fd = open(p5, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, cpu0, sizeof cpu0), 0);
+    close(fd);
+    const char *paths[] = {p3, p2, p1, p5};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0};
+    enum prof_error err;
+    char *text = assemble(paths, 4, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Thread,1,99,main,exited\n"
+                                 "Thread,2,99,worker,running\n"
+                                 "Thread,3,99,old,exited\n"
+                                 "Thread,4,99,killed,incomplete\n"
+                                 "ThreadCpu,1,1500000,2000000\n"
+                                 "ThreadCpu,2,7,18446744073709551615\n"
+                                 "ThreadCpu,4,1,2\n"
+                                 "Warning,"));
+    free(text);
+
+    uint32_t short_cpu[3] = {1, 2, 3};
+    char *p4 = make_part(1, "main", ids, 1, w, 3, NULL);
+    fd = open(p4, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, short_cpu, sizeof short_cpu), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+    const char *one[] = {p4};
+    text = assemble(one, 1, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_null(strstr(text, "ThreadCpu"));
+    assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"));
+    free(text);
+    char *all[] = {p1, p2, p3, p4, p5};
+    for (size_t i = 0; i < 5; i++) {
+        unlink(all[i]);
+        free(all[i]);
+    }
+}
+
 /* A killed run (no end chunk, open regions) recovers as incomplete, with warnings. */
 static void killed_run_recovers_incomplete(void **state)
 {
@@ -682,6 +743,7 @@ int main(void)
         cmocka_unit_test(parts_merge_into_one_run_file),
         cmocka_unit_test(writer_matches_a_plain_reference),
         cmocka_unit_test(killed_run_recovers_incomplete),
+        cmocka_unit_test(cpu_chunks_become_thread_cpu_records),
         cmocka_unit_test(summary_records_become_rows),
         cmocka_unit_test(summary_record_of_unknown_id_is_damage),
         cmocka_unit_test(v3_records_keep_their_paths),

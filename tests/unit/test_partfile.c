@@ -87,7 +87,8 @@ static void on_memory(void *ctx, const struct run_memory *m)
 static char *told(const char *const *paths, size_t n, int csv)
 {
     struct prof_sbuf log = {0};
-    struct run_handler h = {&log, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
+    struct run_handler h = {&log,       on_meta,    on_begin,  on_event,
+                            on_summary, on_problem, on_memory, NULL};
     struct rep_error why;
     unsigned long line = 0;
     if (csv) {
@@ -286,7 +287,8 @@ static void part_gone_since_open_is_a_read_error(void **state)
     assert_int_equal(partfile_open(&pf, paths, 1), PROF_OK);
     unlink(p);
     struct prof_sbuf log = {0};
-    struct run_handler h = {&log, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
+    struct run_handler h = {&log,       on_meta,    on_begin,  on_event,
+                            on_summary, on_problem, on_memory, NULL};
     struct rep_error why = {REP_OK, "unset"};
     unsigned long line = 99;
     assert_int_equal(partfile_read(&pf, &h, &why, &line), RUNFILE_IO_ERROR);

@@ -150,7 +150,8 @@ static void on_problem(void *ctx, unsigned long line, const char *message)
 static enum run_status parse_bytes(const char *text, size_t len, struct log *l,
                                    struct rep_error *why, unsigned long *line)
 {
-    struct run_handler h = {l, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
+    struct run_handler h = {l,          on_meta,    on_begin,  on_event,
+                            on_summary, on_problem, on_memory, NULL};
     FILE *f = fmemopen((void *)text, len, "r");
     assert_non_null(f);
     enum run_status st = runfile_parse(f, "test.csv", &h, why, line);
@@ -736,6 +737,37 @@ static void bad_numbers_name_column_and_value(void **state)
               "problem 13: column Nested: \"00\" is not 0 or 1");
 }
 
+/* A ThreadCpu record (thread, CPU ns, wall ns) reaches the handler as it is, trailing fields
+   kept for later versions; one with a bad number or too few fields is a problem at its line,
+   and the handler never sees it. */
+static void thread_cpu_records_are_checked(void **state)
+{
+    (void)state;
+    struct log l = {0};
+    assert_int_equal(parse_text("Frequency,1000\n"
+                                "Format,profreport-run,3\n"
+                                "Mode,events\n"
+                                "Thread,1,100,main,exited\n"
+                                "ThreadCpu,1,1500000,2000000\n"
+                                "ThreadCpu,2,0,18446744073709551615,later\n"
+                                "ThreadCpu,3,12x,5\n"
+                                "ThreadCpu,4,5,\n"
+                                "ThreadCpu,4294967296,1,1\n"
+                                "ThreadCpu,5,18446744073709551616,1\n"
+                                "ThreadCpu,6,1\n"
+                                "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n",
+                                &l, NULL, NULL),
+                     RUNFILE_OK);
+    CHECK_LOG(&l, "meta [Mode] [events]", "meta [Thread] [1] [100] [main] [exited]",
+              "meta [ThreadCpu] [1] [1500000] [2000000]",
+              "meta [ThreadCpu] [2] [0] [18446744073709551615] [later]",
+              "problem 7: column ThreadCpu CPU: \"12x\" is not a number",
+              "problem 8: column ThreadCpu wall is empty",
+              "problem 9: column ThreadCpu thread: \"4294967296\" is too large",
+              "problem 10: column ThreadCpu CPU: \"18446744073709551616\" is too large",
+              "problem 11: ThreadCpu record: expected 4 fields, found 3", "begin events 1000");
+}
+
 /* Numbers past uint64 (or past unsigned for Thread and Depth) are too large; the limits pass. */
 static void overflow_is_reported(void **state)
 {
@@ -877,7 +909,8 @@ static void read_error_is_io_error(void **state)
 {
     (void)state;
     struct log l = {0};
-    struct run_handler h = {&l, on_meta, on_begin, on_event, on_summary, on_problem, on_memory};
+    struct run_handler h = {&l,         on_meta,    on_begin,  on_event,
+                            on_summary, on_problem, on_memory, NULL};
     FILE *f = fopen("/", "r"); /* opens, but reading a directory fails with EISDIR */
     assert_non_null(f);
     struct rep_error why;
@@ -1308,6 +1341,7 @@ int main(void)
         cmocka_unit_test(extra_trailing_columns_are_ignored),
         cmocka_unit_test(wrong_field_count_is_reported_and_skipped),
         cmocka_unit_test(bad_numbers_name_column_and_value),
+        cmocka_unit_test(thread_cpu_records_are_checked),
         cmocka_unit_test(overflow_is_reported),
         cmocka_unit_test(line_numbers_count_line_ends_inside_quoted_ids),
         cmocka_unit_test(truncated_inside_quoted_field),
