@@ -11,20 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The unit for values around typical_ns. */
-struct unit unit_for(double typical_ns, const char *forced)
-{
-    static const struct unit units[] = {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}};
-    if (forced && strcmp(forced, "auto") != 0)
-        for (size_t i = 0; i < 4; i++)
-            if (strcmp(forced, units[i].name) == 0)
-                return units[i];
-    for (size_t i = 0; i < 3; i++)
-        if (typical_ns >= units[i].ns)
-            return units[i];
-    return units[3];
-}
-
 const char *const table_names[TABLE_COUNT] = {"callcost", "calltree", "runs", "threads"};
 
 static const struct column callcost_cols[] = {

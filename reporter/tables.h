@@ -14,18 +14,10 @@
 #define PROFREPORT_TABLES_H
 
 #include "model.h"
+#include "units.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* A time unit for a column: its name and how many ns make one. */
-struct unit {
-    const char *name;
-    double ns;
-};
-
-/* The unit for values around typical_ns (auto), or the forced one ("s", "ms", "us", "ns"). */
-struct unit unit_for(double typical_ns, const char *forced);
 
 /* The tables every output that lists statistics shares. */
 enum table_id { TABLE_CALLCOST, TABLE_CALLTREE, TABLE_RUNS, TABLE_THREADS, TABLE_COUNT };
