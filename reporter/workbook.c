@@ -33,7 +33,7 @@
 /* The formats every sheet uses. */
 struct fmts {
     lxw_format *bold, *header, *title, *num, *pct, *count, *wrap, *note;
-    lxw_format *ratio, *pvalue, *slower, *faster, *long_name;
+    lxw_format *ratio, *pvalue, *slower, *faster, *long_name, *header_right;
 };
 
 /* A cell whose text wraps: its row grows to the lines the text takes at its column's width. */
@@ -187,14 +187,17 @@ static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
     /* The column fits the text up to a cap; longer names wrap rather than being cut off by
        the next cell. A title spills into the empty cells beside it. */
     double cap = f && f == b->f.wrap ? WIDTH_PROSE : WIDTH_NAMES;
-    if (f == b->f.header)
+    if (f == b->f.header || f == b->f.header_right)
         measure(b, ws, c, header_width(v));
     else if (f != b->f.title)
         measure(b, ws, c, (chars < cap ? (double)chars : cap) * (f == b->f.bold ? 1.15 : 1));
     if (!f && chars > WIDTH_NAMES)
         f = b->f.long_name;
-    if (f == b->f.header || f == b->f.wrap || f == b->f.long_name)
-        note_wrap(b, ws, r, c, v, f == b->f.header ? 1.3 : 1.15);
+    /* Widths count characters as wide as a digit; bold headers are wider. */
+    if (f == b->f.header || f == b->f.header_right)
+        note_wrap(b, ws, r, c, v, 1.3);
+    else if (f == b->f.wrap || f == b->f.long_name)
+        note_wrap(b, ws, r, c, v, 1.0);
     worksheet_write_string(ws, r, c, v, f);
     free(v);
 }
@@ -425,6 +428,12 @@ static void make_formats(struct book *b)
     format_set_bottom(b->f.header, LXW_BORDER_THIN);
     format_set_text_wrap(b->f.header);
     format_set_align(b->f.header, LXW_ALIGN_VERTICAL_TOP);
+    /* Over a matrix's numbers, which may sit in a wide column of the table above. */
+    b->f.header_right = workbook_add_format(wb);
+    format_set_bold(b->f.header_right);
+    format_set_bottom(b->f.header_right, LXW_BORDER_THIN);
+    format_set_text_wrap(b->f.header_right);
+    format_set_align(b->f.header_right, LXW_ALIGN_RIGHT);
     b->f.title = workbook_add_format(wb);
     format_set_bold(b->f.title);
     format_set_font_size(b->f.title, 14);
@@ -563,7 +572,7 @@ static lxw_row_t put_matrix(struct book *b, lxw_worksheet *ws, lxw_row_t top, co
     put_str(b, ws, top + 1, 0, "Region", b->f.header);
     for (size_t k = 0; k < mx->ncols; k++) {
         char *head = mx->head(b->m, k);
-        put_str(b, ws, top + 1, (lxw_col_t)(k + 1), head, b->f.header);
+        put_str(b, ws, top + 1, (lxw_col_t)(k + 1), head, b->f.header_right);
         free(head);
     }
     for (size_t i = 0; i < n; i++) {
