@@ -1,6 +1,6 @@
 /*
  * tables.c - the model as ordered tables with their column schemas, for every output that
- * lists statistics (workbook.c's sheets, export.c's CSV and JSON), and the time units.
+ * lists statistics (workbook.c's sheets, export.c's CSV and JSON).
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "tables.h"
