@@ -323,18 +323,22 @@ static void fit_columns(struct book *b)
     for (size_t i = 0; i < b->nsheets; i++) {
         struct sheet_widths *sw = &b->sheets[i];
         for (size_t c = 0; c < sw->n; c++) {
-            sw->w[c] = sw->w[c] > 0 ? ceil(sw->w[c] + 2 < 6 ? 6 : sw->w[c] + 2) : 8.43;
-            if (sw->w[c] != 8.43)
+            if (sw->w[c] > 0) {
+                sw->w[c] = ceil(sw->w[c] + 2 < 6 ? 6 : sw->w[c] + 2);
                 worksheet_set_column(sw->ws, (lxw_col_t)c, (lxw_col_t)c, sw->w[c], NULL);
+            } else {
+                sw->w[c] = LXW_DEF_COL_WIDTH; /* nothing measured: the default stays */
+            }
         }
-        qsort(sw->wraps, sw->nwraps, sizeof *sw->wraps, by_row);
+        if (sw->nwraps)
+            qsort(sw->wraps, sw->nwraps, sizeof *sw->wraps, by_row);
         for (size_t k = 0; k < sw->nwraps;) {
             lxw_row_t row = sw->wraps[k].row;
             unsigned lines = 1;
             for (; k < sw->nwraps && sw->wraps[k].row == row; k++) {
                 const struct wrapped *x = &sw->wraps[k];
-                unsigned l =
-                    wrap_lines(x->text, x->col < sw->n ? sw->w[x->col] - 1 : 7.4, x->scale);
+                double width = x->col < sw->n ? sw->w[x->col] : LXW_DEF_COL_WIDTH;
+                unsigned l = wrap_lines(x->text, width - 1, x->scale);
                 lines = l > lines ? l : lines;
                 free(x->text);
             }
