@@ -14,13 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Print a value in the unit, or "-" when unknown. */
-static void cell(FILE *out, double ns, struct unit u, int width)
+/* Print a time with its own unit (or --unit's), as the workbook shows it; "-" when unknown. */
+static void cell(FILE *out, double ns, const char *unit, int width)
 {
-    if (isfinite(ns))
-        fprintf(out, " %*.*f", width, 3, ns / u.ns);
-    else
-        fprintf(out, " %*s", width, "-");
+    char buf[64];
+    fprintf(out, " %*s", width, time_text(buf, sizeof buf, ns, unit));
 }
 
 /* The region name for a terminal: as text_visible shows it, cut to width. */
@@ -47,20 +45,9 @@ void flat_print(FILE *out, struct model *m, const struct report_info *ri)
     table_open(&t, m, TABLE_CALLCOST);
     size_t n = t.nrows;
     size_t top = n < ri->top ? n : ri->top;
-    /* The top rows are kept; every row is read for the largest total, which sets the unit. */
     struct cell(*rows)[CC_NCOLS] = xmalloc((top ? top : 1) * sizeof *rows);
-    double largest = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct cell row[CC_NCOLS];
-        table_row(&t, i, row);
-        if (cell_number(&row[CC_TOTAL]) > largest)
-            largest = cell_number(&row[CC_TOTAL]);
-        if (i < top)
-            memcpy(rows[i], row, sizeof row);
-    }
-    struct unit total = unit_for(largest, ri->unit);
-    double typical = top ? cell_number(&rows[top / 2][CC_MEAN]) : 0;
-    struct unit cost = unit_for(isfinite(typical) ? typical : 0, ri->unit);
+    for (size_t i = 0; i < top; i++)
+        table_row(&t, i, rows[i]);
 
     fprintf(out, "%zu run%s, %zu thread%s, %llu events, %zu regions\n", m->nruns,
             m->nruns == 1 ? "" : "s", m->nthreads, m->nthreads == 1 ? "" : "s",
@@ -68,8 +55,6 @@ void flat_print(FILE *out, struct model *m, const struct report_info *ri)
     if (top > 0) {
         fprintf(out, "\n  total%%  %10s  %10s  %10s  %10s  %10s  %10s  region\n", "total", "self",
                 "calls", "mean", "median", "p99");
-        fprintf(out, "         %10s  %10s  %10s  %10s  %10s  %10s\n", total.name, total.name, "",
-                cost.name, cost.name, cost.name);
     }
     for (size_t i = 0; i < top; i++) {
         const struct cell *c = rows[i];
@@ -80,12 +65,12 @@ void flat_print(FILE *out, struct model *m, const struct report_info *ri)
             fprintf(out, "  %6.2f", pct);
         else
             fprintf(out, "  %6s", "-");
-        cell(out, cell_number(&c[CC_TOTAL]), total, 11);
-        cell(out, cell_number(&c[CC_SELF]), total, 11);
+        cell(out, cell_number(&c[CC_TOTAL]), ri->unit, 11);
+        cell(out, cell_number(&c[CC_SELF]), ri->unit, 11);
         fprintf(out, " %11llu", (unsigned long long)c[CC_CALLS].i);
-        cell(out, cell_number(&c[CC_MEAN]), cost, 11);
-        cell(out, cell_number(&c[CC_MEDIAN]), cost, 11);
-        cell(out, cell_number(&c[CC_P99]), cost, 11);
+        cell(out, cell_number(&c[CC_MEAN]), ri->unit, 11);
+        cell(out, cell_number(&c[CC_MEDIAN]), ri->unit, 11);
+        cell(out, cell_number(&c[CC_P99]), ri->unit, 11);
         fputs("  ", out);
         name_cell(out, c[CC_REGION].s);
         fputc('\n', out);
@@ -157,20 +142,12 @@ void flat_print_compare(FILE *out, const struct comparison *c, const struct repo
     if (changed == 0) {
         fprintf(out, "\nno region changed significantly\n%s\n", rule);
     } else {
-        double typical = 0;
-        for (size_t i = 0; i < c->nrows; i++)
-            if (c->rows[i].verdict == VERDICT_FASTER || c->rows[i].verdict == VERDICT_SLOWER) {
-                typical = c->rows[i].base_median;
-                break;
-            }
-        struct unit u = unit_for(isfinite(typical) ? typical : 0, ri->unit);
         fprintf(out, "\n%zu region%s changed significantly: %zu slower, %zu faster\n%s\n", changed,
                 changed == 1 ? "" : "s", c->slower, c->faster, rule);
         fprintf(out, "\n  %-7s %9s %8s  %-18s %10s %12s %12s  region\n", "verdict", "change",
                 "ratio", "95% interval", "adj. p", "baseline", "new");
-        char med[32];
-        snprintf(med, sizeof med, "median (%s)", u.name);
-        fprintf(out, "  %-7s %9s %8s  %-18s %10s %12s %12s\n", "", "", "", "", "", med, med);
+        fprintf(out, "  %-7s %9s %8s  %-18s %10s %12s %12s\n", "", "", "", "", "", "median",
+                "median");
         size_t shown = 0;
         for (size_t i = 0; i < c->nrows && shown < ri->top; i++) {
             const struct compare_row *r = &c->rows[i];
@@ -187,8 +164,8 @@ void flat_print_compare(FILE *out, const struct comparison *c, const struct repo
             else
                 fprintf(out, " %9s", "-");
             fprintf(out, " %8s  %-18s %10.3g", ratio, interval, r->q);
-            cell(out, r->base_median, u, 12);
-            cell(out, r->new_median, u, 12);
+            cell(out, r->base_median, ri->unit, 12);
+            cell(out, r->new_median, ri->unit, 12);
             fputs("  ", out);
             name_cell(out, r->display);
             fputc('\n', out);
@@ -201,13 +178,6 @@ void flat_print_compare(FILE *out, const struct comparison *c, const struct repo
         fputc('\n', out);
     list_regions(out, c, VERDICT_ADDED, "added", c->added, ri->top);
     list_regions(out, c, VERDICT_REMOVED, "removed", c->removed, ri->top);
-}
-
-/* A time with three significant digits and its unit. */
-static void time_text(char *buf, size_t size, double ns)
-{
-    struct unit u = unit_for(ns, NULL);
-    snprintf(buf, size, "%.3g %s", ns / u.ns, u.name);
 }
 
 /* The mostly idle threads: how many, then the first top of them. */
@@ -231,8 +201,8 @@ void flat_print_idle(FILE *out, const struct model *m, size_t top)
         if (model_thread_idle(t) <= 0)
             continue;
         char cpu[32], wall[32];
-        time_text(cpu, sizeof cpu, t->cpu_ns);
-        time_text(wall, sizeof wall, t->wall_ns);
+        time_text(cpu, sizeof cpu, t->cpu_ns, NULL);
+        time_text(wall, sizeof wall, t->wall_ns, NULL);
         fprintf(out, "  run %zu, thread %u ", t->run + 1, t->number);
         if (t->name[0]) {
             fputc('(', out);

@@ -1,6 +1,6 @@
 /*
  * tables.c - the model as ordered tables with their column schemas, for every output that
- * lists statistics (workbook.c's sheets, export.c's CSV and JSON), and the time units.
+ * lists statistics (workbook.c's sheets, export.c's CSV and JSON).
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "tables.h"
@@ -11,20 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The unit for values around typical_ns. */
-struct unit unit_for(double typical_ns, const char *forced)
-{
-    static const struct unit units[] = {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}};
-    if (forced && strcmp(forced, "auto") != 0)
-        for (size_t i = 0; i < 4; i++)
-            if (strcmp(forced, units[i].name) == 0)
-                return units[i];
-    for (size_t i = 0; i < 3; i++)
-        if (typical_ns >= units[i].ns)
-            return units[i];
-    return units[3];
-}
 
 const char *const table_names[TABLE_COUNT] = {"callcost", "calltree", "runs", "threads"};
 

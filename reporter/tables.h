@@ -1,11 +1,10 @@
 /*
  * tables.h - tables.c: the model as ordered tables with their column schemas (Call cost, Call
- * tree, Runs, Threads), rendered alike by the workbook's sheets and the CSV and JSON exports,
- * and the time units columns are shown in.
+ * tree, Runs, Threads), rendered alike by the workbook's sheets and the CSV and JSON exports.
  *
  * A column's name is written once, here; its kind says how its numbers are measured (a count,
  * a fraction, or nanoseconds summed over calls or per call), so each output shows it in its
- * own unit: the workbook in the unit unit_for picks, the exports in ns.
+ * own unit: the workbook each time in the unit units.h shows it in, the exports in ns.
  *
  * Ownership: a struct table borrows its model (which must outlive it) and owns its row order;
  * table_close frees it. Text cells point into the model.
@@ -14,18 +13,10 @@
 #define PROFREPORT_TABLES_H
 
 #include "model.h"
+#include "units.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* A time unit for a column: its name and how many ns make one. */
-struct unit {
-    const char *name;
-    double ns;
-};
-
-/* The unit for values around typical_ns (auto), or the forced one ("s", "ms", "us", "ns"). */
-struct unit unit_for(double typical_ns, const char *forced);
 
 /* The tables every output that lists statistics shares. */
 enum table_id { TABLE_CALLCOST, TABLE_CALLTREE, TABLE_RUNS, TABLE_THREADS, TABLE_COUNT };

@@ -26,22 +26,147 @@
 
 /* Excel's limit on the characters in a cell. */
 #define CELL_MAX 32767
+/* The widest a column of names gets (characters), and one of prose (About, Warnings): longer
+   text wraps. Numbers set their column's width whatever it is, so that none shows as ###. */
+#define WIDTH_NAMES 60
+#define WIDTH_PROSE 100
 
 /* The formats every sheet uses. */
 struct fmts {
-    lxw_format *bold, *header, *title, *num, *cost, *pct, *count, *wrap, *note;
-    lxw_format *ratio, *pvalue, *slower, *faster;
+    lxw_format *bold, *header, *title, *num, *pct, *count, *wrap, *note;
+    lxw_format *ratio, *pvalue, *slower, *faster, *long_name, *header_right;
 };
 
-/* Writing state: the workbook, formats and units. */
+/* A cell whose text wraps: its row grows to the lines the text takes at its column's width. */
+struct wrapped {
+    lxw_row_t row;
+    lxw_col_t col;
+    char *text;
+    double scale; /* of the text's width: bold is wider */
+};
+
+/* The width each column of a sheet needs, in characters, measured from what is written, and
+   the cells that wrap. */
+struct sheet_widths {
+    lxw_worksheet *ws;
+    double *w;
+    size_t n;
+    struct wrapped *wraps;
+    size_t nwraps;
+};
+
+/* Writing state: the workbook, formats, how times are stored and shown, column widths. */
 struct book {
     lxw_workbook *wb;
     struct fmts f;
-    struct unit cost, total; /* units of per-call and of summed columns */
+    struct unit stored; /* times are numbers of this unit: ns, or the one --unit forces */
+    const char *forced; /* --unit's unit, or NULL: each time is shown in its own */
+    lxw_format *time_fmt[UNIT_COUNT][TIME_DECIMALS_MAX + 1]; /* made when first needed */
+    struct sheet_widths *sheets;
+    size_t nsheets;
+    char page_header[256]; /* every printed page's header: the title and the sheet's name */
     struct model *m;
     const struct report_info *ri;
     unsigned long cut; /* strings cut to CELL_MAX */
 };
+
+/* The widths of ws, made when its first cell is measured. */
+static struct sheet_widths *widths_of(struct book *b, lxw_worksheet *ws)
+{
+    for (size_t i = 0; i < b->nsheets; i++)
+        if (b->sheets[i].ws == ws)
+            return &b->sheets[i];
+    b->sheets = xrealloc(b->sheets, (b->nsheets + 1) * sizeof *b->sheets);
+    struct sheet_widths *sw = &b->sheets[b->nsheets++];
+    *sw = (struct sheet_widths){ws, NULL, 0, NULL, 0};
+    return sw;
+}
+
+/* Note that the text of cell (r, c) wraps. */
+static void note_wrap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *text,
+                      double scale)
+{
+    struct sheet_widths *sw = widths_of(b, ws);
+    sw->wraps = xrealloc(sw->wraps, (sw->nwraps + 1) * sizeof *sw->wraps);
+    sw->wraps[sw->nwraps++] = (struct wrapped){r, c, xstrdup(text), scale};
+}
+
+/* Note that column c of ws needs width characters. */
+static void measure(struct book *b, lxw_worksheet *ws, lxw_col_t c, double width)
+{
+    struct sheet_widths *sw = widths_of(b, ws);
+    if (c >= sw->n) {
+        size_t n = (size_t)c + 16;
+        sw->w = xrealloc(sw->w, n * sizeof *sw->w);
+        for (size_t k = sw->n; k < n; k++)
+            sw->w[k] = 0;
+        sw->n = n;
+    }
+    if (width > sw->w[c])
+        sw->w[c] = width;
+}
+
+/* Characters (UTF-8 lead bytes) in s. */
+static size_t text_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* The width a header needs: its longest word (the header row wraps between words), and room
+   for an autofilter's button; bold text is wider. */
+static double header_width(const char *s)
+{
+    size_t longest = 0, word = 0, all = text_chars(s);
+    for (; *s; s++) {
+        if (*s == ' ') {
+            word = 0;
+            continue;
+        }
+        if (((unsigned char)*s & 0xc0) != 0x80 && ++word > longest)
+            longest = word;
+    }
+    /* Short headers stay on one line. */
+    double chars = all <= 10 ? (double)all : (double)longest > 10 ? (double)longest : 10;
+    return chars * 1.15 + 2;
+}
+
+/* The lines text takes when wrapped between words at width characters (scaled by scale),
+   as a spreadsheet wraps it. */
+static unsigned wrap_lines(const char *text, double width, double scale)
+{
+    double room = width / scale, used = 0;
+    unsigned lines = 1;
+    for (const char *p = text; *p;) {
+        if (*p == '\n') {
+            lines++;
+            used = 0;
+            p++;
+            continue;
+        }
+        size_t bytes = strcspn(p, " \n"), chars = 0;
+        for (size_t k = 0; k < bytes; k++)
+            chars += ((unsigned char)p[k] & 0xc0) != 0x80;
+        double need = (double)chars + (used > 0);
+        if (used > 0 && used + need > room) {
+            lines++;
+            used = 0;
+            need = (double)chars;
+        }
+        /* A word longer than the line is broken across lines. */
+        while (need > room && room >= 1) {
+            lines++;
+            need -= room;
+        }
+        used += need;
+        p += bytes;
+        if (*p == ' ')
+            p++;
+    }
+    return lines;
+}
 
 /* A string cell; cut to Excel's limit of CELL_MAX characters, and counted, when too long. */
 static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
@@ -60,6 +185,20 @@ static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
         v[k] = 0;
         b->cut++;
     }
+    /* The column fits the text up to a cap; longer names wrap rather than being cut off by
+       the next cell. A title spills into the empty cells beside it. */
+    double cap = f && f == b->f.wrap ? WIDTH_PROSE : WIDTH_NAMES;
+    if (f == b->f.header || f == b->f.header_right)
+        measure(b, ws, c, header_width(v));
+    else if (f != b->f.title)
+        measure(b, ws, c, (chars < cap ? (double)chars : cap) * (f == b->f.bold ? 1.15 : 1));
+    if (!f && chars > WIDTH_NAMES)
+        f = b->f.long_name;
+    /* Widths count characters as wide as a digit; bold headers are wider. */
+    if (f == b->f.header || f == b->f.header_right)
+        note_wrap(b, ws, r, c, v, 1.3);
+    else if (f == b->f.wrap || f == b->f.long_name)
+        note_wrap(b, ws, r, c, v, 1.0);
     worksheet_write_string(ws, r, c, v, f);
     free(v);
 }
@@ -72,11 +211,147 @@ static void set_chart_title(lxw_chart *ch, const char *title)
     free(v);
 }
 
-/* A number cell, or nothing when v is not finite. */
-static void put_num(lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v, lxw_format *f)
+/* How a number shows in format f (one of the shared formats), for its column's width. */
+static size_t num_chars(const struct book *b, double v, const lxw_format *f)
 {
-    if (isfinite(v))
-        worksheet_write_number(ws, r, c, v, f);
+    char buf[400];
+    if (f == b->f.pct)
+        return (size_t)snprintf(buf, sizeof buf, "%.2f%%", 100 * v);
+    if (f == b->f.ratio)
+        return (size_t)snprintf(buf, sizeof buf, "%.4f", v);
+    if (f == b->f.pvalue)
+        return (size_t)snprintf(buf, sizeof buf, "%.4E", v);
+    int decimals = f == b->f.count ? 0 : f == b->f.num ? 3 : -1;
+    if (decimals < 0) /* General: Excel shows up to 11 characters */
+        return (size_t)snprintf(buf, sizeof buf, "%.10g", v);
+    size_t len = (size_t)snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    size_t whole = strcspn(buf, ".") - (buf[0] == '-');
+    return len + (whole - 1) / 3; /* thousands separators */
+}
+
+/* A number cell, or nothing when v is not finite. */
+static void put_num(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
+                    lxw_format *f)
+{
+    if (!isfinite(v))
+        return;
+    /* Digits are wider than the average letter the widths are counted in. */
+    measure(b, ws, c, (double)num_chars(b, v, f) * 1.15);
+    worksheet_write_number(ws, r, c, v, f);
+}
+
+/* A time cell: ns as a number of b->stored's unit, shown with its own unit (or --unit's) and
+   three significant digits by its number format, as the terminal prints it (units.h). */
+static void put_time(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double ns)
+{
+    if (!isfinite(ns))
+        return;
+    struct time_shown s = time_shown(ns, b->forced);
+    lxw_format **f = &b->time_fmt[s.unit][s.decimals];
+    if (!*f) {
+        char code[64];
+        *f = workbook_add_format(b->wb);
+        format_set_num_format(*f, time_format(code, sizeof code, s, b->stored));
+    }
+    char text[400];
+    measure(b, ws, c, (double)strlen(time_text(text, sizeof text, ns, b->forced)) * 1.15);
+    worksheet_write_number(ws, r, c, ns / b->stored.ns, *f);
+}
+
+/* Print setup of a sheet: landscape, one page wide (as many pages down as it takes, so a
+   label and its value share a page), row head_row (none when negative) repeated on top of
+   every page, the report's title and the sheet's name above and "Page N of M" below. */
+static void page_setup(const struct book *b, lxw_worksheet *ws, int head_row)
+{
+    worksheet_set_landscape(ws);
+    worksheet_fit_to_pages(ws, 1, 0);
+    if (head_row >= 0)
+        worksheet_repeat_rows(ws, (lxw_row_t)head_row, (lxw_row_t)head_row);
+    worksheet_set_header(ws, b->page_header);
+    worksheet_set_footer(ws, "&CPage &P of &N");
+}
+
+/* The page header for title: "&L" title "&R&A" (the sheet's name), its '&' doubled so that
+   Excel does not read them as codes, cut to fit Excel's 255 characters. */
+static void make_page_header(struct book *b, const char *title)
+{
+    char *v = text_visible(title, strlen(title), 1);
+    char *o = b->page_header;
+    o += sprintf(o, "&L");
+    /* Room for "&R&A" and the terminator; whole characters only. */
+    const char *end = b->page_header + 200;
+    for (const char *p = v; *p && o < end; p++) {
+        size_t len = 1;
+        while (((unsigned char)p[len] & 0xc0) == 0x80)
+            len++;
+        if (o + len + (*p == '&') > end)
+            break;
+        if (*p == '&')
+            *o++ = '&';
+        memcpy(o, p, len);
+        o += len;
+        p += len - 1;
+    }
+    sprintf(o, "&R&A");
+    free(v);
+}
+
+/* A native bar chart's value axis shown as the cells are: in the unit of its largest value
+   (or --unit's), the number of ns stored being scaled by the number format. */
+static void set_time_axis(const struct book *b, lxw_chart *ch, double largest_ns)
+{
+    struct time_shown s = time_shown(isfinite(largest_ns) ? largest_ns : 0, b->forced);
+    if (s.decimals > 1)
+        s.decimals = 1;
+    char code[64];
+    chart_axis_set_num_format(ch->x_axis, time_format(code, sizeof code, s, b->stored));
+}
+
+/* Order of wrapped cells: by row. */
+static int by_row(const void *a, const void *b)
+{
+    const struct wrapped *x = a, *y = b;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/*
+ * Set every measured column of every sheet to its width, with a little room around, and every
+ * row with wrapped text to the height of its most lines: LibreOffice keeps the height a row is
+ * written with, so a row left at one line would print its wrapped text over its neighbours.
+ */
+static void fit_columns(struct book *b)
+{
+    for (size_t i = 0; i < b->nsheets; i++) {
+        struct sheet_widths *sw = &b->sheets[i];
+        for (size_t c = 0; c < sw->n; c++) {
+            if (sw->w[c] > 0) {
+                sw->w[c] = ceil(sw->w[c] + 2 < 6 ? 6 : sw->w[c] + 2);
+                worksheet_set_column(sw->ws, (lxw_col_t)c, (lxw_col_t)c, sw->w[c], NULL);
+            } else {
+                sw->w[c] = LXW_DEF_COL_WIDTH; /* nothing measured: the default stays */
+            }
+        }
+        if (sw->nwraps)
+            qsort(sw->wraps, sw->nwraps, sizeof *sw->wraps, by_row);
+        for (size_t k = 0; k < sw->nwraps;) {
+            lxw_row_t row = sw->wraps[k].row;
+            unsigned lines = 1;
+            for (; k < sw->nwraps && sw->wraps[k].row == row; k++) {
+                const struct wrapped *x = &sw->wraps[k];
+                double width = x->col < sw->n ? sw->w[x->col] : LXW_DEF_COL_WIDTH;
+                unsigned l = wrap_lines(x->text, width - 1, x->scale);
+                lines = l > lines ? l : lines;
+                free(x->text);
+            }
+            if (lines > 1)
+                worksheet_set_row(sw->ws, row, 15.0 * lines, NULL);
+        }
+        free(sw->wraps);
+        free(sw->w);
+    }
+    free(b->sheets);
+    b->sheets = NULL;
+    b->nsheets = 0;
 }
 
 /* A row of bold column headers. */
@@ -87,23 +362,28 @@ static void put_headers(struct book *b, lxw_worksheet *ws, lxw_row_t r, const ch
         put_str(b, ws, r, (lxw_col_t)i, h[i], b->f.header);
 }
 
-/* A header that names its unit: "Mean (us)". */
-static const char *with_unit(char *buf, size_t size, const char *name, struct unit u)
+/* A time column's header: "Mean" when each cell shows its unit, "Mean (ms)" under --unit ms. */
+static const char *with_unit(const struct book *b, char *buf, size_t size, const char *name)
 {
-    snprintf(buf, size, "%s (%s)", name, u.name);
+    if (b->forced)
+        snprintf(buf, size, "%s (%s)", name, b->forced);
+    else
+        snprintf(buf, size, "%s", name);
     return buf;
 }
 
-/* A table's column headers in the workbook's units: heads[k] points into h[k]. */
+/* A table's column headers: heads[k] points into h[k]. */
 static void table_heads(const struct book *b, const struct table *t, char h[][48],
                         const char **heads)
 {
     for (size_t k = 0; k < t->ncols; k++)
-        heads[k] = column_header(h[k], sizeof h[k], &t->cols[k], b->cost, b->total);
+        heads[k] = column_header(h[k], sizeof h[k], &t->cols[k], b->stored, b->stored);
+    for (size_t k = 0; k < t->ncols && !b->forced; k++)
+        heads[k] = t->cols[k].name;
 }
 
-/* Row i of a table at sheet row `row`: times in the workbook's units, each kind of column
-   with its format; empty cells are left out. */
+/* Row i of a table at sheet row `row`: each kind of column with its format; empty cells are
+   left out. */
 static void put_table_row(struct book *b, lxw_worksheet *ws, lxw_row_t row, const struct table *t,
                           size_t i)
 {
@@ -115,13 +395,11 @@ static void put_table_row(struct book *b, lxw_worksheet *ws, lxw_row_t row, cons
         if (c[k].kind == CELL_TEXT)
             put_str(b, ws, row, col, c[k].s, c[k].note ? b->f.note : NULL);
         else if (c[k].kind == CELL_INT)
-            put_num(ws, row, col, (double)c[k].i, kind == COL_NUMBER ? NULL : b->f.count);
-        else if (c[k].kind == CELL_NUM && kind == COL_TOTAL_NS)
-            put_num(ws, row, col, c[k].v / b->total.ns, b->f.num);
-        else if (c[k].kind == CELL_NUM && kind == COL_COST_NS)
-            put_num(ws, row, col, c[k].v / b->cost.ns, b->f.cost);
+            put_num(b, ws, row, col, (double)c[k].i, kind == COL_NUMBER ? NULL : b->f.count);
+        else if (c[k].kind == CELL_NUM && (kind == COL_TOTAL_NS || kind == COL_COST_NS))
+            put_time(b, ws, row, col, c[k].v);
         else if (c[k].kind == CELL_NUM)
-            put_num(ws, row, col, c[k].v, kind == COL_SHARE ? b->f.pct : b->f.count);
+            put_num(b, ws, row, col, c[k].v, kind == COL_SHARE ? b->f.pct : b->f.count);
     }
 }
 
@@ -155,13 +433,17 @@ static void make_formats(struct book *b)
     format_set_bottom(b->f.header, LXW_BORDER_THIN);
     format_set_text_wrap(b->f.header);
     format_set_align(b->f.header, LXW_ALIGN_VERTICAL_TOP);
+    /* Over a matrix's numbers, which may sit in a wide column of the table above. */
+    b->f.header_right = workbook_add_format(wb);
+    format_set_bold(b->f.header_right);
+    format_set_bottom(b->f.header_right, LXW_BORDER_THIN);
+    format_set_text_wrap(b->f.header_right);
+    format_set_align(b->f.header_right, LXW_ALIGN_RIGHT);
     b->f.title = workbook_add_format(wb);
     format_set_bold(b->f.title);
     format_set_font_size(b->f.title, 14);
     b->f.num = workbook_add_format(wb);
     format_set_num_format(b->f.num, "#,##0.000");
-    b->f.cost = workbook_add_format(wb);
-    format_set_num_format(b->f.cost, "#,##0.000");
     b->f.pct = workbook_add_format(wb);
     format_set_num_format(b->f.pct, "0.00%");
     b->f.count = workbook_add_format(wb);
@@ -169,6 +451,8 @@ static void make_formats(struct book *b)
     b->f.wrap = workbook_add_format(wb);
     format_set_text_wrap(b->f.wrap);
     format_set_align(b->f.wrap, LXW_ALIGN_VERTICAL_TOP);
+    b->f.long_name = workbook_add_format(wb);
+    format_set_text_wrap(b->f.long_name);
     b->f.note = workbook_add_format(wb);
     format_set_italic(b->f.note);
     b->f.ratio = workbook_add_format(wb);
@@ -204,6 +488,8 @@ static void sheet_call_cost(struct book *b)
             cols[i].header = (char *)(uintptr_t)heads[i];
             cols[i].header_format = b->f.header;
             colp[i] = &cols[i];
+            measure(b, ws, (lxw_col_t)i, header_width(heads[i]));
+            note_wrap(b, ws, 0, (lxw_col_t)i, heads[i], 1.3);
         }
         colp[ncols] = NULL;
         lxw_table_options opt = {0};
@@ -222,9 +508,7 @@ static void sheet_call_cost(struct book *b)
         put_str(b, ws, 1, 0, "no regions", b->f.note);
     }
     worksheet_freeze_panes(ws, 1, 1);
-    worksheet_set_row(ws, 0, 45, NULL);
-    worksheet_set_column(ws, 0, 0, 40, NULL);
-    worksheet_set_column(ws, 1, (lxw_col_t)(ncols - 1), 12, NULL);
+    page_setup(b, ws, 0);
 }
 
 /* Hit count: calls per region in total, per run and per thread (by thread name). */
@@ -254,12 +538,12 @@ static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
         struct region *r = &m->regions[rank[i]];
         lxw_row_t row = (lxw_row_t)(i + 1);
         put_str(b, ws, row, 0, r->display, NULL);
-        put_num(ws, row, 1, (double)r->cost.n, b->f.count);
+        put_num(b, ws, row, 1, (double)r->cost.n, b->f.count);
         for (size_t k = 0; k < m->nruns; k++)
-            put_num(ws, row, (lxw_col_t)(2 + k), k < r->run_cap ? (double)r->run_calls[k] : 0,
+            put_num(b, ws, row, (lxw_col_t)(2 + k), k < r->run_cap ? (double)r->run_calls[k] : 0,
                     b->f.count);
         for (size_t k = 0; k < m->nkeys; k++)
-            put_num(ws, row, (lxw_col_t)(first_key + k),
+            put_num(b, ws, row, (lxw_col_t)(first_key + k),
                     k < r->key_cap ? (double)r->key_calls[k] : 0, b->f.count);
     }
     if (n > 0)
@@ -267,8 +551,7 @@ static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
     else
         put_str(b, ws, 1, 0, "no regions", b->f.note);
     worksheet_freeze_panes(ws, 1, 1);
-    worksheet_set_column(ws, 0, 0, 40, NULL);
-    worksheet_set_column(ws, 1, (lxw_col_t)(c > 1 ? c - 1 : 1), 12, NULL);
+    page_setup(b, ws, 0);
     lxw_conditional_format bar = {0};
     bar.type = LXW_CONDITIONAL_DATA_BAR;
     if (n > 0)
@@ -280,7 +563,7 @@ struct matrix {
     size_t ncols;
     /* Column k's head (the caller frees it). */
     char *(*head)(const struct model *m, size_t k);
-    /* The value of region r in column k, in the unit of format. */
+    /* The value of region r in column k: a number in format, or ns when format is NULL. */
     double (*cell)(const struct book *b, const struct region *r, size_t k);
     lxw_format *format;
 };
@@ -294,7 +577,7 @@ static lxw_row_t put_matrix(struct book *b, lxw_worksheet *ws, lxw_row_t top, co
     put_str(b, ws, top + 1, 0, "Region", b->f.header);
     for (size_t k = 0; k < mx->ncols; k++) {
         char *head = mx->head(b->m, k);
-        put_str(b, ws, top + 1, (lxw_col_t)(k + 1), head, b->f.header);
+        put_str(b, ws, top + 1, (lxw_col_t)(k + 1), head, b->f.header_right);
         free(head);
     }
     for (size_t i = 0; i < n; i++) {
@@ -302,7 +585,10 @@ static lxw_row_t put_matrix(struct book *b, lxw_worksheet *ws, lxw_row_t top, co
         lxw_row_t row = (lxw_row_t)(top + 2 + i);
         put_str(b, ws, row, 0, r->display, NULL);
         for (size_t k = 0; k < mx->ncols; k++)
-            put_num(ws, row, (lxw_col_t)(k + 1), mx->cell(b, r, k), mx->format);
+            if (mx->format)
+                put_num(b, ws, row, (lxw_col_t)(k + 1), mx->cell(b, r, k), mx->format);
+            else
+                put_time(b, ws, row, (lxw_col_t)(k + 1), mx->cell(b, r, k));
     }
     return (lxw_row_t)(top + n + 4);
 }
@@ -325,7 +611,8 @@ static char *thread_head(const struct model *m, size_t k)
 /* Mean cost per call of r in run k. */
 static double run_mean_cell(const struct book *b, const struct region *r, size_t k)
 {
-    return model_run_mean(r, k) / b->cost.ns;
+    (void)b;
+    return model_run_mean(r, k);
 }
 
 /* Calls of r in run k. */
@@ -338,13 +625,15 @@ static double run_calls_cell(const struct book *b, const struct region *r, size_
 /* Total time of r in the threads of name k. */
 static double key_total_cell(const struct book *b, const struct region *r, size_t k)
 {
-    return (k < r->key_cap ? r->key_sum[k] : 0) / b->total.ns;
+    (void)b;
+    return k < r->key_cap ? r->key_sum[k] : 0;
 }
 
 /* Self time of r in the threads of name k. */
 static double key_self_cell(const struct book *b, const struct region *r, size_t k)
 {
-    return (k < r->key_cap ? r->key_self[k] : 0) / b->total.ns;
+    (void)b;
+    return k < r->key_cap ? r->key_self[k] : 0;
 }
 
 /* Runs: one row per run, then region x run matrices of mean cost and of calls. */
@@ -355,15 +644,15 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
     size_t nh = put_table(b, ws, TABLE_RUNS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nruns, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
-    worksheet_set_column(ws, 1, 1, 48, NULL);
-    worksheet_set_column(ws, 2, 3, 28, NULL);
-    worksheet_set_column(ws, 4, (lxw_col_t)(nh - 1), 12, NULL);
+    page_setup(b, ws, 0);
 
     /* Two matrices below the table: mean cost per call and calls, one column per run. */
     lxw_row_t top = (lxw_row_t)(m->nruns + 3);
     char title[96];
-    snprintf(title, sizeof title, "Mean cost per call (%s), region x run", b->cost.name);
-    struct matrix mean = {m->nruns, run_head, run_mean_cell, b->f.cost};
+    char h[48];
+    snprintf(title, sizeof title, "%s, region x run",
+             with_unit(b, h, sizeof h, "Mean cost per call"));
+    struct matrix mean = {m->nruns, run_head, run_mean_cell, NULL};
     top = put_matrix(b, ws, top, title, &mean, rank, n);
     struct matrix calls = {m->nruns, run_head, run_calls_cell, b->f.count};
     put_matrix(b, ws, top, "Calls, region x run", &calls, rank, n);
@@ -377,17 +666,17 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
     size_t nh = put_table(b, ws, TABLE_THREADS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nthreads, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
-    worksheet_set_column(ws, 1, 1, 48, NULL);
-    worksheet_set_column(ws, 4, 4, 20, NULL);
+    page_setup(b, ws, 0);
 
     /* Per thread name (across runs), as in Hit count: where each thread's time went. */
     lxw_row_t top = (lxw_row_t)(m->nthreads + 3);
     char title[96];
-    snprintf(title, sizeof title, "Total time (%s), region x thread", b->total.name);
-    struct matrix total = {m->nkeys, thread_head, key_total_cell, b->f.num};
+    char h[48];
+    snprintf(title, sizeof title, "%s, region x thread", with_unit(b, h, sizeof h, "Total time"));
+    struct matrix total = {m->nkeys, thread_head, key_total_cell, NULL};
     top = put_matrix(b, ws, top, title, &total, rank, nregions);
-    snprintf(title, sizeof title, "Self time (%s), region x thread", b->total.name);
-    struct matrix self = {m->nkeys, thread_head, key_self_cell, b->f.num};
+    snprintf(title, sizeof title, "%s, region x thread", with_unit(b, h, sizeof h, "Self time"));
+    struct matrix self = {m->nkeys, thread_head, key_self_cell, NULL};
     put_matrix(b, ws, top, title, &self, rank, nregions);
 }
 
@@ -406,8 +695,7 @@ static void sheet_call_tree(struct book *b)
     else
         worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
-    worksheet_set_column(ws, 0, 1, 40, NULL);
-    worksheet_set_column(ws, 2, (lxw_col_t)(nh - 1), 14, NULL);
+    page_setup(b, ws, 0);
 }
 
 static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, size_t n,
@@ -490,8 +778,8 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call paths");
     char h[3][48];
     const char *heads[] = {"Call path", "Depth",
-                           "Calls",     with_unit(h[0], sizeof h[0], "Self", b->total),
-                           "Self %",    with_unit(h[1], sizeof h[1], "Total", b->total),
+                           "Calls",     with_unit(b, h[0], sizeof h[0], "Self"),
+                           "Self %",    with_unit(b, h[1], sizeof h[1], "Total"),
                            "Region"};
     size_t nh = sizeof heads / sizeof heads[0];
     put_headers(b, ws, 0, heads, nh);
@@ -511,11 +799,11 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         char *text = path_text(t, p.nodes[i], &depth);
         char *region = region_display(t->names[node->name], t->name_lens[node->name]);
         put_str(b, ws, row, 0, text, NULL);
-        put_num(ws, row, 1, (double)(depth - 1), b->f.count);
-        put_num(ws, row, 2, (double)node->calls, b->f.count);
-        put_num(ws, row, 3, node->self_ns / b->total.ns, b->f.num);
-        put_num(ws, row, 4, all > 0 ? node->self_ns / all : NAN, b->f.pct);
-        put_num(ws, row, 5, node->total_ns / b->total.ns, b->f.num);
+        put_num(b, ws, row, 1, (double)(depth - 1), b->f.count);
+        put_num(b, ws, row, 2, (double)node->calls, b->f.count);
+        put_time(b, ws, row, 3, node->self_ns);
+        put_num(b, ws, row, 4, all > 0 ? node->self_ns / all : NAN, b->f.pct);
+        put_time(b, ws, row, 5, node->total_ns);
         put_str(b, ws, row, 6, region, NULL);
         free(text);
         free(region);
@@ -527,8 +815,10 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         if (top > 15)
             top = 15;
         char title[96];
-        snprintf(title, sizeof title, "Heaviest call paths: self time (%s)", b->total.name);
-        lxw_chart *ch = bar_chart(b, "Call paths", 3, top, title, b->total.name);
+        snprintf(title, sizeof title, "Heaviest call paths: %s",
+                 with_unit(b, h[2], sizeof h[2], "self time"));
+        lxw_chart *ch = bar_chart(b, "Call paths", 3, top, title, "self time");
+        set_time_axis(b, ch, t->nodes[p.nodes[0]].self_ns);
         lxw_chart_options co = {0};
         co.x_scale = 1.8;
         co.y_scale = 1.6;
@@ -541,9 +831,7 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
     }
     free(p.nodes);
     worksheet_freeze_panes(ws, 1, 1);
-    worksheet_set_column(ws, 0, 0, 70, NULL);
-    worksheet_set_column(ws, 1, (lxw_col_t)(nh - 2), 12, NULL);
-    worksheet_set_column(ws, (lxw_col_t)(nh - 1), (lxw_col_t)(nh - 1), 30, NULL);
+    page_setup(b, ws, 0);
 }
 
 /* Leak sites in the Memory sheet's top tables: one site and stack's leaks over all runs. */
@@ -609,9 +897,9 @@ static lxw_row_t put_leak_sites(struct book *b, lxw_worksheet *ws, lxw_row_t row
     for (size_t i = 0; i < top; i++, row++) {
         put_str(b, ws, row, 0, sites[i].site, NULL);
         put_str(b, ws, row, 1, sites[i].function, NULL);
-        put_num(ws, row, 2, (double)sites[i].runs, b->f.count);
-        put_num(ws, row, 3, (double)sites[i].blocks, b->f.count);
-        put_num(ws, row, 4, (double)sites[i].bytes, b->f.count);
+        put_num(b, ws, row, 2, (double)sites[i].runs, b->f.count);
+        put_num(b, ws, row, 3, (double)sites[i].blocks, b->f.count);
+        put_num(b, ws, row, 4, (double)sites[i].bytes, b->f.count);
         put_str(b, ws, row, 5, sites[i].stack, NULL);
     }
     if (top == 0)
@@ -688,15 +976,15 @@ static void sheet_memory(struct book *b)
                 continue;
             put_str(b, ws, row, 0, r->kind, NULL);
             if (r->thread)
-                put_num(ws, row, 1, r->thread, b->f.count);
+                put_num(b, ws, row, 1, r->thread, b->f.count);
             put_str(b, ws, row, 2, r->region, NULL);
             put_str(b, ws, row, 3, r->site, NULL);
-            put_num(ws, row, 4, (double)r->count, b->f.count);
-            put_num(ws, row, 5, (double)r->bytes, b->f.count);
+            put_num(b, ws, row, 4, (double)r->count, b->f.count);
+            put_num(b, ws, row, 5, (double)r->bytes, b->f.count);
             put_str(b, ws, row, 6, r->alloc_kind, NULL);
             put_str(b, ws, row, 7, r->free_kind, NULL);
             if (r->other_thread)
-                put_num(ws, row, 8, r->other_thread, b->f.count);
+                put_num(b, ws, row, 8, r->other_thread, b->f.count);
             put_str(b, ws, row, 9, r->other_site, NULL);
             put_str(b, ws, row, 10, r->function, NULL);
             put_str(b, ws, row, 11, r->stack, NULL);
@@ -716,19 +1004,13 @@ static void sheet_memory(struct book *b)
             put_str(b, ws, row, 0, r->region[0] ? r->region : "(no region)",
                     r->region[0] ? NULL : b->f.note);
             if (r->thread)
-                put_num(ws, row, 1, r->thread, b->f.count);
-            put_num(ws, row, 2, (double)r->count, b->f.count);
-            put_num(ws, row, 3, (double)r->bytes, b->f.count);
+                put_num(b, ws, row, 1, r->thread, b->f.count);
+            put_num(b, ws, row, 2, (double)r->count, b->f.count);
+            put_num(b, ws, row, 3, (double)r->bytes, b->f.count);
             row++;
         }
     }
-    worksheet_set_column(ws, 0, 0, 40, NULL);
-    worksheet_set_column(ws, 1, 2, 14, NULL);
-    worksheet_set_column(ws, 3, 3, 50, NULL);
-    worksheet_set_column(ws, 4, 8, 12, NULL);
-    worksheet_set_column(ws, 9, 9, 50, NULL);
-    worksheet_set_column(ws, 10, 10, 24, NULL);
-    worksheet_set_column(ws, 11, 11, 80, NULL);
+    page_setup(b, ws, -1);
 }
 
 /* Warnings: everything that went wrong, or "none". */
@@ -742,21 +1024,19 @@ static void sheet_warnings(struct book *b, lxw_worksheet *ws)
         struct warning_rec *w = &m->warnings[i];
         put_str(b, ws, row, 0, w->where, NULL);
         put_str(b, ws, row, 1, w->kind, NULL);
-        put_num(ws, row, 2, (double)w->count, b->f.count);
+        put_num(b, ws, row, 2, (double)w->count, b->f.count);
         put_str(b, ws, row, 3, w->message, b->f.wrap);
     }
     if (b->ri->charts_note) {
         put_str(b, ws, row, 0, "charts", NULL);
         put_str(b, ws, row, 1, "charts", NULL);
-        put_num(ws, row, 2, 1, b->f.count);
+        put_num(b, ws, row, 2, 1, b->f.count);
         put_str(b, ws, row++, 3, b->ri->charts_note, b->f.wrap);
     }
     if (row == 1)
         put_str(b, ws, 1, 0, "none", b->f.note);
     worksheet_freeze_panes(ws, 1, 0);
-    worksheet_set_column(ws, 0, 0, 50, NULL);
-    worksheet_set_column(ws, 1, 1, 16, NULL);
-    worksheet_set_column(ws, 3, 3, 90, NULL);
+    page_setup(b, ws, 0);
 }
 
 /* A key/value line of the Summary sheet. */
@@ -772,7 +1052,7 @@ static void kv_num(struct book *b, lxw_worksheet *ws, lxw_row_t *row, const char
                    lxw_format *f)
 {
     put_str(b, ws, *row, 0, key, b->f.bold);
-    put_num(ws, *row, 1, v, f);
+    put_num(b, ws, *row, 1, v, f);
     (*row)++;
 }
 
@@ -866,39 +1146,49 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     snprintf(buf, sizeof buf, "profreport %s", prof_version());
     kv(b, ws, &row, "Made by", buf);
     kv(b, ws, &row, "Made at", ri->generated);
-    kv(b, ws, &row, "Units", "costs per call and totals: see each column's header");
+    if (b->forced) {
+        snprintf(buf, sizeof buf, "every time in %s (--unit %s)", b->forced, b->forced);
+        kv(b, ws, &row, "Units", buf);
+    } else {
+        kv(b, ws, &row, "Units",
+           "each time in its own unit (ns, us, ms or s), 3 significant digits; the cells hold "
+           "numbers of ns");
+    }
 
     row++;
     snprintf(buf, sizeof buf, "Top regions by %s", model_sort_labels[m->sort]);
     put_str(b, ws, row++, 0, buf, b->f.bold);
     char h[3][48];
-    const char *heads[] = {"Region", with_unit(h[0], sizeof h[0], "Total", b->total), "Total %",
-                           "Calls", with_unit(h[1], sizeof h[1], "Mean", b->cost)};
+    const char *heads[] = {"Region", with_unit(b, h[0], sizeof h[0], "Total"), "Total %", "Calls",
+                           with_unit(b, h[1], sizeof h[1], "Mean")};
     put_headers(b, ws, row++, heads, 5);
     double busy = model_busy(m);
     size_t top = n < ri->top ? n : ri->top;
+    double largest_mean = 0;
     for (size_t i = 0; i < top; i++, row++) {
         struct region *r = &m->regions[rank[i]];
         put_str(b, ws, row, 0, r->display, NULL);
-        put_num(ws, row, 1, r->outer_ns / b->total.ns, b->f.num);
-        put_num(ws, row, 2, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
-        put_num(ws, row, 3, (double)r->cost.n, b->f.count);
-        put_num(ws, row, 4, dist_mean(&r->cost) / b->cost.ns, b->f.cost);
+        put_time(b, ws, row, 1, r->outer_ns);
+        put_num(b, ws, row, 2, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
+        put_num(b, ws, row, 3, (double)r->cost.n, b->f.count);
+        put_time(b, ws, row, 4, dist_mean(&r->cost));
+        if (dist_mean(&r->cost) > largest_mean)
+            largest_mean = dist_mean(&r->cost);
     }
     if (top == 0)
         put_str(b, ws, row++, 0, "no regions", b->f.note);
-    worksheet_set_column(ws, 0, 0, 40, NULL);
-    worksheet_set_column(ws, 1, 1, 36, NULL);
-    worksheet_set_column(ws, 2, 4, 14, NULL);
+    page_setup(b, ws, -1);
 
     if (top > 0) {
         char title[96];
-        snprintf(title, sizeof title, "Mean cost per call (%s), top %zu", b->cost.name, top);
+        snprintf(title, sizeof title, "%s, top %zu",
+                 with_unit(b, h[2], sizeof h[2], "Mean cost per call"), top);
         lxw_chart_options place = {0};
         place.x_scale = 1.2;
         place.y_scale = 1.3;
-        worksheet_insert_chart_opt(ws, 1, 6, bar_chart(b, "Call cost", 6, top, title, b->cost.name),
-                                   &place);
+        lxw_chart *cost = bar_chart(b, "Call cost", 6, top, title, "cost per call");
+        set_time_axis(b, cost, largest_mean);
+        worksheet_insert_chart_opt(ws, 1, 6, cost, &place);
         snprintf(title, sizeof title, "Calls, top %zu regions by %s", top,
                  model_sort_labels[m->sort]);
         worksheet_insert_chart_opt(ws, 23, 6, bar_chart(b, "Hit count", 1, top, title, "calls"),
@@ -906,24 +1196,9 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     }
 }
 
-/* The unit of a comparison's per-run totals: that of its largest median. */
-static struct unit compare_unit(const struct book *b, const struct comparison *c)
-{
-    double largest = 0;
-    for (size_t i = 0; i < c->nrows; i++) {
-        const struct compare_row *r = &c->rows[i];
-        if (r->base_median > largest)
-            largest = r->base_median;
-        if (r->new_median > largest)
-            largest = r->new_median;
-    }
-    return unit_for(largest, b->ri->unit);
-}
-
 /* Comparison: the verdicts first, then one row per region, biggest change first. */
 static void sheet_comparison(struct book *b, lxw_worksheet *ws, const struct comparison *c)
 {
-    struct unit u = compare_unit(b, c);
     lxw_row_t row = 0;
     put_str(b, ws, row++, 0,
             b->ri->title ? b->ri->title : "Comparison: new runs against the baseline", b->f.title);
@@ -956,10 +1231,10 @@ static void sheet_comparison(struct book *b, lxw_worksheet *ws, const struct com
     const char *heads[] = {
         "Region",
         "Verdict",
-        with_unit(h[0], sizeof h[0], "Baseline median", u),
-        with_unit(h[1], sizeof h[1], "New median", u),
-        with_unit(h[2], sizeof h[2], "Baseline mean", u),
-        with_unit(h[3], sizeof h[3], "New mean", u),
+        with_unit(b, h[0], sizeof h[0], "Baseline median"),
+        with_unit(b, h[1], sizeof h[1], "New median"),
+        with_unit(b, h[2], sizeof h[2], "Baseline mean"),
+        with_unit(b, h[3], sizeof h[3], "New mean"),
         "Change",
         "Ratio",
         "Ratio 95% low",
@@ -981,32 +1256,29 @@ static void sheet_comparison(struct book *b, lxw_worksheet *ws, const struct com
                 r->verdict == VERDICT_SLOWER   ? b->f.slower
                 : r->verdict == VERDICT_FASTER ? b->f.faster
                                                : NULL);
-        put_num(ws, at, 2, r->base_median / u.ns, b->f.num);
-        put_num(ws, at, 3, r->new_median / u.ns, b->f.num);
-        put_num(ws, at, 4, r->base_mean / u.ns, b->f.num);
-        put_num(ws, at, 5, r->new_mean / u.ns, b->f.num);
-        put_num(ws, at, 6, r->change, b->f.pct);
-        put_num(ws, at, 7, r->ratio, b->f.ratio);
-        put_num(ws, at, 8, r->ratio_low, b->f.ratio);
-        put_num(ws, at, 9, r->ratio_high, b->f.ratio);
-        put_num(ws, at, 10, r->test.u, b->f.num);
-        put_num(ws, at, 11, r->test.p, b->f.pvalue);
-        put_num(ws, at, 12, r->q, b->f.pvalue);
+        put_time(b, ws, at, 2, r->base_median);
+        put_time(b, ws, at, 3, r->new_median);
+        put_time(b, ws, at, 4, r->base_mean);
+        put_time(b, ws, at, 5, r->new_mean);
+        put_num(b, ws, at, 6, r->change, b->f.pct);
+        put_num(b, ws, at, 7, r->ratio, b->f.ratio);
+        put_num(b, ws, at, 8, r->ratio_low, b->f.ratio);
+        put_num(b, ws, at, 9, r->ratio_high, b->f.ratio);
+        put_num(b, ws, at, 10, r->test.u, b->f.num);
+        put_num(b, ws, at, 11, r->test.p, b->f.pvalue);
+        put_num(b, ws, at, 12, r->q, b->f.pvalue);
         if (isfinite(r->test.p))
             put_str(b, ws, at, 13, r->test.exact ? "exact" : "normal approximation", NULL);
         if (r->base)
-            put_num(ws, at, 14, (double)r->base_runs, b->f.count);
+            put_num(b, ws, at, 14, (double)r->base_runs, b->f.count);
         if (r->new)
-            put_num(ws, at, 15, (double)r->new_runs, b->f.count);
+            put_num(b, ws, at, 15, (double)r->new_runs, b->f.count);
     }
     if (c->nrows == 0)
         put_str(b, ws, head + 1, 0, "no regions", b->f.note);
     else
         worksheet_autofilter(ws, head, 0, (lxw_row_t)(head + c->nrows), (lxw_col_t)(ncols - 1));
-    worksheet_set_row(ws, head, 45, NULL);
-    worksheet_set_column(ws, 0, 0, 40, NULL);
-    worksheet_set_column(ws, 1, 1, 22, NULL);
-    worksheet_set_column(ws, 2, (lxw_col_t)(ncols - 1), 13, NULL);
+    page_setup(b, ws, (int)head);
 
     /* A native chart of the biggest changes: the leading rows that have a ratio. */
     size_t n = 0;
@@ -1036,7 +1308,6 @@ static void sheet_comparison(struct book *b, lxw_worksheet *ws, const struct com
 static void sheet_comparison_runs(struct book *b, const struct comparison *c)
 {
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Comparison runs");
-    struct unit u = compare_unit(b, c);
     const char *heads[] = {"Side", "Run", "File", "Start", "Program"};
     put_headers(b, ws, 0, heads, 5);
     lxw_row_t row = 1;
@@ -1044,16 +1315,16 @@ static void sheet_comparison_runs(struct book *b, const struct comparison *c)
         const struct model *m = side ? c->new_model : c->base_model;
         for (size_t k = 0; k < m->nruns; k++, row++) {
             put_str(b, ws, row, 0, side ? "new" : "baseline", NULL);
-            put_num(ws, row, 1, (double)(k + 1), b->f.count);
+            put_num(b, ws, row, 1, (double)(k + 1), b->f.count);
             put_str(b, ws, row, 2, m->runs[k].file, NULL);
             put_str(b, ws, row, 3, m->runs[k].start, NULL);
             put_str(b, ws, row, 4, m->runs[k].program, NULL);
         }
     }
     row += 2;
-    char title[96];
-    snprintf(title, sizeof title, "Total time per run (%s), region x run: the values compared",
-             u.name);
+    char title[96], h[48];
+    snprintf(title, sizeof title, "%s, region x run: the values compared",
+             with_unit(b, h, sizeof h, "Total time per run"));
     put_str(b, ws, row++, 0, title, b->f.bold);
     put_str(b, ws, row, 0, "Region", b->f.header);
     /* Excel has 16384 columns: runs past that are in the table above, not in the matrix. */
@@ -1072,13 +1343,11 @@ static void sheet_comparison_runs(struct book *b, const struct comparison *c)
         const struct compare_row *r = &c->rows[i];
         put_str(b, ws, row, 0, r->display, NULL);
         for (size_t k = 0; r->base && k < nb; k++)
-            put_num(ws, row, (lxw_col_t)(1 + k), r->base[k] / u.ns, b->f.num);
+            put_time(b, ws, row, (lxw_col_t)(1 + k), r->base[k]);
         for (size_t k = 0; r->new &&k < nn; k++)
-            put_num(ws, row, (lxw_col_t)(1 + nb + k), r->new[k] / u.ns, b->f.num);
+            put_time(b, ws, row, (lxw_col_t)(1 + nb + k), r->new[k]);
     }
-    worksheet_set_column(ws, 0, 0, 40, NULL);
-    worksheet_set_column(ws, 2, 2, 48, NULL);
-    worksheet_set_column(ws, 3, 4, 28, NULL);
+    page_setup(b, ws, 0);
 }
 
 /* Rows of the default height (20 pixels) a PNG takes at scale, from its header's height;
@@ -1105,33 +1374,36 @@ static void sheet_charts(struct book *b)
     const struct report_info *ri = b->ri;
     struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Charts");
+    page_setup(b, ws, -1);
     size_t n;
     size_t *rank = model_ranked_by(m, SORT_SELF, &n);
     size_t top = n < ri->top ? n : ri->top;
     char title[96], h[48];
     snprintf(title, sizeof title, "Self time by region, top %zu", top);
     put_str(b, ws, 0, 0, title, b->f.bold);
-    const char *heads[] = {"Region", with_unit(h, sizeof h, "Self", b->total), "Self %"};
+    const char *heads[] = {"Region", with_unit(b, h, sizeof h, "Self"), "Self %"};
     put_headers(b, ws, 1, heads, 3);
+    double largest = 0;
     for (size_t i = 0; i < top; i++) {
         const struct region *r = &m->regions[rank[i]];
         put_str(b, ws, (lxw_row_t)(i + 2), 0, r->display, NULL);
-        put_num(ws, (lxw_row_t)(i + 2), 1, r->self_ns / b->total.ns, b->f.num);
-        put_num(ws, (lxw_row_t)(i + 2), 2,
+        put_time(b, ws, (lxw_row_t)(i + 2), 1, r->self_ns);
+        put_num(b, ws, (lxw_row_t)(i + 2), 2,
                 m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN, b->f.pct);
+        if (r->self_ns > largest)
+            largest = r->self_ns;
     }
     free(rank);
-    worksheet_set_column(ws, 0, 0, 40, NULL);
-    worksheet_set_column(ws, 1, 2, 14, NULL);
     lxw_row_t row = (lxw_row_t)(top + 3);
     if (top > 0) {
         lxw_chart *ch = workbook_add_chart(b->wb, LXW_CHART_BAR);
         lxw_chart_series *sr = chart_add_series(ch, NULL, NULL);
         chart_series_set_categories(sr, "Charts", 2, 0, (lxw_row_t)(top + 1), 0);
         chart_series_set_values(sr, "Charts", 2, 1, (lxw_row_t)(top + 1), 1);
-        snprintf(title, sizeof title, "Self time (%s), top %zu regions", b->total.name, top);
+        snprintf(title, sizeof title, "Self time, top %zu regions", top);
         set_chart_title(ch, title);
         chart_axis_set_name(ch->x_axis, h);
+        set_time_axis(b, ch, largest);
         chart_axis_set_reverse(ch->y_axis); /* the most self time on top */
         chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
         lxw_chart_options place = {0};
@@ -1167,6 +1439,11 @@ static void sheet_about(struct book *b)
                     "--all-programs merges them); the others are named with their runs. Runs "
                     "unlike each other: runs from different hosts or clocks, or tick rates of one "
                     "clock more than 1 % apart."},
+        {"Times", "A time cell holds a number of nanoseconds, shown in its own unit (ns, us, ms "
+                  "or s) with at least 3 significant digits by its number format, as the "
+                  "terminal prints it: 1092010972 shows as 1.09 s. Sort and compute with the "
+                  "numbers. With --unit, every time is a number of that unit, and the headers "
+                  "name it."},
         {"Call cost", "One row per region (all rows with the same id text, across threads and "
                       "runs), heaviest first (by total time, or as --sort says). Times are "
                       "converted from ticks with each run's own "
@@ -1287,38 +1564,7 @@ static void sheet_about(struct book *b)
         put_str(b, ws, row, 0, lines[i][0], b->f.bold);
         put_str(b, ws, row, 1, lines[i][1], b->f.wrap);
     }
-    worksheet_set_column(ws, 0, 0, 30, NULL);
-    worksheet_set_column(ws, 1, 1, 100, NULL);
-}
-
-/* A typical per-call cost (the median of the regions' means) and the largest total. */
-static void pick_units(struct book *b, const size_t *rank, size_t n)
-{
-    double *means = xmalloc((n ? n : 1) * sizeof *means);
-    size_t k = 0;
-    double largest = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct region *r = &b->m->regions[rank[i]];
-        double mean = dist_mean(&r->cost);
-        if (isfinite(mean))
-            means[k++] = mean;
-        if (r->outer_ns > largest)
-            largest = r->outer_ns;
-    }
-    struct spread s = spread_of(means, k);
-    double typical = 0;
-    if (k) {
-        struct dist d;
-        dist_init(&d);
-        for (size_t i = 0; i < k; i++)
-            dist_add(&d, means[i]);
-        typical = dist_quantile(&d, 0.5);
-        dist_release(&d);
-    }
-    (void)s;
-    free(means);
-    b->cost = unit_for(typical, b->ri->unit);
-    b->total = unit_for(largest, b->ri->unit);
+    page_setup(b, ws, 0);
 }
 
 /* Write the workbook. */
@@ -1335,9 +1581,13 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     make_formats(&b);
     size_t n;
     size_t *rank = model_ranked(m, &n);
-    pick_units(&b, rank, n);
+    /* --unit fixes the unit times are stored and shown in; otherwise they are numbers of ns,
+       each shown in its own unit. */
+    b.forced = ri->unit && strcmp(ri->unit, "auto") != 0 ? ri->unit : NULL;
+    b.stored = unit_for(0, b.forced);
     lxw_doc_properties props = {0};
     const char *title = ri->title ? ri->title : "profreport report";
+    make_page_header(&b, title);
     char *title_text = text_visible(title, strlen(title), 1);
     props.title = title_text;
     static char comments[] = "Made by profreport";
@@ -1374,6 +1624,7 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
                    "%lu strings longer than Excel's %d-character cell limit were cut", b.cut,
                    CELL_MAX);
     sheet_warnings(&b, warnings);
+    fit_columns(&b);
     free(rank);
     lxw_error le = workbook_close(b.wb);
     if (le != LXW_NO_ERROR)

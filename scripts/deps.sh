@@ -5,7 +5,7 @@ set -u
 
 PACKAGES="gcc g++ make pkg-config libcsv-dev libxlsxwriter-dev gnuplot-nox fonts-dejavu-core
 libcmocka-dev python3 python3-pytest python3-openpyxl libdw-dev libiberty-dev uftrace
-valgrind clang-format clang libclang-rt-dev"
+valgrind clang-format clang libclang-rt-dev libreoffice-calc-nogui poppler-utils"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: not a Debian system; make sure these (or your system's equivalents) are installed:"

@@ -7,6 +7,7 @@ code or output to decide what is expected.
 """
 
 import math
+import re
 import statistics
 import subprocess
 from dataclasses import dataclass, field
@@ -42,16 +43,26 @@ UNITS_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 
 
 def cost_headers(cost_unit, total_unit):
-    """The exact header row of the Call cost sheet for the two units."""
+    """The exact header row of the Call cost sheet for the two units (None: the default, each
+    cell showing its own unit, headers without one)."""
     out = []
     for name, kind in COST_COLUMNS:
-        if kind == "cost":
+        if kind == "cost" and cost_unit:
             out.append(f"{name} ({cost_unit})")
-        elif kind == "total":
+        elif kind == "total" and total_unit:
             out.append(f"{name} ({total_unit})")
         else:
             out.append(name)
     return out
+
+
+def render_time(value, number_format):
+    """The text a spreadsheet shows for a number in one of profreport's time formats
+    ('#,##0.00,," ms"': decimals, a division by 1000 per trailing comma, the unit)."""
+    m = re.fullmatch(r'#,##0(?:\.(0+))?(,*)" (s|ms|us|ns)"', number_format)
+    assert m, f"not a time format: {number_format!r}"
+    decimals = len(m.group(1) or "")
+    return f"{value / 1000 ** len(m.group(2)):,.{decimals}f} {m.group(3)}"
 
 
 # ---- writing run files ----

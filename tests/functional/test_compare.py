@@ -43,7 +43,8 @@ def comparison(book):
     headers = [h for h in rows[head] if h is not None]
     names = [h.rsplit(" (", 1)[0] if h.endswith(")") else h for h in headers]
     assert names == COLUMNS
-    units = {h.rsplit(" (", 1)[1][:-1] for h in headers if h.endswith(")")}
+    # Without --unit, times are numbers of ns under headers without a unit.
+    units = {h.rsplit(" (", 1)[1][:-1] for h in headers if h.endswith(")")} or {"ns"}
     assert len(units) == 1, units
     table, order = {}, []
     for r in rows[head + 1:]:
@@ -60,7 +61,8 @@ def run_matrix(book):
     rows = book.rows("Comparison runs")
     at = next(i for i, r in enumerate(rows) if isinstance(r[0], str) and r[0].startswith(
         "Total time per run"))
-    unit = UNITS_NS[rows[at][0].split("(", 1)[1].split(")", 1)[0]]
+    named = re.match(r"Total time per run \((s|ms|us|ns)\)", rows[at][0])
+    unit = UNITS_NS[named.group(1) if named else "ns"]
     headers = [h for h in rows[at + 1] if h is not None]
     nb = sum(h.startswith("Baseline ") for h in headers)
     out = {}

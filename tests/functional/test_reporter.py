@@ -54,6 +54,7 @@ from reporter_helpers import (
     must_run,
     percentile_inc,
     profreport,
+    render_time,
     templates_args,
 )
 
@@ -319,17 +320,22 @@ def unit_runs():
 
 
 def unit_of(header):
+    """The unit a header names ("Total (ms)"), or None."""
     m = re.fullmatch(r".* \((s|ms|us|ns)\)", header)
-    assert m, f"header {header!r} names no unit"
-    return m.group(1)
+    return m.group(1) if m else None
+
+
+def head(name, unit):
+    return f"{name} ({unit})" if unit else name
 
 
 @pytest.mark.parametrize("unit", ["s", "ms", "us", "ns", "auto"])
 def test_unit_option_scales_values_and_headers(tmp_path, unit):
     """--unit s/ms/us/ns puts that unit in every time header (Call cost, Summary, Call tree,
-    Runs, Threads, the mean-cost matrix) and divides the values by it; --unit auto (the
-    default) picks one unit for per-call costs and one for totals, named in the headers, and
-    here, where every mean is 2-50 us and every total 1-500 ms, picks us and ms."""
+    Runs, Threads, the mean-cost matrix), divides the values by it and shows every time in it;
+    --unit auto (the default) stores numbers of ns under headers without a unit, each cell
+    shown in its own unit by its number format: here, where every mean is 2-50 us and every
+    total 1-500 ms, means in us and totals in ms."""
     runs = unit_runs()
     folder = tmp_path / "runs"
     write_runs(folder, runs)
@@ -341,31 +347,35 @@ def test_unit_option_scales_values_and_headers(tmp_path, unit):
     headers, rows, _ = book.cost()
     cost_unit = unit_of(headers[6])
     total_unit = unit_of(headers[2])
-    if unit == "auto":
-        assert (cost_unit, total_unit) == ("us", "ms")
-    else:
-        assert cost_unit == total_unit == unit
-    assert headers == cost_headers(cost_unit, total_unit)
+    want = None if unit == "auto" else unit
+    assert cost_unit == total_unit == want
+    assert headers == cost_headers(want, want)
+    scale = UNITS_NS[want or "ns"]
     problems = []
     for rid, e in exp.regions.items():
         problems += compare_cost_row(rows[rid], expected_cost_row(e, exp.busy, exp.self_all),
-                                     UNITS_NS[cost_unit], UNITS_NS[total_unit],
-                                     headers_by_name(headers), rid)
+                                     scale, scale, headers_by_name(headers), rid)
     assert problems == [], "\n".join(problems)
+    # Every time cell shows its value in the unit asked for, or in its own: us for these
+    # means and ms for these totals.
+    ws = book.wb["Call cost"]
+    for r in range(2, ws.max_row + 1):
+        mean, total = ws.cell(r, 7), ws.cell(r, 3)
+        assert render_time(mean.value, mean.number_format).endswith(f" {want or 'us'}")
+        assert render_time(total.value, total.number_format).endswith(f" {want or 'ms'}")
     summary = book.rows("Summary")
     (top_head,) = [r for r in summary if r[0] == "Region"]
-    assert top_head[:5] == ["Region", f"Total ({total_unit})", "Total %", "Calls",
-                            f"Mean ({cost_unit})"]
-    assert book.rows("Call tree")[0][3:6] == [f"Total ({total_unit})", f"Self ({total_unit})",
-                                              f"Mean ({cost_unit})"]
-    assert book.rows("Runs")[0][10] == f"Duration ({total_unit})"
-    assert book.rows("Threads")[0][7] == f"Busy ({total_unit})"
+    assert top_head[:5] == ["Region", head("Total", want), "Total %", "Calls", head("Mean", want)]
+    assert book.rows("Call tree")[0][3:6] == [head("Total", want), head("Self", want),
+                                              head("Mean", want)]
+    assert book.rows("Runs")[0][10] == head("Duration", want)
+    assert book.rows("Threads")[0][7] == head("Busy", want)
     title, _, means = book.matrix("Mean cost per call")
-    assert f"({cost_unit})" in title
-    close(means["a"][0], statistics.fmean(exp.regions["a"].costs) / UNITS_NS[cost_unit],
+    assert (f"({want})" in title) == (want is not None)
+    close(means["a"][0], statistics.fmean(exp.regions["a"].costs) / scale,
           what="matrix mean of a")
-    busy = book.table("Threads")[1][0]["Busy (%s)" % total_unit]
-    close(busy, exp.busy / UNITS_NS[total_unit], what="Busy")
+    busy = book.table("Threads")[1][0][head("Busy", want)]
+    close(busy, exp.busy / scale, what="Busy")
 
 
 # ---- 3. many calls: histogram percentiles ----
@@ -1106,7 +1116,8 @@ def test_terminal_summary_lists_regions_by_total_and_quiet_prints_nothing(tmp_pa
     lines = flat_rows(p.stdout, set(exp.regions))
     assert [n for n, _ in lines] == sorted(exp.regions, key=lambda r: -exp.regions[r].total)
     for name, tokens in lines:
-        assert tokens[3] == str(exp.regions[name].calls), (name, tokens)
+        # "total%  9.48 ms  9.48 ms  calls ...": each time is a number and its unit.
+        assert tokens[5] == str(exp.regions[name].calls), (name, tokens)
     assert str(out).encode() in p.stdout
     out.unlink()
     q = must_run(folder, "-o", out, "--no-gnuplot", "-q")

@@ -48,8 +48,8 @@ static const char two_regions[] = "Frequency,1000000000\nFormat,profreport-run,2
                                   "a,40,1,main,1,40,30,0\n"
                                   "main,100,1,,0,40,0,0\n";
 
-/* Each region's line: share of the busy time, total and self in the total unit, calls, then
-   mean, median and p99 of one call (a's p99 lies 99 % of the way from 20 to 40). */
+/* Each region's line: share of the busy time, total and self, calls, then mean, median and
+   p99 of one call (a's p99 lies 99 % of the way from 20 to 40), each time with its unit. */
 static void profile_lines_hold_the_call_cost_figures(void **state)
 {
     (void)state;
@@ -61,18 +61,41 @@ static void profile_lines_hold_the_call_cost_figures(void **state)
                        "\n"
                        "  total%       total        self       calls        mean      median"
                        "         p99  region\n"
-                       "                 ns          ns                      ns          ns"
-                       "          ns\n"
-                       "  100.00     100.000      40.000           1     100.000     100.000"
-                       "     100.000  main\n"
-                       "   60.00      60.000      60.000           2      30.000      30.000"
-                       "      39.800  a\n";
+                       "  100.00      100 ns     40.0 ns           1      100 ns      100 ns"
+                       "      100 ns  main\n"
+                       "   60.00     60.0 ns     60.0 ns           2     30.0 ns     30.0 ns"
+                       "     39.8 ns  a\n";
     assert_string_equal(text, want);
     free(text);
     model_release(&m);
 }
 
-/* --top cuts the list and says how many regions the workbook has besides; --unit rescales. */
+/* 1 tick = 1 ns: "slow" runs once for 1.092010972 s; "fast" runs 1000 times for 19 ns each
+   inside it. */
+static const char wide_range[] = "Frequency,1000000000\nFormat,profreport-run,2\nMode,summary\n"
+                                 "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,"
+                                 "Histogram\n"
+                                 "slow,1,1,1092010972,1091991972,1092010972,1092010972,"
+                                 "1192487956646384784,1092010972,\n"
+                                 "fast,1,1000,19000,19000,19,19,361000,19000,\n";
+
+/* A 19 ns call and a 1.09 s one on the same screen: each time in its own unit with three
+   significant digits, never 0.000 ms or 1092010.972 us. */
+static void times_far_apart_each_keep_three_digits(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, wide_range);
+    char *text = flat_text(&m, 15, "auto");
+    assert_non_null(strstr(text, "      1.09 s      1.09 s           1      1.09 s"));
+    assert_non_null(strstr(text, "     19.0 us     19.0 us        1000     19.0 ns"));
+    free(text);
+    model_release(&m);
+}
+
+/* --top cuts the list and says how many regions the workbook has besides; --unit shows every
+   time in that unit, with three significant digits. */
 static void top_cuts_the_list_and_unit_rescales(void **state)
 {
     (void)state;
@@ -80,7 +103,7 @@ static void top_cuts_the_list_and_unit_rescales(void **state)
     model_init(&m);
     read_run(&m, two_regions);
     char *text = flat_text(&m, 1, "us");
-    assert_non_null(strstr(text, "  100.00       0.100       0.040           1       0.100"));
+    assert_non_null(strstr(text, "  100.00    0.100 us   0.0400 us           1    0.100 us"));
     assert_null(strstr(text, "  a\n"));
     assert_non_null(strstr(text, "  ... 1 more regions in the workbook\n"));
     free(text);
@@ -155,6 +178,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(profile_lines_hold_the_call_cost_figures),
+        cmocka_unit_test(times_far_apart_each_keep_three_digits),
         cmocka_unit_test(top_cuts_the_list_and_unit_rescales),
         cmocka_unit_test(control_characters_are_escaped),
         cmocka_unit_test(an_empty_model_prints_its_counts_only),

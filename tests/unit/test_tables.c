@@ -1,6 +1,6 @@
 /*
  * test_tables.c - unit tests of tables.c: the tables every statistics output renders, their
- * column schemas, row orders and units. Run files are read from memory.
+ * column schemas and row orders. Run files are read from memory.
  */
 #define _GNU_SOURCE /* fmemopen */
 #include <setjmp.h>
@@ -33,19 +33,6 @@ static const char tree_run[] = "Frequency,1000000000\nFormat,profreport-run,2\nM
                                "b,30,1,main,1,25,16,0\n"
                                "a,15,1,main,1,15,50,0\n"
                                "main,100,1,,0,40,0,0\n";
-
-/* Units step at 1 us, 1 ms and 1 s, and a forced unit wins over the values. */
-static void units_step_by_thousands_unless_forced(void **state)
-{
-    (void)state;
-    assert_string_equal(unit_for(999, "auto").name, "ns");
-    assert_string_equal(unit_for(1000, "auto").name, "us");
-    assert_string_equal(unit_for(2.5e6, NULL).name, "ms");
-    assert_string_equal(unit_for(3e9, "auto").name, "s");
-    struct unit u = unit_for(3e9, "us");
-    assert_string_equal(u.name, "us");
-    assert_true(u.ns == 1e3);
-}
 
 /* A time column's header names the unit it is shown in: per-call columns the cost unit,
    summed ones the total unit; other columns are their name alone. */
@@ -151,7 +138,6 @@ static void call_cost_rows_are_ranked_and_undefined_values_empty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(units_step_by_thousands_unless_forced),
         cmocka_unit_test(time_headers_carry_their_unit),
         cmocka_unit_test(call_tree_is_heaviest_edge_first),
         cmocka_unit_test(excluded_callees_leave_the_call_tree),

@@ -1,0 +1,279 @@
+"""test_paper.py - functional tests of the report on paper and at the widths it is written
+with: every time shows its unit and three significant digits, no number renders as ###, long
+names are not cut, and every sheet prints landscape, one page wide, with its header row
+repeated, the title and the page number.
+
+Two real reports: one of six runs of tests/programs/paper (three regions whose names differ
+after their tenth character), and one of hand-written run files whose times range from a
+19 ns call to 10.8 s totals. openpyxl reads the page setup, number formats and column widths
+written; LibreOffice (soffice, Debian's libreoffice-calc-nogui) prints both workbooks to PDF
+and poppler's pdftotext reads what a printed page shows.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import run_program
+from reporter_helpers import (
+    Book,
+    RunSpec,
+    Thread,
+    must_run,
+    render_time,
+    templates_args,
+)
+
+TITLE = "paper & test"
+SHEETS_ON_ONE_PAGE = ["Summary", "Call cost", "Hit count", "Runs", "Threads", "Call tree",
+                      "Call paths", "Warnings", "About"]
+# Sheets that start with one row of column headers, repeated on every printed page.
+HEADED = ["Call cost", "Hit count", "Runs", "Threads", "Call tree", "Call paths", "Warnings",
+          "About"]
+LONG_NAME = ("std::vector<std::pair<std::string, int>>::_M_realloc_insert<std::pair<std::string, "
+             "int>>(iterator, value_type&&)")
+TIME = re.compile(r"-?[\d,]+(?:\.\d+)? (?:ns|us|ms|s)")
+
+
+# ---- the two reports ----
+
+
+@pytest.fixture(scope="module")
+def paper(tmp_path_factory):
+    """Six runs of tests/programs/paper reported with charts: (stdout, workbook path)."""
+    tmp = tmp_path_factory.mktemp("paper")
+    folder = tmp / "runs"
+    for _ in range(6):
+        run_program(tmp, "paper", profile_dir=folder)
+    out = tmp / "paper.xlsx"
+    p = must_run(folder, "-o", out, "--title", TITLE, *templates_args())
+    return p.stdout.decode(), out
+
+
+def wide_runs():
+    """Two summary runs (1 tick = 1 ns): "interpreter" runs once per run for 10.788886607 s,
+    "step" 10,000,000 times at 19 ns, and a region with a 107-character C++ name 3 times
+    for 2.5 ms."""
+    runs = []
+    for k in range(2):
+        rows = []
+        for name, calls, each in [("interpreter", 1, 10788886607), ("step", 10**7, 19),
+                                  (LONG_NAME, 3, 2500000)]:
+            rows.append({"Region": name, "Thread": 1, "Calls": calls, "Ticks": calls * each,
+                         "Self": calls * each, "Min": each, "Max": each,
+                         "SumSquares": calls * each * each, "Outer": calls * each,
+                         "Histogram": ""})
+        runs.append(RunSpec(f"profiling_2026.05.05_00.00.0{k}_{k + 1}.csv", 10**9,
+                            [Thread(1, 100 + k, "main")], rows, mode="summary",
+                            duration=10788886607 + 190000000 + 7500000))
+    return runs
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory):
+    """The report of wide_runs, without charts: (stdout, workbook path)."""
+    tmp = tmp_path_factory.mktemp("wide")
+    for run in wide_runs():
+        run.write(tmp / "runs")
+    out = tmp / "wide.xlsx"
+    p = must_run(tmp / "runs", "-o", out, "--title", "wide", "--no-gnuplot")
+    return p.stdout.decode(), out
+
+
+@pytest.fixture(scope="module")
+def pdfs(tmp_path_factory, paper, wide):
+    """Both workbooks printed by LibreOffice: {"paper": [page texts], "wide": [page texts]}.
+    One soffice for both (its start is most of the time), with a profile of its own so that
+    tests running at the same time do not share one."""
+    soffice, pdftotext = shutil.which("soffice"), shutil.which("pdftotext")
+    if not soffice or not pdftotext:
+        pytest.skip("LibreOffice (soffice) or pdftotext is not installed here; scripts/deps.sh "
+                    "installs libreoffice-calc-nogui and poppler-utils, as CI does")
+    tmp = tmp_path_factory.mktemp("pdf")
+    env = dict(os.environ, HOME=str(tmp / "home"))
+    subprocess.run([soffice, f"-env:UserInstallation=file://{tmp}/profile", "--headless",
+                    "--convert-to", "pdf", "--outdir", str(tmp), str(paper[1]), str(wide[1])],
+                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=120)
+    out = {}
+    for name in ("paper", "wide"):
+        text = subprocess.run([pdftotext, "-layout", str(tmp / f"{name}.pdf"), "-"],
+                              check=True, stdout=subprocess.PIPE, timeout=60).stdout.decode()
+        out[name] = text.split("\f")[:-1]  # a form feed ends every page
+    return out
+
+
+def pages_by_sheet(pages):
+    """{sheet name: [page texts]} from each page's header."""
+    out = {}
+    for page in pages:
+        first = next(line for line in page.splitlines() if line.strip())
+        sheet = re.split(r"\s{2,}", first.strip())[-1]
+        out.setdefault(sheet, []).append(page)
+    return out
+
+
+def terminal_figures(stdout, regions):
+    """{region: [time texts]} of the terminal summary's lines."""
+    out = {}
+    for line in stdout.splitlines():
+        for r in regions:
+            if line.endswith("  " + r):
+                out[r] = TIME.findall(line[:-len(r)])
+    return out
+
+
+# ---- on paper (LibreOffice) ----
+
+
+def test_paper_report_prints_one_page_per_sheet(pdfs, paper):
+    """The 3-region, 6-run report printed 38 pages when sheets were portrait and cut into
+    columns. One page wide and landscape, each sheet but Charts fits one page (it has at most
+    six rows of data); Charts holds the gnuplot pictures, at most one page each (4 pictures
+    on 3 pages here), so the whole report prints on at most 9 + 4 = 13 pages (12 here).
+    Every page carries the title and 'Page N of M'."""
+    pages = pdfs["paper"]
+    by_sheet = pages_by_sheet(pages)
+    counts = {sheet: len(p) for sheet, p in by_sheet.items()}
+    for sheet in SHEETS_ON_ONE_PAGE:
+        assert counts.get(sheet) == 1, (sheet, counts)
+    pictures = len(list((paper[1].parent / "paper-charts").glob("*.png")))
+    assert 1 <= len(by_sheet["Charts"]) <= pictures
+    assert len(pages) == len(SHEETS_ON_ONE_PAGE) + len(by_sheet["Charts"])
+    for i, page in enumerate(pages):
+        assert TITLE in page
+        # LibreOffice numbers the pages of a whole workbook through.
+        assert f"Page {i + 1} of {len(pages)}" in page, i
+
+
+def test_printed_figures_are_the_terminals_with_units_and_no_hashes(pdfs, paper):
+    """No cell prints as ###; the Summary page shows the times the terminal printed, text
+    for text (one convention for both), each with its unit; labels and values share a
+    line."""
+    stdout, path = paper
+    pages = pdfs["paper"]
+    assert not any("###" in p for p in pages)
+    regions = ["fio:compress-dictionary", "fio:compress", "fio:checksum"]
+    figures = terminal_figures(stdout, regions)
+    assert set(figures) == set(regions)
+    summary = pages_by_sheet(pages)["Summary"][0]
+    for region, times in figures.items():
+        assert len(times) == 5, (region, times)  # total, self, mean, median, p99
+        line = next(l for l in summary.splitlines() if re.search(rf"\b{re.escape(region)}\s", l))
+        assert times[0] in line and times[2] in line, (region, times, line)  # total, mean
+    events = Book(path).summary()["Events read"]
+    assert re.search(rf"Events read\s+{events:,}\b", summary)
+
+
+def test_printed_runs_sheet_shows_whole_region_names(pdfs):
+    """The Runs sheet's region x run matrices name each region whole: 'fio:compress' and
+    'fio:compress-dictionary' were both cut to 'fio:compre'."""
+    runs = "\n".join(pages_by_sheet(pdfs["paper"])["Runs"])
+    names = re.findall(r"^\s*(fio:\S+)", runs, re.M)
+    assert {"fio:compress", "fio:compress-dictionary", "fio:checksum"} <= set(names)
+
+
+def test_wide_ranging_times_print_with_their_units(pdfs, wide):
+    """10.8 s totals and 19.0 ns calls in one report: no ###, both printed as the terminal
+    prints them, and the 107-character name wrapped, not cut."""
+    stdout, _ = wide
+    pages = pdfs["wide"]
+    assert not any("###" in p for p in pages)
+    figures = terminal_figures(stdout, ["interpreter", "step"])
+    assert figures["interpreter"][:3] == ["21.6 s", "21.6 s", "10.8 s"]
+    assert figures["step"][:3] == ["380 ms", "380 ms", "19.0 ns"]
+    by_sheet = pages_by_sheet(pages)
+    summary = by_sheet["Summary"][0]
+    assert re.search(r"interpreter\s+21\.6 s\s+.*\s10\.8 s", summary)
+    assert re.search(r"step\s+380 ms\s+.*\s19\.0 ns", summary)
+    cost = "\n".join(by_sheet["Call cost"])
+    assert "21.6 s" in cost and "19.0 ns" in cost and "2.50 ms" in cost
+    flat = re.sub(r"\s+", "", cost)
+    assert re.sub(r"\s+", "", LONG_NAME) in flat
+
+
+# ---- as written (openpyxl) ----
+
+
+def shown(cell):
+    """The text a cell shows in its number format, for the formats profreport writes."""
+    v, f = cell.value, cell.number_format
+    if isinstance(v, str):
+        return v
+    if f.endswith('s"'):
+        return render_time(v, f)
+    if f == "#,##0":
+        return f"{v:,.0f}"
+    if f == "0.00%":
+        return f"{100 * v:.2f}%"
+    if f == "0.0000":
+        return f"{v:.4f}"
+    if f == "0.0000E+00":
+        return f"{v:.4E}"
+    if f == "#,##0.000":
+        return f"{v:,.3f}"
+    assert f == "General", f
+    return f"{v:.10g}"
+
+
+@pytest.mark.parametrize("report", ["paper", "wide"])
+def test_every_sheet_is_set_up_for_paper(request, report):
+    """Landscape, fit to one page wide and any number of pages down, the header row repeated
+    (print titles), the title and sheet name in the page header, the page number below."""
+    _, path = request.getfixturevalue(report)
+    book = Book(path)
+    for ws in book.wb.worksheets:
+        assert ws.page_setup.orientation == "landscape", ws.title
+        assert ws.sheet_properties.pageSetUpPr.fitToPage, ws.title
+        # fitToWidth left out means 1, its default in the file format (ECMA-376 18.3.1.64).
+        assert ws.page_setup.fitToWidth in (None, 1), ws.title
+        assert ws.page_setup.fitToHeight == 0, ws.title
+        if ws.title in HEADED:
+            assert ws.print_title_rows == "$1:$1", ws.title
+        assert ws.oddHeader.left.text == (TITLE if report == "paper" else "wide").replace(
+            "&", "&&"), ws.title
+        assert ws.oddHeader.right.text == "&A", ws.title
+        assert ws.oddFooter.center.text == "Page &P of &N", ws.title
+
+
+@pytest.mark.parametrize("report", ["paper", "wide"])
+def test_columns_fit_what_they_hold(request, report):
+    """Every number's text fits its column as written (a spreadsheet shows ### otherwise);
+    text wider than its column wraps, and no column of names is narrower than its names up
+    to 60 characters. Times are numbers of ns, each shown in its own unit."""
+    _, path = request.getfixturevalue(report)
+    book = Book(path)
+    for ws in book.wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value is None or c.font.b and c.font.sz and c.font.sz > 11:
+                    continue  # the title spills into the empty cells beside it
+                width = ws.column_dimensions[c.column_letter].width
+                text = shown(c)
+                if isinstance(c.value, str):
+                    wraps = c.alignment.wrap_text
+                    assert len(text) <= width or wraps, (ws.title, c.coordinate, text, width)
+                else:
+                    assert len(text) + 1 <= width, (ws.title, c.coordinate, text, width)
+                if c.number_format.endswith('s"'):
+                    assert TIME.fullmatch(text), text
+
+
+def test_wide_times_are_numbers_of_ns_shown_in_their_unit(wide):
+    """The 10.8 s call and the 19 ns call: numbers of ns in the cells (to sort and compute
+    with), shown as 10.8 s and 19.0 ns by their formats."""
+    _, path = wide
+    book = Book(path)
+    ws = book.wb["Call cost"]
+    headers = [c.value for c in ws[1]]
+    by_region = {r[0].value: r for r in ws.iter_rows(min_row=2)}
+    mean = headers.index("Mean")
+    interp, step = by_region["interpreter"][mean], by_region["step"][mean]
+    assert interp.value == 10788886607 and render_time(interp.value, interp.number_format) \
+        == "10.8 s"
+    assert step.value == 19 and render_time(step.value, step.number_format) == "19.0 ns"
+    total = by_region["interpreter"][headers.index("Total")]
+    assert render_time(total.value, total.number_format) == "21.6 s"
