@@ -20,8 +20,11 @@ MS = 60
 
 
 def time_column(headers, name):
-    """(header, ns per unit) of the time column called name ("CPU (ms)")."""
+    """(header, ns per unit) of the time column called name: "CPU", whose cells hold ns, or
+    "CPU (ms)" under --unit."""
     for h in headers:
+        if h == name:
+            return h, 1
         if h.startswith(name + " ("):
             return h, UNITS_NS[h[len(name) + 2:-1]]
     raise AssertionError(f"no {name} column in {headers}")
