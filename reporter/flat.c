@@ -203,9 +203,9 @@ void flat_print_idle(FILE *out, const struct model *m, size_t top)
         char cpu[32], wall[32];
         time_text(cpu, sizeof cpu, t->cpu_ns, NULL);
         time_text(wall, sizeof wall, t->wall_ns, NULL);
-        fprintf(out, "  run %zu, thread %u ", t->run + 1, t->number);
+        fprintf(out, "  run %zu, thread %u", t->run + 1, t->number);
         if (t->name[0]) {
-            fputc('(', out);
+            fputs(" (", out);
             name_cell(out, t->name);
             fputc(')', out);
         }
