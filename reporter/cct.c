@@ -323,8 +323,8 @@ static int by_name(const void *a, const void *b, void *ctx)
     return c ? c : (lx > ly) - (lx < ly);
 }
 
-/* A node's children, sorted by name (*n of them; the caller frees the array). */
-uint32_t *cct_sorted_children(const struct cct *t, uint32_t node, size_t *n)
+/* A node's children in the tree's order (*n of them; the caller frees the array). */
+uint32_t *cct_children(const struct cct *t, uint32_t node, size_t *n)
 {
     size_t k = 0;
     for (uint32_t c = t->nodes[node].child; c != CCT_NONE; c = t->nodes[c].sibling)
@@ -333,8 +333,15 @@ uint32_t *cct_sorted_children(const struct cct *t, uint32_t node, size_t *n)
     k = 0;
     for (uint32_t c = t->nodes[node].child; c != CCT_NONE; c = t->nodes[c].sibling)
         kids[k++] = c;
-    qsort_r(kids, k, sizeof *kids, by_name, (void *)(uintptr_t)t);
     *n = k;
+    return kids;
+}
+
+/* A node's children, sorted by name (*n of them; the caller frees the array). */
+uint32_t *cct_sorted_children(const struct cct *t, uint32_t node, size_t *n)
+{
+    uint32_t *kids = cct_children(t, node, n);
+    qsort_r(kids, *n, sizeof *kids, by_name, (void *)(uintptr_t)t);
     return kids;
 }
 

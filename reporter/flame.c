@@ -25,15 +25,8 @@ static int by_weight(const void *a, const void *b, void *ctx)
 /* The children of node, heaviest first; *n of them; the caller frees it. */
 static uint32_t *children(const struct cct *t, uint32_t node, size_t *n)
 {
-    size_t k = 0;
-    for (uint32_t c = t->nodes[node].child; c != CCT_NONE; c = t->nodes[c].sibling)
-        k++;
-    uint32_t *kids = xmalloc((k ? k : 1) * sizeof *kids);
-    k = 0;
-    for (uint32_t c = t->nodes[node].child; c != CCT_NONE; c = t->nodes[c].sibling)
-        kids[k++] = c;
-    qsort_r(kids, k, sizeof *kids, by_weight, (void *)t);
-    *n = k;
+    uint32_t *kids = cct_children(t, node, n);
+    qsort_r(kids, *n, sizeof *kids, by_weight, (void *)t);
     return kids;
 }
 
