@@ -86,15 +86,16 @@ void cct_stream_end(struct cct_stream *s);
 uint32_t cct_add(struct cct *t, uint32_t parent, const char *name, size_t n, uint64_t calls,
                  double total_ns, double self_ns);
 
+/* A node's children in the tree's order (*n of them; the caller frees the array). */
+uint32_t *cct_children(const struct cct *t, uint32_t node, size_t *n);
+/* The children of node in byte order of their names; *n of them; the caller frees it. */
+uint32_t *cct_sorted_children(const struct cct *t, uint32_t node, size_t *n);
+
 /*
  * Visit the nodes below from (not from itself) depth first, siblings in byte order of their
  * names. pre is called before a node's children, post after them; path[0..len) holds the
  * node indexes from the first level below from down to the node. Either may be NULL.
  */
-/* A node's children in the tree's order (*n of them; the caller frees the array). */
-uint32_t *cct_children(const struct cct *t, uint32_t node, size_t *n);
-/* The children of node in byte order of their names; *n of them; the caller frees it. */
-uint32_t *cct_sorted_children(const struct cct *t, uint32_t node, size_t *n);
 typedef void (*cct_visit)(void *ctx, const struct cct *t, const uint32_t *path, size_t len);
 void cct_walk(const struct cct *t, uint32_t from, cct_visit pre, cct_visit post, void *ctx);
 
