@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* memrchr, strtod_l */
 #include "runfile.h"
+#include "plainsplit.h"
 #include "util.h"
 
 #include "format.h"
@@ -21,9 +22,8 @@
 /* Bytes read per fread: large enough that the per-call costs vanish. */
 #define RUNFILE_BLOCK (64 * 1024)
 
-/* CSV_REPALL_NL makes libcsv report every line end outside a field, which is how lines are
-   counted; CSV_STRICT_FINI makes a file cut inside a quoted field an error. */
-#define RUNFILE_CSV_OPTS (CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL)
+/* libcsv's options, the ones plain_split reproduces for quote-free lines. */
+#define RUNFILE_CSV_OPTS PLAIN_CSV_OPTS
 
 /* Where the parser is in the file. */
 enum runfile_state {
@@ -47,6 +47,7 @@ static const char *const *const memory_header = prof_memory_columns;
 struct runfile {
     struct csv_parser csv;
     const struct run_handler *h;
+    const struct runfile_tuning *tune;
     enum runfile_state state;
     enum run_kind kind;
     int mode_known;   /* a Mode record was read (kind holds it) */
@@ -784,10 +785,12 @@ static void handle_record(struct runfile *r, int c)
     }
 }
 
-/* libcsv's end-of-field callback: copy the field into the record. */
-static void on_field(void *s, size_t len, void *data)
+/* The end of a field, from libcsv or plain_split: copy it into the record. */
+static void add_field(const char *s, size_t len, void *data)
 {
     struct runfile *r = data;
+    if (r->tune->field)
+        r->tune->field(r->tune->ctx, s, len);
     if (r->stop)
         return;
     if (r->nf == r->fcap) {
@@ -801,18 +804,23 @@ static void on_field(void *s, size_t len, void *data)
             r->rcap = r->rcap ? 2 * r->rcap : 256;
         r->rbuf = xrealloc(r->rbuf, r->rcap);
     }
-    /* CSV_APPEND_NULL put a NUL after the field: copy it too. */
-    memcpy(r->rbuf + r->rlen, s, len + 1);
+    memcpy(r->rbuf + r->rlen, s, len);
+    r->rbuf[r->rlen + len] = 0;
     r->foff[r->nf] = r->rlen;
     r->flen[r->nf] = len;
     r->nf++;
     r->rlen += len + 1;
 }
 
-/* libcsv's end-of-record callback (also called for each line end between records). */
+/* libcsv's end-of-field callback. */
+static void on_field(void *s, size_t len, void *data) { add_field(s, len, data); }
+
+/* The end of a record (also of each line end between records), from libcsv or plain_split. */
 static void on_record(int c, void *data)
 {
     struct runfile *r = data;
+    if (r->tune->record)
+        r->tune->record(r->tune->ctx, c);
     if (c == '\n') {
         r->line++;
         r->saw_nl = 1;
@@ -892,6 +900,11 @@ static size_t feed_line(struct runfile *r, const char *data, size_t len)
    used. */
 static size_t feed_plain(struct runfile *r, const char *data, size_t len)
 {
+    /* libcsv is between records and data ends with a line end: plain_split takes it all. */
+    if (!r->tune->libcsv_only) {
+        r->clean = 1;
+        return plain_split(data, len, add_field, on_record, r);
+    }
     /* libcsv calls the space function for every byte of an unquoted field, which costs a
        third of its time; without spaces or tabs its default test (spaces and tabs) finds
        nothing either, so the result is the same. */
@@ -980,10 +993,22 @@ static void finish(struct runfile *r, int any, int ends_with_nl)
 enum run_status runfile_parse(FILE *f, const char *name, const struct run_handler *h,
                               struct rep_error *why, unsigned long *line)
 {
+    struct runfile_tuning t = {0};
+    t.libcsv_only = getenv(RUNFILE_LIBCSV_ONLY_ENV) != NULL;
+    return runfile_parse_tuned(f, name, h, why, line, &t);
+}
+
+/* Parse the run file in f and feed h as t says; see runfile.h. */
+enum run_status runfile_parse_tuned(FILE *f, const char *name, const struct run_handler *h,
+                                    struct rep_error *why, unsigned long *line,
+                                    const struct runfile_tuning *t)
+{
     (void)name; /* the caller names the file in its messages */
     struct rep_error unused;
     struct runfile r = {0};
+    size_t block = t->block ? t->block : RUNFILE_BLOCK;
     r.h = h;
+    r.tune = t;
     r.why = why ? why : &unused;
     rep_error_clear(r.why);
     r.state = ST_FREQUENCY;
@@ -1000,12 +1025,12 @@ enum run_status runfile_parse(FILE *f, const char *name, const struct run_handle
     if (r.c_locale == (locale_t)0)
         die_nomem(NULL);
 
-    char *buf = xmalloc(RUNFILE_BLOCK);
+    char *buf = xmalloc(block);
     size_t keep = 0; /* bytes of an unfinished line carried to the next block */
     int first = 1, at_eof = 0, any = 0, ends_with_nl = 0;
     while (!at_eof && !r.stop) {
-        size_t n = fread(buf + keep, 1, RUNFILE_BLOCK - keep, f);
-        if (n < RUNFILE_BLOCK - keep) {
+        size_t n = fread(buf + keep, 1, block - keep, f);
+        if (n < block - keep) {
             if (ferror(f)) {
                 give_up(&r, RUNFILE_IO_ERROR, r.line, strerror(errno ? errno : EIO));
                 break;

@@ -86,6 +86,30 @@ enum run_status {
 enum run_status runfile_parse(FILE *f, const char *name, const struct run_handler *h,
                               struct rep_error *why, unsigned long *line);
 
+/* Set (to anything) in the environment, runfile_parse feeds every line to libcsv: the reader
+   without its fast path (plainsplit.h), for benchmarks. */
+#define RUNFILE_LIBCSV_ONLY_ENV "PROFREPORT_LIBCSV_ONLY"
+
+/*
+ * How runfile_parse_tuned reads, for tests and benchmarks: a zeroed struct reads as
+ * runfile_parse does without the environment variable above.
+ */
+struct runfile_tuning {
+    int libcsv_only; /* every line through libcsv, none through plain_split */
+    size_t block;    /* bytes per fread; 0: the usual 64 KiB */
+    /* Called, when not NULL, with every field and every record end (or line end between
+       records) the reader's CSV layer gives, libcsv's or plain_split's: c is '\r', '\n' or -1
+       (the end of the file). */
+    void (*field)(void *ctx, const char *s, size_t len);
+    void (*record)(void *ctx, int c);
+    void *ctx;
+};
+
+/* runfile_parse, read as t says. */
+enum run_status runfile_parse_tuned(FILE *f, const char *name, const struct run_handler *h,
+                                    struct rep_error *why, unsigned long *line,
+                                    const struct runfile_tuning *t);
+
 /*
  * What reads one run into a run_handler: runfile_parse for a run file, or a killed run's parts
  * (partfile.h). Returns, and fills why and line, as runfile_parse does.

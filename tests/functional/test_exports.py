@@ -594,3 +594,38 @@ def test_seed_form_trace_lays_instances_end_to_end(tmp_path):
     (name,) = [e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"]
     assert name.endswith("(seed form: laid end to end, no start times)")
     assert "laid end to end" in trace["otherData"]["run 1 note"]
+
+
+def test_fast_path_and_libcsv_give_the_same_report(tmp_path):
+    """The reader splits quote-free lines itself and gives the rest to libcsv (issue 14);
+    PROFREPORT_LIBCSV_ONLY=1 gives every line to libcsv. Over the fuzz corpus of run files
+    (events, summary, memory, recovered and cut files; quoted names), each also with CRLF
+    line ends, both give byte-identical JSON, CSV, folded and callgrind exports
+    and the same terminal output, warnings included."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for i, f in enumerate(sorted((ROOT / "tests" / "fuzz" / "corpus" / "runfile").iterdir())):
+        shutil.copy(f, folder / f"{i:03d}-{f.stem}.csv")
+        # The same file with CRLF line ends (quoted line ends left alone).
+        if b'"' not in f.read_bytes():
+            crlf = f.read_bytes().replace(b"\n", b"\r\n")
+            (folder / f"{i:03d}-{f.stem}-crlf.csv").write_bytes(crlf)
+    outputs = {}
+    for mode, env in (("fast", None), ("libcsv", {"PROFREPORT_LIBCSV_ONLY": "1"})):
+        d = tmp_path / mode
+        d.mkdir()
+        p = profreport(folder, "-o", d / "r.xlsx", "--no-gnuplot", "--all-programs",
+                       "--json", d / "r.json", "--csv", d / "csv", "--folded", d / "r.folded",
+                       "--callgrind", d / "r.callgrind", env=env)
+        assert p.returncode == 0, p.stderr.decode(errors="replace")
+        files = {f.relative_to(d).as_posix(): f.read_bytes()
+                 for f in sorted(d.rglob("*")) if f.is_file() and f.suffix != ".xlsx"}
+        terminal = (p.stdout + p.stderr).replace(str(d).encode(), b"DIR")
+        outputs[mode] = (files, terminal)
+    fast, slow = outputs["fast"], outputs["libcsv"]
+    assert sorted(fast[0]) == sorted(slow[0])
+    assert len(fast[0]) >= 4
+    for name in fast[0]:
+        same = fast[0][name].replace(b"/fast/", b"/X/")
+        assert same == slow[0][name].replace(b"/libcsv/", b"/X/"), name
+    assert fast[1] == slow[1]

@@ -13,7 +13,10 @@
 #include <string.h>
 
 #include "runfile.h"
+#include "strbuf.h"
 #include "util.h"
+
+#include <dirent.h>
 
 /* What the callbacks saw, one line of text per call. */
 struct log {
@@ -1305,6 +1308,225 @@ static void records_across_read_blocks_keep_line_numbers(void **state)
     free(text);
 }
 
+/* Record a field of the CSV layer in a trace: its length, then its bytes. */
+static void trace_field(void *ctx, const char *s, size_t len)
+{
+    prof_sbuf_addf(ctx, "F%zu:", len);
+    prof_sbuf_add(ctx, s, len);
+}
+
+/* Record a record end of the CSV layer and the byte that ended it. */
+static void trace_record(void *ctx, int c) { prof_sbuf_addf(ctx, "R%d;", c); }
+
+/* Record a metadata record in a trace. */
+static void trace_meta(void *ctx, const char *const *fields, const size_t *lens, size_t n)
+{
+    prof_sbuf_addf(ctx, "meta %zu", n);
+    for (size_t i = 0; i < n; i++)
+        trace_field(ctx, fields[i], lens[i]);
+    prof_sbuf_char(ctx, '\n');
+}
+
+/* Record the start of the table. */
+static void trace_begin(void *ctx, enum run_kind kind, uint64_t frequency)
+{
+    prof_sbuf_addf(ctx, "begin %d %llu\n", (int)kind, (unsigned long long)frequency);
+}
+
+/* Record an events or seed row, every member. */
+static void trace_event(void *ctx, const struct prof_event_rec *e)
+{
+    prof_sbuf_str(ctx, "event");
+    trace_field(ctx, e->region, e->region_len);
+    trace_field(ctx, e->parent, e->parent_len);
+    prof_sbuf_addf(ctx, " %u %u %d %d %llu %llu %llu\n", e->thread, e->depth, e->stopped, e->nested,
+                   (unsigned long long)e->ticks, (unsigned long long)e->self,
+                   (unsigned long long)e->start);
+}
+
+/* Record a summary row, every member and histogram pair. */
+static void trace_summary(void *ctx, const struct prof_summary_rec *s)
+{
+    prof_sbuf_str(ctx, "summary");
+    trace_field(ctx, s->region, s->region_len);
+    prof_sbuf_addf(ctx, " %u %u %u %llu %llu %llu %llu %llu %llu %a", s->thread, s->node, s->parent,
+                   (unsigned long long)s->calls, (unsigned long long)s->ticks,
+                   (unsigned long long)s->self, (unsigned long long)s->min,
+                   (unsigned long long)s->max, (unsigned long long)s->outer, s->sumsq);
+    for (size_t i = 0; i < s->nhist; i++)
+        prof_sbuf_addf(ctx, " %u:%llu", (unsigned)s->hist_bucket[i],
+                       (unsigned long long)s->hist_count[i]);
+    prof_sbuf_char(ctx, '\n');
+}
+
+/* Record a memory-section row. */
+static void trace_memory(void *ctx, const struct run_memory *m)
+{
+    prof_sbuf_addf(ctx, "memory %s %u %u %s %s %llu %llu", m->kind, m->thread, m->other_thread,
+                   m->alloc_kind, m->free_kind, (unsigned long long)m->count,
+                   (unsigned long long)m->bytes);
+    trace_field(ctx, m->region, m->region_len);
+    trace_field(ctx, m->site, m->site_len);
+    trace_field(ctx, m->other_site, m->other_site_len);
+    trace_field(ctx, m->function, m->function_len);
+    trace_field(ctx, m->stack, m->stack_len);
+    prof_sbuf_char(ctx, '\n');
+}
+
+/* Record a problem and its line. */
+static void trace_problem(void *ctx, unsigned long line, const char *message)
+{
+    prof_sbuf_addf(ctx, "problem %lu %s\n", line, message);
+}
+
+/* What one reading gave: the CSV layer's fields and records, and the handler's calls. */
+struct reading {
+    struct prof_sbuf csv, calls;
+};
+
+/* Read text[0..len) with runfile_parse_tuned, libcsv only or not, block bytes per read. */
+static void read_traced(const char *text, size_t len, int libcsv_only, size_t block,
+                        struct reading *out)
+{
+    memset(out, 0, sizeof *out);
+    struct run_handler h = {&out->calls,   trace_meta,    trace_begin,  trace_event,
+                            trace_summary, trace_problem, trace_memory, NULL};
+    struct runfile_tuning t = {libcsv_only, block, trace_field, trace_record, &out->csv};
+    FILE *f = fmemopen((void *)text, len, "r");
+    assert_non_null(f);
+    struct rep_error why;
+    unsigned long line = 0;
+    enum run_status st = runfile_parse_tuned(f, "t", &h, &why, &line, &t);
+    fclose(f);
+    prof_sbuf_addf(&out->calls, "status %d %lu %s\n", (int)st, line, why.msg);
+    assert_false(out->csv.failed || out->calls.failed);
+}
+
+/* Two traces are equal (their first difference shown when they are not). */
+static void check_same_trace(const struct prof_sbuf *want, const struct prof_sbuf *got,
+                             const char *what, size_t block)
+{
+    if (want->len == got->len && memcmp(want->data, got->data, want->len) == 0)
+        return;
+    size_t at = 0;
+    while (at < want->len && at < got->len && want->data[at] == got->data[at])
+        at++;
+    fprintf(stderr, "%s, %zu-byte reads: traces differ at byte %zu of %zu/%zu\n", what, block, at,
+            want->len, got->len);
+    fail();
+}
+
+/* The reader gives the same fields, records and handler calls with its fast path as with
+   libcsv alone, reading block bytes at a time. */
+static void check_fast_path(const char *text, size_t len, size_t block, const char *what)
+{
+    struct reading slow, fast;
+    read_traced(text, len, 1, block, &slow);
+    read_traced(text, len, 0, block, &fast);
+    check_same_trace(&slow.csv, &fast.csv, what, block);
+    check_same_trace(&slow.calls, &fast.calls, what, block);
+    prof_sbuf_release(&slow.csv);
+    prof_sbuf_release(&slow.calls);
+    prof_sbuf_release(&fast.csv);
+    prof_sbuf_release(&fast.calls);
+}
+
+/* Check the fast path on text read in reads of every size from 1 to its length: every
+   record is cut at every offset by some read. */
+static void check_fast_path_every_block(const char *text, size_t len, size_t max_block,
+                                        const char *what)
+{
+    check_fast_path(text, len, 0, what);
+    for (size_t b = 1; b <= len + 1 && b <= max_block; b++)
+        check_fast_path(text, len, b, what);
+}
+
+/* Every file of the fuzz corpus of run files and seed files gives the same fields, records and
+   rows with the fast path as with libcsv alone, in 64 KiB reads and in short ones. */
+static void fast_path_agrees_with_libcsv_on_the_corpus(void **state)
+{
+    (void)state;
+    static const char *const dirs[] = {"tests/fuzz/corpus/runfile", "tests/fuzz/corpus/seed"};
+    size_t files = 0;
+    for (size_t d = 0; d < 2; d++) {
+        DIR *dir = opendir(dirs[d]);
+        assert_non_null(dir);
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dirs[d], e->d_name);
+            FILE *f = fopen(path, "rb");
+            assert_non_null(f);
+            struct prof_sbuf text = {0};
+            char buf[4096];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+                prof_sbuf_add(&text, buf, n);
+            fclose(f);
+            check_fast_path_every_block(text.data, text.len, 64, path);
+            prof_sbuf_release(&text);
+            files++;
+        }
+        closedir(dir);
+    }
+    assert_true(files >= 10);
+}
+
+/* Quoted fields in the middle of plain lines, CRLF, lone CRs, empty lines, spaces, NULs,
+   malformed quotes and a last row without its line end: both paths agree however the file is
+   cut into reads. */
+static void fast_path_agrees_with_libcsv_on_tricky_lines(void **state)
+{
+    (void)state;
+    static const char events[] = "\xef\xbb\xbf"
+                                 "Frequency,1000\r\nFormat,profreport-run,2\r\nMode,events\n\n"
+                                 "Note, spaced ,\t,\n"
+                                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\r\n"
+                                 "a,5,1,,0,5,0,0\n"
+                                 "\"b,\"\"q\"\"\",7,1,a,1,7,1,0\r\n"
+                                 "\r\n\n"
+                                 "c,9,1,\"a\nb\",1,9,2,0\n"
+                                 "d,1,1,,0,1,3,1\rx,y\n"
+                                 "e,2,1,,0,2,4,0\n"
+                                 "f\"g,2,1,,0,2,4,0\n"
+                                 "h,3,2,,0,3,5,0\n"
+                                 "i,,2,,0,,6,0\n"
+                                 "n\0ul,4,2,,0,4,7,0\n"
+                                 "j,4,2,,0,4,8,0";
+    check_fast_path_every_block(events, sizeof events - 1, sizeof events, "events");
+    static const char seed[] = "Frequency,1000\nr,1\n\nr,\n\"q\",2\nr,3\r\n,\n,,\nlast,4";
+    check_fast_path_every_block(seed, sizeof seed - 1, sizeof seed, "seed");
+    static const char quoted_tail[] = "Frequency,1000\nr,1\n\"open,2\nr,3\n";
+    check_fast_path_every_block(quoted_tail, sizeof quoted_tail - 1, sizeof quoted_tail,
+                                "quoted tail");
+}
+
+/* Lines longer than a read, plain and quoted, around many short ones: both paths agree. */
+static void fast_path_agrees_with_libcsv_on_long_lines(void **state)
+{
+    (void)state;
+    struct prof_sbuf text = {0};
+    prof_sbuf_str(&text, "Frequency,1000\n");
+    for (int i = 0; i < 20000; i++)
+        prof_sbuf_addf(&text, "r%d,%d\n", i % 50, i);
+    prof_sbuf_str(&text, "x");
+    for (int i = 0; i < 100000; i++)
+        prof_sbuf_char(&text, (char)('a' + i % 26));
+    prof_sbuf_str(&text, ",5\n\"");
+    for (int i = 0; i < 10000; i++)
+        prof_sbuf_str(&text, "long\r\nid,");
+    prof_sbuf_str(&text, "\",6\n");
+    for (int i = 0; i < 20000; i++)
+        prof_sbuf_addf(&text, "r%d,%d\r\n", i % 50, i);
+    assert_false(text.failed);
+    check_fast_path(text.data, text.len, 0, "long lines");
+    check_fast_path(text.data, text.len, 4096, "long lines");
+    check_fast_path(text.data, text.len, 65537, "long lines");
+    prof_sbuf_release(&text);
+}
+
 /* Run every test of runfile.c. */
 int main(void)
 {
@@ -1364,6 +1586,9 @@ int main(void)
         cmocka_unit_test(version_3_rows_out_of_their_tree_are_problems),
         cmocka_unit_test(summary_section_needs_an_events_table_and_its_header),
         cmocka_unit_test(records_across_read_blocks_keep_line_numbers),
+        cmocka_unit_test(fast_path_agrees_with_libcsv_on_the_corpus),
+        cmocka_unit_test(fast_path_agrees_with_libcsv_on_tricky_lines),
+        cmocka_unit_test(fast_path_agrees_with_libcsv_on_long_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
