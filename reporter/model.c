@@ -169,8 +169,8 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
     w->message = utf8_repair(msg, strlen(msg));
 }
 
-/* Hash of an id: 8 bytes at a time (this runs once per row of input). */
-static uint64_t hash_bytes(const char *s, size_t n)
+/* Hash of an id for the region table: 8 bytes at a time (this runs once per row of input). */
+uint64_t model_id_hash(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull ^ n;
     size_t i = 0;
@@ -278,7 +278,7 @@ static void regions_rehash(struct model *m)
     m->region_table = xcalloc(size, sizeof *m->region_table);
     m->region_mask = size - 1;
     for (size_t i = 0; i < m->nregions; i++) {
-        size_t h = hash_bytes(m->regions[i].name, m->regions[i].len) & m->region_mask;
+        size_t h = model_id_hash(m->regions[i].name, m->regions[i].len) & m->region_mask;
         while (m->region_table[h])
             h = (h + 1) & m->region_mask;
         m->region_table[h] = i + 1;
@@ -290,7 +290,7 @@ static size_t region_get(struct model *m, const char *s, size_t n)
 {
     if ((m->nregions + 1) * 2 > m->region_mask + 1)
         regions_rehash(m);
-    size_t h = hash_bytes(s, n) & m->region_mask;
+    size_t h = model_id_hash(s, n) & m->region_mask;
     for (;; h = (h + 1) & m->region_mask) {
         size_t e = m->region_table[h];
         if (!e)
@@ -319,7 +319,7 @@ static size_t region_find(const struct model *m, const char *s, size_t n)
 {
     if (!m->region_mask)
         return SIZE_MAX;
-    for (size_t h = hash_bytes(s, n) & m->region_mask; m->region_table[h];
+    for (size_t h = model_id_hash(s, n) & m->region_mask; m->region_table[h];
          h = (h + 1) & m->region_mask) {
         const struct region *r = &m->regions[m->region_table[h] - 1];
         if (r->len == n && memcmp(r->name, s, n) == 0)

@@ -501,6 +501,41 @@ static void region_ids_differ_by_every_byte(void **state)
     free(ids.len);
 }
 
+/* Two ids that share their first slot in a fresh table (256 slots) and read the same up to a
+   NUL: the second probes the first's slot and must not take it for its own. */
+static void ids_in_the_same_slot_stay_apart(void **state)
+{
+    (void)state;
+    struct id_set ids = {0};
+    char a[4] = {'p', 0, 0, 0}, b[4] = {'p', 0, 0, 0};
+    int found = 0;
+    for (unsigned i = 0; i < 65536 && !found; i++) {
+        a[2] = (char)(i & 255);
+        a[3] = (char)(i >> 8);
+        for (unsigned j = i + 1; j < 65536 && !found; j++) {
+            b[2] = (char)(j & 255);
+            b[3] = (char)(j >> 8);
+            found = (model_id_hash(a, 4) & 255) == (model_id_hash(b, 4) & 255);
+        }
+    }
+    assert_true(found);
+    id_add(&ids, a, 4);
+    id_add(&ids, b, 4);
+    id_add(&ids, "p", 1);
+    struct model m;
+    model_init(&m);
+    assert_int_equal(model_read_run(&m, "ids", 0, feed_ids, &ids), RUNFILE_OK);
+    assert_int_equal(m.nregions, 3);
+    for (size_t k = 0; k < ids.n; k++) {
+        size_t r = model_find(&m, ids.text[k], ids.len[k]);
+        assert_true(r == k);
+        assert_int_equal(m.regions[r].cost.n, k % 3 + 1);
+    }
+    model_release(&m);
+    free(ids.text);
+    free(ids.len);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +553,7 @@ int main(void)
         cmocka_unit_test(regions_rank_by_the_chosen_key),
         cmocka_unit_test(sort_names_parse_back),
         cmocka_unit_test(region_ids_differ_by_every_byte),
+        cmocka_unit_test(ids_in_the_same_slot_stay_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
