@@ -340,7 +340,7 @@ static void replay_gives_problems_and_outcomes(void **state)
 /* Make the same calls into h (a tracer, or a recorder's handler). */
 static void call_by_hand(const struct run_handler *h)
 {
-    static const char nul_id[] = {'a', 0, 'b', 0};
+    static const char nul_id[] = {'a', 0, 'b', 0, 0}; /* ids end with a NUL past their length */
     const char *meta[] = {"Program", "pro\0g"};
     size_t meta_lens[] = {7, 5};
     h->meta(h->ctx, meta, meta_lens, 2);
