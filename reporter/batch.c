@@ -23,14 +23,16 @@ enum rec_tag {
     REC_MEMORY,
     REC_PROGRESS,
     REC_MARK,
-    REC_END
+    REC_END,
+    REC_ID /* a number of the recorder's (batch_recorder.number_ids) and its text */
 };
 
 /* An event's flags: the common row (seed form, or an events row at depth 0 without self,
    start or thread) is the tag, the flags, ticks and the region; the rest only when set. */
 #define EV_STOPPED 1u
 #define EV_NESTED 2u
-#define EV_FULL 4u /* every other field follows */
+#define EV_FULL 4u     /* every other field follows */
+#define EV_NUMBERED 8u /* ids as numbers (REC_ID gave their texts), not as strings */
 
 /* The bytes of a string field. */
 static size_t str_size(const char *s, size_t n) { return 8 + (s ? n + 1 : 0); }
@@ -173,31 +175,98 @@ static int rec_stop(void *ctx)
     return 0;
 }
 
+/* Grow the recorder's table of numbered texts and re-enter them. */
+static void ids_rehash(struct batch_ids *t)
+{
+    size_t size = t->mask ? (t->mask + 1) * 2 : 256;
+    free(t->slots);
+    t->slots = xcalloc(size, sizeof *t->slots);
+    t->mask = size - 1;
+    for (uint32_t k = 1; k <= t->n; k++) {
+        uint64_t hash = id_hash(t->text[k - 1], t->len[k - 1]);
+        size_t at = hash & t->mask;
+        while (t->slots[at])
+            at = (at + 1) & t->mask;
+        t->slots[at] = (hash >> 32) << 32 | k;
+    }
+}
+
+/* The number of text s[0..n), given (and its text recorded) on first sight; 0 when the
+   numbers ran out (the text is then recorded with its row). */
+static uint32_t id_number(struct batch_recorder *r, const char *s, size_t n)
+{
+    struct batch_ids *t = &r->ids;
+    if ((size_t)(t->n + 1) * 2 > t->mask + 1)
+        ids_rehash(t);
+    uint64_t hash = id_hash(s, n);
+    size_t at = hash & t->mask;
+    for (; t->slots[at]; at = (at + 1) & t->mask) {
+        uint64_t e = t->slots[at];
+        uint32_t k = (uint32_t)e;
+        if (e >> 32 == hash >> 32 && t->len[k - 1] == n && memcmp(t->text[k - 1], s, n) == 0)
+            return k;
+    }
+    if (t->n == UINT32_MAX)
+        return 0;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->text = xrealloc(t->text, t->cap * sizeof *t->text);
+        t->len = xrealloc(t->len, t->cap * sizeof *t->len);
+    }
+    t->text[t->n] = xmalloc(n + 1);
+    memcpy(t->text[t->n], s, n);
+    t->text[t->n][n] = 0;
+    t->len[t->n] = n;
+    uint32_t k = ++t->n;
+    t->slots[at] = (hash >> 32) << 32 | k;
+    char *p = room(r, 1 + 4 + str_size(s, n));
+    *p++ = REC_ID;
+    p = put_u32(p, k);
+    put_str(p, s, n);
+    return k;
+}
+
 /* Record a row of an events table or the seed form. */
 static void rec_event(void *ctx, const struct prof_event_rec *e)
 {
     struct batch_recorder *r = ctx;
-    int full = e->thread || e->depth || e->self || e->start || e->region_id || e->parent_id ||
-               e->parent_len || (e->stopped != 0 && e->stopped != 1) ||
-               (e->nested != 0 && e->nested != 1);
-    size_t size = 1 + 1 + 8 + str_size(e->region, e->region_len);
+    /* Numbers first: a new text's REC_ID goes before the row that uses it. */
+    int full = e->thread || e->depth || e->self || e->start || e->parent_len ||
+               (e->stopped != 0 && e->stopped != 1) || (e->nested != 0 && e->nested != 1);
+    uint32_t region = 0, parent = 0;
+    int numbered = 0;
+    if (r->number_ids && e->region) {
+        /* The common row's parent is "" with no number (the model reads it at depth > 0). */
+        region = id_number(r, e->region, e->region_len);
+        if (full && e->parent)
+            parent = id_number(r, e->parent, e->parent_len);
+        numbered = region && (!full || parent);
+    }
+    if (!numbered && (e->region_id || e->parent_id))
+        full = 1;
+    size_t size = 1 + 1 + 8 + (numbered ? 4 : str_size(e->region, e->region_len));
     if (full)
-        size += 4 * 4 + 2 * 4 + 2 * 8 + str_size(e->parent, e->parent_len);
+        size += 2 * 4 + 2 * 4 + 2 * 8 + (numbered ? 4 : 2 * 4 + str_size(e->parent, e->parent_len));
     char *p = room(r, size);
     *p++ = REC_EVENT;
-    *p++ = (char)(full ? EV_FULL : (e->stopped ? EV_STOPPED : 0) | (e->nested ? EV_NESTED : 0));
+    *p++ = (char)((full ? EV_FULL : (e->stopped ? EV_STOPPED : 0) | (e->nested ? EV_NESTED : 0)) |
+                  (numbered ? EV_NUMBERED : 0));
     p = put_u64(p, e->ticks);
-    p = put_str(p, e->region, e->region_len);
+    p = numbered ? put_u32(p, region) : put_str(p, e->region, e->region_len);
     if (full) {
         p = put_u32(p, e->thread);
         p = put_u32(p, e->depth);
-        p = put_u32(p, e->region_id);
-        p = put_u32(p, e->parent_id);
         p = put_u32(p, (uint32_t)e->stopped);
         p = put_u32(p, (uint32_t)e->nested);
         p = put_u64(p, e->self);
         p = put_u64(p, e->start);
-        put_str(p, e->parent, e->parent_len);
+        if (numbered) {
+            put_u32(p, parent);
+        } else {
+            p = put_u32(p, e->region_id);
+            p = put_u32(p, e->parent_id);
+            put_str(p, e->parent, e->parent_len);
+        }
     }
     record_done(r);
 }
@@ -284,6 +353,17 @@ void batch_recorder_init(struct batch_recorder *r, struct run_batch *first, size
     r->ctx = ctx;
 }
 
+/* Free the recorder's numbered texts. */
+void batch_recorder_release(struct batch_recorder *r)
+{
+    for (uint32_t k = 0; k < r->ids.n; k++)
+        free(r->ids.text[k]);
+    free(r->ids.text);
+    free(r->ids.len);
+    free(r->ids.slots);
+    memset(&r->ids, 0, sizeof r->ids);
+}
+
 /* Record a mark. */
 void batch_record_mark(struct batch_recorder *r, uint32_t code, int64_t value)
 {
@@ -333,6 +413,10 @@ void batch_cursor_release(struct batch_cursor *c)
     if (c->b)
         c->done(c->ctx, c->b);
     c->b = NULL;
+    for (size_t i = 0; i < c->nids; i++)
+        free(c->ids[i]);
+    free(c->ids);
+    free(c->ids_len);
     free(c->fptr);
     free(c->flen);
     free(c->hist_bucket);
@@ -369,23 +453,43 @@ static const char *play_meta(struct batch_cursor *c, const char *p, const struct
     return p;
 }
 
+/* The text of a recorder's number. */
+static const char *id_text(const struct batch_cursor *c, uint32_t k, size_t *len)
+{
+    if (k == 0 || k > c->nids)
+        abort(); /* a number without its REC_ID: the recorder's order was broken, a bug */
+    *len = c->ids_len[k - 1];
+    return c->ids[k - 1];
+}
+
 /* An event, replayed when live. */
-static const char *play_event(const char *p, const struct run_handler *h, int live)
+static const char *play_event(const struct batch_cursor *c, const char *p,
+                              const struct run_handler *h, int live)
 {
     struct prof_event_rec e = {0};
     unsigned flags = (unsigned char)*p++;
     e.ticks = get_u64(&p);
-    e.region = get_str(&p, &e.region_len);
+    if (flags & EV_NUMBERED) {
+        e.region_id = get_u32(&p);
+        e.region = id_text(c, e.region_id, &e.region_len);
+    } else {
+        e.region = get_str(&p, &e.region_len);
+    }
     if (flags & EV_FULL) {
         e.thread = get_u32(&p);
         e.depth = get_u32(&p);
-        e.region_id = get_u32(&p);
-        e.parent_id = get_u32(&p);
         e.stopped = (int)get_u32(&p);
         e.nested = (int)get_u32(&p);
         e.self = get_u64(&p);
         e.start = get_u64(&p);
-        e.parent = get_str(&p, &e.parent_len);
+        if (flags & EV_NUMBERED) {
+            e.parent_id = get_u32(&p);
+            e.parent = id_text(c, e.parent_id, &e.parent_len);
+        } else {
+            e.region_id = get_u32(&p);
+            e.parent_id = get_u32(&p);
+            e.parent = get_str(&p, &e.parent_len);
+        }
     } else {
         e.stopped = (flags & EV_STOPPED) != 0;
         e.nested = (flags & EV_NESTED) != 0;
@@ -393,6 +497,25 @@ static const char *play_event(const char *p, const struct run_handler *h, int li
     }
     if (live && h->event)
         h->event(h->ctx, &e);
+    return p;
+}
+
+/* A number's text, kept for the rows that use it. */
+static const char *play_id(struct batch_cursor *c, const char *p)
+{
+    uint32_t k = get_u32(&p);
+    size_t n;
+    const char *s = get_str(&p, &n);
+    if (k != c->nids + 1)
+        abort(); /* numbers are given in order: the recorder's order was broken, a bug */
+    if (c->nids == c->ids_cap) {
+        c->ids_cap = c->ids_cap ? 2 * c->ids_cap : 64;
+        c->ids = xrealloc(c->ids, c->ids_cap * sizeof *c->ids);
+        c->ids_len = xrealloc(c->ids_len, c->ids_cap * sizeof *c->ids_len);
+    }
+    c->ids[c->nids] = xmalloc(n + 1);
+    memcpy(c->ids[c->nids], s, n + 1);
+    c->ids_len[c->nids++] = n;
     return p;
 }
 
@@ -459,10 +582,14 @@ uint32_t batch_take_mark(struct batch_cursor *c, int64_t *value)
     for (;;) {
         const char *p;
         int tag = next_record(c, &p);
-        if (tag == REC_PROGRESS) {
-            uint64_t bytes = get_u64(&p);
-            if (c->progress)
-                c->progress(c->ctx, bytes);
+        if (tag == REC_PROGRESS || tag == REC_ID) {
+            if (tag == REC_ID) {
+                p = play_id(c, p);
+            } else {
+                uint64_t bytes = get_u64(&p);
+                if (c->progress)
+                    c->progress(c->ctx, bytes);
+            }
             c->pos = (size_t)(p - c->b->buf);
             continue;
         }
@@ -486,7 +613,10 @@ enum run_status batch_replay_run(void *src, const struct run_handler *h, struct 
         int tag = next_record(c, &p);
         switch (tag) {
         case REC_EVENT:
-            p = play_event(p, h, live);
+            p = play_event(c, p, h, live);
+            break;
+        case REC_ID:
+            p = play_id(c, p);
             break;
         case REC_META:
             p = play_meta(c, p, h, live);

@@ -40,11 +40,27 @@ struct batch_recorder {
     /* Takes a full batch (the recorder no longer touches it) and returns an empty one. */
     struct run_batch *(*swap)(void *ctx, struct run_batch *full);
     void *ctx;
+    /*
+     * Set (after batch_recorder_init): events are replayed with region_id and parent_id
+     * numbering their texts, the same number for the same bytes in every run this recorder
+     * records (runfile.h: the model then looks each id up once), and each text is recorded
+     * once. Clear: region_id and parent_id are replayed as they were given.
+     */
+    int number_ids;
+    struct batch_ids {
+        uint64_t *slots; /* open addressing: the number, the hash's high bits above it */
+        size_t mask;
+        char **text; /* number - 1 -> a copy of the text */
+        size_t *len;
+        uint32_t n, cap;
+    } ids;
 };
 
 /* Set up r to record into first, handing batches over through swap past limit bytes. */
 void batch_recorder_init(struct batch_recorder *r, struct run_batch *first, size_t limit,
                          struct run_batch *(*swap)(void *ctx, struct run_batch *full), void *ctx);
+/* Free what r keeps (the texts it numbered); not the batches. */
+void batch_recorder_release(struct batch_recorder *r);
 /* Record a mark: a word of the caller's between runs (how an input was opened, say). */
 void batch_record_mark(struct batch_recorder *r, uint32_t code, int64_t value);
 /* Record bytes read from a run file, for a progress bar (replayed through the cursor). */
@@ -67,6 +83,10 @@ struct batch_cursor {
        rest of it is not wanted (NULL: nobody to tell). */
     void (*progress)(void *ctx, uint64_t bytes);
     void (*stopped)(void *ctx);
+    /* The texts of the recorder's numbers (number - 1 -> NUL-terminated copy). */
+    char **ids;
+    size_t *ids_len;
+    size_t nids, ids_cap;
     /* Room for the pointers of a replayed call. */
     const char **fptr;
     size_t *flen;

@@ -169,41 +169,6 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
     w->message = utf8_repair(msg, strlen(msg));
 }
 
-/* Hash of an id for the region table: 8 bytes at a time (this runs once per row of input). */
-uint64_t model_id_hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-    }
-    /* The last n - i bytes: a load of the id's last 8 bytes shifted so that only they remain
-       (a copy of a variable length is a call to memcpy), or byte by byte for short ids. */
-    uint64_t w = 0;
-    size_t r = n - i;
-    if (r && n >= 8) {
-        memcpy(&w, s + n - 8, 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        w >>= 8 * (8 - r);
-#else
-        w <<= 8 * (8 - r);
-#endif
-    } else {
-        for (size_t k = 0; k < r; k++)
-            w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
-    }
-    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-    /* A multiply's low bits depend only on its operands' low bits, and the table is indexed
-       by the low bits: one more xor-shift and multiply spreads every byte over them (ids like
-       "render::region_017" took 3 probes a row without it, 1.2 with it). */
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 32);
-}
-
 /* ---- the calling-context tree (model_keep_paths) ---- */
 
 /* Keep the calling-context tree from now on. */
@@ -307,7 +272,7 @@ static void regions_rehash(struct model *m)
     m->region_table = xcalloc(size, sizeof *m->region_table);
     m->region_mask = size - 1;
     for (size_t i = 0; i < m->nregions; i++) {
-        uint64_t hash = model_id_hash(m->regions[i].name, m->regions[i].len);
+        uint64_t hash = id_hash(m->regions[i].name, m->regions[i].len);
         size_t h = hash & m->region_mask;
         while (m->region_table[h])
             h = (h + 1) & m->region_mask;
@@ -352,7 +317,7 @@ static size_t region_get(struct model *m, const char *s, size_t n)
 {
     if ((m->nregions + 1) * 2 > m->region_mask + 1)
         regions_rehash(m);
-    uint64_t hash = model_id_hash(s, n);
+    uint64_t hash = id_hash(s, n);
     size_t h = hash & m->region_mask;
     for (;; h = (h + 1) & m->region_mask) {
         uint64_t e = m->region_table[h];
@@ -381,7 +346,7 @@ static size_t region_find(const struct model *m, const char *s, size_t n)
 {
     if (!m->region_mask)
         return SIZE_MAX;
-    uint64_t hash = model_id_hash(s, n);
+    uint64_t hash = id_hash(s, n);
     for (size_t h = hash & m->region_mask; m->region_table[h]; h = (h + 1) & m->region_mask)
         if (slot_holds(m, m->region_table[h], hash, s, n))
             return (size_t)(m->region_table[h] & SLOT_INDEX_MASK) - 1;
@@ -496,6 +461,8 @@ struct ingest {
     struct busy_pending *pending; /* per thread of the run, in m->threads order: busy_row */
     size_t npending;
     size_t thread_base; /* the run's first thread in m->threads */
+    size_t *by_id;      /* the reader's id numbers (runfile.h) -> region index + 1, 0: not yet */
+    size_t nby_id;
     /* The calling-context nodes of the thread whose version 3 summary rows are being read
        (FORMAT.md 1.4), in increasing node order: each one's region, and its node in the
        call-path tree (CCT_NONE when the tree is not kept). A thread's rows come together. */
@@ -739,12 +706,24 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
         in->m->sink->run_begin(in->m->sink->ctx, in->m, in->run);
 }
 
+/* The region of id text s[0..n), which the reader numbered id (0: no number). A number stands
+   for the same text throughout the run (runfile.h), so the text is looked up once per number. */
+static size_t region_of(struct ingest *in, uint32_t id, const char *s, size_t n)
+{
+    if (!id)
+        return region_get(in->m, s, n);
+    in->by_id = xgrow_zeroed(in->by_id, &in->nby_id, id, sizeof *in->by_id);
+    if (!in->by_id[id])
+        in->by_id[id] = region_get(in->m, s, n) + 1;
+    return in->by_id[id] - 1;
+}
+
 /* One region instance (events table or seed form). */
 static void on_event(void *ctx, const struct prof_event_rec *e)
 {
     struct ingest *in = ctx;
     struct model *m = in->m;
-    size_t ri = region_get(m, e->region, e->region_len);
+    size_t ri = region_of(in, e->region_id, e->region, e->region_len);
     struct thread_rec *t = thread_get(in, e->thread, NULL, NULL, NULL);
     size_t key = t->key;
     m->runs[in->run].events++;
@@ -799,7 +778,7 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
         return; /* no caller information */
     size_t caller = SIZE_MAX;
     if (e->depth > 0) {
-        caller = region_get(m, e->parent, e->parent_len);
+        caller = region_of(in, e->parent_id, e->parent, e->parent_len);
         r = &m->regions[ri]; /* region_get may have moved the array */
         if (m->regions[caller].excluded)
             return;
@@ -994,6 +973,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     enum run_status st = read(src, &h, &why, &line);
     busy_finish(&in);
     free(in.thread_of);
+    free(in.by_id);
     free(in.nodes.node);
     free(in.nodes.cct);
     free(in.nodes.region);

@@ -205,9 +205,6 @@ int model_program_is(const char *program, const char *name);
 /* Add a warning (copies the strings). */
 void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* The hash of id s[0..n) that places regions in the model's table (open addressing over its low
-   bits, a table of 256 slots at first); ids are then told apart by their bytes. For tests. */
-uint64_t model_id_hash(const char *s, size_t n);
 /* The index of the region with id s[0..n), or SIZE_MAX when there is none. */
 size_t model_find(const struct model *m, const char *s, size_t n);
 /* Region indexes in m->sort's order (largest first, ties by name), excluded ones left out. */

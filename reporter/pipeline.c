@@ -42,6 +42,20 @@ struct pipeline {
     size_t replaying; /* the model thread's input index + 1 */
 };
 
+/* The tasks running or ready to run on the machine now, this one included (the fourth field
+   of /proc/loadavg, "runnable/total"); 1 when it cannot be read. */
+static int runnable_now(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    int runnable = 1;
+    if (f) {
+        if (fscanf(f, "%*s %*s %*s %d/", &runnable) != 1)
+            runnable = 1;
+        fclose(f);
+    }
+    return runnable;
+}
+
 /* Whether in[0..n) is worth two threads, by PIPELINE_THREADS_ENV, the CPUs and the sizes. */
 int pipeline_wanted(const struct input *in, size_t n)
 {
@@ -68,7 +82,7 @@ int pipeline_wanted(const struct input *in, size_t n)
     cpu_set_t cpus;
     if (sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) < 2)
         return 0;
-    return bytes >= (off_t)PIPELINE_MIN_BYTES;
+    return bytes >= (off_t)PIPELINE_MIN_BYTES && runnable_now() < CPU_COUNT(&cpus);
 }
 
 /* The reader's swap: queue the full batch for the model, then take an empty one (waiting
@@ -175,6 +189,9 @@ static void *reader(void *arg)
     pl->allocated++;
     pthread_mutex_unlock(&pl->lock);
     batch_recorder_init(&rec, batch_new(PIPELINE_BATCH_BYTES), PIPELINE_BATCH_BYTES, hand_over, pl);
+    /* The ids are looked up here, on the reader's thread: the model's thread, the slower one,
+       then finds each id's region once per run. */
+    rec.number_ids = 1;
     for (size_t i = 0; i < pl->n; i++) {
         const struct input *in = &pl->in[i];
         if (!in->path)
@@ -206,6 +223,7 @@ static void *reader(void *arg)
         batch_record_end(&rec, st, &why, line);
     }
     batch_record_flush(&rec);
+    batch_recorder_release(&rec);
     pl->last = rec.cur; /* read after the join */
     return NULL;
 }

@@ -35,6 +35,11 @@ void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem);
 /* The first place in the increasing a[0..n) whose value is not below key (n: none). */
 size_t u32_lower_bound(const uint32_t *a, size_t n, uint32_t key);
 
+/* The hash of region id s[0..n) for open addressing over its low bits (its high bits are as
+   good): the model's region table and the batch recorder's id numbers (batch.h). Ids are then
+   told apart by their bytes. */
+uint64_t id_hash(const char *s, size_t n);
+
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
 char *utf8_repair(const char *s, size_t n);
 
