@@ -203,7 +203,7 @@ static uint32_t id_number(struct batch_recorder *r, const char *s, size_t n)
     for (; t->slots[at]; at = (at + 1) & t->mask) {
         uint64_t e = t->slots[at];
         uint32_t k = (uint32_t)e;
-        if (e >> 32 == hash >> 32 && t->len[k - 1] == n && memcmp(t->text[k - 1], s, n) == 0)
+        if (e >> 32 == hash >> 32 && t->len[k - 1] == n && id_same(t->text[k - 1], s, n))
             return k;
     }
     if (t->n == UINT32_MAX)

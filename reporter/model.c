@@ -280,36 +280,13 @@ static void regions_rehash(struct model *m)
     }
 }
 
-/* Whether a[0..n) and b[0..n) hold the same bytes: words compared in line, as ids are short
-   and this runs for every row. */
-static int same_bytes(const char *a, const char *b, size_t n)
-{
-    uint64_t x, y;
-    if (n < 8) {
-        for (size_t i = 0; i < n; i++)
-            if (a[i] != b[i])
-                return 0;
-        return 1;
-    }
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        if (x != y)
-            return 0;
-    }
-    /* The last 8 bytes, overlapping the words before when n is not a multiple of 8. */
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return x == y;
-}
-
 /* The region of table entry e (0: an empty slot) if its id is s[0..n) with this hash. */
 static int slot_holds(const struct model *m, uint64_t e, uint64_t hash, const char *s, size_t n)
 {
     if ((e >> SLOT_INDEX_BITS) != (hash >> SLOT_INDEX_BITS))
         return 0;
     const struct region *r = &m->regions[(e & SLOT_INDEX_MASK) - 1];
-    return r->len == n && same_bytes(r->name, s, n);
+    return r->len == n && id_same(r->name, s, n);
 }
 
 /* The index of the region with id s[0..n), created on first sight. */
