@@ -19,6 +19,17 @@ static size_t pair_hash(uint32_t parent, uint32_t name)
     return (size_t)(h ^ h >> 29);
 }
 
+/* A node named name with no time and no links. */
+static struct cct_node node_blank(uint32_t name)
+{
+    return (struct cct_node){.name = name,
+                             .parent = CCT_NONE,
+                             .child = CCT_NONE,
+                             .sibling = CCT_NONE,
+                             .hnext = CCT_NONE,
+                             .last = CCT_NONE};
+}
+
 /* An empty tree: just its root. */
 void cct_init(struct cct *t)
 {
@@ -31,7 +42,7 @@ void cct_init(struct cct *t)
     memset(t->buckets, 0xff, (t->bucket_mask + 1) * sizeof *t->buckets);
     t->root = 0;
     t->nnodes = 1;
-    t->nodes[0] = (struct cct_node){CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, 0, 0, 0, 0};
+    t->nodes[0] = node_blank(CCT_NONE);
 }
 
 /* Free everything the tree owns. */
@@ -44,6 +55,7 @@ void cct_release(struct cct *t)
     free(t->name_table);
     free(t->nodes);
     free(t->buckets);
+    free(t->merging);
     memset(t, 0, sizeof *t);
 }
 
@@ -92,7 +104,7 @@ static uint32_t node_new(struct cct *t, uint32_t name)
         }
         i = (uint32_t)t->nnodes++;
     }
-    t->nodes[i] = (struct cct_node){name, CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, 0, 0, 0, 0};
+    t->nodes[i] = node_blank(name);
     return i;
 }
 
@@ -106,12 +118,22 @@ static void node_free(struct cct *t, uint32_t i)
     t->free_list = i;
 }
 
-/* The child of parent with this name, or CCT_NONE. */
-static uint32_t find(const struct cct *t, uint32_t parent, uint32_t name)
+/*
+ * The child of parent with this name, or CCT_NONE. The parent's last hint is tried first: a
+ * linked node with this parent and name is the only one (adopt merges same-name siblings), and
+ * a stale hint (moved, freed or reused since) fails the same test, so it costs a compare, never
+ * a wrong answer.
+ */
+static uint32_t find(struct cct *t, uint32_t parent, uint32_t name)
 {
-    uint32_t i = t->buckets[pair_hash(parent, name) & t->bucket_mask];
+    uint32_t i = t->nodes[parent].last;
+    if (i != CCT_NONE && t->nodes[i].parent == parent && t->nodes[i].name == name)
+        return i;
+    i = t->buckets[pair_hash(parent, name) & t->bucket_mask];
     while (i != CCT_NONE && (t->nodes[i].parent != parent || t->nodes[i].name != name))
         i = t->nodes[i].hnext;
+    if (i != CCT_NONE)
+        t->nodes[parent].last = i;
     return i;
 }
 
@@ -148,72 +170,64 @@ static void link_under(struct cct *t, uint32_t parent, uint32_t i)
     t->nodes[i].parent = parent;
     t->nodes[i].sibling = t->nodes[parent].child;
     t->nodes[parent].child = i;
+    t->nodes[parent].last = i;
     hash_insert(t, i);
     t->linked++;
 }
 
-/*
- * Merge the unlinked subtree src into dst (same name): times add up, children with the same
- * name merge, the others move under dst. src's nodes are freed. Iterative: subtrees can be
- * as deep as the deepest recursion.
- */
-static void merge(struct cct *t, uint32_t src, uint32_t dst)
+/* Note that the unlinked subtree src is to be merged into dst (done by merge_pending). */
+static void merge_later(struct cct *t, uint32_t src, uint32_t dst)
 {
-    size_t cap = 16, n = 0;
-    uint32_t *stack = xmalloc(cap * 2 * sizeof *stack);
-    stack[n * 2] = src;
-    stack[n * 2 + 1] = dst;
-    n++;
-    while (n > 0) {
-        n--;
-        uint32_t s = stack[n * 2], d = stack[n * 2 + 1];
-        t->nodes[d].calls += t->nodes[s].calls;
-        t->nodes[d].never += t->nodes[s].never;
-        t->nodes[d].total_ns += t->nodes[s].total_ns;
-        t->nodes[d].self_ns += t->nodes[s].self_ns;
-        for (uint32_t c = t->nodes[s].child, next; c != CCT_NONE; c = next) {
-            next = t->nodes[c].sibling;
-            hash_remove(t, c);
-            t->nodes[c].parent = CCT_NONE;
-            uint32_t e = find(t, d, t->nodes[c].name);
-            if (e == CCT_NONE) {
-                link_under(t, d, c);
-                continue;
-            }
-            if (n == cap) {
-                cap *= 2;
-                stack = xrealloc(stack, cap * 2 * sizeof *stack);
-            }
-            stack[n * 2] = c;
-            stack[n * 2 + 1] = e;
-            n++;
-        }
-        t->nodes[s].child = CCT_NONE;
-        node_free(t, s);
+    if (t->nmerging == t->merging_cap) {
+        t->merging_cap = t->merging_cap ? t->merging_cap * 2 : 16;
+        t->merging = xrealloc(t->merging, t->merging_cap * 2 * sizeof *t->merging);
     }
-    free(stack);
+    t->merging[t->nmerging * 2] = src;
+    t->merging[t->nmerging * 2 + 1] = dst;
+    t->nmerging++;
 }
 
-/* Put the unlinked subtree i under parent: merged with a same-name child, or linked. */
-static void adopt(struct cct *t, uint32_t parent, uint32_t i)
-{
-    uint32_t e = find(t, parent, t->nodes[i].name);
-    if (e == CCT_NONE)
-        link_under(t, parent, i);
-    else
-        merge(t, i, e);
-}
-
-/* Move every child of from under to (merging by name). */
-static void adopt_children(struct cct *t, uint32_t from, uint32_t to)
+/* Move every child of from under to: those whose name to has already wait in t->merging to
+   be merged with it, the others are linked. */
+static void move_children(struct cct *t, uint32_t from, uint32_t to)
 {
     for (uint32_t c = t->nodes[from].child, next; c != CCT_NONE; c = next) {
         next = t->nodes[c].sibling;
         hash_remove(t, c);
         t->nodes[c].parent = CCT_NONE;
-        adopt(t, to, c);
+        uint32_t e = find(t, to, t->nodes[c].name);
+        if (e == CCT_NONE)
+            link_under(t, to, c);
+        else
+            merge_later(t, c, e);
     }
     t->nodes[from].child = CCT_NONE;
+}
+
+/*
+ * Merge each waiting (src, dst) pair: times add up, children with the same name merge, the
+ * others move under dst; src's nodes are freed. Iterative, with the stack kept in the tree:
+ * subtrees can be as deep as the deepest recursion, and a merge happens for most rows.
+ */
+static void merge_pending(struct cct *t)
+{
+    while (t->nmerging > 0) {
+        t->nmerging--;
+        uint32_t s = t->merging[t->nmerging * 2], d = t->merging[t->nmerging * 2 + 1];
+        t->nodes[d].calls += t->nodes[s].calls;
+        t->nodes[d].never += t->nodes[s].never;
+        t->nodes[d].total_ns += t->nodes[s].total_ns;
+        t->nodes[d].self_ns += t->nodes[s].self_ns;
+        move_children(t, s, d);
+        node_free(t, s);
+    }
+}
+
+/* Move every child of from under to (merging by name). */
+static void adopt_children(struct cct *t, uint32_t from, uint32_t to)
+{
+    move_children(t, from, to);
+    merge_pending(t);
 }
 
 /* The child of parent named s[0..n), created on first sight. */
@@ -268,7 +282,11 @@ void cct_stream_row(struct cct_stream *s, const char *name, size_t n, unsigned d
     cct_stream_row_interned(s, cct_intern(s->tree, name, n), depth, stopped, total_ns, self_ns);
 }
 
-/* One row whose name is interned already: the reporter knows it by region, not by text. */
+/*
+ * One row whose name is interned already: the reporter knows it by region, not by text. The
+ * row's calling context under placeholder(d) usually exists (a loop, a repeated call): then the
+ * row's times and its waiting children go straight into that node, and no node is made.
+ */
 void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, int stopped,
                              double total_ns, double self_ns)
 {
@@ -278,28 +296,40 @@ void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, 
     for (size_t k = s->top; k > d + 1; k--)
         if (k < s->npending)
             adopt_children(t, s->pending[k], s->under);
-    uint32_t node;
-    if (d + 1 < s->npending && t->nodes[s->pending[d + 1]].child != CCT_NONE) {
-        /* The placeholder holding this row's children becomes the row's node. */
-        node = s->pending[d + 1];
-        t->nodes[node].name = id;
-        s->pending[d + 1] = node_new(t, CCT_NONE);
-    } else {
-        node = node_new(t, id);
+    s->top = d;
+    uint32_t up = placeholder(s, d);
+    uint32_t kids = d + 1 < s->npending ? s->pending[d + 1] : CCT_NONE;
+    if (kids != CCT_NONE && t->nodes[kids].child == CCT_NONE)
+        kids = CCT_NONE;
+    if (!stopped) {
+        /* Never stopped: its own time is unknown, its children's time is not. */
+        self_ns = 0;
+        total_ns = 0;
+        if (kids != CCT_NONE)
+            for (uint32_t c = t->nodes[kids].child; c != CCT_NONE; c = t->nodes[c].sibling)
+                total_ns += t->nodes[c].total_ns;
+    }
+    uint32_t node = find(t, up, id);
+    if (node == CCT_NONE) {
+        if (kids != CCT_NONE) {
+            /* The placeholder holding this row's children becomes the row's node. */
+            node = kids;
+            t->nodes[node].name = id;
+            uint32_t fresh = node_new(t, CCT_NONE);
+            s->pending[d + 1] = fresh;
+        } else {
+            node = node_new(t, id);
+        }
+        link_under(t, up, node);
+    } else if (kids != CCT_NONE) {
+        move_children(t, kids, node);
+        merge_pending(t);
     }
     struct cct_node *x = &t->nodes[node];
-    if (stopped) {
-        x->calls = 1;
-        x->total_ns = total_ns;
-        x->self_ns = self_ns;
-    } else {
-        /* Never stopped: its own time is unknown, its children's time is not. */
-        x->never = 1;
-        for (uint32_t c = x->child; c != CCT_NONE; c = t->nodes[c].sibling)
-            x->total_ns += t->nodes[c].total_ns;
-    }
-    adopt(t, placeholder(s, d), node);
-    s->top = d;
+    x->calls += stopped != 0;
+    x->never += stopped == 0;
+    x->total_ns += total_ns;
+    x->self_ns += self_ns;
 }
 
 /* End the thread's rows. */

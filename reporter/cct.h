@@ -22,6 +22,8 @@ struct cct_node {
     uint32_t name;                   /* index into cct.names; CCT_NONE for the root */
     uint32_t parent, child, sibling; /* CCT_NONE when none */
     uint32_t hnext;                  /* next node in the same (parent, name) hash chain */
+    uint32_t last; /* the child found or linked last (a hint, checked before use): a loop's
+                      next lookup costs one compare, not a hash probe */
     uint64_t calls, never;
     double total_ns, self_ns;
 };
@@ -44,6 +46,8 @@ struct cct {
     size_t nnames;
     uint32_t *name_table; /* name hash -> name index + 1 */
     size_t name_mask;
+    uint32_t *merging; /* (source, destination) pairs still to merge: scratch, kept for reuse */
+    size_t nmerging, merging_cap;
 };
 
 /*
