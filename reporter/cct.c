@@ -19,17 +19,6 @@ static size_t pair_hash(uint32_t parent, uint32_t name)
     return (size_t)(h ^ h >> 29);
 }
 
-/* A node named name with no time and no links. */
-static struct cct_node node_blank(uint32_t name)
-{
-    return (struct cct_node){.name = name,
-                             .parent = CCT_NONE,
-                             .child = CCT_NONE,
-                             .sibling = CCT_NONE,
-                             .hnext = CCT_NONE,
-                             .last = CCT_NONE};
-}
-
 /* An empty tree: just its root. */
 void cct_init(struct cct *t)
 {
@@ -42,7 +31,12 @@ void cct_init(struct cct *t)
     memset(t->buckets, 0xff, (t->bucket_mask + 1) * sizeof *t->buckets);
     t->root = 0;
     t->nnodes = 1;
-    t->nodes[0] = node_blank(CCT_NONE);
+    t->nodes[0] = (struct cct_node){.name = CCT_NONE,
+                                    .parent = CCT_NONE,
+                                    .child = CCT_NONE,
+                                    .sibling = CCT_NONE,
+                                    .hnext = CCT_NONE,
+                                    .last = CCT_NONE};
 }
 
 /* Free everything the tree owns. */
@@ -53,6 +47,7 @@ void cct_release(struct cct *t)
     free(t->names);
     free(t->name_lens);
     free(t->name_table);
+    free(t->name_last);
     free(t->nodes);
     free(t->buckets);
     free(t->merging);
@@ -75,6 +70,7 @@ uint32_t cct_intern(struct cct *t, const char *s, size_t n)
         }
         t->names = xrealloc(t->names, size / 2 * sizeof *t->names);
         t->name_lens = xrealloc(t->name_lens, size / 2 * sizeof *t->name_lens);
+        t->name_last = xrealloc(t->name_last, size / 2 * sizeof *t->name_last);
     }
     size_t h = prof_hash(s, n) & t->name_mask;
     for (; t->name_table[h]; h = (h + 1) & t->name_mask) {
@@ -84,6 +80,7 @@ uint32_t cct_intern(struct cct *t, const char *s, size_t n)
     }
     t->names[t->nnames] = xstrndup(s, n);
     t->name_lens[t->nnames] = n;
+    t->name_last[t->nnames] = CCT_NONE;
     t->name_table[h] = (uint32_t)(t->nnames + 1);
     return (uint32_t)t->nnames++;
 }
@@ -104,7 +101,14 @@ static uint32_t node_new(struct cct *t, uint32_t name)
         }
         i = (uint32_t)t->nnodes++;
     }
-    t->nodes[i] = node_blank(name);
+    /* Field by field: a whole-struct copy through the stack stalls on store forwarding, and
+       a node is made for most rows. */
+    struct cct_node *x = &t->nodes[i];
+    x->name = name;
+    x->parent = x->child = x->sibling = x->hnext = x->last = CCT_NONE;
+    x->nkids = 0;
+    x->calls = x->never = 0;
+    x->total_ns = x->self_ns = 0;
     return i;
 }
 
@@ -114,35 +118,73 @@ static void node_free(struct cct *t, uint32_t i)
     t->nodes[i].name = CCT_NONE;
     t->nodes[i].parent = CCT_NONE;
     t->nodes[i].child = CCT_NONE;
+    t->nodes[i].nkids = 0;
     t->nodes[i].sibling = t->free_list;
     t->free_list = i;
 }
 
+/* Whether node i's children are in the (parent, name) hash: only a node with many are. */
+static int hashed(const struct cct *t, uint32_t i) { return t->nodes[i].nkids > CCT_FEW_KIDS; }
+
 /*
- * The child of parent with this name, or CCT_NONE. The parent's last hint is tried first: a
- * linked node with this parent and name is the only one (adopt merges same-name siblings), and
- * a stale hint (moved, freed or reused since) fails the same test, so it costs a compare, never
- * a wrong answer.
+ * The child of parent with this name, or CCT_NONE. Two hints come before the search: the child
+ * the parent gave last (a loop), and the node the name gave last (most names have one caller).
+ * A linked node with this parent and name is the only one (same-name siblings are merged), and
+ * a stale hint (moved, freed or reused since) fails the same test, so a hint costs a compare,
+ * never a wrong answer. A parent with few children is searched along its sibling list.
  */
 static uint32_t find(struct cct *t, uint32_t parent, uint32_t name)
 {
     uint32_t i = t->nodes[parent].last;
     if (i != CCT_NONE && t->nodes[i].parent == parent && t->nodes[i].name == name)
         return i;
-    i = t->buckets[pair_hash(parent, name) & t->bucket_mask];
-    while (i != CCT_NONE && (t->nodes[i].parent != parent || t->nodes[i].name != name))
-        i = t->nodes[i].hnext;
-    if (i != CCT_NONE)
-        t->nodes[parent].last = i;
+    i = t->name_last[name];
+    if (i == CCT_NONE || t->nodes[i].parent != parent || t->nodes[i].name != name) {
+        if (hashed(t, parent)) {
+            i = t->buckets[pair_hash(parent, name) & t->bucket_mask];
+            while (i != CCT_NONE && (t->nodes[i].parent != parent || t->nodes[i].name != name))
+                i = t->nodes[i].hnext;
+        } else {
+            i = t->nodes[parent].child;
+            while (i != CCT_NONE && t->nodes[i].name != name)
+                i = t->nodes[i].sibling;
+        }
+        if (i == CCT_NONE)
+            return i;
+        t->name_last[name] = i;
+    }
+    t->nodes[parent].last = i;
     return i;
 }
 
 /* Put a linked node into its hash chain. */
-static void hash_insert(struct cct *t, uint32_t i)
+static void chain_insert(struct cct *t, uint32_t i)
 {
     size_t h = pair_hash(t->nodes[i].parent, t->nodes[i].name) & t->bucket_mask;
     t->nodes[i].hnext = t->buckets[h];
     t->buckets[h] = i;
+    t->linked++;
+}
+
+/* Make room for more hashed nodes; when the table grows, every node whose parent is hashed
+   (as the nkids counts now say) is put into it. 1 when it grew, else 0. */
+static int hash_grow(struct cct *t, size_t more)
+{
+    size_t size = t->bucket_mask + 1;
+    if (t->linked + more <= size)
+        return 0;
+    while (t->linked + more > size)
+        size *= 2;
+    t->buckets = xrealloc(t->buckets, size * sizeof *t->buckets);
+    memset(t->buckets, 0xff, size * sizeof *t->buckets);
+    t->bucket_mask = size - 1;
+    t->linked = 0;
+    for (size_t k = 0; k < t->nnodes; k++) {
+        uint32_t p = t->nodes[k].parent;
+        if (p != CCT_NONE && hashed(t, p))
+            chain_insert(t, (uint32_t)k);
+    }
+    return 1;
 }
 
 /* Take a node out of its hash chain (it is about to move or disappear). */
@@ -155,24 +197,25 @@ static void hash_remove(struct cct *t, uint32_t i)
     t->linked--;
 }
 
-/* Make node i (with no parent) a child of parent. */
+/* Make node i (with no parent) a child of parent. The children of a parent with more than
+   CCT_FEW_KIDS go into the hash, all at once when it gets its first one too many. */
 static void link_under(struct cct *t, uint32_t parent, uint32_t i)
 {
-    if ((t->linked + 1) > t->bucket_mask + 1) {
-        size_t size = (t->bucket_mask + 1) * 2;
-        t->buckets = xrealloc(t->buckets, size * sizeof *t->buckets);
-        memset(t->buckets, 0xff, size * sizeof *t->buckets);
-        t->bucket_mask = size - 1;
-        for (size_t k = 0; k < t->nnodes; k++)
-            if (t->nodes[k].parent != CCT_NONE)
-                hash_insert(t, (uint32_t)k);
-    }
+    struct cct_node *p = &t->nodes[parent];
     t->nodes[i].parent = parent;
-    t->nodes[i].sibling = t->nodes[parent].child;
-    t->nodes[parent].child = i;
-    t->nodes[parent].last = i;
-    hash_insert(t, i);
-    t->linked++;
+    t->nodes[i].sibling = p->child;
+    p->child = i;
+    p->last = i;
+    p->nkids++;
+    t->name_last[t->nodes[i].name] = i;
+    if (p->nkids == CCT_FEW_KIDS + 1) {
+        if (!hash_grow(t, p->nkids))
+            for (uint32_t c = p->child; c != CCT_NONE; c = t->nodes[c].sibling)
+                chain_insert(t, c);
+    } else if (p->nkids > CCT_FEW_KIDS + 1) {
+        if (!hash_grow(t, 1))
+            chain_insert(t, i);
+    }
 }
 
 /* Note that the unlinked subtree src is to be merged into dst (done by merge_pending). */
@@ -191,9 +234,13 @@ static void merge_later(struct cct *t, uint32_t src, uint32_t dst)
    be merged with it, the others are linked. */
 static void move_children(struct cct *t, uint32_t from, uint32_t to)
 {
+    /* from keeps its count until all have left: a table rebuilt meanwhile (hash_grow) must
+       still hold the children not moved yet, for their hash_remove. */
+    int in_hash = hashed(t, from);
     for (uint32_t c = t->nodes[from].child, next; c != CCT_NONE; c = next) {
         next = t->nodes[c].sibling;
-        hash_remove(t, c);
+        if (in_hash)
+            hash_remove(t, c);
         t->nodes[c].parent = CCT_NONE;
         uint32_t e = find(t, to, t->nodes[c].name);
         if (e == CCT_NONE)
@@ -202,6 +249,7 @@ static void move_children(struct cct *t, uint32_t from, uint32_t to)
             merge_later(t, c, e);
     }
     t->nodes[from].child = CCT_NONE;
+    t->nodes[from].nkids = 0;
 }
 
 /*
