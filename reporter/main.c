@@ -569,9 +569,9 @@ static int compact_stage(struct report *r, const struct options *o)
     if (compact_runs((const char *const *)o->paths, o->npaths, o->compact, &tot, &r->err) != 0)
         return -1;
     if (!o->quiet)
-        printf("compacts: %s/ (%zu run%s, %.1f MiB read, %.1f MiB written)\n", o->compact, tot.runs,
-               tot.runs == 1 ? "" : "s", (double)tot.in_bytes / 1048576.0,
-               (double)tot.out_bytes / 1048576.0);
+        printf("compacts: %s/ (%zu run%s, %.1f KiB read, %.1f KiB written)\n", o->compact, tot.runs,
+               tot.runs == 1 ? "" : "s", (double)tot.in_bytes / 1024.0,
+               (double)tot.out_bytes / 1024.0);
     return 0;
 }
 
