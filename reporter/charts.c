@@ -653,8 +653,11 @@ static char *driver_write(const char *work_dir, const char *tag, const struct pr
             fputc(' ', f);
             put_quoted(f, args[k]);
         }
-        /* reset session keeps the output, a multiplot and the encoding: undone by hand. */
-        fputs("\nunset multiplot\nunset output\nreset session\nset encoding default\n", f);
+        /* reset session keeps the output, a multiplot, the print destination (where the
+           progress lines go) and the encoding: undone by hand. */
+        fputs("\nunset multiplot\nunset output\nset print\nreset session\n"
+              "set encoding default\n",
+              f);
     }
     fprintf(f, "print '%s done'\n", tag);
     if (work_file_close(f, path, e) != 0) {
