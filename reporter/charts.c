@@ -7,6 +7,7 @@
 #include "atomicfile.h"
 #include "charts.h"
 #include "compare.h"
+#include "cpus.h"
 #include "fileutil.h"
 #include "flame.h"
 #include "hash.h"
@@ -41,6 +42,8 @@
 #define RUNS_MAX 2
 /* Time limit when the caller gives none. */
 #define DEFAULT_TIMEOUT_S 30
+/* gnuplot processes drawing a report's charts at most (chart_workers). */
+#define CHART_WORKERS_MAX 4
 /* Past this many runs the trend chart shows each region's median and p10-p90 band per window
    of runs (trendband.gp) instead of every run's point: 1000 runs of 15 regions are a blur. */
 #define TREND_BAND_RUNS 30
@@ -623,9 +626,14 @@ static void put_quoted(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* Nonzero when picture j is one of worker w's among k: whole charts, dealt out in turn, so a
+   chart's PNG and SVG share their gnuplot's warm font cache. */
+static int worker_owns(size_t j, size_t w, size_t nw) { return j / RUNS_MAX % nw == w; }
+
 /*
- * Write the script that draws pictures from..nr-1 in one gnuplot (picture j is terminal
- * j % RUNS_MAX of chart j / RUNS_MAX; charts whose ret is not 0 are left out). Before each
+ * Write the script that draws worker w's pictures (of k workers) from..nr-1 in one gnuplot
+ * (picture j is terminal j % RUNS_MAX of chart j / RUNS_MAX; charts whose ret is not 0 are
+ * left out). Before each
  * picture it prints "<tag> j", then calls the template with the arguments `gnuplot -c` would
  * give it, closes the picture and resets the session (variables, functions and settings), so
  * each template starts as in a gnuplot of its own; "<tag> done" at the end. Returns the
@@ -633,7 +641,7 @@ static void put_quoted(FILE *f, const char *s)
  */
 static char *driver_write(const char *work_dir, const char *tag, const struct prepared *p,
                           const struct atomicfile *pic, const int *ret, size_t from, size_t nr,
-                          struct rep_error *e)
+                          size_t w, size_t nw, struct rep_error *e)
 {
     char *path;
     FILE *f = work_file_create(work_dir, "charts", ".gp", &path, e);
@@ -641,7 +649,7 @@ static char *driver_write(const char *work_dir, const char *tag, const struct pr
         return NULL;
     for (size_t j = from; j < nr; j++) {
         size_t i = j / RUNS_MAX;
-        if (ret[i] != 0)
+        if (ret[i] != 0 || !worker_owns(j, w, nw))
             continue;
         fprintf(f, "print '%s %zu'\ncall ", tag, j);
         put_quoted(f, p[i].template_path);
@@ -649,9 +657,9 @@ static char *driver_write(const char *work_dir, const char *tag, const struct pr
            (text_visible left no line break in them). */
         const char *args[] = {p[i].data_path, pic[j].tmp, terminals[j % RUNS_MAX], p[i].title,
                               p[i].ylabel};
-        for (size_t k = 0; k < sizeof args / sizeof *args; k++) {
+        for (size_t a = 0; a < sizeof args / sizeof *args; a++) {
             fputc(' ', f);
-            put_quoted(f, args[k]);
+            put_quoted(f, args[a]);
         }
         /* reset session keeps the output, a multiplot, the print destination (where the
            progress lines go) and the encoding: undone by hand. */
@@ -718,14 +726,80 @@ static void gnuplot_unusable(const struct chart_env *env, const struct run *r, s
     }
 }
 
+/* How many gnuplot processes draw a report's n charts: one per CPU profreport may use
+   (PROFREPORT_THREADS, else the CPUs it may run on), at most CHART_WORKERS_MAX, at most n. */
+static size_t chart_workers(size_t n)
+{
+    size_t nw = (size_t)rep_threads();
+    if (nw > CHART_WORKERS_MAX)
+        nw = CHART_WORKERS_MAX;
+    if (nw > n)
+        nw = n;
+    return nw ? nw : 1;
+}
+
+/* Fail every picture from `from` on that worker w of nw owns with why. */
+static void fail_rest(int *ret, struct rep_error *e, size_t from, size_t nr, size_t w, size_t nw,
+                      const struct rep_error *why)
+{
+    for (size_t j = from; j < nr; j++)
+        if (ret[j / RUNS_MAX] == 0 && worker_owns(j, w, nw)) {
+            ret[j / RUNS_MAX] = -1;
+            e[j / RUNS_MAX] = *why;
+        }
+}
+
 /*
- * Draw n prepared charts, both pictures of each, all in one gnuplot process: its start-up
- * (loading fonts and terminals) costs more than most charts, and is paid once. Each picture is
- * written to a temporary name beside its chart's base; only when both pictures of a chart
- * succeed are they renamed to base.png and base.svg. When gnuplot fails, times out or exits
- * partway, the picture it was drawing fails with that error and a new gnuplot draws the rest.
- * ret[i] is 0, or -1 with e[i] set. Returns nonzero when gnuplot could not be used at all
- * (missing, or not gnuplot): every chart then failed with that error.
+ * After worker w's gnuplot r ended, check the pictures it went through from `from` on and
+ * return where its next gnuplot starts (nr when all are done). Returns SIZE_MAX when not one
+ * line of its script ran: gnuplot is missing or is not gnuplot, said in *why.
+ */
+static size_t worker_done(const struct chart_env *env, const struct prepared *p,
+                          const struct atomicfile *pic, int *ret, struct rep_error *e,
+                          const char *tag, const struct run *r, size_t from, size_t nr, size_t w,
+                          size_t nw, struct rep_error *why)
+{
+    int done = 0;
+    const char *after = r->out;
+    long cur = r->result == RUN_NOT_STARTED ? -1 : driver_progress(r->out, tag, &done, &after);
+    if (cur < 0 && !done && (r->result == RUN_NOT_STARTED || r->len < CAPTURE_MAX)) {
+        gnuplot_unusable(env, r, why);
+        return SIZE_MAX;
+    }
+    /* A template that said more than was kept hides the progress lines: blame the first
+       picture, whose gnuplot is then run again for the rest. */
+    if (!done && (cur < (long)from || cur >= (long)nr || !worker_owns((size_t)cur, w, nw)))
+        cur = (long)from;
+    /* A picture drawn by a gnuplot that went on to fail later is as good as any. */
+    struct run drawn = {.result = RUN_DONE, .status = 0, .out = (char *)""};
+    size_t end = done ? nr : (size_t)cur;
+    for (size_t j = from; j < end; j++)
+        if (ret[j / RUNS_MAX] == 0 && worker_owns(j, w, nw))
+            ret[j / RUNS_MAX] =
+                picture_check(env, &drawn, terminals[j % RUNS_MAX], p[j / RUNS_MAX].template_path,
+                              pic[j].tmp, &e[j / RUNS_MAX]);
+    if (done)
+        return nr;
+    /* The picture being drawn when gnuplot ended: the message is what gnuplot said after its
+       progress line. */
+    size_t i = (size_t)cur / RUNS_MAX;
+    struct run last = *r;
+    last.out = (char *)after;
+    if (ret[i] == 0)
+        ret[i] = picture_check(env, &last, terminals[cur % RUNS_MAX], p[i].template_path,
+                               pic[cur].tmp, &e[i]);
+    return (size_t)cur + 1;
+}
+
+/*
+ * Draw n prepared charts, both pictures of each, in a few gnuplot processes (chart_workers:
+ * one per CPU), each drawing its share of the charts one after the other: gnuplot's start-up
+ * (loading fonts and terminals) costs more than most charts, and is paid once per process.
+ * Each picture is written to a temporary name beside its chart's base; only when both pictures
+ * of a chart succeed are they renamed to base.png and base.svg. When a gnuplot fails, times
+ * out or exits partway, the picture it was drawing fails with that error and a new gnuplot
+ * draws the rest of its share. ret[i] is 0, or -1 with e[i] set. Returns nonzero when gnuplot
+ * could not be used at all (missing, or not gnuplot): every chart then failed with that error.
  */
 static int draw_all(const struct chart_env *env, const struct prepared *p, size_t n, int *ret,
                     struct rep_error *e)
@@ -755,67 +829,61 @@ static int draw_all(const struct chart_env *env, const struct prepared *p, size_
     char tag[64];
     snprintf(tag, sizeof tag, "profreport-chart-%lx-%lx", (unsigned long)getpid(),
              (unsigned long)ts.tv_nsec);
-    char *out = xmalloc(CAPTURE_MAX + 1);
-    /* A picture drawn by a gnuplot that went on to fail later is as good as any. */
-    struct run drawn = {.result = RUN_DONE, .status = 0, .out = (char *)""};
-    int unusable = 0;
-    for (size_t from = 0;;) {
-        while (from < nr && ret[from / RUNS_MAX] != 0)
-            from++;
-        if (from == nr)
-            break;
-        struct rep_error why;
-        char *script = driver_write(env->work_dir, tag, p, pic, ret, from, nr, &why);
-        if (!script) {
-            for (size_t j = from; j < nr; j++)
-                if (ret[j / RUNS_MAX] == 0) {
-                    ret[j / RUNS_MAX] = -1;
-                    e[j / RUNS_MAX] = why;
-                }
-            break;
-        }
-        char *argv[] = {(char *)gnuplot_program(env), (char *)"-d", script, NULL};
-        struct run r;
-        if (run_start(&r, argv, out) == 0)
-            run_wait(&r, 1, env->timeout_s);
-        unlink(script);
-        free(script);
-        int done = 0;
-        const char *after = out;
-        long cur = r.result == RUN_NOT_STARTED ? -1 : driver_progress(out, tag, &done, &after);
-        if (cur < 0 && !done && (r.result == RUN_NOT_STARTED || r.len < CAPTURE_MAX)) {
-            /* Not one line of the script ran: no use trying the other charts. */
-            for (size_t j = from; j < nr; j++)
-                if (ret[j / RUNS_MAX] == 0) {
-                    gnuplot_unusable(env, &r, &e[j / RUNS_MAX]);
-                    ret[j / RUNS_MAX] = -1;
-                }
-            unusable = 1;
-            break;
-        }
-        /* A template that said more than was kept hides the progress lines: blame the first
-           picture, whose gnuplot is then run again for the rest. */
-        if (!done && (cur < (long)from || cur >= (long)nr))
-            cur = (long)from;
-        size_t end = done ? nr : (size_t)cur;
-        for (size_t j = from; j < end; j++)
-            if (ret[j / RUNS_MAX] == 0)
-                ret[j / RUNS_MAX] =
-                    picture_check(env, &drawn, terminals[j % RUNS_MAX],
-                                  p[j / RUNS_MAX].template_path, pic[j].tmp, &e[j / RUNS_MAX]);
-        if (done)
-            break;
-        /* The picture being drawn when gnuplot ended: the message is what gnuplot said after
-           its progress line. */
-        size_t i = (size_t)cur / RUNS_MAX;
-        struct run last = r;
-        last.out = (char *)after;
-        if (ret[i] == 0)
-            ret[i] = picture_check(env, &last, terminals[cur % RUNS_MAX], p[i].template_path,
-                                   pic[cur].tmp, &e[i]);
-        from = (size_t)cur + 1;
+    size_t nw = chart_workers(n);
+    struct run runs[CHART_WORKERS_MAX];
+    size_t from[CHART_WORKERS_MAX];
+    char *out[CHART_WORKERS_MAX], *script[CHART_WORKERS_MAX];
+    for (size_t w = 0; w < nw; w++) {
+        from[w] = 0;
+        out[w] = xmalloc(CAPTURE_MAX + 1);
     }
-    free(out);
+    struct rep_error why_unusable;
+    int unusable = 0;
+    /* Rounds: every worker with pictures left starts a gnuplot, then all are waited for. */
+    while (!unusable) {
+        size_t started = 0;
+        for (size_t w = 0; w < nw; w++) {
+            runs[w] = (struct run){.pid = 0, .fd = -1, .result = RUN_NOT_STARTED, .out = out[w]};
+            out[w][0] = 0;
+            script[w] = NULL;
+            while (from[w] < nr && (ret[from[w] / RUNS_MAX] != 0 || !worker_owns(from[w], w, nw)))
+                from[w]++;
+            if (from[w] == nr)
+                continue;
+            struct rep_error why;
+            script[w] = driver_write(env->work_dir, tag, p, pic, ret, from[w], nr, w, nw, &why);
+            if (!script[w]) {
+                fail_rest(ret, e, from[w], nr, w, nw, &why);
+                from[w] = nr;
+                continue;
+            }
+            char *argv[] = {(char *)gnuplot_program(env), (char *)"-d", script[w], NULL};
+            /* On failure run_start leaves runs[w] not started, with its errno. gnuplot reads
+               the script as it goes: it is removed once the round is over. */
+            run_start(&runs[w], argv, out[w]);
+            started++;
+        }
+        if (started == 0)
+            break;
+        run_wait(runs, nw, env->timeout_s);
+        for (size_t w = 0; w < nw; w++) {
+            if (!script[w])
+                continue;
+            unlink(script[w]);
+            free(script[w]);
+            size_t next =
+                worker_done(env, p, pic, ret, e, tag, &runs[w], from[w], nr, w, nw, &why_unusable);
+            if (next == SIZE_MAX)
+                unusable = 1;
+            else
+                from[w] = next;
+        }
+    }
+    if (unusable) /* no use trying the other charts */
+        for (size_t w = 0; w < nw; w++)
+            fail_rest(ret, e, from[w], nr, w, nw, &why_unusable);
+    for (size_t w = 0; w < nw; w++)
+        free(out[w]);
 
     for (size_t i = 0; i < n; i++) {
         /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
