@@ -12,7 +12,8 @@
 int rep_threads(void)
 {
     const char *s = getenv(REP_THREADS_ENV);
-    if (s && *s) {
+    /* strtol would skip leading blanks and take a sign: only digits count. */
+    if (s && *s >= '0' && *s <= '9') {
         char *end;
         long n = strtol(s, &end, 10);
         if (*end == 0 && n >= 1 && n <= 1024)
