@@ -171,6 +171,8 @@ static void merge(struct cct *t, uint32_t src, uint32_t dst)
         t->nodes[d].never += t->nodes[s].never;
         t->nodes[d].total_ns += t->nodes[s].total_ns;
         t->nodes[d].self_ns += t->nodes[s].self_ns;
+        if (t->hooks && t->hooks->merged)
+            t->hooks->merged(t->hooks->ctx, d, s);
         for (uint32_t c = t->nodes[s].child, next; c != CCT_NONE; c = next) {
             next = t->nodes[c].sibling;
             hash_remove(t, c);
@@ -298,6 +300,8 @@ void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, 
         for (uint32_t c = x->child; c != CCT_NONE; c = t->nodes[c].sibling)
             x->total_ns += t->nodes[c].total_ns;
     }
+    if (t->hooks && t->hooks->row)
+        t->hooks->row(t->hooks->ctx, node);
     adopt(t, placeholder(s, d), node);
     s->top = d;
 }

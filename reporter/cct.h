@@ -27,6 +27,18 @@ struct cct_node {
 };
 
 /*
+ * Told of what happens to nodes, for a caller that keeps more per node than calls and times
+ * (profreport --compact keeps each path's histogram, compact.c) in arrays of its own indexed
+ * by node. row: the node just made for a streamed row, before it joins the tree (its index may
+ * be a freed node's, reused). merged: node src merged into dst, right before src is freed.
+ */
+struct cct_hooks {
+    void *ctx;
+    void (*row)(void *ctx, uint32_t node);
+    void (*merged)(void *ctx, uint32_t dst, uint32_t src);
+};
+
+/*
  * A forest of calling contexts under one root node (index cct.root, which holds no time).
  * Memory grows with the distinct call paths (and, while a thread's rows stream in, with the
  * distinct paths still waiting for their caller's row), never with rows. The tree owns the
@@ -44,6 +56,7 @@ struct cct {
     size_t nnames;
     uint32_t *name_table; /* name hash -> name index + 1 */
     size_t name_mask;
+    const struct cct_hooks *hooks; /* NULL (cct_init), or set by the caller; not owned */
 };
 
 /*
