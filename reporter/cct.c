@@ -266,6 +266,8 @@ static void merge_pending(struct cct *t)
         t->nodes[d].never += t->nodes[s].never;
         t->nodes[d].total_ns += t->nodes[s].total_ns;
         t->nodes[d].self_ns += t->nodes[s].self_ns;
+        if (t->hooks && t->hooks->merged)
+            t->hooks->merged(t->hooks->ctx, d, s);
         move_children(t, s, d);
         node_free(t, s);
     }
@@ -358,13 +360,13 @@ void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, 
                 total_ns += t->nodes[c].total_ns;
     }
     uint32_t node = find(t, up, id);
-    if (node == CCT_NONE) {
+    int fresh = node == CCT_NONE;
+    if (fresh) {
         if (kids != CCT_NONE) {
             /* The placeholder holding this row's children becomes the row's node. */
             node = kids;
             t->nodes[node].name = id;
-            uint32_t fresh = node_new(t, CCT_NONE);
-            s->pending[d + 1] = fresh;
+            s->pending[d + 1] = node_new(t, CCT_NONE);
         } else {
             node = node_new(t, id);
         }
@@ -378,6 +380,8 @@ void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, 
     x->never += stopped == 0;
     x->total_ns += total_ns;
     x->self_ns += self_ns;
+    if (t->hooks && t->hooks->row)
+        t->hooks->row(t->hooks->ctx, node, fresh);
 }
 
 /* End the thread's rows. */

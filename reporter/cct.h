@@ -33,6 +33,20 @@ struct cct_node {
 };
 
 /*
+ * Told of what happens to nodes, for a caller that keeps more per node than calls and times
+ * (profreport --compact keeps each path's histogram, compact.c) in arrays of its own indexed
+ * by node. row: the node a streamed row was just added to; fresh when the node was made for it
+ * (its index may be a freed node's, reused: whatever the caller kept there is stale), else the
+ * row joined a node already in the tree. merged: node src merged into dst, right before src is
+ * freed.
+ */
+struct cct_hooks {
+    void *ctx;
+    void (*row)(void *ctx, uint32_t node, int fresh);
+    void (*merged)(void *ctx, uint32_t dst, uint32_t src);
+};
+
+/*
  * A forest of calling contexts under one root node (index cct.root, which holds no time).
  * Memory grows with the distinct call paths (and, while a thread's rows stream in, with the
  * distinct paths still waiting for their caller's row), never with rows. The tree owns the
@@ -54,6 +68,7 @@ struct cct {
                             checked before use: most names sit under one parent) */
     uint32_t *merging;   /* (source, destination) pairs still to merge: scratch, kept for reuse */
     size_t nmerging, merging_cap;
+    const struct cct_hooks *hooks; /* NULL (cct_init), or set by the caller; not owned */
 };
 
 /*
