@@ -130,14 +130,17 @@ static void stat_add(struct compact_stat *x, uint64_t calls, uint64_t ticks, uin
     x->seen = 1;
 }
 
-/* Hook: the node made for the events row being streamed gets that row's account. */
-static void on_row_node(void *ctx, uint32_t node)
+/* Hook: the node the events row being streamed went to gets that row's account (a node
+   made for the row starts empty). */
+static void on_row_node(void *ctx, uint32_t node, int fresh)
 {
     struct compact_run *c = ctx;
     const struct prof_event_rec *e = c->row;
     struct compact_stat *x = stat_of(c, node);
-    free(x->hist);
-    memset(x, 0, sizeof *x);
+    if (fresh) {
+        free(x->hist);
+        memset(x, 0, sizeof *x);
+    }
     if (e->stopped) {
         stat_add(x, 1, e->ticks, e->self, e->ticks, e->ticks, (double)e->ticks * (double)e->ticks,
                  e->nested ? 0 : e->ticks, c->row_first, c->row_second);
