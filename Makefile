@@ -366,6 +366,7 @@ demo: deps all
 # ---- bench ----
 
 bench: lib
+	@sh scripts/deps.sh bench
 	$(MAKE) -C bench BUILD=$(abspath $(BUILD))
 
 # ---- install ----

@@ -4,6 +4,7 @@
  */
 #include "strbuf.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,38 @@ void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v)
     char *p = prof_sbuf_grow(b, 20);
     if (p)
         b->len = (size_t)(prof_u64_put(p, v) - b->data);
+}
+
+/* Below this, v * 1000 and its fraction are exact enough in a double (2^53 / 1000). */
+#define FIXED3_MAX 9.0e12
+
+/* Append v with three decimals as "%.3f" would; see strbuf.h. */
+void prof_sbuf_fixed3(struct prof_sbuf *b, double v)
+{
+    /* printf rounds the exact value of v to 3 decimals, ties to even. s = v * 1000 carries a
+       relative error of at most 2^-53: when its fraction is further than that from a half,
+       rounding s gives the same thousandths; nearer a half (true ties such as 0.0625
+       included), printf decides. NaN fails the first test, and -0.0 (printed "-0.000") the
+       sign's. */
+    if (!signbit(v) && v < FIXED3_MAX) {
+        double s = v * 1000.0;
+        uint64_t n = (uint64_t)s;
+        double f = s - (double)n;
+        if (f - 0.5 > s * 0x1p-51 || 0.5 - f > s * 0x1p-51 + 0x1p-60) {
+            n += f > 0.5;
+            char *p = prof_sbuf_grow(b, 24);
+            if (!p)
+                return;
+            p = prof_u64_put(p, n / 1000);
+            uint32_t t = (uint32_t)(n % 1000);
+            p[0] = '.';
+            p[1] = (char)('0' + t / 100);
+            prof_put_pair(p + 2, t % 100);
+            b->len = (size_t)(p + 4 - b->data);
+            return;
+        }
+    }
+    prof_sbuf_addf(b, "%.3f", v);
 }
 
 /* Append formatted text: straight into the buffer when it fits, else once more with room. */

@@ -25,6 +25,10 @@ void prof_sbuf_add(struct prof_sbuf *b, const char *s, size_t n);
 void prof_sbuf_str(struct prof_sbuf *b, const char *s);
 void prof_sbuf_char(struct prof_sbuf *b, char c);
 void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v);
+/* Append v with three decimals, byte for byte as printf's "%.3f" writes it (a trace's
+   microseconds): without printf unless v is negative, huge, not a number, or as near a
+   rounding tie as the arithmetic can tell apart. */
+void prof_sbuf_fixed3(struct prof_sbuf *b, double v);
 /* Room for n more bytes: where to write them (then add n to len), or NULL when out of memory. */
 char *prof_sbuf_grow(struct prof_sbuf *b, size_t n);
 /* Append formatted text (printf). */

@@ -22,24 +22,8 @@ void prof_csv_double(struct prof_sbuf *b, double v)
         prof_sbuf_add(b, tmp, (size_t)n);
 }
 
-/* The writer behind the sink: text waits in buf; the part's ids are kept as CSV fields. */
-struct csv_writer {
-    FILE *out;
-    struct prof_sbuf buf;
-    struct prof_sbuf ids; /* every id of the current part as a field, back to back */
-    size_t *id_off, *id_len;
-    uint32_t nids, ids_cap;
-    char thread[24]; /* the current part's thread number in decimal (FIELD_COPY bytes read) */
-    size_t thread_len;
-    int memory_started; /* the memory section's header is written */
-    /* A version 2 part's rows have no node: numbered here per thread, each a top-level path
-       (its callers are unknown) */
-    uint32_t flat_thread, flat_node;
-    int nomem;
-};
-
 /* Write out what is buffered. */
-static void flush(struct csv_writer *w)
+static void flush(struct prof_csv_writer *w)
 {
     if (w->buf.len && !w->buf.failed)
         fwrite(w->buf.data, 1, w->buf.len, w->out);
@@ -60,7 +44,7 @@ static void header_line(struct prof_sbuf *b, const char *const *names, size_t n)
 /* Sink: one metadata record. */
 static void csv_meta(void *ctx, const char *const *fields, const size_t *lens, size_t n)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     for (size_t i = 0; i < n; i++) {
         if (i)
             prof_sbuf_char(&w->buf, ',');
@@ -72,7 +56,7 @@ static void csv_meta(void *ctx, const char *const *fields, const size_t *lens, s
 /* Sink: the table's header. */
 static void csv_table(void *ctx, int summary)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     if (summary)
         header_line(&w->buf, prof_summary_columns, PROF_SU_N);
     else
@@ -82,7 +66,7 @@ static void csv_table(void *ctx, int summary)
 /* Sink: a new part; its ids start again from 0. */
 static void csv_part(void *ctx, uint32_t thread)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     w->ids.len = 0;
     w->nids = 0;
     w->thread_len = (size_t)(prof_u64_put(w->thread, thread) - w->thread);
@@ -91,7 +75,7 @@ static void csv_part(void *ctx, uint32_t thread)
 /* Sink: keep an id as a CSV field for the rows that name it. */
 static void csv_id(void *ctx, uint32_t id, const char *text, size_t len)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     if (id != w->nids)
         return; /* assemble.c hands them over in order */
     if (w->nids == w->ids_cap) {
@@ -130,7 +114,7 @@ static inline char *copy_field(char *d, const char *s, size_t n)
 /* Sink: one events-table row, formatted straight into the buffer. */
 static void csv_event(void *ctx, const struct prof_event_rec *e)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     if (e->region_id >= w->nids || (e->depth > 0 && e->parent_id >= w->nids) || w->ids.failed) {
         w->nomem = 1; /* an id the writer could not keep */
         return;
@@ -193,7 +177,7 @@ void prof_csv_summary_row(struct prof_sbuf *b, const struct prof_summary_rec *s)
 /* Sink: one summary-table row. */
 static void csv_summary(void *ctx, const struct prof_summary_rec *s)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     if (s->node == 0) {
         if (w->flat_thread != s->thread)
             w->flat_node = 0;
@@ -227,7 +211,7 @@ static void text_field(struct prof_sbuf *b, const char *s)
 /* Sink: a section after the memory section (the summary section): its Table record and header. */
 static void csv_section(void *ctx, const char *name)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     prof_sbuf_str(&w->buf, "Table,");
     prof_sbuf_str(&w->buf, name);
     prof_sbuf_char(&w->buf, '\n');
@@ -237,7 +221,7 @@ static void csv_section(void *ctx, const char *name)
 /* Sink: one row of the memory section, after its Table record and header. */
 static void csv_memory(void *ctx, const struct prof_memory_rec *m)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     struct prof_sbuf *b = &w->buf;
     if (!w->memory_started) {
         w->memory_started = 1;
@@ -278,11 +262,34 @@ static void csv_memory(void *ctx, const struct prof_memory_rec *m)
 /* Sink: write out what is buffered and say whether anything failed so far. */
 static enum prof_error csv_status(void *ctx)
 {
-    struct csv_writer *w = ctx;
+    struct prof_csv_writer *w = ctx;
     if (w->nomem || w->buf.failed || w->ids.failed)
         return PROF_ERR_NOMEM;
     flush(w);
     return ferror(w->out) ? PROF_ERR_IO : PROF_OK;
+}
+
+/* The writer as a sink: records in, CSV text out to out. */
+void prof_csv_writer_init(struct prof_csv_writer *w, struct prof_run_sink *sink, FILE *out)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    *sink = (struct prof_run_sink){w,         csv_meta,    csv_table,  csv_part,   csv_id,
+                                   csv_event, csv_summary, csv_memory, csv_status, csv_section};
+}
+
+/* Write out what is left, say whether all went well, and free what the writer holds. */
+enum prof_error prof_csv_writer_finish(struct prof_csv_writer *w)
+{
+    enum prof_error err = csv_status(w);
+    if (err == PROF_OK && (fflush(w->out) != 0 || ferror(w->out)))
+        err = PROF_ERR_IO;
+    prof_sbuf_release(&w->buf);
+    prof_sbuf_release(&w->ids);
+    free(w->id_off);
+    free(w->id_len);
+    w->id_off = w->id_len = NULL;
+    return err;
 }
 
 /* Merge the parts into a run file written to out. */
@@ -295,16 +302,13 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
     enum prof_error err = prof_parts_open(paths, count, ov, &parts);
     if (err != PROF_OK)
         return err;
-    struct csv_writer w = {.out = out};
-    struct prof_run_sink sink = {&w,        csv_meta,    csv_table,  csv_part,   csv_id,
-                                 csv_event, csv_summary, csv_memory, csv_status, csv_section};
+    struct prof_csv_writer w;
+    struct prof_run_sink sink;
+    prof_csv_writer_init(&w, &sink, out);
     err = prof_parts_emit(parts, &sink);
-    if (err == PROF_OK && (fflush(out) != 0 || ferror(out)))
-        err = PROF_ERR_IO;
+    enum prof_error fin = prof_csv_writer_finish(&w);
+    if (err == PROF_OK)
+        err = fin;
     prof_parts_free(parts);
-    prof_sbuf_release(&w.buf);
-    prof_sbuf_release(&w.ids);
-    free(w.id_off);
-    free(w.id_len);
     return err;
 }

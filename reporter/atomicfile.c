@@ -211,8 +211,8 @@ FILE *atomicfile_stream(struct atomicfile *a)
     return f;
 }
 
-/* Rename the temporary into place (see atomicfile.h). */
-int atomicfile_commit(struct atomicfile *a, struct rep_error *e)
+/* Rename the temporary into place, over the target when replace is set. */
+static int commit(struct atomicfile *a, int replace, struct rep_error *e)
 {
     if (!a->tmp) {
         rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': not open", a->target ? a->target : "");
@@ -242,10 +242,13 @@ int atomicfile_commit(struct atomicfile *a, struct rep_error *e)
     }
     sigset_t old;
     registry_lock(&old);
-    if (rename(a->tmp, a->target) != 0) {
+    if ((replace ? rename(a->tmp, a->target) : prof_file_publish(a->tmp, a->target)) != 0) {
         int err = errno;
         registry_unlock(&old);
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", a->target, strerror(err));
+        if (err == EEXIST)
+            rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': it exists (not replaced)", a->target);
+        else
+            rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", a->target, strerror(err));
         atomicfile_discard(a);
         return -1;
     }
@@ -258,6 +261,12 @@ int atomicfile_commit(struct atomicfile *a, struct rep_error *e)
     atomicfile_discard(a);
     return 0;
 }
+
+/* Rename the temporary over the target (see atomicfile.h). */
+int atomicfile_commit(struct atomicfile *a, struct rep_error *e) { return commit(a, 1, e); }
+
+/* Give the temporary the target's name unless a file has it (see atomicfile.h). */
+int atomicfile_commit_new(struct atomicfile *a, struct rep_error *e) { return commit(a, 0, e); }
 
 /* Remove what was not committed and release a. */
 void atomicfile_discard(struct atomicfile *a)

@@ -59,6 +59,11 @@ FILE *atomicfile_stream(struct atomicfile *a);
  */
 int atomicfile_commit(struct atomicfile *a, struct rep_error *err);
 
+/* atomicfile_commit for a target that must not exist: a file that took its name since the
+   caller checked stays as it is, and the error says "cannot write 'T': it exists (not
+   replaced)". */
+int atomicfile_commit_new(struct atomicfile *a, struct rep_error *err);
+
 /* Remove the temporary (unless committed) and release a. Safe on a released a, and on a
    zeroed one (its fd 0 is not closed: nothing is open without a temporary). */
 void atomicfile_discard(struct atomicfile *a);

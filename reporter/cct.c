@@ -31,7 +31,12 @@ void cct_init(struct cct *t)
     memset(t->buckets, 0xff, (t->bucket_mask + 1) * sizeof *t->buckets);
     t->root = 0;
     t->nnodes = 1;
-    t->nodes[0] = (struct cct_node){CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, 0, 0, 0, 0};
+    t->nodes[0] = (struct cct_node){.name = CCT_NONE,
+                                    .parent = CCT_NONE,
+                                    .child = CCT_NONE,
+                                    .sibling = CCT_NONE,
+                                    .hnext = CCT_NONE,
+                                    .last = CCT_NONE};
 }
 
 /* Free everything the tree owns. */
@@ -42,8 +47,10 @@ void cct_release(struct cct *t)
     free(t->names);
     free(t->name_lens);
     free(t->name_table);
+    free(t->name_last);
     free(t->nodes);
     free(t->buckets);
+    free(t->merging);
     memset(t, 0, sizeof *t);
 }
 
@@ -63,6 +70,7 @@ uint32_t cct_intern(struct cct *t, const char *s, size_t n)
         }
         t->names = xrealloc(t->names, size / 2 * sizeof *t->names);
         t->name_lens = xrealloc(t->name_lens, size / 2 * sizeof *t->name_lens);
+        t->name_last = xrealloc(t->name_last, size / 2 * sizeof *t->name_last);
     }
     size_t h = prof_hash(s, n) & t->name_mask;
     for (; t->name_table[h]; h = (h + 1) & t->name_mask) {
@@ -72,6 +80,7 @@ uint32_t cct_intern(struct cct *t, const char *s, size_t n)
     }
     t->names[t->nnames] = xstrndup(s, n);
     t->name_lens[t->nnames] = n;
+    t->name_last[t->nnames] = CCT_NONE;
     t->name_table[h] = (uint32_t)(t->nnames + 1);
     return (uint32_t)t->nnames++;
 }
@@ -92,7 +101,14 @@ static uint32_t node_new(struct cct *t, uint32_t name)
         }
         i = (uint32_t)t->nnodes++;
     }
-    t->nodes[i] = (struct cct_node){name, CCT_NONE, CCT_NONE, CCT_NONE, CCT_NONE, 0, 0, 0, 0};
+    /* Field by field: a whole-struct copy through the stack stalls on store forwarding, and
+       a node is made for most rows. */
+    struct cct_node *x = &t->nodes[i];
+    x->name = name;
+    x->parent = x->child = x->sibling = x->hnext = x->last = CCT_NONE;
+    x->nkids = 0;
+    x->calls = x->never = 0;
+    x->total_ns = x->self_ns = 0;
     return i;
 }
 
@@ -102,25 +118,73 @@ static void node_free(struct cct *t, uint32_t i)
     t->nodes[i].name = CCT_NONE;
     t->nodes[i].parent = CCT_NONE;
     t->nodes[i].child = CCT_NONE;
+    t->nodes[i].nkids = 0;
     t->nodes[i].sibling = t->free_list;
     t->free_list = i;
 }
 
-/* The child of parent with this name, or CCT_NONE. */
-static uint32_t find(const struct cct *t, uint32_t parent, uint32_t name)
+/* Whether node i's children are in the (parent, name) hash: only a node with many are. */
+static int hashed(const struct cct *t, uint32_t i) { return t->nodes[i].nkids > CCT_FEW_KIDS; }
+
+/*
+ * The child of parent with this name, or CCT_NONE. Two hints come before the search: the child
+ * the parent gave last (a loop), and the node the name gave last (most names have one caller).
+ * A linked node with this parent and name is the only one (same-name siblings are merged), and
+ * a stale hint (moved, freed or reused since) fails the same test, so a hint costs a compare,
+ * never a wrong answer. A parent with few children is searched along its sibling list.
+ */
+static uint32_t find(struct cct *t, uint32_t parent, uint32_t name)
 {
-    uint32_t i = t->buckets[pair_hash(parent, name) & t->bucket_mask];
-    while (i != CCT_NONE && (t->nodes[i].parent != parent || t->nodes[i].name != name))
-        i = t->nodes[i].hnext;
+    uint32_t i = t->nodes[parent].last;
+    if (i != CCT_NONE && t->nodes[i].parent == parent && t->nodes[i].name == name)
+        return i;
+    i = t->name_last[name];
+    if (i == CCT_NONE || t->nodes[i].parent != parent || t->nodes[i].name != name) {
+        if (hashed(t, parent)) {
+            i = t->buckets[pair_hash(parent, name) & t->bucket_mask];
+            while (i != CCT_NONE && (t->nodes[i].parent != parent || t->nodes[i].name != name))
+                i = t->nodes[i].hnext;
+        } else {
+            i = t->nodes[parent].child;
+            while (i != CCT_NONE && t->nodes[i].name != name)
+                i = t->nodes[i].sibling;
+        }
+        if (i == CCT_NONE)
+            return i;
+        t->name_last[name] = i;
+    }
+    t->nodes[parent].last = i;
     return i;
 }
 
 /* Put a linked node into its hash chain. */
-static void hash_insert(struct cct *t, uint32_t i)
+static void chain_insert(struct cct *t, uint32_t i)
 {
     size_t h = pair_hash(t->nodes[i].parent, t->nodes[i].name) & t->bucket_mask;
     t->nodes[i].hnext = t->buckets[h];
     t->buckets[h] = i;
+    t->linked++;
+}
+
+/* Make room for more hashed nodes; when the table grows, every node whose parent is hashed
+   (as the nkids counts now say) is put into it. 1 when it grew, else 0. */
+static int hash_grow(struct cct *t, size_t more)
+{
+    size_t size = t->bucket_mask + 1;
+    if (t->linked + more <= size)
+        return 0;
+    while (t->linked + more > size)
+        size *= 2;
+    t->buckets = xrealloc(t->buckets, size * sizeof *t->buckets);
+    memset(t->buckets, 0xff, size * sizeof *t->buckets);
+    t->bucket_mask = size - 1;
+    t->linked = 0;
+    for (size_t k = 0; k < t->nnodes; k++) {
+        uint32_t p = t->nodes[k].parent;
+        if (p != CCT_NONE && hashed(t, p))
+            chain_insert(t, (uint32_t)k);
+    }
+    return 1;
 }
 
 /* Take a node out of its hash chain (it is about to move or disappear). */
@@ -133,87 +197,87 @@ static void hash_remove(struct cct *t, uint32_t i)
     t->linked--;
 }
 
-/* Make node i (with no parent) a child of parent. */
+/* Make node i (with no parent) a child of parent. The children of a parent with more than
+   CCT_FEW_KIDS go into the hash, all at once when it gets its first one too many. */
 static void link_under(struct cct *t, uint32_t parent, uint32_t i)
 {
-    if ((t->linked + 1) > t->bucket_mask + 1) {
-        size_t size = (t->bucket_mask + 1) * 2;
-        t->buckets = xrealloc(t->buckets, size * sizeof *t->buckets);
-        memset(t->buckets, 0xff, size * sizeof *t->buckets);
-        t->bucket_mask = size - 1;
-        for (size_t k = 0; k < t->nnodes; k++)
-            if (t->nodes[k].parent != CCT_NONE)
-                hash_insert(t, (uint32_t)k);
-    }
+    struct cct_node *p = &t->nodes[parent];
     t->nodes[i].parent = parent;
-    t->nodes[i].sibling = t->nodes[parent].child;
-    t->nodes[parent].child = i;
-    hash_insert(t, i);
-    t->linked++;
+    t->nodes[i].sibling = p->child;
+    p->child = i;
+    p->last = i;
+    p->nkids++;
+    t->name_last[t->nodes[i].name] = i;
+    if (p->nkids == CCT_FEW_KIDS + 1) {
+        if (!hash_grow(t, p->nkids))
+            for (uint32_t c = p->child; c != CCT_NONE; c = t->nodes[c].sibling)
+                chain_insert(t, c);
+    } else if (p->nkids > CCT_FEW_KIDS + 1) {
+        if (!hash_grow(t, 1))
+            chain_insert(t, i);
+    }
+}
+
+/* Note that the unlinked subtree src is to be merged into dst (done by merge_pending). */
+static void merge_later(struct cct *t, uint32_t src, uint32_t dst)
+{
+    if (t->nmerging == t->merging_cap) {
+        t->merging_cap = t->merging_cap ? t->merging_cap * 2 : 16;
+        t->merging = xrealloc(t->merging, t->merging_cap * 2 * sizeof *t->merging);
+    }
+    t->merging[t->nmerging * 2] = src;
+    t->merging[t->nmerging * 2 + 1] = dst;
+    t->nmerging++;
+}
+
+/* Move every child of from under to: those whose name to has already wait in t->merging to
+   be merged with it, the others are linked. */
+static void move_children(struct cct *t, uint32_t from, uint32_t to)
+{
+    /* from keeps its count until all have left: a table rebuilt meanwhile (hash_grow) must
+       still hold the children not moved yet, for their hash_remove. */
+    int in_hash = hashed(t, from);
+    for (uint32_t c = t->nodes[from].child, next; c != CCT_NONE; c = next) {
+        next = t->nodes[c].sibling;
+        if (in_hash)
+            hash_remove(t, c);
+        t->nodes[c].parent = CCT_NONE;
+        uint32_t e = find(t, to, t->nodes[c].name);
+        if (e == CCT_NONE)
+            link_under(t, to, c);
+        else
+            merge_later(t, c, e);
+    }
+    t->nodes[from].child = CCT_NONE;
+    t->nodes[from].nkids = 0;
 }
 
 /*
- * Merge the unlinked subtree src into dst (same name): times add up, children with the same
- * name merge, the others move under dst. src's nodes are freed. Iterative: subtrees can be
- * as deep as the deepest recursion.
+ * Merge each waiting (src, dst) pair: times add up, children with the same name merge, the
+ * others move under dst; src's nodes are freed. Iterative, with the stack kept in the tree:
+ * subtrees can be as deep as the deepest recursion, and a merge happens for most rows.
  */
-static void merge(struct cct *t, uint32_t src, uint32_t dst)
+static void merge_pending(struct cct *t)
 {
-    size_t cap = 16, n = 0;
-    uint32_t *stack = xmalloc(cap * 2 * sizeof *stack);
-    stack[n * 2] = src;
-    stack[n * 2 + 1] = dst;
-    n++;
-    while (n > 0) {
-        n--;
-        uint32_t s = stack[n * 2], d = stack[n * 2 + 1];
+    while (t->nmerging > 0) {
+        t->nmerging--;
+        uint32_t s = t->merging[t->nmerging * 2], d = t->merging[t->nmerging * 2 + 1];
         t->nodes[d].calls += t->nodes[s].calls;
         t->nodes[d].never += t->nodes[s].never;
         t->nodes[d].total_ns += t->nodes[s].total_ns;
         t->nodes[d].self_ns += t->nodes[s].self_ns;
-        for (uint32_t c = t->nodes[s].child, next; c != CCT_NONE; c = next) {
-            next = t->nodes[c].sibling;
-            hash_remove(t, c);
-            t->nodes[c].parent = CCT_NONE;
-            uint32_t e = find(t, d, t->nodes[c].name);
-            if (e == CCT_NONE) {
-                link_under(t, d, c);
-                continue;
-            }
-            if (n == cap) {
-                cap *= 2;
-                stack = xrealloc(stack, cap * 2 * sizeof *stack);
-            }
-            stack[n * 2] = c;
-            stack[n * 2 + 1] = e;
-            n++;
-        }
-        t->nodes[s].child = CCT_NONE;
+        if (t->hooks && t->hooks->merged)
+            t->hooks->merged(t->hooks->ctx, d, s);
+        move_children(t, s, d);
         node_free(t, s);
     }
-    free(stack);
-}
-
-/* Put the unlinked subtree i under parent: merged with a same-name child, or linked. */
-static void adopt(struct cct *t, uint32_t parent, uint32_t i)
-{
-    uint32_t e = find(t, parent, t->nodes[i].name);
-    if (e == CCT_NONE)
-        link_under(t, parent, i);
-    else
-        merge(t, i, e);
 }
 
 /* Move every child of from under to (merging by name). */
 static void adopt_children(struct cct *t, uint32_t from, uint32_t to)
 {
-    for (uint32_t c = t->nodes[from].child, next; c != CCT_NONE; c = next) {
-        next = t->nodes[c].sibling;
-        hash_remove(t, c);
-        t->nodes[c].parent = CCT_NONE;
-        adopt(t, to, c);
-    }
-    t->nodes[from].child = CCT_NONE;
+    move_children(t, from, to);
+    merge_pending(t);
 }
 
 /* The child of parent named s[0..n), created on first sight. */
@@ -268,7 +332,11 @@ void cct_stream_row(struct cct_stream *s, const char *name, size_t n, unsigned d
     cct_stream_row_interned(s, cct_intern(s->tree, name, n), depth, stopped, total_ns, self_ns);
 }
 
-/* One row whose name is interned already: the reporter knows it by region, not by text. */
+/*
+ * One row whose name is interned already: the reporter knows it by region, not by text. The
+ * row's calling context under placeholder(d) usually exists (a loop, a repeated call): then the
+ * row's times and its waiting children go straight into that node, and no node is made.
+ */
 void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, int stopped,
                              double total_ns, double self_ns)
 {
@@ -278,28 +346,42 @@ void cct_stream_row_interned(struct cct_stream *s, uint32_t id, unsigned depth, 
     for (size_t k = s->top; k > d + 1; k--)
         if (k < s->npending)
             adopt_children(t, s->pending[k], s->under);
-    uint32_t node;
-    if (d + 1 < s->npending && t->nodes[s->pending[d + 1]].child != CCT_NONE) {
-        /* The placeholder holding this row's children becomes the row's node. */
-        node = s->pending[d + 1];
-        t->nodes[node].name = id;
-        s->pending[d + 1] = node_new(t, CCT_NONE);
-    } else {
-        node = node_new(t, id);
+    s->top = d;
+    uint32_t up = placeholder(s, d);
+    uint32_t kids = d + 1 < s->npending ? s->pending[d + 1] : CCT_NONE;
+    if (kids != CCT_NONE && t->nodes[kids].child == CCT_NONE)
+        kids = CCT_NONE;
+    if (!stopped) {
+        /* Never stopped: its own time is unknown, its children's time is not. */
+        self_ns = 0;
+        total_ns = 0;
+        if (kids != CCT_NONE)
+            for (uint32_t c = t->nodes[kids].child; c != CCT_NONE; c = t->nodes[c].sibling)
+                total_ns += t->nodes[c].total_ns;
+    }
+    uint32_t node = find(t, up, id);
+    int fresh = node == CCT_NONE;
+    if (fresh) {
+        if (kids != CCT_NONE) {
+            /* The placeholder holding this row's children becomes the row's node. */
+            node = kids;
+            t->nodes[node].name = id;
+            s->pending[d + 1] = node_new(t, CCT_NONE);
+        } else {
+            node = node_new(t, id);
+        }
+        link_under(t, up, node);
+    } else if (kids != CCT_NONE) {
+        move_children(t, kids, node);
+        merge_pending(t);
     }
     struct cct_node *x = &t->nodes[node];
-    if (stopped) {
-        x->calls = 1;
-        x->total_ns = total_ns;
-        x->self_ns = self_ns;
-    } else {
-        /* Never stopped: its own time is unknown, its children's time is not. */
-        x->never = 1;
-        for (uint32_t c = x->child; c != CCT_NONE; c = t->nodes[c].sibling)
-            x->total_ns += t->nodes[c].total_ns;
-    }
-    adopt(t, placeholder(s, d), node);
-    s->top = d;
+    x->calls += stopped != 0;
+    x->never += stopped == 0;
+    x->total_ns += total_ns;
+    x->self_ns += self_ns;
+    if (t->hooks && t->hooks->row)
+        t->hooks->row(t->hooks->ctx, node, fresh);
 }
 
 /* End the thread's rows. */

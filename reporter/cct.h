@@ -12,6 +12,9 @@
 #include <stdint.h>
 
 #define CCT_NONE UINT32_MAX
+/* A node with at most this many children is searched along its sibling list (cheaper than
+   hashing, for the few children most nodes have); one with more, in the tree's hash. */
+#define CCT_FEW_KIDS 8
 
 /*
  * One calling context: a region reached through one path of enclosing regions. calls counts
@@ -22,8 +25,25 @@ struct cct_node {
     uint32_t name;                   /* index into cct.names; CCT_NONE for the root */
     uint32_t parent, child, sibling; /* CCT_NONE when none */
     uint32_t hnext;                  /* next node in the same (parent, name) hash chain */
+    uint32_t nkids; /* children; they are in the tree's hash when more than CCT_FEW_KIDS */
+    uint32_t last;  /* the child found or linked last (a hint, checked before use): a loop's
+                       next lookup costs one compare, not a hash probe */
     uint64_t calls, never;
     double total_ns, self_ns;
+};
+
+/*
+ * Told of what happens to nodes, for a caller that keeps more per node than calls and times
+ * (profreport --compact keeps each path's histogram, compact.c) in arrays of its own indexed
+ * by node. row: the node a streamed row was just added to; fresh when the node was made for it
+ * (its index may be a freed node's, reused: whatever the caller kept there is stale), else the
+ * row joined a node already in the tree. merged: node src merged into dst, right before src is
+ * freed.
+ */
+struct cct_hooks {
+    void *ctx;
+    void (*row)(void *ctx, uint32_t node, int fresh);
+    void (*merged)(void *ctx, uint32_t dst, uint32_t src);
 };
 
 /*
@@ -37,13 +57,18 @@ struct cct {
     size_t nnodes, cap;
     uint32_t free_list; /* freed nodes, chained through sibling */
     uint32_t root;
-    uint32_t *buckets; /* (parent, name) -> node chain heads */
+    uint32_t *buckets; /* (parent, name) -> chain heads, for children of nodes with many */
     size_t bucket_mask, linked;
     char **names;
     size_t *name_lens;
     size_t nnames;
     uint32_t *name_table; /* name hash -> name index + 1 */
     size_t name_mask;
+    uint32_t *name_last; /* name index -> the node of that name found or linked last (a hint,
+                            checked before use: most names sit under one parent) */
+    uint32_t *merging;   /* (source, destination) pairs still to merge: scratch, kept for reuse */
+    size_t nmerging, merging_cap;
+    const struct cct_hooks *hooks; /* NULL (cct_init), or set by the caller; not owned */
 };
 
 /*

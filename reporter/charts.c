@@ -7,6 +7,7 @@
 #include "atomicfile.h"
 #include "charts.h"
 #include "compare.h"
+#include "cpus.h"
 #include "fileutil.h"
 #include "flame.h"
 #include "hash.h"
@@ -37,10 +38,12 @@
 #define LABEL_MAX 48
 /* Bytes of gnuplot's output kept for messages: its diagnostics are a few lines. */
 #define CAPTURE_MAX 16384
-/* The pictures of a chart: PNG and SVG, one gnuplot run each. */
+/* The pictures of a chart: PNG and SVG. */
 #define RUNS_MAX 2
 /* Time limit when the caller gives none. */
 #define DEFAULT_TIMEOUT_S 30
+/* gnuplot processes drawing a report's charts at most (chart_workers). */
+#define CHART_WORKERS_MAX 4
 /* Past this many runs the trend chart shows each region's median and p10-p90 band per window
    of runs (trendband.gp) instead of every run's point: 1000 runs of 15 regions are a blur. */
 #define TREND_BAND_RUNS 30
@@ -174,11 +177,12 @@ static void table_write(FILE *f, const struct chart_table *t)
 }
 
 /*
- * Write the table to a new file with a fixed name in work_dir; returns its path (caller
- * frees) or NULL with e set. The name comes from the template name, never from labels.
+ * Create a new file named <name>-<n><ext> in work_dir and open it for writing; returns the
+ * stream with *path set (caller frees), or NULL with e set. Names come from ours, never from
+ * labels.
  */
-static char *data_file_write(const char *work_dir, const char *template_name,
-                             const struct chart_table *t, struct rep_error *e)
+static FILE *work_file_create(const char *work_dir, const char *name, const char *ext,
+                              char **path_out, struct rep_error *e)
 {
     /* Names unique within the process; O_EXCL skips any left from elsewhere. */
     static unsigned counter;
@@ -187,8 +191,8 @@ static char *data_file_write(const char *work_dir, const char *template_name,
     for (int tries = 0; tries < 1000 && fd < 0; tries++) {
         free(path);
         char suffix[32];
-        snprintf(suffix, sizeof suffix, "-%u.tsv", ++counter);
-        char *dir = concat3(work_dir, "/", template_name);
+        snprintf(suffix, sizeof suffix, "-%u%s", ++counter, ext);
+        char *dir = concat3(work_dir, "/", name);
         path = concat3(dir, suffix, "");
         free(dir);
         fd = prof_file_create(path, 0600);
@@ -209,11 +213,35 @@ static char *data_file_write(const char *work_dir, const char *template_name,
         return NULL;
     }
     errno = 0;
-    table_write(f, t);
+    *path_out = path;
+    return f;
+}
+
+/* Close f, written to path by work_file_create; 0, or -1 with e set and the file removed. */
+static int work_file_close(FILE *f, const char *path, struct rep_error *e)
+{
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         rep_fail(e, REP_ERR_CHART, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
         unlink(path);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Write the table to a new file with a fixed name in work_dir; returns its path (caller
+ * frees) or NULL with e set. The name comes from the template name, never from labels.
+ */
+static char *data_file_write(const char *work_dir, const char *template_name,
+                             const struct chart_table *t, struct rep_error *e)
+{
+    char *path;
+    FILE *f = work_file_create(work_dir, template_name, ".tsv", &path, e);
+    if (!f)
+        return NULL;
+    table_write(f, t);
+    if (work_file_close(f, path, e) != 0) {
         free(path);
         return NULL;
     }
@@ -416,22 +444,6 @@ static void run_wait(struct run *runs, size_t n, int timeout_s)
         run_finish(&runs[i]);
 }
 
-/*
- * Run argv as run_start does, with its output in out (CAPTURE_MAX + 1 bytes), killing its
- * process group after timeout_s seconds. On RUN_DONE *status is the wait status; on
- * RUN_NOT_STARTED *err is the errno.
- */
-static enum run_result run_captured(char *const argv[], int timeout_s, char *out, int *status,
-                                    int *err)
-{
-    struct run r;
-    if (run_start(&r, argv, out) == 0)
-        run_wait(&r, 1, timeout_s);
-    *status = r.status;
-    *err = r.err;
-    return r.result;
-}
-
 /* The line of gnuplot's output that says what went wrong, as "message" or "message (warning)". */
 static void gnuplot_message(const char *out, char *msg, size_t size)
 {
@@ -465,30 +477,6 @@ static const char *gnuplot_program(const struct chart_env *env)
     return env && env->gnuplot && env->gnuplot[0] ? env->gnuplot : "gnuplot";
 }
 
-/* Nonzero when gnuplot can be run; otherwise 0 and e says why. */
-int chart_available(const struct chart_env *env, struct rep_error *e)
-{
-    const char *prog = gnuplot_program(env);
-    char *argv[] = {(char *)prog, (char *)"--version", NULL};
-    char *out = xmalloc(CAPTURE_MAX + 1);
-    int status = 0, err = 0;
-    int timeout = env && env->timeout_s > 0 ? env->timeout_s : DEFAULT_TIMEOUT_S;
-    enum run_result r = run_captured(argv, timeout, out, &status, &err);
-    int ok = 0;
-    if (r == RUN_NOT_STARTED && err == ENOENT)
-        rep_fail(e, REP_ERR_CHART, "gnuplot not found (install gnuplot-nox): '%s'", prog);
-    else if (r == RUN_NOT_STARTED)
-        rep_fail(e, REP_ERR_CHART, "cannot run '%s': %s", prog, strerror(err));
-    else if (r == RUN_TIMED_OUT)
-        rep_fail(e, REP_ERR_CHART, "'%s --version' did not finish within %d s", prog, timeout);
-    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strncmp(out, "gnuplot", 7) != 0)
-        rep_fail(e, REP_ERR_CHART, "'%s' does not work like gnuplot ('--version' failed)", prog);
-    else
-        ok = 1;
-    free(out);
-    return ok;
-}
-
 /* Nonzero when name is a plain template name: letters, digits, '_' and '-'. */
 static int template_name_ok(const char *name)
 {
@@ -515,7 +503,7 @@ static int path_ok(const char *path)
     return *p != '|' && *p != '<';
 }
 
-/* The pictures of a chart, one gnuplot run each, all drawn at the same time. */
+/* The pictures of a chart, in the order they are drawn. */
 static const char *const terminals[RUNS_MAX] = {"png", "svg"};
 
 /*
@@ -625,26 +613,206 @@ static void prepared_release(struct prepared *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Write s as a gnuplot single-quoted string: inside one gnuplot expands nothing (no
+   backslash escapes, no @macros, no backquotes) and reads '' as one quote. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* Nonzero when picture j is one of worker w's among k: whole charts, dealt out in turn, so a
+   chart's PNG and SVG share their gnuplot's warm font cache. */
+static int worker_owns(size_t j, size_t w, size_t nw) { return j / RUNS_MAX % nw == w; }
+
 /*
- * Draw n prepared charts: every picture of every chart at once (gnuplot mostly waits on its
- * start-up, so a report's dozen runs take little more than the slowest one), each gnuplot
- * writing to a temporary name beside its chart's base; only when both pictures of a chart
- * succeed are they renamed to base.png and base.svg. ret[i] is 0, or -1 with e[i] set.
+ * Write the script that draws worker w's pictures (of k workers) from..nr-1 in one gnuplot
+ * (picture j is terminal j % RUNS_MAX of chart j / RUNS_MAX; charts whose ret is not 0 are
+ * left out). Before each
+ * picture it prints "<tag> j", then calls the template with the arguments `gnuplot -c` would
+ * give it, closes the picture and resets the session (variables, functions and settings), so
+ * each template starts as in a gnuplot of its own; "<tag> done" at the end. Returns the
+ * script's path (caller frees), or NULL with e set.
  */
-static void draw_all(const struct chart_env *env, const struct prepared *p, size_t n, int *ret,
-                     struct rep_error *e)
+static char *driver_write(const char *work_dir, const char *tag, const struct prepared *p,
+                          const struct atomicfile *pic, const int *ret, size_t from, size_t nr,
+                          size_t w, size_t nw, struct rep_error *e)
+{
+    char *path;
+    FILE *f = work_file_create(work_dir, "charts", ".gp", &path, e);
+    if (!f)
+        return NULL;
+    for (size_t j = from; j < nr; j++) {
+        size_t i = j / RUNS_MAX;
+        if (ret[i] != 0 || !worker_owns(j, w, nw))
+            continue;
+        fprintf(f, "print '%s %zu'\ncall ", tag, j);
+        put_quoted(f, p[i].template_path);
+        /* Labels are in the data file; title and axis label are ARG4 and ARG5 string values
+           (text_visible left no line break in them). */
+        const char *args[] = {p[i].data_path, pic[j].tmp, terminals[j % RUNS_MAX], p[i].title,
+                              p[i].ylabel};
+        for (size_t a = 0; a < sizeof args / sizeof *args; a++) {
+            fputc(' ', f);
+            put_quoted(f, args[a]);
+        }
+        /* reset session keeps the output, a multiplot, the print destination (where the
+           progress lines go) and the encoding: undone by hand. */
+        fputs("\nunset multiplot\nunset output\nset print\nreset session\n"
+              "set encoding default\n",
+              f);
+    }
+    fprintf(f, "print '%s done'\n", tag);
+    if (work_file_close(f, path, e) != 0) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+/*
+ * The picture the driver script was drawing when its gnuplot ended: the number in the last
+ * complete "<tag> j" line of out, or -1 when there is none. *done is set when the script
+ * printed "<tag> done"; *after points past the last such line (gnuplot's own words follow).
+ */
+static long driver_progress(const char *out, const char *tag, int *done, const char **after)
+{
+    size_t tl = strlen(tag);
+    long last = -1;
+    *done = 0;
+    *after = out;
+    for (const char *m = out; (m = strstr(m, tag)) != NULL; m += tl) {
+        const char *q = m + tl, *eol = strchr(q, '\n');
+        if ((m != out && m[-1] != '\n') || *q != ' ' || !eol)
+            continue;
+        q++;
+        char *end;
+        unsigned long j = strtoul(q, &end, 10);
+        if (strncmp(q, "done\n", 5) == 0)
+            *done = 1;
+        else if (end != eol || end == q)
+            continue;
+        else
+            last = (long)j;
+        *after = eol + 1;
+    }
+    return last;
+}
+
+/*
+ * Say in e why the program run as gnuplot (r) drew nothing at all: it is missing, cannot be
+ * run, or is not gnuplot (it never got to the script's first line).
+ */
+static void gnuplot_unusable(const struct chart_env *env, const struct run *r, struct rep_error *e)
+{
+    const char *prog = gnuplot_program(env);
+    char msg[600];
+    if (r->result == RUN_NOT_STARTED && r->err == ENOENT) {
+        rep_fail(e, REP_ERR_CHART, "gnuplot not found (install gnuplot-nox): '%s'", prog);
+    } else if (r->result == RUN_NOT_STARTED) {
+        rep_fail(e, REP_ERR_CHART, "cannot run '%s': %s", prog, strerror(r->err));
+    } else if (r->result == RUN_TIMED_OUT) {
+        rep_fail(e, REP_ERR_CHART, "'%s' did not start within the time limit of %d s: killed", prog,
+                 env->timeout_s > 0 ? env->timeout_s : DEFAULT_TIMEOUT_S);
+    } else {
+        gnuplot_message(r->out, msg, sizeof msg);
+        rep_fail(e, REP_ERR_CHART, "'%s' does not work like gnuplot (it ran no chart script): %s",
+                 prog, msg);
+    }
+}
+
+/* How many gnuplot processes draw a report's n charts: one per CPU profreport may use
+   (PROFREPORT_THREADS, else the CPUs it may run on), at most CHART_WORKERS_MAX, at most n. */
+static size_t chart_workers(size_t n)
+{
+    size_t nw = (size_t)rep_threads();
+    if (nw > CHART_WORKERS_MAX)
+        nw = CHART_WORKERS_MAX;
+    if (nw > n)
+        nw = n;
+    return nw ? nw : 1;
+}
+
+/* Fail every picture from `from` on that worker w of nw owns with why. */
+static void fail_rest(int *ret, struct rep_error *e, size_t from, size_t nr, size_t w, size_t nw,
+                      const struct rep_error *why)
+{
+    for (size_t j = from; j < nr; j++)
+        if (ret[j / RUNS_MAX] == 0 && worker_owns(j, w, nw)) {
+            ret[j / RUNS_MAX] = -1;
+            e[j / RUNS_MAX] = *why;
+        }
+}
+
+/*
+ * After worker w's gnuplot r ended, check the pictures it went through from `from` on and
+ * return where its next gnuplot starts (nr when all are done). Returns SIZE_MAX when not one
+ * line of its script ran: gnuplot is missing or is not gnuplot, said in *why.
+ */
+static size_t worker_done(const struct chart_env *env, const struct prepared *p,
+                          const struct atomicfile *pic, int *ret, struct rep_error *e,
+                          const char *tag, const struct run *r, size_t from, size_t nr, size_t w,
+                          size_t nw, struct rep_error *why)
+{
+    int done = 0;
+    const char *after = r->out;
+    long cur = r->result == RUN_NOT_STARTED ? -1 : driver_progress(r->out, tag, &done, &after);
+    if (cur < 0 && !done && (r->result == RUN_NOT_STARTED || r->len < CAPTURE_MAX)) {
+        gnuplot_unusable(env, r, why);
+        return SIZE_MAX;
+    }
+    /* A template that said more than was kept hides the progress lines: blame the first
+       picture, whose gnuplot is then run again for the rest. */
+    if (!done && (cur < (long)from || cur >= (long)nr || !worker_owns((size_t)cur, w, nw)))
+        cur = (long)from;
+    /* A picture drawn by a gnuplot that went on to fail later is as good as any. */
+    struct run drawn = {.result = RUN_DONE, .status = 0, .out = (char *)""};
+    size_t end = done ? nr : (size_t)cur;
+    for (size_t j = from; j < end; j++)
+        if (ret[j / RUNS_MAX] == 0 && worker_owns(j, w, nw))
+            ret[j / RUNS_MAX] =
+                picture_check(env, &drawn, terminals[j % RUNS_MAX], p[j / RUNS_MAX].template_path,
+                              pic[j].tmp, &e[j / RUNS_MAX]);
+    if (done)
+        return nr;
+    /* The picture being drawn when gnuplot ended: the message is what gnuplot said after its
+       progress line. */
+    size_t i = (size_t)cur / RUNS_MAX;
+    struct run last = *r;
+    last.out = (char *)after;
+    if (ret[i] == 0)
+        ret[i] = picture_check(env, &last, terminals[cur % RUNS_MAX], p[i].template_path,
+                               pic[cur].tmp, &e[i]);
+    return (size_t)cur + 1;
+}
+
+/*
+ * Draw n prepared charts, both pictures of each, in a few gnuplot processes (chart_workers:
+ * one per CPU), each drawing its share of the charts one after the other: gnuplot's start-up
+ * (loading fonts and terminals) costs more than most charts, and is paid once per process.
+ * Each picture is written to a temporary name beside its chart's base; only when both pictures
+ * of a chart succeed are they renamed to base.png and base.svg. When a gnuplot fails, times
+ * out or exits partway, the picture it was drawing fails with that error and a new gnuplot
+ * draws the rest of its share. ret[i] is 0, or -1 with e[i] set. Returns nonzero when gnuplot
+ * could not be used at all (missing, or not gnuplot): every chart then failed with that error.
+ */
+static int draw_all(const struct chart_env *env, const struct prepared *p, size_t n, int *ret,
+                    struct rep_error *e)
 {
     size_t nr = n * RUNS_MAX;
     struct atomicfile *pic = xcalloc(nr ? nr : 1, sizeof *pic);
-    char **final = xcalloc(nr ? nr : 1, sizeof *final), **out = xcalloc(nr ? nr : 1, sizeof *out);
+    char **final = xcalloc(nr ? nr : 1, sizeof *final);
     int *opened = xcalloc(nr ? nr : 1, sizeof *opened);
-    struct run *runs = xcalloc(nr ? nr : 1, sizeof *runs);
     for (size_t i = 0; i < n; i++) {
         ret[i] = 0;
         for (size_t k = 0; k < RUNS_MAX; k++) {
             size_t j = i * RUNS_MAX + k;
             final[j] = concat3(p[i].base, ".", terminals[k]);
-            out[j] = xmalloc(CAPTURE_MAX + 1);
             /* gnuplot writes to a file name: it reopens the unique temporary made here. */
             if (ret[i] == 0 && atomicfile_open(&pic[j], final[j], &e[i]) == 0) {
                 close(pic[j].fd);
@@ -655,40 +823,69 @@ static void draw_all(const struct chart_env *env, const struct prepared *p, size
             }
         }
     }
-    /* A run that cannot start (no gnuplot, no processes left) stops the others from
-       starting: they fail with its error. */
-    int start_err = 0;
-    for (size_t j = 0; j < nr; j++) {
-        size_t i = j / RUNS_MAX;
-        runs[j] = (struct run){.pid = 0, .fd = -1, .result = RUN_NOT_STARTED, .out = out[j]};
-        out[j][0] = 0;
-        if (ret[i] != 0)
-            continue;
-        if (start_err) {
-            runs[j].err = start_err;
-            continue;
-        }
-        /* Labels are in the data file; title and axis label are ARG4 and ARG5 string values. */
-        char *argv[] = {(char *)gnuplot_program(env),
-                        (char *)"-d",
-                        (char *)"-c",
-                        p[i].template_path,
-                        p[i].data_path,
-                        pic[j].tmp,
-                        (char *)terminals[j % RUNS_MAX],
-                        p[i].title,
-                        p[i].ylabel,
-                        NULL};
-        if (run_start(&runs[j], argv, out[j]) != 0)
-            start_err = runs[j].err;
+    /* The progress lines carry a tag no template prints by chance. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    char tag[64];
+    snprintf(tag, sizeof tag, "profreport-chart-%lx-%lx", (unsigned long)getpid(),
+             (unsigned long)ts.tv_nsec);
+    size_t nw = chart_workers(n);
+    struct run runs[CHART_WORKERS_MAX];
+    size_t from[CHART_WORKERS_MAX];
+    char *out[CHART_WORKERS_MAX], *script[CHART_WORKERS_MAX];
+    for (size_t w = 0; w < nw; w++) {
+        from[w] = 0;
+        out[w] = xmalloc(CAPTURE_MAX + 1);
     }
-    run_wait(runs, nr, env->timeout_s);
+    struct rep_error why_unusable;
+    int unusable = 0;
+    /* Rounds: every worker with pictures left starts a gnuplot, then all are waited for. */
+    while (!unusable) {
+        size_t started = 0;
+        for (size_t w = 0; w < nw; w++) {
+            runs[w] = (struct run){.pid = 0, .fd = -1, .result = RUN_NOT_STARTED, .out = out[w]};
+            out[w][0] = 0;
+            script[w] = NULL;
+            while (from[w] < nr && (ret[from[w] / RUNS_MAX] != 0 || !worker_owns(from[w], w, nw)))
+                from[w]++;
+            if (from[w] == nr)
+                continue;
+            struct rep_error why;
+            script[w] = driver_write(env->work_dir, tag, p, pic, ret, from[w], nr, w, nw, &why);
+            if (!script[w]) {
+                fail_rest(ret, e, from[w], nr, w, nw, &why);
+                from[w] = nr;
+                continue;
+            }
+            char *argv[] = {(char *)gnuplot_program(env), (char *)"-d", script[w], NULL};
+            /* On failure run_start leaves runs[w] not started, with its errno. gnuplot reads
+               the script as it goes: it is removed once the round is over. */
+            run_start(&runs[w], argv, out[w]);
+            started++;
+        }
+        if (started == 0)
+            break;
+        run_wait(runs, nw, env->timeout_s);
+        for (size_t w = 0; w < nw; w++) {
+            if (!script[w])
+                continue;
+            unlink(script[w]);
+            free(script[w]);
+            size_t next =
+                worker_done(env, p, pic, ret, e, tag, &runs[w], from[w], nr, w, nw, &why_unusable);
+            if (next == SIZE_MAX)
+                unusable = 1;
+            else
+                from[w] = next;
+        }
+    }
+    if (unusable) /* no use trying the other charts */
+        for (size_t w = 0; w < nw; w++)
+            fail_rest(ret, e, from[w], nr, w, nw, &why_unusable);
+    for (size_t w = 0; w < nw; w++)
+        free(out[w]);
 
     for (size_t i = 0; i < n; i++) {
-        /* In terminal order, so the first failure is the one reported. */
-        for (size_t k = 0; k < RUNS_MAX && ret[i] == 0; k++)
-            ret[i] = picture_check(env, &runs[i * RUNS_MAX + k], terminals[k], p[i].template_path,
-                                   pic[i * RUNS_MAX + k].tmp, &e[i]);
         /* Both pictures or neither: a PNG alone would be embedded as if all went well. */
         size_t renamed = 0;
         while (ret[i] == 0 && renamed < RUNS_MAX) {
@@ -703,14 +900,12 @@ static void draw_all(const struct chart_env *env, const struct prepared *p, size
             if (opened[j])
                 atomicfile_discard(&pic[j]);
             free(final[j]);
-            free(out[j]);
         }
     }
     free(pic);
     free(final);
-    free(out);
     free(opened);
-    free(runs);
+    return unusable;
 }
 
 /*
@@ -730,7 +925,7 @@ int chart_render(const struct chart_env *env, const struct chart_request *req, s
 
 /* ---- the report's charts ---- */
 
-/* The report's charts, prepared one by one, drawn all at once (draw_all). */
+/* The report's charts, prepared one by one, drawn together (draw_all). */
 struct batch {
     struct chart_set *ch;
     size_t n;
@@ -755,8 +950,8 @@ static void render(struct batch *bt, const struct chart_env *env, const char *na
     bt->ret[i] = chart_prepare(env, &req, &bt->p[i], &bt->e[i]);
 }
 
-/* Draw the prepared charts at once and remember those drawn, in order; the first failure
-   is said in ch->note. */
+/* Draw the prepared charts in one gnuplot and remember those drawn, in order; the first
+   failure is said in ch->note. */
 static void batch_draw(struct batch *bt, const struct chart_env *env)
 {
     struct chart_set *ch = bt->ch;
@@ -769,7 +964,12 @@ static void batch_draw(struct batch *bt, const struct chart_env *env)
         }
     int ret[CHARTS_MAX];
     struct rep_error e[CHARTS_MAX];
-    draw_all(env, todo, n, ret, e);
+    if (draw_all(env, todo, n, ret, e) && n > 0) {
+        /* No gnuplot at all: one note for the lot, not one chart's failure. */
+        size_t len = strlen(e[0].msg) + 64;
+        ch->note = xmalloc(len);
+        snprintf(ch->note, len, "no gnuplot charts: %s", e[0].msg);
+    }
     for (size_t k = 0; k < n; k++) {
         bt->ret[slot[k]] = ret[k];
         if (ret[k] != 0)
@@ -1070,14 +1270,8 @@ void charts_make(struct chart_set *ch, const char *templates_dir, struct model *
     }
     ch->work = w;
     atomicfile_register_dir(w);
+    /* No `gnuplot --version` first: a missing or broken gnuplot shows when drawing. */
     struct chart_env env = {templates_dir, NULL, ch->work, 30};
-    struct rep_error e;
-    if (!chart_available(&env, &e)) {
-        size_t wl = strlen(e.msg) + 64;
-        ch->note = xmalloc(wl);
-        snprintf(ch->note, wl, "no gnuplot charts: %s", e.msg);
-        return;
-    }
     struct batch bt = {.ch = ch};
     if (c)
         compare_chart(&bt, &env, c, o);

@@ -43,12 +43,10 @@ struct chart_env {
     int timeout_s;             /* gnuplot is killed after this long */
 };
 
-/* Nonzero when gnuplot can be run; otherwise 0 and e says why (REP_ERR_CHART). */
-int chart_available(const struct chart_env *env, struct rep_error *e);
-
 /*
- * Render one chart as output_base.png and output_base.svg. Returns 0, or -1 with e set
- * when the data file cannot be written or gnuplot fails or times out.
+ * Render one chart as output_base.png and output_base.svg, both in one gnuplot run. Returns
+ * 0, or -1 with e set when the data file cannot be written or gnuplot is missing, fails or
+ * times out.
  */
 int chart_render(const struct chart_env *env, const struct chart_request *req, struct rep_error *e);
 
@@ -79,8 +77,9 @@ struct comparison;
  * paths, self time by region, the mean cost per call of the top regions with its 95 % interval
  * across runs, their calls, the distribution of the cost of one call, and the mean run by run
  * (past 30 runs, its median and p10-p90 band per window of runs). Every chart's data file is
- * written first, then all their gnuplot runs start at once. A chart that fails is left out,
- * the first failure said in ch->note; the others stay.
+ * written first, then one gnuplot draws them all, one after the other. A chart that fails is
+ * left out, the first failure said in ch->note; the others stay (a new gnuplot draws those
+ * after a failure).
  */
 void charts_make(struct chart_set *ch, const char *templates_dir, struct model *m,
                  const struct comparison *c, const struct chart_options *o);

@@ -141,19 +141,32 @@ void export_trace_event(struct prof_sbuf *b, int first, const char *name_json, s
                         unsigned tid, double start_ns, int stopped, double dur_ns, double self_ns,
                         unsigned depth, int nested)
 {
+    /* A trace holds millions of events: numbers go through the inline writers, not printf
+       (prof_sbuf_fixed3 writes what "%.3f" would). */
     if (!first)
         prof_sbuf_add(b, ",\n", 2);
-    if (stopped)
-        prof_sbuf_addf(b,
-                       "{\"name\":%s,\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-                       "\"pid\":%zu,\"tid\":%u,\"args\":{\"self_us\":%.3f,\"depth\":%u%s}}",
-                       name_json, start_ns / 1e3, dur_ns / 1e3, pid, tid, self_ns / 1e3, depth,
-                       nested ? ",\"nested\":1" : "");
-    else
-        prof_sbuf_addf(b,
-                       "{\"name\":%s,\"cat\":\"region\",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%zu,"
-                       "\"tid\":%u,\"args\":{\"never_stopped\":1,\"depth\":%u%s}}",
-                       name_json, start_ns / 1e3, pid, tid, depth, nested ? ",\"nested\":1" : "");
+    prof_sbuf_str(b, "{\"name\":");
+    prof_sbuf_str(b, name_json);
+    prof_sbuf_str(b, stopped ? ",\"cat\":\"region\",\"ph\":\"X\",\"ts\":"
+                             : ",\"cat\":\"region\",\"ph\":\"B\",\"ts\":");
+    prof_sbuf_fixed3(b, start_ns / 1e3);
+    if (stopped) {
+        prof_sbuf_str(b, ",\"dur\":");
+        prof_sbuf_fixed3(b, dur_ns / 1e3);
+    }
+    prof_sbuf_str(b, ",\"pid\":");
+    prof_sbuf_u64(b, pid);
+    prof_sbuf_str(b, ",\"tid\":");
+    prof_sbuf_u64(b, tid);
+    if (stopped) {
+        prof_sbuf_str(b, ",\"args\":{\"self_us\":");
+        prof_sbuf_fixed3(b, self_ns / 1e3);
+        prof_sbuf_str(b, ",\"depth\":");
+    } else {
+        prof_sbuf_str(b, ",\"args\":{\"never_stopped\":1,\"depth\":");
+    }
+    prof_sbuf_u64(b, depth);
+    prof_sbuf_str(b, nested ? ",\"nested\":1}}" : "}}");
 }
 
 /* A metadata ("M") event naming or ordering a process or a thread. */

@@ -4,6 +4,7 @@
  */
 #include "atomicfile.h"
 #include "charts.h"
+#include "compact.h"
 #include "compare.h"
 #include "exitcode.h"
 #include "export.h"
@@ -78,10 +79,14 @@ static const char usage_text[] =
     "      --fail-on-regression\n"
     "                         comparison: exit with status 6 when a region is\n"
     "                         significantly slower (for CI)\n"
+    "      --compact DIR      write each run as a calling-context summary run file of\n"
+    "                         the same name into DIR (created if missing; an existing\n"
+    "                         file is never replaced), for a report that merges many\n"
+    "                         hosts' runs; no report is written unless -o names one\n"
     "      --version          print the version and exit\n"
     "  -h, --help             print this help and exit\n"
     "\n"
-    "Exit status: 0 report written, 2 bad usage, 3 no readable run (or none of the\n"
+    "Exit status: 0 report (or compacts) written, 2 bad usage, 3 no readable run (or none of the\n"
     "--program named), 4 output not written, 5 internal error, 6 a region got slower\n"
     "(--fail-on-regression). See profreport(1).\n";
 
@@ -104,6 +109,8 @@ struct options {
     int noise_set, seed_set;
     int fail_on_regression; /* --fail-on-regression */
     struct export_options ex;
+    const char *compact; /* --compact DIR, or NULL */
+    int output_given;    /* -o was given */
 };
 
 /* Bad usage: say why, point at --help, exit 2. */
@@ -180,7 +187,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_CSV,
         OPT_JSON,
         OPT_PROGRAM,
-        OPT_ALL_PROGRAMS
+        OPT_ALL_PROGRAMS,
+        OPT_COMPACT
     };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -201,6 +209,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"json", required_argument, NULL, OPT_JSON},
         {"program", required_argument, NULL, OPT_PROGRAM},
         {"all-programs", no_argument, NULL, OPT_ALL_PROGRAMS},
+        {"compact", required_argument, NULL, OPT_COMPACT},
         {"quiet", no_argument, NULL, 'q'},
         {"version", no_argument, NULL, OPT_VERSION},
         {"baseline", no_argument, NULL, OPT_BASELINE},
@@ -229,6 +238,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         switch (c) {
         case 'o':
             o->output = optarg;
+            o->output_given = 1;
             break;
         case OPT_CHARTS:
             o->charts_dir = optarg;
@@ -320,6 +330,11 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_ALL_PROGRAMS:
             o->all_programs = 1;
             break;
+        case OPT_COMPACT:
+            if (!*optarg)
+                usage_error("%s", "--compact needs a folder");
+            o->compact = optarg;
+            break;
         case OPT_VERSION:
             printf("profreport %s (run-file format %d)\n", prof_version(), PROF_FORMAT_VERSION);
             exit(EXIT_OK);
@@ -343,6 +358,13 @@ static void parse_options(int argc, char **argv, struct options *o)
         usage_error("%s", "--noise and --seed are for comparisons: add --baseline OLD_PATH... --");
     if (o->fail_on_regression && !o->nbaseline)
         usage_error("%s", "--fail-on-regression is for comparisons: add --baseline OLD_PATH... --");
+    if (o->compact && o->nbaseline)
+        usage_error("%s", "--compact and --baseline exclude each other: compact each side's "
+                          "runs, then compare the compacts");
+    if (o->compact && !o->output_given &&
+        (o->ex.trace || o->ex.folded || o->ex.callgrind || o->ex.csv_dir || o->ex.json))
+        usage_error("%s", "--compact writes no report unless -o names one: add -o FILE to "
+                          "write the report and its exports too");
     o->paths = argv + optind;
     o->npaths = (size_t)(argc - optind);
 }
@@ -536,6 +558,22 @@ struct report {
     char generated[64];   /* local time the report was made */
     struct rep_error err; /* why a stage failed */
 };
+
+/* --compact: each run as a calling-context summary run file in o->compact (compact.h). 0, or
+   -1 with r->err. */
+static int compact_stage(struct report *r, const struct options *o)
+{
+    if (check_output_path("compact folder", o->compact, &r->err) != 0)
+        return -1;
+    struct compact_totals tot;
+    if (compact_runs((const char *const *)o->paths, o->npaths, o->compact, &tot, &r->err) != 0)
+        return -1;
+    if (!o->quiet)
+        printf("compacts: %s/ (%zu run%s, %.1f KiB read, %.1f KiB written)\n", o->compact, tot.runs,
+               tot.runs == 1 ? "" : "s", (double)tot.in_bytes / 1024.0,
+               (double)tot.out_bytes / 1024.0);
+    return 0;
+}
 
 /* Check every output name, then create the outputs' temporary files: an unwritable place
    fails before any work. 0, or -1 with r->err. */
@@ -739,13 +777,18 @@ int main(int argc, char **argv)
     model_init(&r.m);
     model_init(&r.old);
 
-    /* Each stage returns 0, or -1 with r.err: the one place an error is printed is below. */
-    int rc = open_outputs(&r, &o, argc, argv);
-    if (rc == 0)
+    /* Each stage returns 0, or -1 with r.err: the one place an error is printed is below.
+       --compact alone writes the compacts only; with -o, the report of the same runs too. */
+    int rc = 0, report = !o.compact || o.output_given;
+    if (o.compact)
+        rc = compact_stage(&r, &o);
+    if (rc == 0 && report)
+        rc = open_outputs(&r, &o, argc, argv);
+    if (rc == 0 && report)
         rc = read_runs(&r, &o);
-    if (rc == 0 && o.nbaseline)
+    if (rc == 0 && report && o.nbaseline)
         rc = compare_runs(&r, &o);
-    if (rc == 0) {
+    if (rc == 0 && report) {
         draw_charts(&r, &o);
         time_t now = time(NULL);
         struct tm lt;

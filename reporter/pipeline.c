@@ -2,14 +2,14 @@
  * pipeline.c - read the inputs on two cores: a reader thread parses run files into batches of
  * recorded calls, the calling thread replays them into the model in the order they were made.
  */
-#define _GNU_SOURCE /* fopencookie, sched_getaffinity */
+#define _GNU_SOURCE /* fopencookie */
 #include "pipeline.h"
 #include "batch.h"
+#include "cpus.h"
 #include "util.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,13 +56,13 @@ static int runnable_now(void)
     return runnable;
 }
 
-/* Whether in[0..n) is worth two threads, by PIPELINE_THREADS_ENV, the CPUs and the sizes. */
+/* Whether in[0..n) is worth two threads, by PROFREPORT_THREADS (cpus.h), the CPUs and the
+   sizes. */
 int pipeline_wanted(const struct input *in, size_t n)
 {
-    const char *env = getenv(PIPELINE_THREADS_ENV);
-    if (env && strcmp(env, "1") == 0)
+    int asked = rep_threads_asked();
+    if (asked == 1)
         return 0;
-    int forced = env && strcmp(env, "2") == 0;
     size_t files = 0;
     off_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
@@ -77,12 +77,10 @@ int pipeline_wanted(const struct input *in, size_t n)
     }
     if (files == 0)
         return 0;
-    if (forced)
+    if (asked >= 2)
         return 1;
-    cpu_set_t cpus;
-    if (sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) < 2)
-        return 0;
-    return bytes >= (off_t)PIPELINE_MIN_BYTES && runnable_now() < CPU_COUNT(&cpus);
+    int cpus = rep_threads();
+    return cpus >= 2 && bytes >= (off_t)PIPELINE_MIN_BYTES && runnable_now() < cpus;
 }
 
 /* The reader's swap: queue the full batch for the model, then take an empty one (waiting

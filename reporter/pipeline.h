@@ -13,14 +13,13 @@
 #include <stddef.h>
 
 /*
- * "1": read on one thread; "2": on two, whatever the inputs' size and the CPUs. Unset (or
- * anything else): on two when the inputs are large enough to pay for the thread
- * (PIPELINE_MIN_BYTES), more than one CPU is available to the process and one of them is idle
- * as the reading starts (fewer tasks runnable than CPUs, /proc/loadavg): a reader thread that
- * has to share its core with another program makes the reading slower, not faster
+ * PROFREPORT_THREADS (cpus.h) "1": read on one thread; 2 or more: on two, whatever the inputs'
+ * size and the CPUs. Unset (or not a number): on two when the inputs are large enough to pay
+ * for the thread (PIPELINE_MIN_BYTES), more than one CPU is available to the process and one of
+ * them is idle as the reading starts (fewer tasks runnable than CPUs, /proc/loadavg): a reader
+ * thread that has to share its core with another program makes the reading slower, not faster
  * (bench/README.md has the figures).
  */
-#define PIPELINE_THREADS_ENV "PROFREPORT_THREADS"
 /* Run files smaller than this in all are read on one thread: starting the reader thread and
    handing batches over would cost more than it saves. */
 #define PIPELINE_MIN_BYTES (4u << 20)

@@ -1,6 +1,6 @@
 /*
  * plainsplit.h - the run-file reader's fast path (plainsplit.c): lines that hold no double
- * quote split on ',' and line ends with memchr, giving the fields and records libcsv gives.
+ * quote split on ',' and line ends, 8 bytes at a time, giving the fields and records libcsv gives.
  *
  * It is not a second CSV parser: the reader hands it only quote-free whole lines and keeps
  * libcsv for every line with a quote. Field pointers point into the caller's data.

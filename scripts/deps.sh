@@ -1,11 +1,14 @@
 #!/bin/sh
 # deps.sh - install the Debian packages profreport needs to build, test and demonstrate, when
 # they are missing: with apt-get when run as root, otherwise print the exact command to run.
+# `deps.sh bench` installs the peers `make bench` compares profreport with instead.
 set -u
 
 PACKAGES="gcc g++ make pkg-config libcsv-dev libxlsxwriter-dev gnuplot-nox fonts-dejavu-core
 libcmocka-dev python3 python3-pytest python3-openpyxl libdw-dev libiberty-dev uftrace
 valgrind clang-format clang libclang-rt-dev libreoffice-calc-nogui poppler-utils"
+# The reporter bench's peers (bench/README.md); pandas is measured too when it is installed.
+[ "${1:-}" = bench ] && PACKAGES="mawk datamash"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: not a Debian system; make sure these (or your system's equivalents) are installed:"

@@ -1010,6 +1010,94 @@ def test_missing_gnuplot_is_a_warning_not_a_failure(tmp_path):
     assert Book(out).summary()["Warnings"] == 1
 
 
+def counting_gnuplot(tmp_path):
+    """A bin folder whose gnuplot logs its arguments, one line per run, to the returned log
+    file, then runs the real gnuplot; with PATH set to it profreport finds nothing else."""
+    real = shutil.which("gnuplot")
+    assert real, "gnuplot is needed for the charts tests"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "gnuplot-runs.log"
+    script = bindir / "gnuplot"
+    script.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    script.chmod(0o755)
+    return bindir, log
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_one_gnuplot_per_thread_draws_every_chart(tmp_path, threads):
+    """A report's charts, both pictures of each, are drawn by one gnuplot run per thread
+    profreport may use (PROFREPORT_THREADS), each its own share of the charts, with no
+    `gnuplot --version` probe before; every picture is there and embedded."""
+    folder = tmp_path / "runs"
+    chart_run(folder)
+    bindir, log = counting_gnuplot(tmp_path)
+    out = tmp_path / "out.xlsx"
+    must_run(folder, "-o", out, *templates_args(),
+             env={"PATH": f"{bindir}:/usr/bin:/bin", "PROFREPORT_THREADS": str(threads)})
+    runs = log.read_text().splitlines()
+    assert len(runs) == threads, runs
+    assert not any("--version" in r for r in runs)
+    check_chart_files(tmp_path / "out-charts")
+    media, _, _ = media_and_charts(out)
+    assert len(media) == len(CHART_NAMES)
+    assert Book(out).warnings() == []
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_failing_chart_leaves_the_others(tmp_path, threads):
+    """A template that fails halfway through the charts (hitcount.gp, fourth of six), drawn
+    by one gnuplot per thread: the warning names that chart and gnuplot's message, every
+    other chart is drawn (the rest of hitcount's share by one more gnuplot, started after the
+    failure: with two threads, charts 1, 3 and 5 are one share), and no hitcount picture is
+    left."""
+    folder = tmp_path / "runs"
+    chart_run(folder)
+    mine = tmp_path / "mytemplates"
+    shutil.copytree(TEMPLATES, mine)
+    gp = mine / "hitcount.gp"
+    gp.write_text(gp.read_text() + "\nplot undefined_variable_4711 notitle\n")
+    bindir, log = counting_gnuplot(tmp_path)
+    out = tmp_path / "out.xlsx"
+    p = must_run(folder, "-o", out, "--templates", mine,
+                 env={"PATH": f"{bindir}:/usr/bin:/bin", "PROFREPORT_THREADS": str(threads)})
+    assert b"hitcount" in p.stderr and b"undefined_variable_4711" in p.stderr
+    assert len(log.read_text().splitlines()) == threads + 1
+    drawn = sorted(os.listdir(tmp_path / "out-charts"))
+    assert drawn == sorted(f"{n}.{e}" for n in CHART_NAMES if n != "hitcount"
+                           for e in ("png", "svg"))
+    media, _, _ = media_and_charts(out)
+    assert len(media) == len(CHART_NAMES) - 1
+    warnings = Book(out).warnings()
+    assert len(warnings) == 1, warnings
+    assert "'hitcount' not drawn" in warnings[0]["Message"]
+    assert "undefined_variable_4711" in warnings[0]["Message"]
+
+
+def test_program_that_is_not_gnuplot_is_one_warning(tmp_path):
+    """A `gnuplot` on PATH that is something else (it exits 1 with a usage line): run once per
+    thread (two here), one warning that says it does not work like gnuplot, no pictures, the report written."""
+    folder = tmp_path / "runs"
+    chart_run(folder)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "runs.log"
+    fake = bindir / "gnuplot"
+    fake.write_text(f'#!/bin/sh\necho run >> "{log}"\necho "usage: plotter FILE"\nexit 1\n')
+    fake.chmod(0o755)
+    out = tmp_path / "out.xlsx"
+    must_run(folder, "-o", out, *templates_args(),
+             env={"PATH": f"{bindir}:/usr/bin:/bin", "PROFREPORT_THREADS": "2"})
+    assert log.read_text().splitlines() == ["run", "run"]
+    media, native, _ = media_and_charts(out)
+    assert media == [] and len(native) == 4
+    assert not (tmp_path / "out-charts").exists()
+    warnings = Book(out).warnings()
+    assert len(warnings) == 1, warnings
+    assert "does not work like gnuplot" in warnings[0]["Message"]
+    assert "usage: plotter FILE" in warnings[0]["Message"]
+
+
 def test_user_templates_are_used(tmp_path):
     """--templates DIR: a copy of the templates with the callcost title changed draws that
     title (seen in the SVG); the other charts are drawn from the copy as usual."""

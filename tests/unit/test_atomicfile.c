@@ -88,6 +88,35 @@ static void commit_renames_the_temporary_over_the_target(void **state)
 }
 
 /* Discarding removes the temporary and leaves the target as it was. */
+static void commit_new_never_replaces_a_file(void **state)
+{
+    (void)state;
+    char *d = fresh_dir();
+    char *target = strdup(in(d, "out.txt"));
+    struct atomicfile a;
+    struct rep_error why;
+    assert_int_equal(atomicfile_open(&a, target, &why), 0);
+    assert_int_equal(write(a.fd, "new", 3), 3);
+    /* Another process takes the name between the caller's check and the commit. */
+    FILE *other = fopen(target, "w");
+    fputs("other", other);
+    fclose(other);
+    assert_int_equal(atomicfile_commit_new(&a, &why), -1);
+    assert_int_equal(why.code, REP_ERR_OUTPUT);
+    assert_non_null(strstr(why.msg, "it exists (not replaced)"));
+    assert_string_equal(slurp(target), "other");
+    assert_int_equal(entries(d), 1); /* the temporary is gone */
+    unlink(target);
+    assert_int_equal(atomicfile_open(&a, target, &why), 0);
+    assert_int_equal(write(a.fd, "new", 3), 3);
+    assert_int_equal(atomicfile_commit_new(&a, &why), 0);
+    assert_string_equal(slurp(target), "new");
+    assert_int_equal(entries(d), 1);
+    free(target);
+    atomicfile_remove_dir(d);
+    free(d);
+}
+
 static void discard_leaves_nothing(void **state)
 {
     (void)state;
@@ -212,6 +241,7 @@ int main(void)
     atomicfile_signals_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(commit_renames_the_temporary_over_the_target),
+        cmocka_unit_test(commit_new_never_replaces_a_file),
         cmocka_unit_test(discard_leaves_nothing),
         cmocka_unit_test(non_regular_target_is_refused),
         cmocka_unit_test(target_checked_again_at_commit),

@@ -250,6 +250,222 @@ static void absurd_depth_is_a_root(void **state)
     cct_release(&t);
 }
 
+/* cct_child finds the same node again however many siblings were added between the lookups,
+   below and above the count at which a node's children go into the hash. */
+static void lookups_survive_siblings_added_between_them(void **state)
+{
+    (void)state;
+    struct cct t;
+    cct_init(&t);
+    uint32_t first[64];
+    char name[16];
+    for (int k = 0; k < 64; k++) {
+        snprintf(name, sizeof name, "f%d", k);
+        first[k] = cct_child(&t, t.root, name, strlen(name));
+        /* every earlier child is found again, and is still the only one of its name */
+        for (int j = 0; j <= k; j++) {
+            snprintf(name, sizeof name, "f%d", j);
+            assert_int_equal(cct_child(&t, t.root, name, strlen(name)), first[j]);
+        }
+        assert_int_equal(reachable(&t, t.root), (size_t)k + 1);
+    }
+    /* the same under a node of the tree, interleaved with lookups under the root */
+    uint32_t a = first[3];
+    uint32_t x = cct_child(&t, a, "x", 1);
+    for (int k = 0; k < 40; k++) {
+        snprintf(name, sizeof name, "g%d", k);
+        uint32_t g = cct_child(&t, a, name, strlen(name));
+        assert_int_equal(cct_child(&t, a, name, strlen(name)), g);
+        assert_int_equal(cct_child(&t, a, "x", 1), x);
+        assert_int_equal(cct_child(&t, t.root, "f3", 2), a);
+        assert_int_equal(t.nodes[g].parent, a);
+    }
+    assert_int_equal(reachable(&t, a), 41);
+    cct_release(&t);
+}
+
+/* Names are compared as bytes with their length: text that is equal is one name (whether
+   given as text or interned), text that differs in a byte or in length is another. */
+static void names_equal_in_text_are_one_node(void **state)
+{
+    (void)state;
+    struct cct t;
+    struct cct_stream s;
+    cct_init(&t);
+    cct_stream_begin(&s, &t, t.root);
+    uint32_t f = cct_intern(&t, "f", 1);
+    cct_stream_row(&s, "f", 1, 0, 1, 1, 1);
+    cct_stream_row_interned(&s, f, 0, 1, 2, 2);
+    cct_stream_row(&s, "f\0g", 3, 0, 1, 4, 4); /* longer, with a NUL inside */
+    cct_stream_row(&s, "ff", 2, 0, 1, 8, 8);
+    cct_stream_row(&s, "F", 1, 0, 1, 16, 16);
+    cct_stream_row(&s, "f", 1, 0, 1, 32, 32);
+    cct_stream_end(&s);
+    assert_int_equal(reachable(&t, t.root), 4);
+    uint32_t node = CCT_NONE, nul = CCT_NONE; /* at() compares C strings: "f\0g" reads "f" */
+    for (uint32_t c = t.nodes[t.root].child; c != CCT_NONE; c = t.nodes[c].sibling) {
+        if (t.nodes[c].name == f)
+            node = c;
+        else if (t.name_lens[t.nodes[c].name] == 3)
+            nul = c;
+    }
+    assert_int_not_equal(node, CCT_NONE);
+    assert_int_equal(t.nodes[node].calls, 3);
+    assert_true(t.nodes[node].total_ns == 35);
+    assert_int_not_equal(nul, CCT_NONE);
+    assert_memory_equal(t.names[t.nodes[nul].name], "f\0g", 3);
+    assert_true(t.nodes[nul].total_ns == 4);
+    assert_int_equal(t.nodes[at(&t, "ff")].calls, 1);
+    assert_int_equal(t.nodes[at(&t, "F")].calls, 1);
+    cct_release(&t);
+}
+
+/* Deep recursion, instance after instance: one node per level, each level's calls counted. */
+static void deep_recursion_repeated_is_one_chain(void **state)
+{
+    (void)state;
+    enum { DEPTH = 3000, TIMES = 4 };
+    struct cct t;
+    struct cct_stream s;
+    cct_init(&t);
+    cct_stream_begin(&s, &t, t.root);
+    for (int k = 0; k < TIMES; k++)
+        for (int d = DEPTH - 1; d >= 0; d--)
+            row(&s, "rec", (unsigned)d, (double)(DEPTH - d), 1);
+    cct_stream_end(&s);
+    assert_int_equal(reachable(&t, t.root), DEPTH);
+    uint32_t n = t.root;
+    for (int d = 0; d < DEPTH; d++) {
+        n = child_named(&t, n, "rec");
+        assert_int_not_equal(n, CCT_NONE);
+        assert_int_equal(t.nodes[n].calls, TIMES);
+        assert_true(t.nodes[n].total_ns == (double)TIMES * (DEPTH - d));
+    }
+    assert_int_equal(t.nodes[n].child, CCT_NONE);
+    cct_release(&t);
+}
+
+/*
+ * The oracle for random_trees_match_their_paths: every call path (names joined by ';') with
+ * the sums of its instances, kept in a plain list and searched by string comparison, nothing
+ * shared with cct.c.
+ */
+struct oracle {
+    char (*path)[128];
+    uint64_t *calls, *never;
+    double *total, *self;
+    size_t n;
+};
+
+/* The entry of path p, added on first sight. */
+static size_t oracle_at(struct oracle *o, const char *p)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (strcmp(o->path[i], p) == 0)
+            return i;
+    assert_true(o->n < 16384);
+    snprintf(o->path[o->n], sizeof o->path[o->n], "%s", p);
+    o->calls[o->n] = o->never[o->n] = 0;
+    o->total[o->n] = o->self[o->n] = 0;
+    return o->n++;
+}
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+
+/* A small deterministic generator (xorshift64), so that a failure can be replayed. */
+static unsigned rnd(unsigned n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)(rng_state % n);
+}
+
+/*
+ * One random instance at depth d below path: its children first (their rows come first, in
+ * end order), then its own row, stopped or (now and then) not. Returns its inclusive time as
+ * the tree should count it. Names come from a small set, so paths repeat and merge; some
+ * nodes get many children, more than CCT_FEW_KIDS.
+ */
+static double emit(struct cct_stream *s, struct oracle *o, const char *path, unsigned d)
+{
+    static const char *const names[] = {"a",  "b",  "c",  "rec", "loop", "io", "x1",  "x2",  "x3",
+                                        "x4", "x5", "x6", "x7",  "x8",   "x9", "x10", "x11", "x12"};
+    const char *name = names[rnd(sizeof names / sizeof *names)];
+    char here[128];
+    snprintf(here, sizeof here, "%s%s%s", path, *path ? ";" : "", name);
+    double children = 0;
+    unsigned kids = d >= 5 ? 0 : rnd(d == 0 ? 24 : 3);
+    for (unsigned k = 0; k < kids; k++)
+        children += emit(s, o, here, d + 1);
+    int stopped = rnd(16) != 0;
+    double self = 1 + rnd(100), total = children + self;
+    cct_stream_row(s, name, strlen(name), d, stopped, total, self);
+    size_t i = oracle_at(o, here);
+    if (!stopped) {
+        o->never[i]++;
+        o->total[i] += children;
+        return children;
+    }
+    o->calls[i]++;
+    o->total[i] += total;
+    o->self[i] += self;
+    return total;
+}
+
+/* cct_walk visitor: the node's path as text, checked against the oracle, then marked seen. */
+static void check_against_oracle(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+{
+    struct oracle *o = ctx;
+    char p[128] = "";
+    for (size_t k = 0; k < len; k++) {
+        size_t used = strlen(p);
+        snprintf(p + used, sizeof p - used, "%s%s", k ? ";" : "", t->names[t->nodes[path[k]].name]);
+    }
+    size_t i = 0;
+    while (i < o->n && strcmp(o->path[i], p) != 0)
+        i++;
+    assert_true(i < o->n);
+    const struct cct_node *x = &t->nodes[path[len - 1]];
+    assert_int_equal(x->calls, o->calls[i]);
+    assert_int_equal(x->never, o->never[i]);
+    assert_true(x->total_ns == o->total[i]);
+    assert_true(x->self_ns == o->self[i]);
+    o->path[i][0] = '\0'; /* seen: a second node with this path would not find it */
+}
+
+/* Random well-formed trees, rows in end order: the tree holds exactly the oracle's paths, with
+   its sums (times are small integers, so the sums are exact in any order). */
+static void random_trees_match_their_paths(void **state)
+{
+    (void)state;
+    struct oracle o = {0};
+    o.path = calloc(16384, sizeof *o.path);
+    o.calls = calloc(16384, sizeof *o.calls);
+    o.never = calloc(16384, sizeof *o.never);
+    o.total = calloc(16384, sizeof *o.total);
+    o.self = calloc(16384, sizeof *o.self);
+    for (int round = 0; round < 20; round++) {
+        struct cct t;
+        struct cct_stream s;
+        cct_init(&t);
+        cct_stream_begin(&s, &t, t.root);
+        o.n = 0;
+        for (int top = 0; top < 6; top++)
+            emit(&s, &o, "", 0);
+        cct_stream_end(&s);
+        size_t paths = o.n;
+        assert_int_equal(reachable(&t, t.root), paths);
+        cct_walk(&t, t.root, check_against_oracle, NULL, &o);
+        cct_release(&t);
+    }
+    free(o.path);
+    free(o.calls);
+    free(o.never);
+    free(o.total);
+    free(o.self);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +477,10 @@ int main(void)
         cmocka_unit_test(threads_merge_or_stay_apart),
         cmocka_unit_test(walk_is_depth_first_in_name_order),
         cmocka_unit_test(absurd_depth_is_a_root),
+        cmocka_unit_test(lookups_survive_siblings_added_between_them),
+        cmocka_unit_test(names_equal_in_text_are_one_node),
+        cmocka_unit_test(deep_recursion_repeated_is_one_chain),
+        cmocka_unit_test(random_trees_match_their_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -573,7 +573,7 @@ static void pipe_output_paths_are_refused(void **state)
     struct rep_error why;
     assert_int_equal(render(f, &env, "hitcount", &t, &why), -1);
     assert_true(exists(f->marker[18]));
-    assert_non_null(strstr(why.msg, "no png chart"));
+    assert_non_null(strstr(why.msg, "does not work like gnuplot"));
 }
 
 /* A template that does not exist fails with its path in the message. */
@@ -701,28 +701,48 @@ static void template_without_output_fails(void **state)
     assert_non_null(strstr(why.msg, "no png chart"));
 }
 
-/* gnuplot is found in PATH on the test machine. */
-static void gnuplot_is_available(void **state)
-{
-    struct fixture *f = *state;
-    struct chart_env env = env_of(f);
-    struct rep_error why;
-    assert_int_equal(chart_available(&env, &why), 1);
-}
-
-/* Without gnuplot, chart_available says so and chart_render fails. */
+/* Without gnuplot, chart_render says it is not found and leaves nothing behind. */
 static void missing_gnuplot_is_reported(void **state)
 {
     struct fixture *f = *state;
     struct chart_env env = env_of(f);
     env.gnuplot = "/nonexistent/gnuplot";
     struct rep_error why;
-    assert_int_equal(chart_available(&env, &why), 0);
-    assert_non_null(strstr(why.msg, "gnuplot not found"));
     static const double v[] = {1, 2, 3};
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
     assert_int_equal(render(f, &env, "hitcount", &t, &why), -1);
-    assert_non_null(strstr(why.msg, "not found"));
+    assert_non_null(strstr(why.msg, "gnuplot not found"));
+    assert_int_equal(count_files(f->out), 0);
+    assert_int_equal(count_files(f->work), 0);
+}
+
+/* A program that runs but is not gnuplot (it fails before the script's first line) is named
+   as such, with what it said; it is run once for both pictures. */
+static void program_that_is_not_gnuplot_is_reported(void **state)
+{
+    struct fixture *f = *state;
+    struct chart_env env = env_of(f);
+    char text[256], fake[128];
+    snprintf(text, sizeof text, "#!/bin/sh\necho run >> %s\necho 'usage: plotter FILE'\nexit 1\n",
+             f->marker[18]);
+    write_file(f->tpl, "not-gnuplot", text, 1);
+    snprintf(fake, sizeof fake, "%s/not-gnuplot", f->tpl);
+    env.gnuplot = fake;
+    static const double v[] = {1, 2, 3};
+    struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
+    struct rep_error why;
+    assert_int_equal(render(f, &env, "hitcount", &t, &why), -1);
+    assert_non_null(strstr(why.msg, "does not work like gnuplot"));
+    assert_non_null(strstr(why.msg, "usage: plotter FILE"));
+    FILE *runs = fopen(f->marker[18], "r");
+    assert_non_null(runs);
+    char line[16];
+    int n = 0;
+    while (fgets(line, sizeof line, runs))
+        n++;
+    fclose(runs);
+    assert_int_equal(n, 1);
+    assert_int_equal(count_files(f->out), 0);
     assert_int_equal(count_files(f->work), 0);
 }
 
@@ -767,8 +787,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(svg_failure_leaves_no_png, setup, teardown),
         cmocka_unit_test_setup_teardown(failing_template_reports_gnuplot_message, setup, teardown),
         cmocka_unit_test_setup_teardown(template_without_output_fails, setup, teardown),
-        cmocka_unit_test_setup_teardown(gnuplot_is_available, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_gnuplot_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(program_that_is_not_gnuplot_is_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_tables_are_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "cct.h"
@@ -100,6 +101,55 @@ static void trace_events_are_complete_or_begin(void **state)
                         "\"pid\":2,\"tid\":3,\"args\":{\"never_stopped\":1,\"depth\":0,"
                         "\"nested\":1}}");
     prof_sbuf_release(&b);
+}
+
+/* A trace event as printf writes it: the reference the writer's inline numbers must match. */
+static void trace_event_by_printf(struct prof_sbuf *b, int first, const char *name_json, size_t pid,
+                                  unsigned tid, double start_ns, int stopped, double dur_ns,
+                                  double self_ns, unsigned depth, int nested)
+{
+    if (!first)
+        prof_sbuf_add(b, ",\n", 2);
+    if (stopped)
+        prof_sbuf_addf(b,
+                       "{\"name\":%s,\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+                       "\"pid\":%zu,\"tid\":%u,\"args\":{\"self_us\":%.3f,\"depth\":%u%s}}",
+                       name_json, start_ns / 1e3, dur_ns / 1e3, pid, tid, self_ns / 1e3, depth,
+                       nested ? ",\"nested\":1" : "");
+    else
+        prof_sbuf_addf(b,
+                       "{\"name\":%s,\"cat\":\"region\",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%zu,"
+                       "\"tid\":%u,\"args\":{\"never_stopped\":1,\"depth\":%u%s}}",
+                       name_json, start_ns / 1e3, pid, tid, depth, nested ? ",\"nested\":1" : "");
+}
+
+/* Random events (times from a 2.1 GHz clock, big and tiny, negative self times of clock skew,
+   NaN) are written byte for byte as printf writes them. */
+static void trace_events_match_printf(void **state)
+{
+    (void)state;
+    struct prof_sbuf got = {0}, want = {0};
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double start = (double)(x >> (20 + i % 30)) * (1e9 / 2096008000.0);
+        double dur = (double)(x >> (40 + i % 24)) * (1e9 / 2096008000.0);
+        double self = i % 97 == 0 ? -dur / 7 : i % 101 == 0 ? NAN : dur * 0.4;
+        int stopped = i % 13 != 0, nested = i % 3 == 0;
+        unsigned depth = (unsigned)(x % 200), tid = (unsigned)(x >> 50);
+        size_t pid = (size_t)(x % 1000);
+        export_trace_event(&got, i == 0, "\"r\"", pid, tid, start, stopped, dur, self, depth,
+                           nested);
+        trace_event_by_printf(&want, i == 0, "\"r\"", pid, tid, start, stopped, dur, self, depth,
+                              nested);
+    }
+    assert_false(got.failed || want.failed);
+    assert_int_equal(got.len, want.len);
+    assert_memory_equal(got.data, want.data, got.len);
+    prof_sbuf_release(&got);
+    prof_sbuf_release(&want);
 }
 
 /* A small tree: main (self 10.4) -> {b (self 5, 3 calls), a (self 0.2)}, a -> c (self 7). */
@@ -330,6 +380,7 @@ int main(void)
         cmocka_unit_test(json_text_is_valid_json),
         cmocka_unit_test(folded_and_callgrind_names_stay_on_their_line),
         cmocka_unit_test(trace_events_are_complete_or_begin),
+        cmocka_unit_test(trace_events_match_printf),
         cmocka_unit_test(trace_limit_sizes_parse_and_print),
         cmocka_unit_test(folded_lines_are_paths_with_self_time),
         cmocka_unit_test(callgrind_has_calls_and_inclusive_costs),

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "cpus.h"
 #include "pipeline.h"
 #include "util.h"
 
@@ -46,23 +47,26 @@ static const char events_run[] = "Frequency,1000\nFormat,profreport-run,2\nProgr
                                  "b,4,1,a,1,4,1,0\na,10,1,,0,6,0,0\nx,oops,1,,0,1,1,0\n";
 static const char seed_run[] = "Frequency,1000\na,5\nc,7\nc,\n";
 
-/* PROFREPORT_THREADS decides when set to 1 or 2; without run files there is nothing to share. */
+/* PROFREPORT_THREADS decides when set to 1, 2 or more; without run files there is nothing to share.
+ */
 static void threads_follow_the_environment(void **state)
 {
     (void)state;
     char *dir = make_folder();
     char *path = write_file(dir, "run.csv", seed_run);
     struct input one = {.path = path, .display = path};
-    setenv(PIPELINE_THREADS_ENV, "1", 1);
+    setenv(REP_THREADS_ENV, "1", 1);
     assert_false(pipeline_wanted(&one, 1));
-    setenv(PIPELINE_THREADS_ENV, "2", 1);
+    setenv(REP_THREADS_ENV, "2", 1);
+    assert_true(pipeline_wanted(&one, 1));
+    setenv(REP_THREADS_ENV, "3", 1);
     assert_true(pipeline_wanted(&one, 1));
     char killed[] = "killed";
     struct input parts = {.display = killed};
     assert_false(pipeline_wanted(&parts, 1));
     assert_false(pipeline_wanted(NULL, 0));
     /* A small file is read on one thread by default. */
-    unsetenv(PIPELINE_THREADS_ENV);
+    unsetenv(REP_THREADS_ENV);
     assert_false(pipeline_wanted(&one, 1));
     unlink(path);
     rmdir(dir);
@@ -73,11 +77,11 @@ static void threads_follow_the_environment(void **state)
 /* Read the inputs into a fresh model with PROFREPORT_THREADS set to threads. */
 static void read_with(const char *threads, const struct input *in, size_t n, struct model *m)
 {
-    setenv(PIPELINE_THREADS_ENV, threads, 1);
+    setenv(REP_THREADS_ENV, threads, 1);
     model_init(m);
     model_keep_paths(m);
     pipeline_read(in, n, m, NULL);
-    unsetenv(PIPELINE_THREADS_ENV);
+    unsetenv(REP_THREADS_ENV);
 }
 
 /* Two threads give the model one thread gives: the same runs, rows, regions, edges and

@@ -1406,7 +1406,7 @@ static void read_traced(const char *text, size_t len, int libcsv_only, size_t bl
 static void check_same_trace(const struct prof_sbuf *want, const struct prof_sbuf *got,
                              const char *what, size_t block)
 {
-    if (want->len == got->len && memcmp(want->data, got->data, want->len) == 0)
+    if (want->len == got->len && (want->len == 0 || memcmp(want->data, got->data, want->len) == 0))
         return;
     size_t at = 0;
     while (at < want->len && at < got->len && want->data[at] == got->data[at])

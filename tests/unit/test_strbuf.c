@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "strbuf.h"
@@ -137,6 +138,49 @@ static void cstr_view(void **state)
     assert_null(prof_sbuf_cstr(&b));
     prof_sbuf_release(&b);
 }
+/* v through prof_sbuf_fixed3 is what snprintf's "%.3f" makes of it. */
+static void check_fixed3(double v)
+{
+    char want[400];
+    snprintf(want, sizeof want, "%.3f", v);
+    struct prof_sbuf b = {0};
+    prof_sbuf_fixed3(&b, v);
+    if (strcmp(text(&b), want) != 0)
+        fail_msg("%a: fixed3 gave '%s', printf '%s'", v, text(&b), want);
+    prof_sbuf_release(&b);
+}
+
+/* Three decimals as printf writes them: zeros, ties (k/16 are exact halves of a thousandth,
+   which printf rounds to even), near-ties, every magnitude, and what only printf handles. */
+static void fixed3_is_printfs_three_decimals(void **state)
+{
+    (void)state;
+    static const double edges[] = {0.0,        -0.0,        0.0005,   0.0625,    0.1875,
+                                   0.3125,     2.5625,      1.0005,   999.9995,  0.9995,
+                                   0.99949999, 123456.7895, 1e-300,   5e-324,    4.9999999e-4,
+                                   8.9999e12,  9.0e12,      1e15,     1e300,     -1.5,
+                                   -0.0004,    NAN,         INFINITY, -INFINITY, 1099511627.776};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
+        check_fixed3(edges[i]);
+    for (int k = 0; k < 100000; k++)
+        check_fixed3(k / 16.0);
+    /* Trace times: ticks of a 2.1 GHz or 3 GHz clock in microseconds, and random doubles of
+       every size (a fixed seed). */
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 2000000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint64_t ticks = x >> (24 + i % 40);
+        check_fixed3((double)ticks * (1e6 / 2096008000.0) / 1e3);
+        check_fixed3((double)ticks / 3e3);
+        double r;
+        uint64_t bits = (x & 0x800fffffffffffffull) | ((uint64_t)(1003 + i % 60) << 52);
+        memcpy(&r, &bits, sizeof r);
+        check_fixed3(fabs(r));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +193,7 @@ int main(void)
         cmocka_unit_test(non_utf8_bytes_pass_through),
         cmocka_unit_test(printf_appends),
         cmocka_unit_test(cstr_view),
+        cmocka_unit_test(fixed3_is_printfs_three_decimals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
