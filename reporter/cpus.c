@@ -8,8 +8,8 @@
 #include <sched.h>
 #include <stdlib.h>
 
-/* The number set in PROFREPORT_THREADS, or CPUs allowed; see cpus.h. */
-int rep_threads(void)
+/* The number set in PROFREPORT_THREADS, or 0; see cpus.h. */
+int rep_threads_asked(void)
 {
     const char *s = getenv(REP_THREADS_ENV);
     /* strtol would skip leading blanks and take a sign: only digits count. */
@@ -19,9 +19,18 @@ int rep_threads(void)
         if (*end == 0 && n >= 1 && n <= 1024)
             return (int)n;
     }
+    return 0;
+}
+
+/* The number set in PROFREPORT_THREADS, or CPUs allowed; see cpus.h. */
+int rep_threads(void)
+{
+    int n = rep_threads_asked();
+    if (n)
+        return n;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int n = CPU_COUNT(&set);
+        n = CPU_COUNT(&set);
         if (n >= 1)
             return n;
     }

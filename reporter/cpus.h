@@ -9,8 +9,11 @@
    benchmarks, and for users who share a machine. */
 #define REP_THREADS_ENV "PROFREPORT_THREADS"
 
-/* PROFREPORT_THREADS when it holds a whole number from 1 to 1024, else the number of CPUs
-   this process may run on (sched_getaffinity), at least 1. */
+/* The number PROFREPORT_THREADS holds when it is a whole number from 1 to 1024, else 0: the
+   user's choice, which overrides the reporter's own guesses. */
+int rep_threads_asked(void);
+/* rep_threads_asked when the user asked, else the number of CPUs this process may run on
+   (sched_getaffinity), at least 1. */
 int rep_threads(void);
 
 #endif /* PROFREPORT_CPUS_H */

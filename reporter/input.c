@@ -193,27 +193,50 @@ void inputs_free(struct input *in, size_t n)
     free(in);
 }
 
-/* Open a run file input for reading (see input.h). */
-int input_open(const struct input *in, struct model *m)
+/* Open a run file input for reading, telling nobody why it failed (see input.h). */
+int input_open_quiet(const struct input *in, int *err, mode_t *mode)
 {
+    *err = 0;
+    *mode = 0;
     /* Without O_NONBLOCK, opening a FIFO put in place of a file since it was listed would
        wait for a writer. */
     int fd = open(in->path, O_RDONLY | O_CLOEXEC | (in->stream ? 0 : O_NONBLOCK));
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        model_warn(m, in->path, "skipped", 1, "file skipped: %s", strerror(errno));
-        warn_msg("cannot open '%s': %s", in->path, strerror(errno));
+        *err = errno ? errno : EIO;
         if (fd >= 0)
             close(fd);
         return -1;
     }
     if (!in->stream && !S_ISREG(st.st_mode)) {
-        skip_special(m, in->path, st.st_mode);
+        *mode = st.st_mode;
         close(fd);
         return -1;
     }
     if (!in->stream)
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+/* The warnings of an input that input_open_quiet could not open. */
+void input_open_failed(const struct input *in, struct model *m, int err, mode_t mode)
+{
+    if (err) {
+        model_warn(m, in->path, "skipped", 1, "file skipped: %s", strerror(err));
+        warn_msg("cannot open '%s': %s", in->path, strerror(err));
+    } else {
+        skip_special(m, in->path, mode);
+    }
+}
+
+/* Open a run file input for reading (see input.h). */
+int input_open(const struct input *in, struct model *m)
+{
+    int err;
+    mode_t mode;
+    int fd = input_open_quiet(in, &err, &mode);
+    if (fd < 0)
+        input_open_failed(in, m, err, mode);
     return fd;
 }
 

@@ -33,6 +33,12 @@ void inputs_free(struct input *in, size_t n);
 /* A run file input's descriptor, open for reading; -1 (with a warning in m) when it cannot
    be opened or is not a regular file (or a named pipe). */
 int input_open(const struct input *in, struct model *m);
+/* input_open without a word to anyone (for a thread that must not touch the model): the
+   descriptor, or -1 with *err the errno, or *err 0 and *mode the mode of a file that is not a
+   regular one. */
+int input_open_quiet(const struct input *in, int *err, mode_t *mode);
+/* The warnings input_open gives for what input_open_quiet returned in err and mode. */
+void input_open_failed(const struct input *in, struct model *m, int err, mode_t mode);
 /* Read one input into the model (recovering parts through prof_recover). */
 enum run_status input_read(const struct input *in, struct model *m);
 

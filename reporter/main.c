@@ -13,6 +13,7 @@
 #include "input.h"
 #include "memsum.h"
 #include "model.h"
+#include "pipeline.h"
 #include "programs.h"
 #include "rep_error.h"
 #include "util.h"
@@ -522,8 +523,7 @@ static int read_baseline(const struct options *o, struct model *base, struct mod
         struct rep_error why = *e;
         return rep_fail(e, why.code, "baseline: %s", why.msg);
     }
-    for (size_t i = 0; i < n; i++)
-        input_read(&in[i], base);
+    pipeline_read(in, n, base, NULL);
     inputs_free(in, n);
     for (size_t i = 0; i < base->nwarnings; i++) {
         const struct warning_rec *w = &base->warnings[i];
@@ -632,8 +632,7 @@ static int read_runs(struct report *r, const struct options *o)
     struct progress bar = {inputs_size(r->inputs, r->ninputs), 0, -1};
     struct input_progress counter = {progress_add, &bar};
     int shown = !o->quiet && isatty(STDERR_FILENO) && bar.total >= PROGRESS_BYTES;
-    for (size_t i = 0; i < r->ninputs; i++)
-        input_read_counted(&r->inputs[i], m, shown ? &counter : NULL);
+    pipeline_read(r->inputs, r->ninputs, m, shown ? &counter : NULL);
     if (shown)
         fputs("\n", stderr);
     if (m->nruns > 0)

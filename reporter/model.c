@@ -169,23 +169,6 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
     w->message = utf8_repair(msg, strlen(msg));
 }
 
-/* Hash of an id: 8 bytes at a time (this runs once per row of input). */
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s + i, n - i);
-    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 32);
-}
-
 /* ---- the calling-context tree (model_keep_paths) ---- */
 
 /* Keep the calling-context tree from now on. */
@@ -270,6 +253,17 @@ static int region_wanted(const struct model *m, const char *name)
     return 1;
 }
 
+/* A table entry is the region's index + 1 in its low bits and its hash's high bits above them,
+   so that a probe compares ids only when their hashes agree there. */
+#define SLOT_INDEX_BITS 40
+#define SLOT_INDEX_MASK ((1ull << SLOT_INDEX_BITS) - 1)
+
+/* The table entry of region i, whose id has this hash. */
+static uint64_t slot_entry(uint64_t hash, size_t i)
+{
+    return (hash >> SLOT_INDEX_BITS) << SLOT_INDEX_BITS | (uint64_t)(i + 1);
+}
+
 /* Double the region table and re-enter every region. */
 static void regions_rehash(struct model *m)
 {
@@ -278,11 +272,21 @@ static void regions_rehash(struct model *m)
     m->region_table = xcalloc(size, sizeof *m->region_table);
     m->region_mask = size - 1;
     for (size_t i = 0; i < m->nregions; i++) {
-        size_t h = hash_bytes(m->regions[i].name, m->regions[i].len) & m->region_mask;
+        uint64_t hash = id_hash(m->regions[i].name, m->regions[i].len);
+        size_t h = hash & m->region_mask;
         while (m->region_table[h])
             h = (h + 1) & m->region_mask;
-        m->region_table[h] = i + 1;
+        m->region_table[h] = slot_entry(hash, i);
     }
+}
+
+/* The region of table entry e (0: an empty slot) if its id is s[0..n) with this hash. */
+static int slot_holds(const struct model *m, uint64_t e, uint64_t hash, const char *s, size_t n)
+{
+    if ((e >> SLOT_INDEX_BITS) != (hash >> SLOT_INDEX_BITS))
+        return 0;
+    const struct region *r = &m->regions[(e & SLOT_INDEX_MASK) - 1];
+    return r->len == n && id_same(r->name, s, n);
 }
 
 /* The index of the region with id s[0..n), created on first sight. */
@@ -290,14 +294,14 @@ static size_t region_get(struct model *m, const char *s, size_t n)
 {
     if ((m->nregions + 1) * 2 > m->region_mask + 1)
         regions_rehash(m);
-    size_t h = hash_bytes(s, n) & m->region_mask;
+    uint64_t hash = id_hash(s, n);
+    size_t h = hash & m->region_mask;
     for (;; h = (h + 1) & m->region_mask) {
-        size_t e = m->region_table[h];
+        uint64_t e = m->region_table[h];
         if (!e)
             break;
-        struct region *r = &m->regions[e - 1];
-        if (r->len == n && memcmp(r->name, s, n) == 0)
-            return e - 1;
+        if (slot_holds(m, e, hash, s, n))
+            return (size_t)(e & SLOT_INDEX_MASK) - 1;
     }
     if (m->nregions == m->regions_cap) {
         m->regions_cap = m->regions_cap ? m->regions_cap * 2 : 64;
@@ -310,7 +314,7 @@ static size_t region_get(struct model *m, const char *s, size_t n)
     r->display = region_display(s, n);
     r->excluded = !region_wanted(m, r->display);
     dist_init(&r->cost);
-    m->region_table[h] = ++m->nregions;
+    m->region_table[h] = slot_entry(hash, m->nregions++);
     return m->nregions - 1;
 }
 
@@ -319,12 +323,10 @@ static size_t region_find(const struct model *m, const char *s, size_t n)
 {
     if (!m->region_mask)
         return SIZE_MAX;
-    for (size_t h = hash_bytes(s, n) & m->region_mask; m->region_table[h];
-         h = (h + 1) & m->region_mask) {
-        const struct region *r = &m->regions[m->region_table[h] - 1];
-        if (r->len == n && memcmp(r->name, s, n) == 0)
-            return m->region_table[h] - 1;
-    }
+    uint64_t hash = id_hash(s, n);
+    for (size_t h = hash & m->region_mask; m->region_table[h]; h = (h + 1) & m->region_mask)
+        if (slot_holds(m, m->region_table[h], hash, s, n))
+            return (size_t)(m->region_table[h] & SLOT_INDEX_MASK) - 1;
     return SIZE_MAX;
 }
 
@@ -436,6 +438,8 @@ struct ingest {
     struct busy_pending *pending; /* per thread of the run, in m->threads order: busy_row */
     size_t npending;
     size_t thread_base; /* the run's first thread in m->threads */
+    size_t *by_id;      /* the reader's id numbers (runfile.h) -> region index + 1, 0: not yet */
+    size_t nby_id;
     /* The calling-context nodes of the thread whose version 3 summary rows are being read
        (FORMAT.md 1.4), in increasing node order: each one's region, and its node in the
        call-path tree (CCT_NONE when the tree is not kept). A thread's rows come together. */
@@ -679,12 +683,24 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
         in->m->sink->run_begin(in->m->sink->ctx, in->m, in->run);
 }
 
+/* The region of id text s[0..n), which the reader numbered id (0: no number). A number stands
+   for the same text throughout the run (runfile.h), so the text is looked up once per number. */
+static size_t region_of(struct ingest *in, uint32_t id, const char *s, size_t n)
+{
+    if (!id)
+        return region_get(in->m, s, n);
+    in->by_id = xgrow_zeroed(in->by_id, &in->nby_id, id, sizeof *in->by_id);
+    if (!in->by_id[id])
+        in->by_id[id] = region_get(in->m, s, n) + 1;
+    return in->by_id[id] - 1;
+}
+
 /* One region instance (events table or seed form). */
 static void on_event(void *ctx, const struct prof_event_rec *e)
 {
     struct ingest *in = ctx;
     struct model *m = in->m;
-    size_t ri = region_get(m, e->region, e->region_len);
+    size_t ri = region_of(in, e->region_id, e->region, e->region_len);
     struct thread_rec *t = thread_get(in, e->thread, NULL, NULL, NULL);
     size_t key = t->key;
     m->runs[in->run].events++;
@@ -739,7 +755,7 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
         return; /* no caller information */
     size_t caller = SIZE_MAX;
     if (e->depth > 0) {
-        caller = region_get(m, e->parent, e->parent_len);
+        caller = region_of(in, e->parent_id, e->parent, e->parent_len);
         r = &m->regions[ri]; /* region_get may have moved the array */
         if (m->regions[caller].excluded)
             return;
@@ -934,6 +950,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     enum run_status st = read(src, &h, &why, &line);
     busy_finish(&in);
     free(in.thread_of);
+    free(in.by_id);
     free(in.nodes.node);
     free(in.nodes.cct);
     free(in.nodes.region);

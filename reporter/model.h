@@ -154,7 +154,7 @@ struct model {
     struct model_paths *paths;     /* NULL unless model_keep_paths was called */
     struct region *regions;
     size_t nregions, regions_cap;
-    size_t *region_table; /* open addressing: index + 1 */
+    uint64_t *region_table; /* open addressing: index + 1, hash bits above (model.c) */
     size_t region_mask;
     struct run_rec *runs;
     size_t nruns;

@@ -61,6 +61,9 @@ static void on_event(void *ctx, const struct prof_event_rec *r)
     struct prof_event_rec e = *r;
     if (!e.stopped)
         e.ticks = e.self = 0;
+    /* They number ids within one part, and a run has a part per thread: not numbers that
+       stand for one text throughout the run, which a handler may take them for (runfile.h). */
+    e.region_id = e.parent_id = 0;
     if (a->h->event && !a->stopped)
         a->h->event(a->h->ctx, &e);
 }

@@ -28,8 +28,11 @@ enum run_kind {
  * killed run's parts give: struct prof_event_rec (or the seed form, where only region, stopped
  * and ticks are known and thread is 0) and struct prof_summary_rec (hist: nhist (bucket, count)
  * pairs of FORMAT.md 1.4). From a run file, region_id and parent_id are 0 and ticks and self
- * are 0 when the region never stopped. Strings point into the parser's buffers, valid during
- * the callback, and have a NUL at [len] (they may also hold NULs before it).
+ * are 0 when the region never stopped. Another reader may hand events over with region_id and
+ * parent_id set to numbers of their texts (batch.h): nonzero, a number stands for the same
+ * bytes throughout the run, so a handler may look a text up once per number. Strings point into the
+ * parser's buffers, valid during the callback, and have a NUL at [len] (they may also hold NULs
+ * before it).
  *
  * A version 3 summary row (node >= 1) is handed on only when it fits its thread's tree: its
  * thread's rows come together, its node is above the thread's previous one, and its parent is

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * "profreport: out of memory" (and ": " + what, when what is not NULL) on stderr, then exit
@@ -34,6 +35,34 @@ char *xstrndup(const char *s, size_t n);
 void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem);
 /* The first place in the increasing a[0..n) whose value is not below key (n: none). */
 size_t u32_lower_bound(const uint32_t *a, size_t n, uint32_t key);
+
+/* The hash of region id s[0..n) for open addressing over its low bits (its high bits are as
+   good): the model's region table and the batch recorder's id numbers (batch.h). Ids are then
+   told apart by their bytes. */
+uint64_t id_hash(const char *s, size_t n);
+
+/* Whether ids a[0..n) and b[0..n) hold the same bytes: words compared in line (a call to
+   memcmp costs more than the comparison for ids of a few words), as this runs for every row. */
+static inline int id_same(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i])
+                return 0;
+        return 1;
+    }
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return 0;
+    }
+    /* The last 8 bytes, overlapping the words before when n is not a multiple of 8. */
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return x == y;
+}
 
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
 char *utf8_repair(const char *s, size_t n);

@@ -400,6 +400,142 @@ static void sort_names_parse_back(void **state)
     assert_int_equal(model_sort_parse("selfish"), -1);
 }
 
+/* ---- the region table: ids by their exact bytes ---- */
+
+/* Ids for feed_ids: id k is text[k][0..len[k]), read k % 3 + 1 times. */
+struct id_set {
+    char (*text)[48];
+    size_t *len;
+    size_t n;
+};
+
+/* A run_reader giving seed rows of every id of an id_set (src). */
+static enum run_status feed_ids(void *src, const struct run_handler *h, struct rep_error *why,
+                                unsigned long *line)
+{
+    const struct id_set *ids = src;
+    h->begin(h->ctx, RUN_SEED, 1000000000);
+    for (size_t k = 0; k < ids->n; k++)
+        for (size_t c = 0; c < k % 3 + 1; c++) {
+            struct prof_event_rec e = {.region = ids->text[k],
+                                       .region_len = ids->len[k],
+                                       .parent = "",
+                                       .stopped = 1,
+                                       .ticks = k + 1};
+            h->event(h->ctx, &e);
+        }
+    rep_error_clear(why);
+    *line = 0;
+    return RUNFILE_OK;
+}
+
+/* Add the id s[0..n) to ids. */
+static void id_add(struct id_set *ids, const char *s, size_t n)
+{
+    ids->text = realloc(ids->text, (ids->n + 1) * sizeof *ids->text);
+    ids->len = realloc(ids->len, (ids->n + 1) * sizeof *ids->len);
+    assert_true(ids->text && ids->len && n < sizeof *ids->text);
+    memcpy(ids->text[ids->n], s, n);
+    ids->len[ids->n++] = n;
+}
+
+/*
+ * Regions are told apart by every byte of their id, whatever their hash: ids of every length
+ * from 0 to 40 (the word hash reads 8 bytes at a time, then a tail), ids differing only in
+ * their last byte (all 256 values), ids made of NULs or ending with them (a shorter id padded
+ * with zeros is another id), thousands of them in one table (so that many share a slot). Each
+ * is one region with its own calls, found by its bytes; a prefix or an extension of an id is
+ * not found.
+ */
+static void region_ids_differ_by_every_byte(void **state)
+{
+    (void)state;
+    struct id_set ids = {0};
+    char buf[48] = {0};
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++)
+            buf[i] = (char)('a' + i % 26);
+        id_add(&ids, buf, n);
+        memset(buf, 0, n);
+        if (n)
+            id_add(&ids, buf, n); /* n NULs */
+    }
+    for (size_t n = 1; n <= 40; n += 3) {
+        for (size_t i = 0; i + 1 < n; i++)
+            buf[i] = (char)('A' + i % 26);
+        for (unsigned b = 0; b < 256; b++) {
+            buf[n - 1] = (char)b;
+            /* "A" and the one-byte ids of the first loop are there already */
+            int dup = 0;
+            for (size_t k = 0; k < ids.n && !dup; k++)
+                dup = ids.len[k] == n && memcmp(ids.text[k], buf, n) == 0;
+            if (!dup)
+                id_add(&ids, buf, n);
+        }
+    }
+    id_add(&ids, "x\0y", 3);
+    id_add(&ids, "x\0z", 3);
+    id_add(&ids, "x\0", 2); /* and "x", of the one-byte ids above */
+    struct model m;
+    model_init(&m);
+    assert_int_equal(model_read_run(&m, "ids", 0, feed_ids, &ids), RUNFILE_OK);
+    assert_int_equal(m.nregions, ids.n);
+    for (size_t k = 0; k < ids.n; k++) {
+        size_t r = model_find(&m, ids.text[k], ids.len[k]);
+        assert_true(r != SIZE_MAX);
+        assert_int_equal(m.regions[r].len, ids.len[k]);
+        assert_memory_equal(m.regions[r].name, ids.text[k], ids.len[k]);
+        assert_int_equal(m.regions[r].cost.n, k % 3 + 1);
+        assert_true(m.regions[r].cost.min == (double)(k + 1)); /* 1 GHz: ticks are ns */
+    }
+    /* Neither a longer id nor a new last byte is one of them. */
+    assert_true(model_find(&m, "abcdefghijklmnopqrstuvwxyzabcdefghijklmno", 41) == SIZE_MAX);
+    assert_true(model_find(&m, "x\0\0", 3) == SIZE_MAX);
+    assert_true(
+        model_find(
+            &m,
+            "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+            41) == SIZE_MAX);
+    model_release(&m);
+    free(ids.text);
+    free(ids.len);
+}
+
+/* Two ids that share their first slot in a fresh table (256 slots) and read the same up to a
+   NUL: the second probes the first's slot and must not take it for its own. */
+static void ids_in_the_same_slot_stay_apart(void **state)
+{
+    (void)state;
+    struct id_set ids = {0};
+    char a[4] = {'p', 0, 0, 0}, b[4] = {'p', 0, 0, 0};
+    int found = 0;
+    for (unsigned i = 0; i < 65536 && !found; i++) {
+        a[2] = (char)(i & 255);
+        a[3] = (char)(i >> 8);
+        for (unsigned j = i + 1; j < 65536 && !found; j++) {
+            b[2] = (char)(j & 255);
+            b[3] = (char)(j >> 8);
+            found = (id_hash(a, 4) & 255) == (id_hash(b, 4) & 255);
+        }
+    }
+    assert_true(found);
+    id_add(&ids, a, 4);
+    id_add(&ids, b, 4);
+    id_add(&ids, "p", 1);
+    struct model m;
+    model_init(&m);
+    assert_int_equal(model_read_run(&m, "ids", 0, feed_ids, &ids), RUNFILE_OK);
+    assert_int_equal(m.nregions, 3);
+    for (size_t k = 0; k < ids.n; k++) {
+        size_t r = model_find(&m, ids.text[k], ids.len[k]);
+        assert_true(r == k);
+        assert_int_equal(m.regions[r].cost.n, k % 3 + 1);
+    }
+    model_release(&m);
+    free(ids.text);
+    free(ids.len);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +552,8 @@ int main(void)
         cmocka_unit_test(flat_summary_rows_have_no_edges),
         cmocka_unit_test(regions_rank_by_the_chosen_key),
         cmocka_unit_test(sort_names_parse_back),
+        cmocka_unit_test(region_ids_differ_by_every_byte),
+        cmocka_unit_test(ids_in_the_same_slot_stay_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

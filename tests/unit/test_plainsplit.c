@@ -40,6 +40,7 @@ static void trace_record(int c, void *ctx) { prof_sbuf_addf(ctx, "R%d;", c); }
 static void check_same(struct prof_sbuf *want, struct prof_sbuf *got, const char *what)
 {
     assert_false(want->failed || got->failed);
+    /* An empty trace has no buffer: memcmp must not be handed its NULL. */
     if (want->len != got->len || (want->len && memcmp(want->data, got->data, want->len) != 0)) {
         size_t at = 0;
         while (at < want->len && at < got->len && want->data[at] == got->data[at])
