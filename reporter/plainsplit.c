@@ -32,7 +32,9 @@ struct cut {
 static inline void at_stop(struct cut *c, const char *p, plain_field_fn field,
                            plain_record_fn record, void *ctx)
 {
-    if (*p == ',') {
+    /* Read before the field callback, which may write over it. */
+    unsigned char stop = (unsigned char)*p;
+    if (stop == ',') {
         field(c->field, (size_t)(p - c->field), ctx);
     } else {
         /* libcsv ends a record at either byte; a '\n' after '\r' is then a line end between
@@ -40,7 +42,7 @@ static inline void at_stop(struct cut *c, const char *p, plain_field_fn field,
            is trimmed. */
         if (p > c->line)
             field(c->field, (size_t)(p - c->field), ctx);
-        record((unsigned char)*p, ctx);
+        record(stop, ctx);
         c->line = p + 1;
     }
     c->field = p + 1;

@@ -17,7 +17,9 @@
    quoted field an error. */
 #define PLAIN_CSV_OPTS (CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL)
 
-/* Called for each field: s[0..len) (not NUL-terminated; it may hold NULs). */
+/* Called for each field: s[0..len) (not NUL-terminated; it may hold NULs). s[len], the comma
+   or line end after the field, has been read: the callback may write over it (the run-file
+   reader puts the field's NUL there, sparing a copy). */
 typedef void (*plain_field_fn)(const char *s, size_t len, void *ctx);
 /* Called at each record end and each line end between records: c is '\r' or '\n'. */
 typedef void (*plain_record_fn)(int c, void *ctx);

@@ -55,13 +55,16 @@ struct runfile {
     size_t ncols;     /* fields per table row: the header's count */
     uint64_t frequency;
 
-    /* The record being assembled: libcsv reuses its field buffer, so fields are copied here,
-       each followed by a NUL, at foff[i] with length flen[i]. */
+    /* The record being assembled: field i is fptr[i], flen[i] bytes and a NUL. libcsv reuses
+       its field buffer, so its fields are copied into rbuf (at foff[i]; fptr is set when the
+       record ends, as rbuf may move until then); plain_split's stay in the read buffer, their
+       NUL written over the comma or line end after them (copied is 0). */
     char *rbuf;
     size_t rlen, rcap;
     size_t *foff, *flen;
     const char **fptr;
     size_t nf, fcap;
+    int copied;
 
     /* Line counting: line is the physical line libcsv is reading; rec_line is where the
        record being assembled (or the next one) starts. saw_nl says that libcsv reported the
@@ -173,7 +176,7 @@ __attribute__((format(printf, 3, 4))) static void skip(struct runfile *r, unsign
 static int field_is(const struct runfile *r, size_t i, const char *w)
 {
     size_t n = strlen(w);
-    return r->flen[i] == n && memcmp(r->rbuf + r->foff[i], w, n) == 0;
+    return r->flen[i] == n && memcmp(r->fptr[i], w, n) == 0;
 }
 
 /* Results of parse_u64. */
@@ -215,16 +218,16 @@ static void report_number(struct runfile *r, size_t i, const char *col, int res)
         problem(r, r->rec_line, "column %s is empty", col);
     else if (res == NUM_BIG)
         problem(r, r->rec_line, "column %s: %s is too large", col,
-                show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]));
+                show(v, sizeof v, r->fptr[i], r->flen[i]));
     else
         problem(r, r->rec_line, "column %s: %s is not a number", col,
-                show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]));
+                show(v, sizeof v, r->fptr[i], r->flen[i]));
 }
 
 /* Field i as a uint64 for column col; reports and returns -1 when it is not one. */
 static int field_u64(struct runfile *r, size_t i, const char *col, uint64_t *out)
 {
-    int res = parse_u64(r->rbuf + r->foff[i], r->flen[i], out);
+    int res = parse_u64(r->fptr[i], r->flen[i], out);
     if (res == NUM_OK)
         return 0;
     report_number(r, i, col, res);
@@ -235,7 +238,7 @@ static int field_u64(struct runfile *r, size_t i, const char *col, uint64_t *out
 static int field_uint(struct runfile *r, size_t i, const char *col, unsigned *out)
 {
     uint64_t v;
-    int res = parse_u64(r->rbuf + r->foff[i], r->flen[i], &v);
+    int res = parse_u64(r->fptr[i], r->flen[i], &v);
     if (res == NUM_OK && v > UINT_MAX)
         res = NUM_BIG;
     if (res != NUM_OK) {
@@ -261,7 +264,7 @@ static void seed_row(struct runfile *r)
     struct prof_event_rec e = {0};
     if (check_field_count(r, 2) != 0)
         return;
-    e.region = r->rbuf + r->foff[0];
+    e.region = r->fptr[0];
     e.region_len = r->flen[0];
     e.parent = "";
     if (r->flen[1] != 0) {
@@ -280,7 +283,7 @@ static void event_row(struct runfile *r)
     if (check_field_count(r, r->ncols) != 0)
         return;
     const char *const *col = event_header;
-    e.region = r->rbuf + r->foff[PROF_EV_REGION];
+    e.region = r->fptr[PROF_EV_REGION];
     e.region_len = r->flen[PROF_EV_REGION];
     int has_self = r->flen[PROF_EV_SELF] != 0;
     e.stopped = r->flen[PROF_EV_TICKS] != 0;
@@ -288,7 +291,7 @@ static void event_row(struct runfile *r)
         return;
     if (field_uint(r, PROF_EV_THREAD, col[PROF_EV_THREAD], &e.thread) != 0)
         return;
-    e.parent = r->rbuf + r->foff[PROF_EV_PARENT];
+    e.parent = r->fptr[PROF_EV_PARENT];
     e.parent_len = r->flen[PROF_EV_PARENT];
     if (field_uint(r, PROF_EV_DEPTH, col[PROF_EV_DEPTH], &e.depth) != 0)
         return;
@@ -296,7 +299,7 @@ static void event_row(struct runfile *r)
     if (has_self && !e.stopped) {
         char v[96];
         problem(r, r->rec_line, "column Self: %s but Ticks is empty",
-                show(v, sizeof v, r->rbuf + r->foff[PROF_EV_SELF], r->flen[PROF_EV_SELF]));
+                show(v, sizeof v, r->fptr[PROF_EV_SELF], r->flen[PROF_EV_SELF]));
         return;
     }
     if (!has_self && e.stopped) {
@@ -308,11 +311,11 @@ static void event_row(struct runfile *r)
     if (field_u64(r, PROF_EV_START, col[PROF_EV_START], &e.start) != 0)
         return;
     if (field_is(r, PROF_EV_NESTED, "0") || field_is(r, PROF_EV_NESTED, "1")) {
-        e.nested = r->rbuf[r->foff[PROF_EV_NESTED]] == '1';
+        e.nested = r->fptr[PROF_EV_NESTED][0] == '1';
     } else {
         char v[96];
         problem(r, r->rec_line, "column Nested: %s is not 0 or 1",
-                show(v, sizeof v, r->rbuf + r->foff[PROF_EV_NESTED], r->flen[PROF_EV_NESTED]));
+                show(v, sizeof v, r->fptr[PROF_EV_NESTED], r->flen[PROF_EV_NESTED]));
         return;
     }
     if (r->h->event)
@@ -322,7 +325,7 @@ static void event_row(struct runfile *r)
 /* Read SumSquares: a finite, non-negative decimal number with nothing after it. */
 static int field_sumsq(struct runfile *r, size_t i, double *out)
 {
-    const char *s = r->rbuf + r->foff[i];
+    const char *s = r->fptr[i];
     size_t n = r->flen[i];
     char v[96];
     if (n == 0) {
@@ -348,7 +351,7 @@ static int field_sumsq(struct runfile *r, size_t i, double *out)
 /* Read the Histogram field: bucket:count pairs joined by ';' into the reusable arrays. */
 static int field_hist(struct runfile *r, size_t i, size_t *nhist)
 {
-    const char *s = r->rbuf + r->foff[i], *end = s + r->flen[i];
+    const char *s = r->fptr[i], *end = s + r->flen[i];
     char v[96];
     size_t n = 0;
     while (s < end) {
@@ -480,7 +483,7 @@ static void summary_row(struct runfile *r)
     const char *const *col = summary_header;
     if (check_field_count(r, r->ncols) != 0)
         return;
-    s.region = r->rbuf + r->foff[PROF_SU_REGION];
+    s.region = r->fptr[PROF_SU_REGION];
     s.region_len = r->flen[PROF_SU_REGION];
     if (field_uint(r, PROF_SU_THREAD, col[PROF_SU_THREAD], &s.thread) != 0)
         return;
@@ -515,7 +518,7 @@ static int field_word(struct runfile *r, size_t i, const char *col, const char *
             return 0;
     char v[96];
     problem(r, r->rec_line, "column %s: %s is not a known value", col,
-            show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]));
+            show(v, sizeof v, r->fptr[i], r->flen[i]));
     return -1;
 }
 
@@ -542,21 +545,21 @@ static void memory_row(struct runfile *r)
         field_word(r, PROF_ME_FREE, col[PROF_ME_FREE], prof_free_kinds, PROF_MEM_KIND_NAMES) != 0 ||
         field_thread(r, PROF_ME_OTHER_THREAD, col[PROF_ME_OTHER_THREAD], &m.other_thread) != 0)
         return;
-    m.kind = r->rbuf + r->foff[PROF_ME_KIND];
-    m.region = r->rbuf + r->foff[PROF_ME_REGION];
+    m.kind = r->fptr[PROF_ME_KIND];
+    m.region = r->fptr[PROF_ME_REGION];
     m.region_len = r->flen[PROF_ME_REGION];
-    m.site = r->rbuf + r->foff[PROF_ME_SITE];
+    m.site = r->fptr[PROF_ME_SITE];
     m.site_len = r->flen[PROF_ME_SITE];
-    m.alloc_kind = r->rbuf + r->foff[PROF_ME_ALLOC];
-    m.free_kind = r->rbuf + r->foff[PROF_ME_FREE];
-    m.other_site = r->rbuf + r->foff[PROF_ME_OTHER_SITE];
+    m.alloc_kind = r->fptr[PROF_ME_ALLOC];
+    m.free_kind = r->fptr[PROF_ME_FREE];
+    m.other_site = r->fptr[PROF_ME_OTHER_SITE];
     m.other_site_len = r->flen[PROF_ME_OTHER_SITE];
     /* Function and Stack came later: a section without them reads as empty ones. */
     m.function = m.stack = "";
     if (r->ncols > PROF_ME_STACK) {
-        m.function = r->rbuf + r->foff[PROF_ME_FUNCTION];
+        m.function = r->fptr[PROF_ME_FUNCTION];
         m.function_len = r->flen[PROF_ME_FUNCTION];
-        m.stack = r->rbuf + r->foff[PROF_ME_STACK];
+        m.stack = r->fptr[PROF_ME_STACK];
         m.stack_len = r->flen[PROF_ME_STACK];
     }
     if (r->h->memory)
@@ -572,8 +575,7 @@ static void section_header_record(struct runfile *r, const char *const *names, s
     for (size_t i = 0; i < n; i++) {
         if (i >= r->nf || !field_is(r, i, names[i])) {
             problem(r, r->rec_line, "column %zu of %s is %s, expected %s: %s skipped", i + 1,
-                    header,
-                    i < r->nf ? show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]) : "missing",
+                    header, i < r->nf ? show(v, sizeof v, r->fptr[i], r->flen[i]) : "missing",
                     names[i], section);
             r->state = ST_IGNORE;
             return;
@@ -597,7 +599,7 @@ static int section_record(struct runfile *r)
         path_reset(r);
     } else {
         problem(r, r->rec_line, "unknown section %s: skipped",
-                show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
+                show(v, sizeof v, r->fptr[1], r->flen[1]));
         r->state = ST_IGNORE;
     }
     return 1;
@@ -618,7 +620,7 @@ static void table_header(struct runfile *r)
         }
         if (!field_is(r, i, want[i])) {
             skip(r, r->rec_line, "column %zu of the %s header is %s, expected %s", i + 1, mode,
-                 show(v, sizeof v, r->rbuf + r->foff[i], r->flen[i]), want[i]);
+                 show(v, sizeof v, r->fptr[i], r->flen[i]), want[i]);
             return;
         }
     }
@@ -666,7 +668,7 @@ static void meta_record(struct runfile *r)
             r->kind = RUN_SUMMARY;
         } else {
             skip(r, r->rec_line, "unknown Mode %s",
-                 r->nf >= 2 ? show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]) : "(none)");
+                 r->nf >= 2 ? show(v, sizeof v, r->fptr[1], r->flen[1]) : "(none)");
             return;
         }
         r->mode_known = 1;
@@ -676,11 +678,8 @@ static void meta_record(struct runfile *r)
         return;
     if (field_is(r, 0, PROF_THREAD_CPU_RECORD) && thread_cpu_record(r) != 0)
         return;
-    if (r->h->meta) {
-        for (size_t i = 0; i < r->nf; i++)
-            r->fptr[i] = r->rbuf + r->foff[i];
+    if (r->h->meta)
         r->h->meta(r->h->ctx, r->fptr, r->flen, r->nf);
-    }
 }
 
 /* Handle the record after Frequency: Format starts version 1, anything else is a seed row. */
@@ -702,13 +701,13 @@ static void format_record(struct runfile *r)
     }
     if (!field_is(r, 1, PROF_RUN_FORMAT)) {
         skip(r, r->rec_line, "not a run file (Format %s)",
-             show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
+             show(v, sizeof v, r->fptr[1], r->flen[1]));
         return;
     }
     uint64_t version;
-    if (parse_u64(r->rbuf + r->foff[2], r->flen[2], &version) != NUM_OK) {
+    if (parse_u64(r->fptr[2], r->flen[2], &version) != NUM_OK) {
         skip(r, r->rec_line, "unknown format version %s",
-             show(v, sizeof v, r->rbuf + r->foff[2], r->flen[2]));
+             show(v, sizeof v, r->fptr[2], r->flen[2]));
         return;
     }
     if (version < PROF_RUN_VERSION_MIN || version > PROF_RUN_VERSION) {
@@ -728,9 +727,9 @@ static void frequency_record(struct runfile *r)
         return;
     }
     uint64_t f;
-    if (parse_u64(r->rbuf + r->foff[1], r->flen[1], &f) != NUM_OK || f == 0) {
+    if (parse_u64(r->fptr[1], r->flen[1], &f) != NUM_OK || f == 0) {
         skip(r, r->rec_line, "Frequency %s is not a positive integer",
-             show(v, sizeof v, r->rbuf + r->foff[1], r->flen[1]));
+             show(v, sizeof v, r->fptr[1], r->flen[1]));
         return;
     }
     r->frequency = f;
@@ -785,7 +784,18 @@ static void handle_record(struct runfile *r, int c)
     }
 }
 
-/* The end of a field, from libcsv or plain_split: copy it into the record. */
+/* Room for one more field in the record's arrays. */
+static void field_room(struct runfile *r)
+{
+    if (r->nf == r->fcap) {
+        r->fcap = r->fcap ? 2 * r->fcap : 16;
+        r->foff = xrealloc(r->foff, r->fcap * sizeof *r->foff);
+        r->flen = xrealloc(r->flen, r->fcap * sizeof *r->flen);
+        r->fptr = xrealloc(r->fptr, r->fcap * sizeof *r->fptr);
+    }
+}
+
+/* The end of a field from libcsv: copy it into the record. */
 static void add_field(const char *s, size_t len, void *data)
 {
     struct runfile *r = data;
@@ -793,12 +803,7 @@ static void add_field(const char *s, size_t len, void *data)
         r->tune->field(r->tune->ctx, s, len);
     if (r->stop)
         return;
-    if (r->nf == r->fcap) {
-        r->fcap = r->fcap ? 2 * r->fcap : 16;
-        r->foff = xrealloc(r->foff, r->fcap * sizeof *r->foff);
-        r->flen = xrealloc(r->flen, r->fcap * sizeof *r->flen);
-        r->fptr = xrealloc(r->fptr, r->fcap * sizeof *r->fptr);
-    }
+    field_room(r);
     if (r->rcap - r->rlen < len + 1) {
         while (r->rcap - r->rlen < len + 1)
             r->rcap = r->rcap ? 2 * r->rcap : 256;
@@ -810,10 +815,27 @@ static void add_field(const char *s, size_t len, void *data)
     r->flen[r->nf] = len;
     r->nf++;
     r->rlen += len + 1;
+    r->copied = 1;
 }
 
 /* libcsv's end-of-field callback. */
 static void on_field(void *s, size_t len, void *data) { add_field(s, len, data); }
+
+/* The end of a field from plain_split: it stays where it is, in the read buffer, ended by a
+   NUL over the delimiter after it (plain_split has read that byte; plainsplit.h). */
+static void plain_field(const char *s, size_t len, void *data)
+{
+    struct runfile *r = data;
+    if (r->tune->field)
+        r->tune->field(r->tune->ctx, s, len);
+    if (r->stop)
+        return;
+    field_room(r);
+    ((char *)s)[len] = 0;
+    r->fptr[r->nf] = s;
+    r->flen[r->nf] = len;
+    r->nf++;
+}
 
 /* The end of a record (also of each line end between records), from libcsv or plain_split. */
 static void on_record(int c, void *data)
@@ -825,11 +847,15 @@ static void on_record(int c, void *data)
         r->line++;
         r->saw_nl = 1;
     }
+    if (r->copied)
+        for (size_t i = 0; i < r->nf; i++)
+            r->fptr[i] = r->rbuf + r->foff[i];
     /* No field: a blank line. One empty field (e.g. a lone "") counts as blank too. */
     if (r->nf != 0 && !r->stop && !(r->nf == 1 && r->flen[0] == 0))
         handle_record(r, c);
     r->nf = 0;
     r->rlen = 0;
+    r->copied = 0;
     r->rec_line = r->line;
 }
 
@@ -842,6 +868,7 @@ static void reset_parser(struct runfile *r)
     csv_set_opts(&r->csv, RUNFILE_CSV_OPTS);
     r->nf = 0;
     r->rlen = 0;
+    r->copied = 0;
 }
 
 /* Report a libcsv error met on the line being fed; 0 when parsing can go on after it. */
@@ -903,7 +930,7 @@ static size_t feed_plain(struct runfile *r, const char *data, size_t len)
     /* libcsv is between records and data ends with a line end: plain_split takes it all. */
     if (!r->tune->libcsv_only) {
         r->clean = 1;
-        return plain_split(data, len, add_field, on_record, r);
+        return plain_split(data, len, plain_field, on_record, r);
     }
     /* libcsv calls the space function for every byte of an unquoted field, which costs a
        third of its time; without spaces or tabs its default test (spaces and tabs) finds
@@ -1052,9 +1079,10 @@ enum run_status runfile_parse_tuned(FILE *f, const char *name, const struct run_
                 end = (size_t)(nl - buf) + 1;
         }
         if (end > start) {
+            /* Before feeding: the fast path writes NULs over the line ends it has read. */
+            ends_with_nl = buf[end - 1] == '\n';
             feed(&r, buf + start, end - start);
             any = 1;
-            ends_with_nl = buf[end - 1] == '\n';
         }
         keep = avail - end;
         memmove(buf, buf + end, keep);
