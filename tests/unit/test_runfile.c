@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "runfile.h"
@@ -1527,6 +1528,85 @@ static void fast_path_agrees_with_libcsv_on_long_lines(void **state)
     prof_sbuf_release(&text);
 }
 
+/* Starts read from an events table, and the rows refused. */
+struct starts {
+    uint64_t v[4096];
+    size_t n, problems;
+};
+
+/* Keep each row's Start. */
+static void starts_event(void *ctx, const struct prof_event_rec *e)
+{
+    struct starts *s = ctx;
+    assert_true(s->n < sizeof s->v / sizeof *s->v);
+    s->v[s->n++] = e->start;
+}
+
+/* Count the rows refused. */
+static void starts_problem(void *ctx, unsigned long line, const char *message)
+{
+    (void)line;
+    (void)message;
+    ((struct starts *)ctx)->problems++;
+}
+
+/* Numbers of every length from 1 to 21 digits, and with a byte that is not a digit (just
+   below '0', just above '9', a letter, a space) at each place, read as strtoull reads them:
+   the first 8 digits of a long number are read at once (runfile.c), the rest one by one. */
+static void numbers_of_every_length_are_read_exactly(void **state)
+{
+    (void)state;
+    static const char bad[] = {'/', ':', 'x', ' '};
+    struct prof_sbuf text = {0};
+    prof_sbuf_str(&text, "Frequency,1000\nFormat,profreport-run,3\nMode,events\n"
+                         "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n");
+    uint64_t want[4096];
+    size_t nwant = 0, nbad = 0;
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    for (int len = 1; len <= 21; len++) {
+        for (int k = 0; k < 40; k++) {
+            char num[32];
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for (int i = 0; i < len; i++)
+                num[i] = (char)('0' + (x >> (i * 3 % 60)) % 10);
+            num[len] = 0;
+            if (k == 0)
+                memset(num, '9', (size_t)len); /* the largest of each length */
+            int poisoned = k >= 30 && k - 30 < len;
+            if (poisoned) {
+                num[k - 30] = bad[k % 4];
+                nbad++;
+            }
+            prof_sbuf_addf(&text, "r,1,1,,0,1,%s,0\n", num);
+            if (poisoned)
+                continue;
+            errno = 0;
+            unsigned long long v = strtoull(num, NULL, 10);
+            if (errno == ERANGE)
+                nbad++;
+            else
+                want[nwant++] = v;
+        }
+    }
+    assert_false(text.failed);
+    struct starts got = {0};
+    struct run_handler h = {.ctx = &got, .event = starts_event, .problem = starts_problem};
+    FILE *f = fmemopen(text.data, text.len, "r");
+    assert_non_null(f);
+    struct runfile_tuning t = {0};
+    runfile_parse_tuned(f, "t", &h, NULL, NULL, &t);
+    fclose(f);
+    assert_int_equal(got.problems, nbad);
+    assert_int_equal(got.n, nwant);
+    for (size_t i = 0; i < nwant; i++)
+        if (got.v[i] != want[i])
+            fail_msg("row %zu: read %llu, want %llu", i, (unsigned long long)got.v[i],
+                     (unsigned long long)want[i]);
+    prof_sbuf_release(&text);
+}
+
 /* Run every test of runfile.c. */
 int main(void)
 {
@@ -1589,6 +1669,7 @@ int main(void)
         cmocka_unit_test(fast_path_agrees_with_libcsv_on_the_corpus),
         cmocka_unit_test(fast_path_agrees_with_libcsv_on_tricky_lines),
         cmocka_unit_test(fast_path_agrees_with_libcsv_on_long_lines),
+        cmocka_unit_test(numbers_of_every_length_are_read_exactly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
