@@ -811,15 +811,24 @@ static void field_room(struct runfile *r)
     }
 }
 
+/* What both paths do as a field arrives: show it to the tuning's hook and make room for it;
+   0 when the reader has stopped (the field is dropped). */
+static int field_begin(struct runfile *r, const char *s, size_t len)
+{
+    if (r->tune->field)
+        r->tune->field(r->tune->ctx, s, len);
+    if (r->stop)
+        return 0;
+    field_room(r);
+    return 1;
+}
+
 /* The end of a field from libcsv: copy it into the record. */
 static void add_field(const char *s, size_t len, void *data)
 {
     struct runfile *r = data;
-    if (r->tune->field)
-        r->tune->field(r->tune->ctx, s, len);
-    if (r->stop)
+    if (!field_begin(r, s, len))
         return;
-    field_room(r);
     if (r->rcap - r->rlen < len + 1) {
         while (r->rcap - r->rlen < len + 1)
             r->rcap = r->rcap ? 2 * r->rcap : 256;
@@ -842,11 +851,8 @@ static void on_field(void *s, size_t len, void *data) { add_field(s, len, data);
 static void plain_field(const char *s, size_t len, void *data)
 {
     struct runfile *r = data;
-    if (r->tune->field)
-        r->tune->field(r->tune->ctx, s, len);
-    if (r->stop)
+    if (!field_begin(r, s, len))
         return;
-    field_room(r);
     ((char *)s)[len] = 0;
     r->fptr[r->nf] = s;
     r->flen[r->nf] = len;
