@@ -1,8 +1,8 @@
 /*
  * cct.c - the calling-context tree: every distinct path of nested regions with its calls,
  * inclusive and self time, built while a thread's rows stream in (in end order, FORMAT.md 1.3)
- * with memory bounded by the distinct paths, not by the rows. Used by the folded-stack and
- * callgrind exports.
+ * with memory bounded by the distinct paths, not by the rows. Used by the Call paths sheet,
+ * the flame graph, the folded-stack and callgrind exports, and --compact.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "cct.h"

@@ -631,7 +631,7 @@ static void put_quoted(FILE *f, const char *s)
 static int worker_owns(size_t j, size_t w, size_t nw) { return j / RUNS_MAX % nw == w; }
 
 /*
- * Write the script that draws worker w's pictures (of k workers) from..nr-1 in one gnuplot
+ * Write the script that draws worker w's pictures (of nw workers) from..nr-1 in one gnuplot
  * (picture j is terminal j % RUNS_MAX of chart j / RUNS_MAX; charts whose ret is not 0 are
  * left out). Before each
  * picture it prints "<tag> j", then calls the template with the arguments `gnuplot -c` would
@@ -950,21 +950,21 @@ static void render(struct batch *bt, const struct chart_env *env, const char *na
     bt->ret[i] = chart_prepare(env, &req, &bt->p[i], &bt->e[i]);
 }
 
-/* Draw the prepared charts in one gnuplot and remember those drawn, in order; the first
-   failure is said in ch->note. */
+/* Draw the prepared charts (draw_all: one gnuplot per CPU) and remember those drawn, in
+   order; the first failure is said in ch->note. */
 static void batch_draw(struct batch *bt, const struct chart_env *env)
 {
     struct chart_set *ch = bt->ch;
-    struct prepared todo[CHARTS_MAX] = {{0}};
+    struct prepared ready[CHARTS_MAX] = {{0}};
     size_t slot[CHARTS_MAX], n = 0;
     for (size_t i = 0; i < bt->n; i++)
         if (bt->ret[i] == 0) {
-            todo[n] = bt->p[i];
+            ready[n] = bt->p[i];
             slot[n++] = i;
         }
     int ret[CHARTS_MAX];
     struct rep_error e[CHARTS_MAX];
-    if (draw_all(env, todo, n, ret, e) && n > 0) {
+    if (draw_all(env, ready, n, ret, e) && n > 0) {
         /* No gnuplot at all: one note for the lot, not one chart's failure. */
         size_t len = strlen(e[0].msg) + 64;
         ch->note = xmalloc(len);

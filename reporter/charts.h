@@ -77,9 +77,9 @@ struct comparison;
  * paths, self time by region, the mean cost per call of the top regions with its 95 % interval
  * across runs, their calls, the distribution of the cost of one call, and the mean run by run
  * (past 30 runs, its median and p10-p90 band per window of runs). Every chart's data file is
- * written first, then one gnuplot draws them all, one after the other. A chart that fails is
- * left out, the first failure said in ch->note; the others stay (a new gnuplot draws those
- * after a failure).
+ * written first, then one gnuplot per CPU (PROFREPORT_THREADS, cpus.h) draws its share of them,
+ * one after the other. A chart that fails is left out, the first failure said in ch->note; the
+ * others stay (a new gnuplot draws the rest of a share after a failure).
  */
 void charts_make(struct chart_set *ch, const char *templates_dir, struct model *m,
                  const struct comparison *c, const struct chart_options *o);

@@ -14,10 +14,9 @@
 #include <string.h>
 
 #include "batch.h"
+#include "corpus.h"
 #include "runfile.h"
 #include "strbuf.h"
-
-#include <dirent.h>
 
 /* ---- a handler that writes every call, every member, into a trace ---- */
 
@@ -273,46 +272,23 @@ static void check_replay(const char *text, size_t len, size_t limit, const char 
     prof_sbuf_release(&replayed.text);
 }
 
-/* Read a whole file into b. */
-static void slurp(const char *path, struct prof_sbuf *b)
+/* A corpus file replays as it reads: one record per batch, small batches, one large batch. */
+static void check_corpus_replay(const char *path, const char *text, size_t len, void *ctx)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        prof_sbuf_add(b, buf, n);
-    fclose(f);
+    (void)ctx;
+    static const size_t limits[] = {1, 100, 1 << 20};
+    for (size_t k = 0; k < sizeof limits / sizeof *limits; k++)
+        check_replay(text, len, limits[k], path);
 }
 
 /* Every file of the fuzz corpora (run files, seed files, truncated and malformed ones among
-   them) replays as it reads: one record per batch, small batches, and one large batch. */
+   them) replays as it reads. */
 static void replay_gives_the_calls_of_every_corpus_file(void **state)
 {
     (void)state;
     static const char *const dirs[] = {"tests/fuzz/corpus/runfile", "tests/fuzz/corpus/seed",
                                        "tests/fuzz/corpus/workbook"};
-    static const size_t limits[] = {1, 100, 1 << 20};
-    size_t files = 0;
-    for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
-        DIR *dir = opendir(dirs[d]);
-        assert_non_null(dir);
-        struct dirent *e;
-        while ((e = readdir(dir)) != NULL) {
-            if (e->d_name[0] == '.')
-                continue;
-            char path[512];
-            snprintf(path, sizeof path, "%s/%s", dirs[d], e->d_name);
-            struct prof_sbuf text = {0};
-            slurp(path, &text);
-            for (size_t k = 0; k < sizeof limits / sizeof *limits; k++)
-                check_replay(text.data ? text.data : "", text.len, limits[k], path);
-            prof_sbuf_release(&text);
-            files++;
-        }
-        closedir(dir);
-    }
-    assert_true(files >= 20);
+    assert_true(corpus_each(dirs, sizeof dirs / sizeof *dirs, check_corpus_replay, NULL) >= 20);
 }
 
 /* Malformed rows (problems at their lines), a file cut inside a record, a file that is not a

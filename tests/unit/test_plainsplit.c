@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "plainsplit.h"
 #include "strbuf.h"
 
@@ -158,29 +158,22 @@ static void random_lines_are_libcsvs(void **state)
     }
 }
 
-/* Each line of the file at path that holds no quote, joined; lines with a quote are dropped
-   (quote-free lines are independent of each other: after a line end libcsv is between records,
-   whatever came before). */
-static void check_corpus_file(const char *path)
+/* Each line of a corpus file that holds no quote, joined, splits as libcsv splits it; lines
+   with a quote are dropped (quote-free lines are independent of each other: after a line end
+   libcsv is between records, whatever came before). */
+static void check_corpus_file(const char *path, const char *text, size_t len, void *ctx)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    struct prof_sbuf all = {0}, plain = {0};
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        prof_sbuf_add(&all, buf, n);
-    fclose(f);
-    for (size_t at = 0; at < all.len;) {
-        const char *nl = memchr(all.data + at, '\n', all.len - at);
-        size_t end = nl ? (size_t)(nl - all.data) + 1 : all.len;
-        if (!memchr(all.data + at, '"', end - at))
-            prof_sbuf_add(&plain, all.data + at, end - at);
+    (void)ctx;
+    struct prof_sbuf plain = {0};
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - text) + 1 : len;
+        if (!memchr(text + at, '"', end - at))
+            prof_sbuf_add(&plain, text + at, end - at);
         at = end;
     }
     assert_true(plain.len > 0);
     check_split(plain.data, plain.len, path);
-    prof_sbuf_release(&all);
     prof_sbuf_release(&plain);
 }
 
@@ -189,22 +182,7 @@ static void corpus_lines_are_libcsvs(void **state)
 {
     (void)state;
     static const char *const dirs[] = {"tests/fuzz/corpus/runfile", "tests/fuzz/corpus/seed"};
-    size_t files = 0;
-    for (size_t d = 0; d < 2; d++) {
-        DIR *dir = opendir(dirs[d]);
-        assert_non_null(dir);
-        struct dirent *e;
-        while ((e = readdir(dir)) != NULL) {
-            if (e->d_name[0] == '.')
-                continue;
-            char path[512];
-            snprintf(path, sizeof path, "%s/%s", dirs[d], e->d_name);
-            check_corpus_file(path);
-            files++;
-        }
-        closedir(dir);
-    }
-    assert_true(files >= 10);
+    assert_true(corpus_each(dirs, 2, check_corpus_file, NULL) >= 10);
 }
 
 int main(void)
