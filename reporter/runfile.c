@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* memrchr, strtod_l */
 #include "runfile.h"
 #include "plainsplit.h"
+#include "rowscan.h"
 #include "util.h"
 
 #include "format.h"
@@ -945,14 +946,91 @@ static size_t feed_line(struct runfile *r, const char *data, size_t len)
     return piece;
 }
 
+/* The end of a row read by rowscan, as on_record ends one: its line is over. */
+static void scanned_row_done(struct runfile *r)
+{
+    r->line++;
+    r->saw_nl = 1;
+    r->rec_line = r->line;
+}
+
+/* Hand on the events row at line if rowscan reads it; its bytes, or 0 (event_row would take
+   the same values from its fields). */
+static size_t scan_event_row(struct runfile *r, char *line, const char *end)
+{
+    struct scanned_event s;
+    size_t n = rowscan_event(line, end, &s);
+    if (n == 0)
+        return 0;
+    struct prof_event_rec e = {.region = s.region,
+                               .region_len = s.region_len,
+                               .parent = s.parent,
+                               .parent_len = s.parent_len,
+                               .ticks = s.ticks,
+                               .self = s.self,
+                               .start = s.start,
+                               .thread = s.thread,
+                               .depth = s.depth,
+                               .stopped = 1,
+                               .nested = s.nested};
+    if (r->h->event)
+        r->h->event(r->h->ctx, &e);
+    scanned_row_done(r);
+    return n;
+}
+
+/* Hand on the seed row at line if rowscan reads it; its bytes, or 0 (as seed_row). */
+static size_t scan_seed_row(struct runfile *r, char *line, const char *end)
+{
+    struct prof_event_rec e = {.parent = "", .stopped = 1};
+    size_t n = rowscan_seed(line, end, &e.region, &e.region_len, &e.ticks);
+    if (n == 0)
+        return 0;
+    if (r->h->event)
+        r->h->event(r->h->ctx, &e);
+    scanned_row_done(r);
+    return n;
+}
+
+/* Split whole quote-free lines, starting between records: the table's rows in the collector's
+   form through rowscan, every other line through plain_split (the tuning's hooks, which watch
+   the fields, turn rowscan off). Returns the bytes used: all of data, which ends with '\n'. */
+static size_t split_plain(struct runfile *r, const char *data, size_t len)
+{
+    int scan = !r->tune->field && !r->tune->record && !r->tune->no_rowscan;
+    const char *p = data, *end = data + len;
+    while (p < end && !r->stop) {
+        size_t n = 0;
+        if (scan && r->state == ST_ROWS) {
+            /* The bytes are the read buffer's: rowscan writes a row's NULs there, as
+               plain_field does. A section record ("Table,...") has 2 fields, never a row's. */
+            if (r->kind == RUN_EVENTS && r->ncols == PROF_EV_N)
+                n = scan_event_row(r, (char *)p, end);
+            else if (r->kind == RUN_SEED && r->version < PROF_RUN_VERSION_SECTIONS)
+                n = scan_seed_row(r, (char *)p, end);
+            else
+                scan = 0; /* another table: it stays so to the end */
+        }
+        if (n == 0 && scan && r->state <= ST_ROWS) {
+            /* Metadata, the header, or a row rowscan leaves to the checks: one line. */
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            n = plain_split(p, (size_t)(nl - p) + 1, plain_field, on_record, r);
+        } else if (n == 0) {
+            n = plain_split(p, (size_t)(end - p), plain_field, on_record, r);
+        }
+        p += n;
+    }
+    return len;
+}
+
 /* Feed whole lines without quotes, starting between records, in one call; returns the bytes
    used. */
 static size_t feed_plain(struct runfile *r, const char *data, size_t len)
 {
-    /* libcsv is between records and data ends with a line end: plain_split takes it all. */
+    /* libcsv is between records and data ends with a line end: the fast paths take it all. */
     if (!r->tune->libcsv_only) {
         r->clean = 1;
-        return plain_split(data, len, plain_field, on_record, r);
+        return split_plain(r, data, len);
     }
     /* libcsv calls the space function for every byte of an unquoted field, which costs a
        third of its time; without spaces or tabs its default test (spaces and tabs) finds

@@ -98,7 +98,8 @@ enum run_status runfile_parse(FILE *f, const char *name, const struct run_handle
  * runfile_parse does without the environment variable above.
  */
 struct runfile_tuning {
-    int libcsv_only; /* every line through libcsv, none through plain_split */
+    int libcsv_only; /* every line through libcsv, none through plain_split or rowscan */
+    int no_rowscan;  /* no row through rowscan (lines without a quote go to plain_split) */
     size_t block;    /* bytes per fread; 0: the usual 64 KiB */
     /* Called, when not NULL, with every field and every record end (or line end between
        records) the reader's CSV layer gives, libcsv's or plain_split's: c is '\r', '\n' or -1

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "corpus.h"
+#include "format.h"
 #include "runfile.h"
 #include "strbuf.h"
 #include "util.h"
@@ -1336,12 +1338,15 @@ static void trace_begin(void *ctx, enum run_kind kind, uint64_t frequency)
 /* Record an events or seed row, every member. */
 static void trace_event(void *ctx, const struct prof_event_rec *e)
 {
+    /* runfile.h: every text has a NUL at [len], whichever path read it. */
+    assert_true(e->region && e->region[e->region_len] == 0);
+    assert_true(e->parent && e->parent[e->parent_len] == 0);
     prof_sbuf_str(ctx, "event");
     trace_field(ctx, e->region, e->region_len);
     trace_field(ctx, e->parent, e->parent_len);
-    prof_sbuf_addf(ctx, " %u %u %d %d %llu %llu %llu\n", e->thread, e->depth, e->stopped, e->nested,
-                   (unsigned long long)e->ticks, (unsigned long long)e->self,
-                   (unsigned long long)e->start);
+    prof_sbuf_addf(ctx, " %u %u %d %d %llu %llu %llu %u %u\n", e->thread, e->depth, e->stopped,
+                   e->nested, (unsigned long long)e->ticks, (unsigned long long)e->self,
+                   (unsigned long long)e->start, e->region_id, e->parent_id);
 }
 
 /* Record a summary row, every member and histogram pair. */
@@ -1384,14 +1389,26 @@ struct reading {
     struct prof_sbuf csv, calls;
 };
 
-/* Read text[0..len) with runfile_parse_tuned, libcsv only or not, block bytes per read. */
-static void read_traced(const char *text, size_t len, int libcsv_only, size_t block,
+/* The reader's ways through quote-free lines. */
+enum way {
+    WAY_LIBCSV,  /* libcsv only */
+    WAY_PLAIN,   /* plain_split, its fields and records traced */
+    WAY_ROWSCAN, /* rows through rowscan (no fields to trace), other lines through plain_split */
+};
+
+/* Read text[0..len) with runfile_parse_tuned the given way, block bytes per read. */
+static void read_traced(const char *text, size_t len, enum way way, size_t block,
                         struct reading *out)
 {
     memset(out, 0, sizeof *out);
     struct run_handler h = {&out->calls,   trace_meta,    trace_begin,  trace_event,
                             trace_summary, trace_problem, trace_memory, NULL};
-    struct runfile_tuning t = {libcsv_only, block, trace_field, trace_record, &out->csv};
+    struct runfile_tuning t = {.libcsv_only = way == WAY_LIBCSV, .block = block};
+    if (way != WAY_ROWSCAN) {
+        t.field = trace_field;
+        t.record = trace_record;
+        t.ctx = &out->csv;
+    }
     FILE *f = fmemopen((void *)text, len, "r");
     assert_non_null(f);
     struct rep_error why;
@@ -1416,19 +1433,22 @@ static void check_same_trace(const struct prof_sbuf *want, const struct prof_sbu
     fail();
 }
 
-/* The reader gives the same fields, records and handler calls with its fast path as with
-   libcsv alone, reading block bytes at a time. */
+/* The reader gives the same fields, records and handler calls with plain_split as with libcsv
+   alone, and the same handler calls with rowscan, reading block bytes at a time. */
 static void check_fast_path(const char *text, size_t len, size_t block, const char *what)
 {
-    struct reading slow, fast;
-    read_traced(text, len, 1, block, &slow);
-    read_traced(text, len, 0, block, &fast);
+    struct reading slow, fast, rows;
+    read_traced(text, len, WAY_LIBCSV, block, &slow);
+    read_traced(text, len, WAY_PLAIN, block, &fast);
+    read_traced(text, len, WAY_ROWSCAN, block, &rows);
     check_same_trace(&slow.csv, &fast.csv, what, block);
     check_same_trace(&slow.calls, &fast.calls, what, block);
+    check_same_trace(&slow.calls, &rows.calls, what, block);
     prof_sbuf_release(&slow.csv);
     prof_sbuf_release(&slow.calls);
     prof_sbuf_release(&fast.csv);
     prof_sbuf_release(&fast.calls);
+    prof_sbuf_release(&rows.calls);
 }
 
 /* Check the fast path on text read in reads of every size from 1 to its length: every
@@ -1477,9 +1497,25 @@ static void fast_path_agrees_with_libcsv_on_tricky_lines(void **state)
                                  "h,3,2,,0,3,5,0\n"
                                  "i,,2,,0,,6,0\n"
                                  "n\0ul,4,2,,0,4,7,0\n"
+                                 /* at the edges of rowscan's rows (rowscan.h) */
+                                 "k,18446744073709551615,1,,0,1,9,0\n"
+                                 "k,1234567890123456789,1,,0,1,9,0\n"
+                                 "k,5,4294967296,,0,5,9,0\n"
+                                 "k,5,4294967295,,999999999,5,9,0\n"
+                                 "l,5,1,p\rq,1,5,9,0\n"
+                                 "m,5,1,,0,5,9,2\n"
+                                 "m,5,1,,0,5,9,01\n"
+                                 "m,5,1,,0,5,9,1,extra\n"
+                                 "m,5,1,,0,5,9\n"
+                                 ",5,1,,0,5,9,0\n"
+                                 "m,5,1,,0,5,9,1\r\n"
+                                 "m,+5,1,,0,5,9,1\n"
+                                 "m,5,1,,0,5 ,9,1\n"
                                  "j,4,2,,0,4,8,0";
     check_fast_path_every_block(events, sizeof events - 1, sizeof events, "events");
-    static const char seed[] = "Frequency,1000\nr,1\n\nr,\n\"q\",2\nr,3\r\n,\n,,\nlast,4";
+    static const char seed[] = "Frequency,1000\nr,1\n\nr,\n\"q\",2\nr,3\r\n,\n,,\n,7\n"
+                               "r,1234567890123456789\nr,12345678901234567890\nr,+5\nr,5 \n"
+                               "Table,memory\nr,5,6\nlast,4";
     check_fast_path_every_block(seed, sizeof seed - 1, sizeof seed, "seed");
     static const char quoted_tail[] = "Frequency,1000\nr,1\n\"open,2\nr,3\n";
     check_fast_path_every_block(quoted_tail, sizeof quoted_tail - 1, sizeof quoted_tail,
@@ -1511,82 +1547,109 @@ static void fast_path_agrees_with_libcsv_on_long_lines(void **state)
 }
 
 /* Starts read from an events table, and the rows refused. */
-struct starts {
+/* What a reading of numbers gave: the value of one column of each row, and the rows refused. */
+struct numbers {
+    int column; /* PROF_EV_* */
     uint64_t v[4096];
     size_t n, problems;
 };
 
-/* Keep each row's Start. */
-static void starts_event(void *ctx, const struct prof_event_rec *e)
+/* Keep the row's value of the column read. */
+static void numbers_event(void *ctx, const struct prof_event_rec *e)
 {
-    struct starts *s = ctx;
+    struct numbers *s = ctx;
     assert_true(s->n < sizeof s->v / sizeof *s->v);
-    s->v[s->n++] = e->start;
+    uint64_t v = s->column == PROF_EV_TICKS    ? e->ticks
+                 : s->column == PROF_EV_THREAD ? e->thread
+                 : s->column == PROF_EV_DEPTH  ? e->depth
+                 : s->column == PROF_EV_SELF   ? e->self
+                                               : e->start;
+    s->v[s->n++] = v;
 }
 
 /* Count the rows refused. */
-static void starts_problem(void *ctx, unsigned long line, const char *message)
+static void numbers_problem(void *ctx, unsigned long line, const char *message)
 {
     (void)line;
     (void)message;
-    ((struct starts *)ctx)->problems++;
+    ((struct numbers *)ctx)->problems++;
 }
 
 /* Numbers of every length from 1 to 21 digits, and with a byte that is not a digit (just
-   below '0', just above '9', a letter, a space) at each place, read as strtoull reads them:
-   the first 8 digits of a long number are read at once (runfile.c), the rest one by one. */
+   below '0', just above '9', a letter, a space) at each place, in each numeric column of an
+   events row: read as strtoull reads them (Thread and Depth up to UINT_MAX), by rowscan and by
+   plain_split alike. Rowscan takes up to 9 or 19 digits and leaves longer numbers to the
+   checks; the general path reads the first 8 digits of a long number at once. */
 static void numbers_of_every_length_are_read_exactly(void **state)
 {
     (void)state;
     static const char bad[] = {'/', ':', 'x', ' '};
-    struct prof_sbuf text = {0};
-    prof_sbuf_str(&text, "Frequency,1000\nFormat,profreport-run,3\nMode,events\n"
-                         "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n");
-    uint64_t want[4096];
-    size_t nwant = 0, nbad = 0;
-    uint64_t x = 0x2545f4914f6cdd1dull;
-    for (int len = 1; len <= 21; len++) {
-        for (int k = 0; k < 40; k++) {
-            char num[32];
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            for (int i = 0; i < len; i++)
-                num[i] = (char)('0' + (x >> (i * 3 % 60)) % 10);
-            num[len] = 0;
-            if (k == 0)
-                memset(num, '9', (size_t)len); /* the largest of each length */
-            int poisoned = k >= 30 && k - 30 < len;
-            if (poisoned) {
-                num[k - 30] = bad[k % 4];
-                nbad++;
+    static const int columns[] = {PROF_EV_TICKS, PROF_EV_THREAD, PROF_EV_DEPTH, PROF_EV_SELF,
+                                  PROF_EV_START};
+    for (size_t c = 0; c < sizeof columns / sizeof *columns; c++) {
+        int column = columns[c];
+        uint64_t limit =
+            column == PROF_EV_THREAD || column == PROF_EV_DEPTH ? UINT_MAX : UINT64_MAX;
+        struct prof_sbuf text = {0};
+        prof_sbuf_str(&text, "Frequency,1000\nFormat,profreport-run,3\nMode,events\n"
+                             "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n");
+        static uint64_t want[4096];
+        size_t nwant = 0, nbad = 0;
+        uint64_t x = 0x2545f4914f6cdd1dull;
+        for (int len = 1; len <= 21; len++) {
+            for (int k = 0; k < 40; k++) {
+                char num[32];
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                for (int i = 0; i < len; i++)
+                    num[i] = (char)('0' + (x >> (i * 3 % 60)) % 10);
+                num[len] = 0;
+                if (k == 0)
+                    memset(num, '9', (size_t)len); /* the largest of each length */
+                if (k == 1 && len == 10)
+                    memcpy(num, "4294967295", 10); /* UINT_MAX */
+                if (k == 1 && len == 20)
+                    memcpy(num, "18446744073709551615", 20); /* UINT64_MAX */
+                int poisoned = k >= 30 && k - 30 < len;
+                if (poisoned) {
+                    num[k - 30] = bad[k % 4];
+                    nbad++;
+                }
+                const char *f[PROF_EV_N] = {"r", "7", "2", "p", "3", "5", "11", "1"};
+                f[column] = num;
+                prof_sbuf_addf(&text, "%s,%s,%s,%s,%s,%s,%s,%s\n", f[0], f[1], f[2], f[3], f[4],
+                               f[5], f[6], f[7]);
+                if (poisoned)
+                    continue;
+                errno = 0;
+                unsigned long long v = strtoull(num, NULL, 10);
+                if (errno == ERANGE || v > limit)
+                    nbad++;
+                else
+                    want[nwant++] = v;
             }
-            prof_sbuf_addf(&text, "r,1,1,,0,1,%s,0\n", num);
-            if (poisoned)
-                continue;
-            errno = 0;
-            unsigned long long v = strtoull(num, NULL, 10);
-            if (errno == ERANGE)
-                nbad++;
-            else
-                want[nwant++] = v;
         }
+        assert_false(text.failed);
+        for (int no_rowscan = 0; no_rowscan <= 1; no_rowscan++) {
+            struct numbers got = {.column = column};
+            struct run_handler h = {
+                .ctx = &got, .event = numbers_event, .problem = numbers_problem};
+            FILE *f = fmemopen(text.data, text.len, "r");
+            assert_non_null(f);
+            struct runfile_tuning t = {.no_rowscan = no_rowscan};
+            runfile_parse_tuned(f, "t", &h, NULL, NULL, &t);
+            fclose(f);
+            assert_int_equal(got.problems, nbad);
+            assert_int_equal(got.n, nwant);
+            for (size_t i = 0; i < nwant; i++)
+                if (got.v[i] != want[i])
+                    fail_msg("column %d, row %zu%s: read %llu, want %llu", column, i,
+                             no_rowscan ? " (plain_split)" : "", (unsigned long long)got.v[i],
+                             (unsigned long long)want[i]);
+        }
+        prof_sbuf_release(&text);
     }
-    assert_false(text.failed);
-    struct starts got = {0};
-    struct run_handler h = {.ctx = &got, .event = starts_event, .problem = starts_problem};
-    FILE *f = fmemopen(text.data, text.len, "r");
-    assert_non_null(f);
-    struct runfile_tuning t = {0};
-    runfile_parse_tuned(f, "t", &h, NULL, NULL, &t);
-    fclose(f);
-    assert_int_equal(got.problems, nbad);
-    assert_int_equal(got.n, nwant);
-    for (size_t i = 0; i < nwant; i++)
-        if (got.v[i] != want[i])
-            fail_msg("row %zu: read %llu, want %llu", i, (unsigned long long)got.v[i],
-                     (unsigned long long)want[i]);
-    prof_sbuf_release(&text);
 }
 
 /* Run every test of runfile.c. */
