@@ -196,6 +196,8 @@ static void ids_rehash(struct batch_ids *t)
 static uint32_t id_number(struct batch_recorder *r, const char *s, size_t n)
 {
     struct batch_ids *t = &r->ids;
+    if (t->last && t->len[t->last - 1] == n && id_same(t->text[t->last - 1], s, n))
+        return t->last;
     if ((size_t)(t->n + 1) * 2 > t->mask + 1)
         ids_rehash(t);
     uint64_t hash = id_hash(s, n);
@@ -204,7 +206,7 @@ static uint32_t id_number(struct batch_recorder *r, const char *s, size_t n)
         uint64_t e = t->slots[at];
         uint32_t k = (uint32_t)e;
         if (e >> 32 == hash >> 32 && t->len[k - 1] == n && id_same(t->text[k - 1], s, n))
-            return k;
+            return t->last = k;
     }
     if (t->n == UINT32_MAX)
         return 0;
@@ -218,6 +220,7 @@ static uint32_t id_number(struct batch_recorder *r, const char *s, size_t n)
     t->text[t->n][n] = 0;
     t->len[t->n] = n;
     uint32_t k = ++t->n;
+    t->last = k;
     t->slots[at] = (hash >> 32) << 32 | k;
     char *p = room(r, 1 + 4 + str_size(s, n));
     *p++ = REC_ID;

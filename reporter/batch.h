@@ -53,6 +53,7 @@ struct batch_recorder {
         char **text; /* number - 1 -> a copy of the text */
         size_t *len;
         uint32_t n, cap;
+        uint32_t last; /* the number given last (0: none): rows often repeat a name */
     } ids;
 };
 
