@@ -10,6 +10,7 @@
 #include "fileutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -318,7 +319,8 @@ struct split {
     const struct prof_split_opts *opts;
     struct prof_csv_writer *head; /* the calling thread's writer, to out */
     const struct prof_run_sink *head_sink;
-    FILE *tmp; /* the tail's text */
+    FILE *tmp;  /* the tail's text */
+    int tmp_rd; /* the same file, for reading; -1 when there is none */
     pthread_t thread;
     int started, joined;
     enum prof_error tail_err;
@@ -410,8 +412,8 @@ static enum prof_error join_tail(void *ctx)
     off_t at = ftello(out);
     if (s->started && s->tail_err == PROF_OK && at >= 0) {
         struct stat st;
-        if (fstat(fileno(s->tmp), &st) == 0 &&
-            append_file(fileno(out), fileno(s->tmp), st.st_size, s->opts->faults) == 0 &&
+        if (fstat(s->tmp_rd, &st) == 0 &&
+            append_file(fileno(out), s->tmp_rd, st.st_size, s->opts->faults) == 0 &&
             fseeko(out, at + st.st_size, SEEK_SET) == 0)
             return PROF_OK;
         /* Part of the tail may be in out: cut it off, and write the tail here. */
@@ -447,10 +449,19 @@ static void split_start(struct split *s)
     int fd = prof_file_create_temp(s->opts->dir, "runfile-tail", ".tmp", 0600, &path);
     if (fd < 0)
         return;
+    /* The file is new and ours (created exclusively, never through a link); its second
+       descriptor, to read it back, must be the same file. */
+    struct stat a, b;
+    s->tmp_rd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (s->tmp_rd >= 0 && (fstat(fd, &a) != 0 || fstat(s->tmp_rd, &b) != 0 ||
+                           a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+        close(s->tmp_rd);
+        s->tmp_rd = -1;
+    }
     /* Nothing is left behind, whatever happens next. */
     unlink(path);
     free(path);
-    s->tmp = fdopen(fd, "w+b");
+    s->tmp = s->tmp_rd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!s->tmp) {
         close(fd);
         return;
@@ -479,7 +490,7 @@ enum prof_error prof_assemble_split(const char *const *paths, size_t count, FILE
     struct prof_csv_writer w;
     struct prof_run_sink sink;
     prof_csv_writer_init(&w, &sink, out);
-    struct split s = {.parts = parts, .opts = opts, .head = &w, .head_sink = &sink};
+    struct split s = {.parts = parts, .opts = opts, .head = &w, .head_sink = &sink, .tmp_rd = -1};
     if (split_wanted(parts, out, opts, &s.cut)) {
         split_start(&s);
         err = prof_parts_emit_head(parts, &sink, &s.cut, join_tail, &s);
@@ -487,6 +498,8 @@ enum prof_error prof_assemble_split(const char *const *paths, size_t count, FILE
             pthread_join(s.thread, NULL);
         if (s.tmp)
             fclose(s.tmp);
+        if (s.tmp_rd >= 0)
+            close(s.tmp_rd);
     } else {
         err = prof_parts_emit(parts, &sink);
     }

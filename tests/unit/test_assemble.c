@@ -853,6 +853,14 @@ static const struct split_case split_cases[] = {
     {1, {7}, {60000}, {1}},
 };
 
+/* Calls of the second thread's hook: each split that ran on two threads adds 2. */
+static int hook_calls;
+static void count_hook(int begin)
+{
+    (void)begin;
+    __atomic_add_fetch(&hook_calls, 1, __ATOMIC_RELAXED);
+}
+
 /* Two threads write, byte for byte, the run file one thread writes, wherever the cut falls. */
 static void split_writes_the_serial_bytes(void **state)
 {
@@ -878,8 +886,10 @@ static void split_writes_the_serial_bytes(void **state)
 
         size_t len1, len2;
         char *serial = write_run(dir, pp, sc->n, NULL, &len1);
-        struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, dir, NULL, 0};
+        struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, dir, count_hook, 0};
+        __atomic_store_n(&hook_calls, 0, __ATOMIC_RELAXED);
         char *split = write_run(dir, pp, sc->n, &opts, &len2);
+        assert_int_equal(__atomic_load_n(&hook_calls, __ATOMIC_RELAXED), 2); /* it ran */
         /* The input holds what the test is about. */
         assert_non_null(strstr(serial, "\nmain,,")); /* main, never stopped */
         assert_non_null(strstr(serial, "Warning,stray-stop,"));
