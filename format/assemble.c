@@ -659,7 +659,7 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
     FILE *f = fopen(path, "rb");
     if (!f)
         return PROF_ERR_IO;
-    struct prof_part_reader rd = {f, NULL, 0, 0, 0, 0, 0, 0};
+    struct prof_part_reader rd = {.f = f};
     struct reader r = {.p = pp, .pi = pi, .out = out};
     struct prof_replay rp;
     enum prof_error err = PROF_OK;
