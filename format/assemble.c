@@ -1075,7 +1075,8 @@ static enum prof_error emit(struct prof_parts *p, const struct prof_run_sink *si
                             void *ctx)
 {
     int summary = p->m.mode && strcmp(p->m.mode, "summary") == 0;
-    p->summary = summary;
+    if (!cut) /* prof_parts_cut set it before the tail's thread began reading it */
+        p->summary = summary;
     emit_meta(p, sink, summary);
     enum prof_error err = sink->status ? sink->status(sink->ctx) : PROF_OK;
     for (size_t k = 0; k < p->count && err == PROF_OK; k++) {
