@@ -38,10 +38,11 @@ static struct {
     enum prof_mode mode;
     enum prof_clock clock;
     uint64_t frequency;
-    uint64_t live_interval;  /* PROFILER_REPORT_INTERVAL, in ticks */
-    uint64_t flush_interval; /* PROFILER_FLUSH_INTERVAL, in ticks; 0: write when full */
-    uint64_t max_events;     /* PROFILER_MAX_EVENTS; 0: no cap */
-    uint32_t max_nodes;      /* PROFILER_MAX_NODES */
+    uint64_t live_interval;             /* PROFILER_REPORT_INTERVAL, in ticks */
+    uint64_t flush_interval;            /* PROFILER_FLUSH_INTERVAL, in ticks; 0: write when full */
+    uint64_t max_events;                /* PROFILER_MAX_EVENTS; 0: no cap */
+    uint32_t max_nodes;                 /* PROFILER_MAX_NODES */
+    enum prof_split_mode write_threads; /* PROFILER_WRITE_THREADS */
     char *program, *command;
     char host[256];
 
@@ -219,6 +220,15 @@ static void process_init(void)
     /* 0: no limit but memory's */
     uint64_t nodes = env_count("PROFILER_MAX_NODES", PROF_MAX_NODES_DEFAULT);
     g.max_nodes = nodes && nodes < UINT32_MAX ? (uint32_t)nodes : UINT32_MAX - 1;
+
+    const char *wt = getenv("PROFILER_WRITE_THREADS");
+    g.write_threads = PROF_SPLIT_AUTO;
+    if (wt && strcmp(wt, "1") == 0)
+        g.write_threads = PROF_SPLIT_NEVER;
+    else if (wt && strcmp(wt, "2") == 0)
+        g.write_threads = PROF_SPLIT_ALWAYS;
+    else if (wt && *wt)
+        prof_warn("PROFILER_WRITE_THREADS='%s' is not 1 or 2; choosing at exit", wt);
 
     g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
 
@@ -569,6 +579,19 @@ static void thread_key_destructor(void *p)
     prof_busy_end();
 }
 
+/* The run file's second writer thread (csvwrite.h), at its start and end: the collector's own
+   thread, whose allocations the memory checks leave alone and whose events are dropped. */
+static void split_thread(int begin)
+{
+    if (begin) {
+        prof_busy_begin();
+        prof_mem_quiet_begin();
+    } else {
+        prof_mem_quiet_end();
+        prof_busy_end();
+    }
+}
+
 /* Write the run file from the registry's parts (run lock held); at_exit names live threads. */
 static enum prof_error run_finish(int at_exit)
 {
@@ -640,7 +663,8 @@ static enum prof_error run_finish(int at_exit)
         } else {
             struct prof_xfsz_guard guard;
             prof_xfsz_hold(&guard);
-            err = prof_assemble(paths, np, out, &ov);
+            struct prof_split_opts split = {g.write_threads, g.dir, split_thread, 0};
+            err = prof_assemble_split(paths, np, out, &ov, &split);
             int e = errno;
             if (fclose(out) != 0 && err == PROF_OK) {
                 err = PROF_ERR_IO;

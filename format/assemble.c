@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define UNTERMINATED_NAMES 5
 
@@ -43,6 +44,13 @@ struct part_info {
     size_t nnames;
     struct warning *warnings;
     size_t nwarnings;
+    uint64_t size; /* bytes of the file */
+    int clean;     /* read to its end (or its truncation) with no error: a cut may fall in it */
+    /* The replay's state near the middle of the file, after mark_chunks events chunks and
+       mark_off bytes: where a cut may fall (prof_parts_cut) */
+    int has_mark;
+    uint64_t mark_chunks, mark_off;
+    struct prof_replay_mark mark;
 };
 
 /* A part's id table while it is being read. */
@@ -111,6 +119,17 @@ struct reader {
     uint32_t thread;  /* pass two: the part's thread number */
     int v1;           /* a part of format version 1: its summary chunks are not read */
     unsigned version; /* the part's format version (1, 2 or 3) */
+};
+
+/* Which rows of a part a pass-two reading hands over, when the rows are cut in two. */
+enum span_role {
+    SPAN_HEAD, /* the rows before the cut, and the part's other records */
+    SPAN_TAIL  /* the rows after the cut, and nothing else (a second thread: no shared state) */
+};
+struct span {
+    enum span_role role;
+    uint64_t chunks;                     /* events chunks before the cut */
+    const struct prof_replay_mark *mark; /* the replay's state there; NULL: the part's start */
 };
 
 static char *dup_n(const char *s, size_t n)
@@ -390,6 +409,7 @@ static void info_release(struct part_info *pi)
         free(pi->warnings[i].message);
     }
     free(pi->warnings);
+    prof_replay_mark_release(&pi->mark);
     memset(pi, 0, sizeof *pi);
 }
 
@@ -533,12 +553,26 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
     return PROF_OK;
 }
 
+/* Whether a PRFM chunk is whole records naming known ids: what memory_rows accepts. */
+static int memory_valid(const struct ids *ids, const unsigned char *p, size_t len)
+{
+    if (len % PROF_MEM_RECORD != 0)
+        return 0;
+    for (size_t i = 0; i < len / PROF_MEM_RECORD; i++) {
+        uint32_t idx;
+        memcpy(&idx, p + i * PROF_MEM_RECORD, 4);
+        if (idx != PROF_MEM_NO_REGION && idx >= ids->n)
+            return 0;
+    }
+    return 1;
+}
+
 /* Pass two: a PRFM chunk as region-bytes rows, one per region text (FORMAT.md 1.5 and 3), kept
    for the memory section. */
 static enum prof_error memory_rows(struct reader *r, const unsigned char *p, size_t len)
 {
     const struct ids *ids = &r->ids;
-    if (len % PROF_MEM_RECORD != 0)
+    if (!memory_valid(ids, p, len))
         return PROF_ERR_FORMAT;
     size_t n = len / PROF_MEM_RECORD;
     /* Ids with the same text are one region: add their counts into the first such record. */
@@ -552,10 +586,6 @@ static enum prof_error memory_rows(struct reader *r, const unsigned char *p, siz
         memcpy(&idx, p + i * PROF_MEM_RECORD, 4);
         memcpy(&count, p + i * PROF_MEM_RECORD + 4, 8);
         memcpy(&bytes, p + i * PROF_MEM_RECORD + 12, 8);
-        if (idx != PROF_MEM_NO_REGION && idx >= ids->n) {
-            err = PROF_ERR_FORMAT;
-            break;
-        }
         uint32_t c = idx == PROF_MEM_NO_REGION ? idx : ids->canon[idx];
         size_t j = 0;
         while (j < k && key[j] != c)
@@ -620,20 +650,32 @@ static enum prof_error header_chunk(struct reader *r, uint32_t type, const unsig
 
 /*
  * Read one part. Pass one (pi set) fills the metadata and part info; pass two (pi NULL) hands
- * its rows to the sink. A damaged part is read up to the damage.
+ * its rows to the sink, all of them or (sp set) those on one side of a cut. A damaged part is
+ * read up to the damage.
  */
 static enum prof_error read_part(struct prof_parts *pp, const char *path, struct part_info *pi,
-                                 const struct prof_run_sink *out)
+                                 const struct prof_run_sink *out, const struct span *sp)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return PROF_ERR_IO;
-    struct prof_part_reader rd = {f, NULL, 0, 0};
+    struct prof_part_reader rd = {.f = f};
     struct reader r = {.p = pp, .pi = pi, .out = out};
     struct prof_replay rp;
     enum prof_error err = PROF_OK;
     prof_replay_init(&rp, pi ? note_row : emit_row, &r);
     rp.scan = pi != NULL; /* pass one wants the counts and the regions never stopped */
+    int tail = sp && sp->role == SPAN_TAIL, resumed = 0;
+    if (sp) {
+        /* The other side's events chunks are passed over unread. */
+        rd.skip_type = PROF_CHUNK_EVENTS;
+        rd.keep_from = tail ? sp->chunks : 0;
+        rd.keep_to = tail ? UINT64_MAX : sp->chunks;
+    }
+    uint64_t off = 0, nevents = 0; /* pass one: bytes and events chunks read so far */
+    struct stat st;
+    if (pi && fstat(fileno(f), &st) == 0 && st.st_size > 0)
+        pi->size = (uint64_t)st.st_size;
 
     uint32_t type;
     const unsigned char *p;
@@ -641,6 +683,10 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
     int first = 1, rc, summary_final = 0, v1_warned = 0;
     struct prof_sbuf snapshot = {0}; /* the last PRFP chunk: used when no PRFS follows */
     while ((rc = prof_part_next(&rd, &type, &p, &len)) == 1) {
+        off += 8 + (uint64_t)len;
+        if (tail && !first && type != PROF_CHUNK_IDS && type != PROF_CHUNK_EVENTS &&
+            type != PROF_CHUNK_MEMORY)
+            continue; /* the head's side reads them */
         if (first) {
             err = header_chunk(&r, type, p, len);
             if (err != PROF_OK)
@@ -653,10 +699,29 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
             rp.nids = r.ids.n;
             rp.canon = r.ids.canon;
         } else if (type == PROF_CHUNK_EVENTS) {
+            if (tail && !resumed) {
+                resumed = 1;
+                if (sp->mark)
+                    err = prof_replay_resume(&rp, sp->mark);
+            }
+            if (err != PROF_OK)
+                break;
             if (len % 4 != 0)
                 err = PROF_ERR_FORMAT;
             else
                 err = prof_replay_words(&rp, (const uint32_t *)(const void *)p, len / 4);
+            nevents++;
+            /* Pass one keeps the state near the middle, where the rows may be cut in two. */
+            if (err == PROF_OK && pi && !pi->has_mark && off >= pi->size / 2 &&
+                prof_replay_mark(&rp, &pi->mark) == PROF_OK) {
+                pi->has_mark = 1;
+                pi->mark_chunks = nevents;
+                pi->mark_off = off;
+            }
+        } else if (type == PROF_CHUNK_MEMORY && tail) {
+            /* Only whether the head's side stops here, as it would. */
+            if (!memory_valid(&r.ids, p, len))
+                err = PROF_ERR_FORMAT;
         } else if (type == PROF_CHUNK_LOCATIONS && pi) {
             err = locations_add(&pp->fs, &r.ids, p, len);
         } else if (type == PROF_CHUNK_NAME && pi) {
@@ -703,10 +768,15 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
         err = PROF_ERR_IO;
     if (pi && (rd.truncated || (err != PROF_OK && !first)))
         pi->damaged = 1;
+    if (pi)
+        pi->clean = err == PROF_OK && rc == 0;
     /* Damage after a valid header loses the rest of the part, not the run. */
     if (!first && (err == PROF_ERR_FORMAT || err == PROF_ERR_IO))
         err = PROF_OK;
-    if (err == PROF_OK) {
+    /* With a cut, the regions still open at the end are the rows of the side that read the
+       last events (the head's if no events chunk came after the cut). */
+    int finish = !sp || (tail ? resumed : rd.seen <= sp->chunks);
+    if (err == PROF_OK && finish) {
         prof_replay_finish(&rp);
         if (pi) {
             pi->stray = rp.stray;
@@ -759,7 +829,7 @@ enum prof_error prof_parts_open(const char *const *paths, size_t count,
     /* A part that cannot be read at all spoils a recovery only if it is the only one. */
     struct part_info *info = p->info;
     for (size_t i = 0; i < count && err == PROF_OK; i++) {
-        enum prof_error e = read_part(p, paths[i], &info[i], NULL);
+        enum prof_error e = read_part(p, paths[i], &info[i], NULL, NULL);
         if (e == PROF_ERR_NOMEM) {
             err = e;
         } else if (e != PROF_OK) {
@@ -998,20 +1068,30 @@ static void emit_memory(const struct prof_parts *p, const struct prof_run_sink *
     }
 }
 
-/* Pass two: every record, in the run file's order. */
-enum prof_error prof_parts_emit(struct prof_parts *p, const struct prof_run_sink *sink)
+/* Pass two: every record in the run file's order; with cut set, the rows after it are left
+   to join, called where they belong (after every part, before the memory section). */
+static enum prof_error emit(struct prof_parts *p, const struct prof_run_sink *sink,
+                            const struct prof_parts_cut *cut, enum prof_error (*join)(void *ctx),
+                            void *ctx)
 {
     int summary = p->m.mode && strcmp(p->m.mode, "summary") == 0;
-    p->summary = summary;
+    if (!cut) /* prof_parts_cut set it before the tail's thread began reading it */
+        p->summary = summary;
     emit_meta(p, sink, summary);
     enum prof_error err = sink->status ? sink->status(sink->ctx) : PROF_OK;
     for (size_t k = 0; k < p->count && err == PROF_OK; k++) {
-        if (p->info[p->order[k]].damaged < 0)
+        const struct part_info *pi = &p->info[p->order[k]];
+        if (pi->damaged < 0)
             continue;
-        err = read_part(p, p->paths[p->order[k]], NULL, sink);
+        struct span sp = {SPAN_HEAD, 0, NULL};
+        if (cut && k == cut->at)
+            sp.chunks = cut->chunks;
+        err = read_part(p, p->paths[p->order[k]], NULL, sink, cut && k >= cut->at ? &sp : NULL);
         if (err == PROF_OK && sink->status)
             err = sink->status(sink->ctx);
     }
+    if (err == PROF_OK && cut)
+        err = join(ctx);
     if (err == PROF_OK) {
         emit_memory(p, sink);
         if (sink->status)
@@ -1024,6 +1104,85 @@ enum prof_error prof_parts_emit(struct prof_parts *p, const struct prof_run_sink
         for (size_t i = 0; i < p->ncapped; i++)
             sink->summary(sink->ctx, &p->capped[i].s);
         if (sink->status)
+            err = sink->status(sink->ctx);
+    }
+    return err;
+}
+
+/* Pass two: every record, in the run file's order. */
+enum prof_error prof_parts_emit(struct prof_parts *p, const struct prof_run_sink *sink)
+{
+    return emit(p, sink, NULL, NULL, NULL);
+}
+
+/* Choose the cut nearest the middle of the parts' bytes, at a part's start or at its mark. */
+int prof_parts_cut(struct prof_parts *p, struct prof_parts_cut *cut)
+{
+    p->summary = p->m.mode && strcmp(p->m.mode, "summary") == 0;
+    if (p->summary)
+        return 0;
+    uint64_t total = 0;
+    for (size_t k = 0; k < p->count; k++)
+        if (p->info[p->order[k]].damaged >= 0)
+            total += p->info[p->order[k]].size;
+    /* Walk back from the last part: a cut may fall only where every part from it on was read
+       cleanly by pass one, so that the tail's side stops exactly where the serial reading
+       would. Positions are doubled to compare with total without rounding. */
+    int found = 0;
+    uint64_t best = UINT64_MAX, after = 0;
+    for (size_t k = p->count; k-- > 0;) {
+        const struct part_info *pi = &p->info[p->order[k]];
+        if (pi->damaged < 0)
+            continue;
+        if (!pi->clean)
+            break;
+        after += pi->size;
+        uint64_t start = total - after; /* bytes before this part */
+        uint64_t pos[2] = {start, start + pi->mark_off};
+        uint64_t chunks[2] = {0, pi->mark_chunks};
+        for (int i = 0; i < 2; i++) {
+            if ((i == 1 && (!pi->has_mark || pi->mark_chunks == 0)) || pos[i] == 0 ||
+                pos[i] >= total)
+                continue;
+            uint64_t d = 2 * pos[i] > total ? 2 * pos[i] - total : total - 2 * pos[i];
+            if (d < best) {
+                best = d;
+                found = 1;
+                cut->at = k;
+                cut->chunks = chunks[i];
+                cut->before = pos[i];
+                cut->after = total - pos[i];
+            }
+        }
+    }
+    return found;
+}
+
+/* Pass two up to the cut, then join, then the rest of the records. */
+enum prof_error prof_parts_emit_head(struct prof_parts *p, const struct prof_run_sink *sink,
+                                     const struct prof_parts_cut *cut,
+                                     enum prof_error (*join)(void *ctx), void *ctx)
+{
+    return emit(p, sink, cut, join, ctx);
+}
+
+/* Pass two after the cut, alone: part and id records and events rows. It writes nothing that
+   emit_head reads, and reads nothing that emit_head writes. */
+enum prof_error prof_parts_emit_tail(struct prof_parts *p, const struct prof_run_sink *sink,
+                                     const struct prof_parts_cut *cut)
+{
+    enum prof_error err = PROF_OK;
+    for (size_t k = cut->at; k < p->count && err == PROF_OK; k++) {
+        const struct part_info *pi = &p->info[p->order[k]];
+        if (pi->damaged < 0)
+            continue;
+        struct span sp = {SPAN_TAIL, 0, NULL};
+        if (k == cut->at && cut->chunks) {
+            sp.chunks = cut->chunks;
+            sp.mark = &pi->mark;
+        }
+        err = read_part(p, p->paths[p->order[k]], NULL, sink, &sp);
+        if (err == PROF_OK && sink->status)
             err = sink->status(sink->ctx);
     }
     return err;

@@ -106,4 +106,30 @@ enum prof_error prof_parts_open(const char *const *paths, size_t count,
 enum prof_error prof_parts_emit(struct prof_parts *p, const struct prof_run_sink *sink);
 void prof_parts_free(struct prof_parts *p);
 
+/*
+ * Pass two in two halves, for two threads. The events rows of the parts that came after
+ * prof_parts_open's pass one are cut in two: at the start of a part, or at the place near its
+ * middle where pass one kept the replay's state. The rows before the cut, and every other
+ * record, come from prof_parts_emit_head; the rows after it from prof_parts_emit_tail, which
+ * may run on another thread at the same time. Their records, the tail's put where the head
+ * calls join, are those of prof_parts_emit, in the same order.
+ */
+struct prof_parts_cut {
+    size_t at;              /* the part (in thread order) where the tail begins */
+    uint64_t chunks;        /* its events chunks before the cut; 0: the cut is at its start */
+    uint64_t before, after; /* the parts' bytes on each side */
+};
+/* Choose the cut nearest the middle of the parts' bytes: 1, or 0 when there is none (a summary
+   run, one part with no place to cut, damage after every place). */
+int prof_parts_cut(struct prof_parts *p, struct prof_parts_cut *cut);
+/* The head: every record before the cut, then join(ctx) (its error ends the emission), then
+   the memory and summary sections. PROF_ERR_NOMEM, the sink's status or join's error. */
+enum prof_error prof_parts_emit_head(struct prof_parts *p, const struct prof_run_sink *sink,
+                                     const struct prof_parts_cut *cut,
+                                     enum prof_error (*join)(void *ctx), void *ctx);
+/* The tail: for each part from the cut on, its part and id records and the events rows after
+   the cut. PROF_ERR_NOMEM or the sink's status. */
+enum prof_error prof_parts_emit_tail(struct prof_parts *p, const struct prof_run_sink *sink,
+                                     const struct prof_parts_cut *cut);
+
 #endif /* PROF_ASSEMBLE_H */

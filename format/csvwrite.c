@@ -3,15 +3,28 @@
  * docs/FORMAT.md 1. The only place where run-file text is made; the collector's threads write
  * binary chunks only.
  */
+#define _GNU_SOURCE /* copy_file_range */
 #include "csvwrite.h"
 
+#include "cpuload.h"
+#include "fileutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Bytes of text kept before they are written out. */
 #define CSV_FLUSH (1u << 16)
 /* Bytes copy_field moves for any field up to that long. */
 #define FIELD_COPY 16
+/* The least bytes of parts on each side of the cut for PROF_SPLIT_AUTO to use two threads
+   (about 1.4 M events): below it the thread's start and the copy cost about what they save. */
+#define SPLIT_MIN_SIDE (8u << 20)
 
 /* Append v with 17 significant digits. */
 void prof_csv_double(struct prof_sbuf *b, double v)
@@ -296,6 +309,178 @@ enum prof_error prof_csv_writer_finish(struct prof_csv_writer *w)
 enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
                               const struct prof_run_override *ov)
 {
+    return prof_assemble_split(paths, count, out, ov, NULL);
+}
+
+/* A run file being written on two threads. */
+struct split {
+    struct prof_parts *parts;
+    struct prof_parts_cut cut;
+    const struct prof_split_opts *opts;
+    struct prof_csv_writer *head; /* the calling thread's writer, to out */
+    const struct prof_run_sink *head_sink;
+    FILE *tmp;  /* the tail's text */
+    int tmp_rd; /* the same file, for reading; -1 when there is none */
+    pthread_t thread;
+    int started, joined;
+    enum prof_error tail_err;
+};
+
+/* The second thread: the rows after the cut, as CSV, into the temporary file. */
+static void *tail_main(void *arg)
+{
+    struct split *s = arg;
+    if (s->opts->thread_hook)
+        s->opts->thread_hook(1);
+    struct prof_csv_writer w;
+    struct prof_run_sink sink;
+    prof_csv_writer_init(&w, &sink, s->tmp);
+    enum prof_error err = prof_parts_emit_tail(s->parts, &sink, &s->cut);
+    enum prof_error fin = prof_csv_writer_finish(&w);
+    s->tail_err = err != PROF_OK ? err : fin;
+    if (s->opts->thread_hook)
+        s->opts->thread_hook(0);
+    return NULL;
+}
+
+/* Write all n bytes of buf to fd. 0, or -1 with errno set. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, buf, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        buf += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Append the len bytes of from (from its start) at to's offset: in the kernel when it can
+   (copy_file_range), else by read and write. 0, or -1 with errno set. */
+static int append_file(int to, int from, off_t len, unsigned faults)
+{
+    if (faults & PROF_SPLIT_FAULT_APPEND) {
+        errno = EIO;
+        return -1;
+    }
+    off_t in = 0;
+    int kernel = !(faults & PROF_SPLIT_FAULT_KERNEL_COPY);
+    while (kernel && in < len) {
+        ssize_t n = copy_file_range(from, &in, to, NULL, (size_t)(len - in), 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 &&
+            (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP) &&
+            in == 0)
+            kernel = 0; /* not between these files: copy by hand */
+        else if (n <= 0)
+            return n < 0 ? -1 : (errno = EIO, -1); /* the file is shorter than it said */
+    }
+    char buf[1 << 16];
+    while (in < len) {
+        size_t want = len - in < (off_t)sizeof buf ? (size_t)(len - in) : sizeof buf;
+        ssize_t n = pread(from, buf, want, in);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -1 : (errno = EIO, -1);
+        if (write_all(to, buf, (size_t)n) != 0)
+            return -1;
+        in += n;
+    }
+    return 0;
+}
+
+/* Where the head reaches the cut: wait for the tail and append its text, or (when the split
+   failed anywhere) write the rows after the cut here. */
+static enum prof_error join_tail(void *ctx)
+{
+    struct split *s = ctx;
+    FILE *out = s->head->out;
+    if (s->started) {
+        pthread_join(s->thread, NULL);
+        s->joined = 1;
+    }
+    enum prof_error err = s->head_sink->status(s->head_sink->ctx); /* out has the head's rows */
+    if (err != PROF_OK)
+        return err;
+    if (fflush(out) != 0)
+        return PROF_ERR_IO;
+    off_t at = ftello(out);
+    if (s->started && s->tail_err == PROF_OK && at >= 0) {
+        struct stat st;
+        if (fstat(s->tmp_rd, &st) == 0 &&
+            append_file(fileno(out), s->tmp_rd, st.st_size, s->opts->faults) == 0 &&
+            fseeko(out, at + st.st_size, SEEK_SET) == 0)
+            return PROF_OK;
+        /* Part of the tail may be in out: cut it off, and write the tail here. */
+        if (ftruncate(fileno(out), at) != 0 || fseeko(out, at, SEEK_SET) != 0)
+            return PROF_ERR_IO;
+    }
+    return prof_parts_emit_tail(s->parts, s->head_sink, &s->cut);
+}
+
+/* Whether the run file of parts should be written on two threads, and where the cut is. */
+static int split_wanted(struct prof_parts *parts, FILE *out, const struct prof_split_opts *opts,
+                        struct prof_parts_cut *cut)
+{
+    struct stat st;
+    if (!opts || opts->mode == PROF_SPLIT_NEVER || !opts->dir || fileno(out) < 0 ||
+        fstat(fileno(out), &st) != 0 || !S_ISREG(st.st_mode) || !prof_parts_cut(parts, cut))
+        return 0;
+    if (opts->mode == PROF_SPLIT_ALWAYS)
+        return 1;
+    if (cut->before < SPLIT_MIN_SIDE || cut->after < SPLIT_MIN_SIDE)
+        return 0;
+    /* A second thread pays only on an idle core: on a busy machine it waits for one, and the
+       calling thread waits for it. */
+    int cpus = prof_cpus_allowed();
+    return cpus >= 2 && prof_runnable_now() < cpus;
+}
+
+/* Start the tail on a second thread writing to a new temporary file; on failure s->started
+   stays 0 and the head writes the tail itself. */
+static void split_start(struct split *s)
+{
+    char *path = NULL;
+    int fd = prof_file_create_temp(s->opts->dir, "runfile-tail", ".tmp", 0600, &path);
+    if (fd < 0)
+        return;
+    /* The file is new and ours (created exclusively, never through a link); its second
+       descriptor, to read it back, must be the same file. */
+    struct stat a, b;
+    s->tmp_rd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (s->tmp_rd >= 0 && (fstat(fd, &a) != 0 || fstat(s->tmp_rd, &b) != 0 ||
+                           a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+        close(s->tmp_rd);
+        s->tmp_rd = -1;
+    }
+    /* Nothing is left behind, whatever happens next. */
+    unlink(path);
+    free(path);
+    s->tmp = s->tmp_rd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!s->tmp) {
+        close(fd);
+        return;
+    }
+    if (s->opts->faults & PROF_SPLIT_FAULT_THREAD)
+        return;
+    /* The thread takes no signal of the host program's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    s->started = pthread_create(&s->thread, NULL, tail_main, s) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Merge the parts into a run file written to out, on two threads when it pays. */
+enum prof_error prof_assemble_split(const char *const *paths, size_t count, FILE *out,
+                                    const struct prof_run_override *ov,
+                                    const struct prof_split_opts *opts)
+{
     if ((!paths && count) || !out)
         return PROF_ERR_ARGUMENT;
     struct prof_parts *parts;
@@ -305,7 +490,19 @@ enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
     struct prof_csv_writer w;
     struct prof_run_sink sink;
     prof_csv_writer_init(&w, &sink, out);
-    err = prof_parts_emit(parts, &sink);
+    struct split s = {.parts = parts, .opts = opts, .head = &w, .head_sink = &sink, .tmp_rd = -1};
+    if (split_wanted(parts, out, opts, &s.cut)) {
+        split_start(&s);
+        err = prof_parts_emit_head(parts, &sink, &s.cut, join_tail, &s);
+        if (s.started && !s.joined) /* the head failed before join_tail */
+            pthread_join(s.thread, NULL);
+        if (s.tmp)
+            fclose(s.tmp);
+        if (s.tmp_rd >= 0)
+            close(s.tmp_rd);
+    } else {
+        err = prof_parts_emit(parts, &sink);
+    }
     enum prof_error fin = prof_csv_writer_finish(&w);
     if (err == PROF_OK)
         err = fin;

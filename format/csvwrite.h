@@ -53,4 +53,40 @@ enum prof_error prof_csv_writer_finish(struct prof_csv_writer *w);
 enum prof_error prof_assemble(const char *const *paths, size_t count, FILE *out,
                               const struct prof_run_override *ov);
 
+/* Whether prof_assemble_split writes the run file on two threads. */
+enum prof_split_mode {
+    PROF_SPLIT_AUTO,  /* when the parts are large and a CPU is idle (cpuload.h) */
+    PROF_SPLIT_NEVER, /* one thread, as prof_assemble */
+    PROF_SPLIT_ALWAYS /* whenever the rows can be cut (assemble.h): tests and benchmarks */
+};
+
+/* Failures a test injects into the split (bits of prof_split_opts.faults): each must leave the
+   same run file, written by the fallback. */
+#define PROF_SPLIT_FAULT_THREAD 1u      /* the second thread cannot be started */
+#define PROF_SPLIT_FAULT_KERNEL_COPY 2u /* copy_file_range is missing: read and write */
+#define PROF_SPLIT_FAULT_APPEND 4u      /* the second thread's text cannot be appended */
+
+struct prof_split_opts {
+    enum prof_split_mode mode;
+    /* The folder of the second thread's temporary file: out's, so that the kernel copies it
+       within one file system. The file is removed as soon as it is created. */
+    const char *dir;
+    /* Called by the second thread first (1) and last (0): the collector marks it as its own. */
+    void (*thread_hook)(int begin);
+    unsigned faults; /* PROF_SPLIT_FAULT_*: tests only, 0 otherwise */
+};
+
+/*
+ * prof_assemble, with the events rows formatted on two threads when opts allow: the calling
+ * thread writes the rows before a cut near the middle of the parts' bytes straight to out,
+ * a second thread those after it to a temporary file in opts->dir, which is then appended to
+ * out (copy_file_range) and closed. The run file is byte for byte the one prof_assemble writes.
+ * Any failure of the split (thread, temporary file, copy) falls back to the calling thread,
+ * which then writes the rest itself. out must be a regular file for the split (anything else
+ * gets one thread). opts NULL: as prof_assemble. Returns as prof_assemble.
+ */
+enum prof_error prof_assemble_split(const char *const *paths, size_t count, FILE *out,
+                                    const struct prof_run_override *ov,
+                                    const struct prof_split_opts *opts);
+
 #endif /* PROF_CSVWRITE_H */

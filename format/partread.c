@@ -53,23 +53,33 @@ static int read_payload(struct prof_part_reader *r, size_t len, size_t left)
     return 1;
 }
 
-/* Read the next chunk into the reader's buffer. */
+/* Read the next chunk into the reader's buffer, passing over those the window leaves out. */
 int prof_part_next(struct prof_part_reader *r, uint32_t *type, const unsigned char **payload,
                    size_t *len)
 {
     uint32_t head[2];
-    size_t got = fread(head, 1, sizeof head, r->f);
-    if (got < sizeof head) {
-        if (ferror(r->f))
-            return -1;
-        if (got > 0)
+    size_t left;
+    for (;;) {
+        size_t got = fread(head, 1, sizeof head, r->f);
+        if (got < sizeof head) {
+            if (ferror(r->f))
+                return -1;
+            if (got > 0)
+                r->truncated = 1;
+            return 0;
+        }
+        left = bytes_left(r->f);
+        if (head[1] > PART_MAX_PAYLOAD || (left != SIZE_MAX && head[1] > left)) {
             r->truncated = 1;
-        return 0;
-    }
-    size_t left = bytes_left(r->f);
-    if (head[1] > PART_MAX_PAYLOAD || (left != SIZE_MAX && head[1] > left)) {
-        r->truncated = 1;
-        return 0;
+            return 0;
+        }
+        if (!r->skip_type || head[0] != r->skip_type)
+            break;
+        uint64_t k = r->seen++;
+        if (k >= r->keep_from && k < r->keep_to)
+            break;
+        if (fseeko(r->f, (off_t)head[1], SEEK_CUR) != 0)
+            return -1;
     }
     int rc = read_payload(r, head[1], left);
     if (rc <= 0) {

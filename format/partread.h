@@ -17,6 +17,10 @@ struct prof_part_reader {
     unsigned char *payload;
     size_t cap;
     int truncated; /* set when the last chunk was cut short (killed run) */
+    /* Optional: chunks of type skip_type are counted (seen), and those outside
+       [keep_from, keep_to) of that count are passed over unread, with a seek. 0: none. */
+    uint32_t skip_type;
+    uint64_t keep_from, keep_to, seen;
 };
 
 /* Read the next chunk: 1 and type/payload/len set, 0 at the end, -1 on a read error. */

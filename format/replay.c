@@ -81,7 +81,10 @@ static inline __attribute__((always_inline)) void leave(struct prof_replay *r)
         return;
     }
     if (r->scan) {
-        r->depth--;
+        /* The parent's child time too: a mark (prof_replay_mark) hands it to the second half. */
+        struct prof_replay_frame *f = &r->stack[--r->depth];
+        if (r->depth > 0)
+            r->stack[r->depth - 1].child += r->clock - f->start;
         r->instances++;
         return;
     }
@@ -185,6 +188,48 @@ void prof_replay_finish(struct prof_replay *r)
             r->emit(r->ctx, &row);
     }
     r->npending = 0;
+}
+
+/* Copy what a replay between two chunks needs to resume there. */
+enum prof_error prof_replay_mark(const struct prof_replay *r, struct prof_replay_mark *m)
+{
+    memset(m, 0, sizeof *m);
+    m->stack = malloc((r->depth ? r->depth : 1) * sizeof *m->stack);
+    if (!m->stack)
+        return PROF_ERR_NOMEM;
+    if (r->depth)
+        memcpy(m->stack, r->stack, r->depth * sizeof *m->stack);
+    m->depth = r->depth;
+    m->clock = r->clock;
+    memcpy(m->pending, r->pending, sizeof m->pending);
+    m->npending = r->npending;
+    return PROF_OK;
+}
+
+/* Resume at a mark. The Nested counts are those of the open regions: an instance is nested
+   when one with the same text (canon) is open below it, which the stack alone tells. */
+enum prof_error prof_replay_resume(struct prof_replay *r, const struct prof_replay_mark *m)
+{
+    if (r->depth != 0 || r->npending != 0)
+        return PROF_ERR_ARGUMENT;
+    r->clock = m->clock;
+    memcpy(r->pending, m->pending, sizeof r->pending);
+    r->npending = m->npending;
+    for (size_t i = 0; i < m->depth; i++) {
+        enum prof_error e = enter(r, m->stack[i].id);
+        if (e != PROF_OK)
+            return e;
+        r->stack[i].start = m->stack[i].start;
+        r->stack[i].child = m->stack[i].child;
+    }
+    return PROF_OK;
+}
+
+/* Free a mark's copy of the stack. */
+void prof_replay_mark_release(struct prof_replay_mark *m)
+{
+    free(m->stack);
+    memset(m, 0, sizeof *m);
 }
 
 /* Free the replay's memory. */

@@ -53,4 +53,22 @@ enum prof_error prof_replay_words(struct prof_replay *r, const uint32_t *w, size
 void prof_replay_finish(struct prof_replay *r);
 void prof_replay_release(struct prof_replay *r);
 
+/* A replay's state between two chunks: enough for a second replay to go on from there and emit
+   the rows the first would have emitted next (assemble.c's cut of a part in two). A scan's
+   marks are as good as a full replay's. The mark owns its copy of the stack. */
+struct prof_replay_mark {
+    uint64_t clock;
+    struct prof_replay_frame *stack; /* bottom first; nested is not kept */
+    size_t depth;
+    uint32_t pending[3];
+    size_t npending;
+};
+
+/* Copy r's state into m (PROF_ERR_NOMEM). */
+enum prof_error prof_replay_mark(const struct prof_replay *r, struct prof_replay_mark *m);
+/* Give a replay that has read no words the state of m; its nids and canon must already cover
+   the ids of m's open regions. PROF_ERR_FORMAT (an id it does not know), PROF_ERR_NOMEM. */
+enum prof_error prof_replay_resume(struct prof_replay *r, const struct prof_replay_mark *m);
+void prof_replay_mark_release(struct prof_replay_mark *m);
+
 #endif /* PROF_REPLAY_H */

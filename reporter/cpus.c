@@ -2,10 +2,9 @@
  * cpus.c - the number of CPUs profreport may use: what a taskset or a container allows, not
  * what the machine has, so that a job confined to one CPU does not fight itself.
  */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "cpus.h"
+#include "cpuload.h"
 
-#include <sched.h>
 #include <stdlib.h>
 
 /* The number set in PROFREPORT_THREADS, or 0; see cpus.h. */
@@ -28,11 +27,5 @@ int rep_threads(void)
     int n = rep_threads_asked();
     if (n)
         return n;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        n = CPU_COUNT(&set);
-        if (n >= 1)
-            return n;
-    }
-    return 1;
+    return prof_cpus_allowed();
 }

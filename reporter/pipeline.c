@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* fopencookie */
 #include "pipeline.h"
 #include "batch.h"
+#include "cpuload.h"
 #include "cpus.h"
 #include "util.h"
 
@@ -42,20 +43,6 @@ struct pipeline {
     size_t replaying; /* the model thread's input index + 1 */
 };
 
-/* The tasks running or ready to run on the machine now, this one included (the fourth field
-   of /proc/loadavg, "runnable/total"); 1 when it cannot be read. */
-static int runnable_now(void)
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    int runnable = 1;
-    if (f) {
-        if (fscanf(f, "%*s %*s %*s %d/", &runnable) != 1)
-            runnable = 1;
-        fclose(f);
-    }
-    return runnable;
-}
-
 /* Whether in[0..n) is worth two threads, by PROFREPORT_THREADS (cpus.h), the CPUs and the
    sizes. */
 int pipeline_wanted(const struct input *in, size_t n)
@@ -80,7 +67,7 @@ int pipeline_wanted(const struct input *in, size_t n)
     if (asked >= 2)
         return 1;
     int cpus = rep_threads();
-    return cpus >= 2 && bytes >= (off_t)PIPELINE_MIN_BYTES && runnable_now() < cpus;
+    return cpus >= 2 && bytes >= (off_t)PIPELINE_MIN_BYTES && prof_runnable_now() < cpus;
 }
 
 /* The reader's swap: queue the full batch for the model, then take an empty one (waiting

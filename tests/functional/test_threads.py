@@ -13,7 +13,8 @@ import select
 import signal
 import subprocess
 
-from conftest import clean_env, fresh_dir, parse_run, program, run_program
+from conftest import (check_events_structure, clean_env, fresh_dir, parse_run, program,
+                      run_program)
 from reporter_helpers import UNITS_NS, Book, csv_bytes, must_run
 
 MS = 60
@@ -134,3 +135,18 @@ def test_a_killed_runs_threads_keep_their_cpu_time_up_to_their_last_write(tmp_pa
     assert t["main"]["State"] == "incomplete"
     for r in t.values():
         assert r["cpu"] is not None and 0 < r["cpu"] <= r["wall"] + 1e6
+
+
+def test_two_writer_threads_leave_one_complete_run_file_and_nothing_else(tmp_path):
+    # PROFILER_WRITE_THREADS=2: the run file is cut in two at exit even though it is small; the
+    # second thread's temporary file is gone, and every row is there once, in order.
+    folder = fresh_dir(tmp_path)
+    proc, files = run_program(tmp_path, "threads", "3", "20000", profile_dir=folder,
+                              env={"PROFILER_WRITE_THREADS": "2"})
+    assert not proc.stderr, proc.stderr
+    assert [p.name for p in folder.iterdir()] == [files[0].name]
+    run = parse_run(files[0])
+    check_events_structure(run)
+    assert len(run.rows_of("work")) == 3 * 20000
+    threads = [int(r["Thread"]) for r in run.rows]
+    assert threads == sorted(threads)

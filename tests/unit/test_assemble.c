@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -737,11 +738,219 @@ static void writer_matches_a_plain_reference(void **state)
     }
 }
 
+/* A part for the split: many chunks, regions open across its middle and never stopped, a stray
+   stop, a hidden-children record, an id defined after the middle; bad_memory puts a damaged
+   memory chunk in its second half, where the serial reading stops. Returns the path. */
+static char *split_part(unsigned thread, uint64_t seed, size_t nwords, int bad_memory)
+{
+    const char *ids[] = {"main", "parse,\"q\"", "a region name longer than sixteen bytes", "load",
+                         "load"};
+    char *path = make_part(thread, "worker", ids, 5, NULL, 0, NULL);
+    uint32_t *w = malloc(2 * nwords * sizeof *w + 64);
+    assert_non_null(w);
+    size_t n = 0;
+    w[n++] = PROF_W_EXIT | 3; /* a stop with nothing open */
+    w[n++] = 0;               /* main and load: open from here to the end */
+    w[n++] = 1;
+    w[n++] = 3;
+    w[n++] = 2;
+    n += random_words(w + n, nwords * 6 / 10, 5, seed);
+    w[n++] = PROF_W_HIDDEN;
+    w[n++] = 0;
+    w[n++] = 77;
+    size_t first = n;
+    n += random_words(w + n, nwords - n, 6, seed + 1); /* uses id 5, defined after the middle */
+    int fd = open(path, O_WRONLY | O_APPEND);
+    for (size_t off = 0; off < first; off += 4099) /* chunks end inside records */
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_EVENTS, w + off,
+                                         4 * (first - off < 4099 ? first - off : 4099)),
+                         0);
+    uint32_t def[3] = {5, 1, 0};
+    memcpy(&def[2], "x", 1);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_IDS, def, 9), 0);
+    for (size_t off = first; off < n; off += 4099) {
+        assert_int_equal(
+            prof_part_write(fd, PROF_CHUNK_EVENTS, w + off, 4 * (n - off < 4099 ? n - off : 4099)),
+            0);
+        if (bad_memory && off - first >= 4 * 4099 && off - first < 5 * 4099)
+            assert_int_equal(prof_part_write(fd, PROF_CHUNK_MEMORY, "short", 5), 0);
+    }
+    unsigned char rec[PROF_MEM_RECORD];
+    uint32_t idx = 3;
+    uint64_t cb[2] = {2, 300};
+    memcpy(rec, &idx, 4);
+    memcpy(rec + 4, cb, 16);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_MEMORY, rec, sizeof rec), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+    free(w);
+    return path;
+}
+
+/* The whole content of a file (caller frees), its length through len. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    struct prof_sbuf b = {0};
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        prof_sbuf_add(&b, buf, n);
+    fclose(f);
+    *len = b.len;
+    prof_sbuf_char(&b, 0);
+    assert_false(b.failed);
+    return b.data;
+}
+
+/* Number of entries in folder dir, besides . and .. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Write the run file of paths into dir/run.csv, one thread (opts NULL) or as opts say; returns
+   its text (caller frees) and removes it, leaving dir as it was. */
+static char *write_run(const char *dir, const char *const *paths, size_t n,
+                       const struct prof_split_opts *opts, size_t *len)
+{
+    char file[4200];
+    snprintf(file, sizeof file, "%s/run.csv", dir);
+    FILE *out = fopen(file, "wb");
+    assert_non_null(out);
+    struct prof_run_override ov = {2000, 5, 1, NULL, 0, NULL, 0};
+    assert_int_equal(prof_assemble_split(paths, n, out, &ov, opts), PROF_OK);
+    assert_int_equal(fclose(out), 0);
+    /* Nothing of the second thread's is left beside the run file. */
+    assert_int_equal(entries(dir), 1);
+    char *text = slurp(file, len);
+    unlink(file);
+    return text;
+}
+
+/* Sets of parts for the split: one part (cut inside it, regions open across the cut), three
+   parts in no order of thread number (cut inside or between them), two alike (cut between
+   them), and a part whose reading stops at damage after the cut. */
+struct split_case {
+    size_t n;
+    unsigned thread[3];
+    size_t words[3];
+    int bad_memory[3];
+};
+static const struct split_case split_cases[] = {
+    {1, {1}, {60000}, {0}},
+    {3, {3, 1, 2}, {30000, 50000, 20000}, {0, 0, 0}},
+    {2, {1, 2}, {40000, 40000}, {0, 0}},
+    {2, {1, 2}, {20000, 60000}, {0, 1}},
+    {1, {7}, {60000}, {1}},
+};
+
+/* Calls of the second thread's hook: each split that ran on two threads adds 2. */
+static int hook_calls;
+static void count_hook(int begin)
+{
+    (void)begin;
+    __atomic_add_fetch(&hook_calls, 1, __ATOMIC_RELAXED);
+}
+
+/* Two threads write, byte for byte, the run file one thread writes, wherever the cut falls. */
+static void split_writes_the_serial_bytes(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/prof-split-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (size_t c = 0; c < sizeof split_cases / sizeof split_cases[0]; c++) {
+        const struct split_case *sc = &split_cases[c];
+        char *paths[3];
+        for (size_t i = 0; i < sc->n; i++)
+            paths[i] = split_part(sc->thread[i], 11 + c * 3 + i, sc->words[i], sc->bad_memory[i]);
+        const char *const *pp = (const char *const *)paths;
+        /* There is a place to cut: inside the part when there is one. */
+        struct prof_parts *parts;
+        struct prof_parts_cut cut;
+        assert_int_equal(prof_parts_open(pp, sc->n, NULL, &parts), PROF_OK);
+        assert_true(prof_parts_cut(parts, &cut));
+        if (sc->n == 1)
+            assert_true(cut.chunks > 0);
+        if (c == 2)
+            assert_true(cut.at == 1 && cut.chunks == 0);
+        prof_parts_free(parts);
+
+        size_t len1, len2;
+        char *serial = write_run(dir, pp, sc->n, NULL, &len1);
+        struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, dir, count_hook, 0};
+        __atomic_store_n(&hook_calls, 0, __ATOMIC_RELAXED);
+        char *split = write_run(dir, pp, sc->n, &opts, &len2);
+        assert_int_equal(__atomic_load_n(&hook_calls, __ATOMIC_RELAXED), 2); /* it ran */
+        /* The input holds what the test is about. */
+        assert_non_null(strstr(serial, "\nmain,,")); /* main, never stopped */
+        assert_non_null(strstr(serial, "Warning,stray-stop,"));
+        assert_non_null(strstr(serial, "\nx,")); /* the id defined after the middle */
+        assert_non_null(strstr(serial, ",1\n")); /* nested */
+        if (!sc->bad_memory[0])                  /* the memory section, after the rows */
+            assert_non_null(strstr(serial, "region-bytes,"));
+        else /* the damage hides the end of the part */
+            assert_null(strstr(serial, "region-bytes,7,"));
+        assert_true(len1 > 500000);
+        assert_int_equal(len1, len2);
+        assert_memory_equal(serial, split, len1);
+        free(serial);
+        free(split);
+        for (size_t i = 0; i < sc->n; i++) {
+            unlink(paths[i]);
+            free(paths[i]);
+        }
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* When the split fails (no second thread, no temporary file, no copy in the kernel, no copy at
+   all) the run file is still the serial one, and nothing is left behind. */
+static void split_failures_fall_back_to_one_thread(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/prof-split-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *paths[2] = {split_part(1, 5, 50000, 0), split_part(2, 6, 30000, 0)};
+    const char *const *pp = (const char *const *)paths;
+    size_t len1, len2;
+    char *serial = write_run(dir, pp, 2, NULL, &len1);
+    const unsigned faults[] = {PROF_SPLIT_FAULT_THREAD, PROF_SPLIT_FAULT_KERNEL_COPY,
+                               PROF_SPLIT_FAULT_APPEND, 0};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        /* The last: a folder for the temporary file that does not exist. */
+        char missing[sizeof dir + 16];
+        snprintf(missing, sizeof missing, "%s/missing", dir);
+        struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, faults[i] ? dir : missing, NULL,
+                                       faults[i]};
+        char *split = write_run(dir, pp, 2, &opts, &len2);
+        assert_int_equal(len1, len2);
+        assert_memory_equal(serial, split, len1);
+        free(split);
+    }
+    free(serial);
+    for (int i = 0; i < 2; i++) {
+        unlink(paths[i]);
+        free(paths[i]);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parts_merge_into_one_run_file),
         cmocka_unit_test(writer_matches_a_plain_reference),
+        cmocka_unit_test(split_writes_the_serial_bytes),
+        cmocka_unit_test(split_failures_fall_back_to_one_thread),
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(cpu_chunks_become_thread_cpu_records),
         cmocka_unit_test(summary_records_become_rows),

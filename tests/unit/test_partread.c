@@ -28,7 +28,7 @@ static void chunks_read_back_in_order(void **state)
     assert_int_equal(prof_part_write2(fd, PROF_CHUNK_EVENTS, "abcd", 4, "efgh", 4), 0);
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "", 0), 0);
     rewind(f);
-    struct prof_part_reader r = {f, NULL, 0, 0};
+    struct prof_part_reader r = {.f = f};
     uint32_t type;
     const unsigned char *p;
     size_t len;
@@ -44,6 +44,37 @@ static void chunks_read_back_in_order(void **state)
     assert_int_equal(type, PROF_CHUNK_END);
     assert_int_equal(len, 0);
     assert_int_equal(prof_part_next(&r, &type, &p, &len), 0);
+    assert_false(r.truncated);
+    prof_part_reader_release(&r);
+    fclose(f);
+}
+
+/* With a window, chunks of its type outside it are passed over: the others, and those inside
+   it, come back in order. */
+static void chunks_outside_the_window_are_passed_over(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    int fd = fileno(f);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_HEADER, "k\0v", 4), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_EVENTS, "e0", 2), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_IDS, "i", 1), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_EVENTS, "e1", 2), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_EVENTS, "e2", 2), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_EVENTS, "e3", 2), 0);
+    rewind(f);
+    struct prof_part_reader r = {
+        .f = f, .skip_type = PROF_CHUNK_EVENTS, .keep_from = 1, .keep_to = 3};
+    const char *expect[] = {"k", "i", "e1", "e2"};
+    uint32_t type;
+    const unsigned char *p;
+    size_t len;
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(prof_part_next(&r, &type, &p, &len), 1);
+        assert_memory_equal(p, expect[i], strlen(expect[i]));
+    }
+    assert_int_equal(prof_part_next(&r, &type, &p, &len), 0);
+    assert_int_equal(r.seen, 4);
     assert_false(r.truncated);
     prof_part_reader_release(&r);
     fclose(f);
@@ -71,7 +102,7 @@ static void cut_chunk_is_detected(void **state)
         prof_part_write(fd, PROF_CHUNK_EVENTS, "0123456789abcdef", 16);
         assert_int_equal(ftruncate(fd, keep + cut), 0);
         rewind(f);
-        struct prof_part_reader r = {f, NULL, 0, 0};
+        struct prof_part_reader r = {.f = f};
         uint32_t type;
         const unsigned char *p;
         size_t len;
@@ -91,7 +122,7 @@ static void absurd_length_is_damage(void **state)
     uint32_t head[2] = {PROF_CHUNK_EVENTS, 0xfffffff0u};
     fwrite(head, 1, sizeof head, f);
     rewind(f);
-    struct prof_part_reader r = {f, NULL, 0, 0};
+    struct prof_part_reader r = {.f = f};
     uint32_t type;
     const unsigned char *p;
     size_t len;
@@ -110,7 +141,7 @@ static void length_beyond_the_file_allocates_nothing_big(void **state)
     fwrite(head, 1, sizeof head, f);
     fwrite("0123456789", 1, 10, f);
     rewind(f);
-    struct prof_part_reader r = {f, NULL, 0, 0};
+    struct prof_part_reader r = {.f = f};
     uint32_t type;
     const unsigned char *p;
     size_t len;
@@ -134,7 +165,7 @@ static void length_beyond_a_pipe_allocates_only_what_arrives(void **state)
     assert_int_equal(write(fds[1], data, sizeof data), sizeof data);
     close(fds[1]);
     FILE *f = fdopen(fds[0], "rb");
-    struct prof_part_reader r = {f, NULL, 0, 0};
+    struct prof_part_reader r = {.f = f};
     uint32_t type;
     const unsigned char *p;
     size_t len;
@@ -170,7 +201,7 @@ static void large_chunk_reads_back_from_a_pipe(void **state)
     }
     close(fds[1]);
     FILE *f = fdopen(fds[0], "rb");
-    struct prof_part_reader r = {f, NULL, 0, 0};
+    struct prof_part_reader r = {.f = f};
     uint32_t type;
     const unsigned char *p;
     size_t len;
@@ -199,6 +230,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chunks_read_back_in_order),
+        cmocka_unit_test(chunks_outside_the_window_are_passed_over),
         cmocka_unit_test(chunk_types_spell_their_names),
         cmocka_unit_test(cut_chunk_is_detected),
         cmocka_unit_test(absurd_length_is_damage),
