@@ -13,6 +13,8 @@ import select
 import signal
 import subprocess
 
+import pytest
+
 from conftest import (check_events_structure, clean_env, fresh_dir, parse_run, program,
                       run_program)
 from reporter_helpers import UNITS_NS, Book, csv_bytes, must_run
@@ -150,3 +152,17 @@ def test_two_writer_threads_leave_one_complete_run_file_and_nothing_else(tmp_pat
     assert len(run.rows_of("work")) == 3 * 20000
     threads = [int(r["Thread"]) for r in run.rows]
     assert threads == sorted(threads)
+
+
+@pytest.mark.parametrize("value", ["3", "two", "1 "])
+def test_a_bad_writer_thread_count_is_named_and_the_run_file_is_still_whole(tmp_path, value):
+    # PROFILER_WRITE_THREADS other than 1 or 2: one warning naming the value, then the choice is
+    # made at exit as if it were unset; the program's rows are all written.
+    folder = fresh_dir(tmp_path)
+    proc, files = run_program(tmp_path, "threads", "2", "1000", profile_dir=folder,
+                              env={"PROFILER_WRITE_THREADS": value})
+    assert f"PROFILER_WRITE_THREADS='{value}' is not 1 or 2".encode() in proc.stderr
+    assert [p.name for p in folder.iterdir()] == [files[0].name]
+    run = parse_run(files[0])
+    check_events_structure(run)
+    assert len(run.rows_of("work")) == 2 * 1000
