@@ -13,7 +13,8 @@
 #   make format-check / make format
 #
 # Variables: SAN=address,undefined|thread (sanitizer build in build/san-*), WERROR=-Werror,
-# CFLAGS (default -O2 -g), PREFIX, DESTDIR, FUZZ_TIME, FUZZ_SMOKE_TIME (default 10).
+# CFLAGS (default -O2 -g), PREFIX, DESTDIR, FUZZ_TIME, FUZZ_SMOKE_TIME (default 10),
+# CHECK_JOBS (make check's parallel builds; default: the CPUs).
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -109,7 +110,7 @@ PLAIN_SRC := $(wildcard tests/plain/*.c)
 PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
-	format format-check deps fuzz fuzz-smoke FORCE
+	format format-check deps fuzz fuzz-smoke test-bins FORCE
 
 all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
 
@@ -273,10 +274,20 @@ functional: all $(PROGRAM_BINS) $(AUTO_PROG_BINS) $(PLAIN_BINS)
 
 test: all unit functional
 
+# Everything test runs, built (make check builds it on every CPU first, then runs the tests
+# one at a time: some of them measure time and want the machine to themselves).
+test-bins: all $(UNIT_BINS) $(PROGRAM_BINS) $(AUTO_PROG_BINS) $(PLAIN_BINS)
+
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 check: deps
+	$(MAKE) -j$(CHECK_JOBS) WERROR=-Werror test-bins
 	$(MAKE) WERROR=-Werror test
+	$(MAKE) -j$(CHECK_JOBS) WERROR=-Werror SAN=address,undefined test-bins
 	$(MAKE) WERROR=-Werror SAN=address,undefined test
+	$(MAKE) -j$(CHECK_JOBS) WERROR=-Werror SAN=thread test-bins
 	$(MAKE) WERROR=-Werror SAN=thread test
+	$(MAKE) -j$(CHECK_JOBS) WERROR=-Werror $(FUZZ_BINS)
 	$(MAKE) WERROR=-Werror fuzz-smoke
 	$(MAKE) format-check
 	@echo "make check: all tests passed"

@@ -195,7 +195,10 @@ def test_regions_in_a_signal_handler_never_deadlock_and_are_all_accounted(tmp_pa
     env = {"TSAN_OPTIONS": "report_signal_unsafe=0"} if "thread" in SAN else None
     # A sanitizer's handler can take longer than 20 us: signals would then starve the loop.
     interval = 100 if SAN else 20
-    proc, run = run_once(tmp_path, "signals", variant, scaled(100000), interval, env=env,
+    # Under ASan the loop is about 10 times slower too: 30000 iterations still take thousands
+    # of signals (and keep make check's three builds within its time).
+    loops = 30000 if "address" in SAN else scaled(100000)
+    proc, run = run_once(tmp_path, "signals", variant, loops, interval, env=env,
                          timeout=30)
     m = re.fullmatch(rb"main (\d+) handled (\d+)\n", proc.stdout)
     assert m, proc.stdout
