@@ -6,26 +6,13 @@
 #ifndef PROFREPORT_TEST_CORPUS_H
 #define PROFREPORT_TEST_CORPUS_H
 
-#include "strbuf.h"
+#include "files.h"
 
 #include <dirent.h>
 #include <stdio.h>
 
 /* Called with each file's path and whole text (text is "" for an empty file). */
 typedef void (*corpus_fn)(const char *path, const char *text, size_t len, void *ctx);
-
-/* Read the file at path whole into b. */
-static inline void corpus_read(const char *path, struct prof_sbuf *b)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        prof_sbuf_add(b, buf, n);
-    fclose(f);
-    assert_false(b->failed);
-}
 
 /* Call fn with every file (names starting with '.' aside) of the folders dirs[0..ndirs);
    returns how many there were. */
@@ -42,7 +29,7 @@ static inline size_t corpus_each(const char *const *dirs, size_t ndirs, corpus_f
             char path[512];
             snprintf(path, sizeof path, "%s/%s", dirs[d], e->d_name);
             struct prof_sbuf text = {0};
-            corpus_read(path, &text);
+            file_read_into(path, &text);
             fn(path, text.data ? text.data : "", text.len, ctx);
             prof_sbuf_release(&text);
             files++;

@@ -16,6 +16,7 @@
 
 #include "assemble.h"
 #include "csvwrite.h"
+#include "files.h"
 #include "format.h"
 #include "partwrite.h"
 #include "strbuf.h"
@@ -787,36 +788,6 @@ static char *split_part(unsigned thread, uint64_t seed, size_t nwords, int bad_m
     return path;
 }
 
-/* The whole content of a file (caller frees), its length through len. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    struct prof_sbuf b = {0};
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        prof_sbuf_add(&b, buf, n);
-    fclose(f);
-    *len = b.len;
-    prof_sbuf_char(&b, 0);
-    assert_false(b.failed);
-    return b.data;
-}
-
-/* Number of entries in folder dir, besides . and .. */
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* Write the run file of paths into dir/run.csv, one thread (opts NULL) or as opts say; returns
    its text (caller frees) and removes it, leaving dir as it was. */
 static char *write_run(const char *dir, const char *const *paths, size_t n,
@@ -830,8 +801,8 @@ static char *write_run(const char *dir, const char *const *paths, size_t n,
     assert_int_equal(prof_assemble_split(paths, n, out, &ov, opts), PROF_OK);
     assert_int_equal(fclose(out), 0);
     /* Nothing of the second thread's is left beside the run file. */
-    assert_int_equal(entries(dir), 1);
-    char *text = slurp(file, len);
+    assert_int_equal(dir_entries(dir), 1);
+    char *text = file_read(file, len);
     unlink(file);
     return text;
 }

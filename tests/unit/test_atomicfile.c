@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "files.h"
 #include "util.h"
 
 /* A fresh empty folder under /tmp for one test (the caller removes it). */
@@ -36,19 +37,6 @@ static const char *in(const char *dir, const char *name)
     k ^= 1;
     snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
     return buf[k];
-}
-
-/* Entries of dir other than . and .. */
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
 }
 
 /* The whole content of a small file. */
@@ -81,7 +69,7 @@ static void commit_renames_the_temporary_over_the_target(void **state)
     assert_string_equal(slurp(target), "old");
     assert_int_equal(atomicfile_commit(&a, &why), 0);
     assert_string_equal(slurp(target), "new");
-    assert_int_equal(entries(d), 1);
+    assert_int_equal(dir_entries(d), 1);
     free(target);
     atomicfile_remove_dir(d);
     free(d);
@@ -105,13 +93,13 @@ static void commit_new_never_replaces_a_file(void **state)
     assert_int_equal(why.code, REP_ERR_OUTPUT);
     assert_non_null(strstr(why.msg, "it exists (not replaced)"));
     assert_string_equal(slurp(target), "other");
-    assert_int_equal(entries(d), 1); /* the temporary is gone */
+    assert_int_equal(dir_entries(d), 1); /* the temporary is gone */
     unlink(target);
     assert_int_equal(atomicfile_open(&a, target, &why), 0);
     assert_int_equal(write(a.fd, "new", 3), 3);
     assert_int_equal(atomicfile_commit_new(&a, &why), 0);
     assert_string_equal(slurp(target), "new");
-    assert_int_equal(entries(d), 1);
+    assert_int_equal(dir_entries(d), 1);
     free(target);
     atomicfile_remove_dir(d);
     free(d);
@@ -131,7 +119,7 @@ static void discard_leaves_nothing(void **state)
     fclose(f);
     atomicfile_discard(&a);
     atomicfile_discard(&a); /* twice is harmless */
-    assert_int_equal(entries(d), 0);
+    assert_int_equal(dir_entries(d), 0);
     atomicfile_remove_dir(d);
     free(d);
 }
@@ -154,7 +142,7 @@ static void non_regular_target_is_refused(void **state)
     struct stat st;
     assert_int_equal(lstat(fifo, &st), 0);
     assert_true(S_ISFIFO(st.st_mode));
-    assert_int_equal(entries(d), 1);
+    assert_int_equal(dir_entries(d), 1);
     atomicfile_remove_dir(d);
     free(d);
 }
@@ -171,7 +159,7 @@ static void target_checked_again_at_commit(void **state)
     assert_int_equal(mkfifo(target, 0600), 0);
     assert_int_equal(atomicfile_commit(&a, &why), -1);
     assert_non_null(strstr(why.msg, "not a regular file"));
-    assert_int_equal(entries(d), 1); /* the FIFO; the temporary is gone */
+    assert_int_equal(dir_entries(d), 1); /* the FIFO; the temporary is gone */
     atomicfile_remove_dir(d);
     free(d);
 }
@@ -213,7 +201,7 @@ static void copy_copies_and_reports_a_missing_source(void **state)
     assert_string_equal(slurp(in(d, "dst")), "picture");
     assert_int_equal(atomicfile_copy(in(d, "none"), in(d, "dst2"), &why), -1);
     assert_non_null(strstr(why.msg, "cannot read"));
-    assert_int_equal(entries(d), 2);
+    assert_int_equal(dir_entries(d), 2);
     atomicfile_remove_dir(d);
     free(d);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "charts.h"
+#include "files.h"
 #include "util.h"
 
 /* Each test's private folders: data files, chart output, and templates of its own. */
@@ -155,19 +156,6 @@ static void assert_png_and_svg(const char *base)
     free(svg);
 }
 
-/* Number of entries in dir besides . and .. */
-static int count_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* Processes whose command line mentions text (a test's private folder), from /proc. */
 static int processes_mentioning(const char *text)
 {
@@ -239,8 +227,8 @@ static void callcost_renders_png_and_svg(void **state)
     assert_int_equal(render(f, &env, "callcost", &t, &why), 0);
     assert_png_and_svg(f->base);
     /* The data file is gone and no temporary output is left: just chart.png and chart.svg. */
-    assert_int_equal(count_files(f->work), 0);
-    assert_int_equal(count_files(f->out), 2);
+    assert_int_equal(dir_entries(f->work), 0);
+    assert_int_equal(dir_entries(f->out), 2);
 }
 
 /* compare: label, change %, low, high, verdict; growth, shrinkage, and no interval. */
@@ -586,7 +574,7 @@ static void missing_template_fails_with_message(void **state)
     struct rep_error why;
     assert_int_equal(render(f, &env, "nosuch", &t, &why), -1);
     assert_non_null(strstr(why.msg, "nosuch.gp"));
-    assert_int_equal(count_files(f->out), 0);
+    assert_int_equal(dir_entries(f->out), 0);
 }
 
 /* Template names are plain names: no path separators, nothing to climb out of the folder. */
@@ -622,8 +610,8 @@ static void endless_template_is_killed_at_time_limit(void **state)
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     assert_true(s >= 0.9 && s < 5);
     assert_non_null(strstr(why.msg, "time limit"));
-    assert_int_equal(count_files(f->out), 0);
-    assert_int_equal(count_files(f->work), 0);
+    assert_int_equal(dir_entries(f->out), 0);
+    assert_int_equal(dir_entries(f->work), 0);
     /* Killed, not left running: no process is still reading the test's template. */
     assert_int_equal(processes_left(f->tpl), 0);
 }
@@ -667,7 +655,7 @@ static void svg_failure_leaves_no_png(void **state)
     struct rep_error why;
     assert_int_equal(render(f, &env, "pngonly", &t, &why), -1);
     assert_non_null(strstr(why.msg, "no svg today"));
-    assert_int_equal(count_files(f->out), 0);
+    assert_int_equal(dir_entries(f->out), 0);
 }
 
 /* A template gnuplot rejects fails with gnuplot's own message. */
@@ -684,7 +672,7 @@ static void failing_template_reports_gnuplot_message(void **state)
     assert_int_equal(render(f, &env, "broken", &t, &why), -1);
     assert_non_null(strstr(why.msg, "undefined variable: undefined_variable_xyz"));
     /* No half-written chart is left behind. */
-    assert_int_equal(count_files(f->out), 0);
+    assert_int_equal(dir_entries(f->out), 0);
 }
 
 /* A template that exits cleanly but draws nothing is a failure, not an empty picture. */
@@ -712,8 +700,8 @@ static void missing_gnuplot_is_reported(void **state)
     struct chart_table t = {3, 1, three_labels, v, NULL, NULL, 0};
     assert_int_equal(render(f, &env, "hitcount", &t, &why), -1);
     assert_non_null(strstr(why.msg, "gnuplot not found"));
-    assert_int_equal(count_files(f->out), 0);
-    assert_int_equal(count_files(f->work), 0);
+    assert_int_equal(dir_entries(f->out), 0);
+    assert_int_equal(dir_entries(f->work), 0);
 }
 
 /* A program that runs but is not gnuplot (it fails before the script's first line) is named
@@ -742,8 +730,8 @@ static void program_that_is_not_gnuplot_is_reported(void **state)
         n++;
     fclose(runs);
     assert_int_equal(n, 1);
-    assert_int_equal(count_files(f->out), 0);
-    assert_int_equal(count_files(f->work), 0);
+    assert_int_equal(dir_entries(f->out), 0);
+    assert_int_equal(dir_entries(f->work), 0);
 }
 
 /* Empty tables and block ends that do not partition the rows are refused. */
@@ -762,7 +750,7 @@ static void bad_tables_are_refused(void **state)
     assert_int_equal(render(f, &env, "hitcount", &t1, &why), -1);
     struct chart_table t2 = {3, 1, three_labels, v, NULL, repeated, 3};
     assert_int_equal(render(f, &env, "hitcount", &t2, &why), -1);
-    assert_int_equal(count_files(f->work), 0);
+    assert_int_equal(dir_entries(f->work), 0);
 }
 
 int main(void)

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "model.h"
 #include "rep_error.h"
 #include "workbook.h"
@@ -65,20 +66,6 @@ static char *book_path(char **dir)
     return p;
 }
 
-/* The workbook file's bytes (caller frees); *len gets their number. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    rewind(f);
-    char *b = malloc(*len ? *len : 1);
-    assert_int_equal(fread(b, 1, *len, f), *len);
-    fclose(f);
-    return b;
-}
-
 /* Worksheets in the archive: each member name is stored twice (its local header and the
    central directory), so the distinct sheets are half the occurrences. */
 static size_t sheet_count(const char *zip, size_t len)
@@ -100,7 +87,7 @@ static size_t sheets_of(struct model *m, const struct report_info *ri)
     struct rep_error e;
     assert_int_equal(workbook_write(path, m, ri, &e), 0);
     size_t len;
-    char *zip = slurp(path, &len);
+    char *zip = file_read(path, &len);
     assert_memory_equal(zip, "PK\3\4", 4);
     size_t n = sheet_count(zip, len);
     free(zip);
