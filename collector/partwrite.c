@@ -6,34 +6,7 @@
 
 #include "fileutil.h"
 
-#include <errno.h>
 #include <sys/uio.h>
-
-/* Write the iovecs completely, retrying after EINTR and short writes; 0 or an errno value. */
-static int write_all(int fd, struct iovec *iov, int n)
-{
-    while (n > 0) {
-        ssize_t w = writev(fd, iov, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        if (w == 0)
-            return EIO;
-        size_t left = (size_t)w;
-        while (n > 0 && left >= iov->iov_len) {
-            left -= iov->iov_len;
-            iov++;
-            n--;
-        }
-        if (n > 0) {
-            iov->iov_base = (char *)iov->iov_base + left;
-            iov->iov_len -= left;
-        }
-    }
-    return 0;
-}
 
 /* Write one chunk whose payload is a followed by b; a file-size limit is an error (EFBIG),
    never a signal to the host (fileutil.h). */
@@ -44,7 +17,7 @@ int prof_part_write2(int fd, uint32_t type, const void *a, size_t alen, const vo
         {head, sizeof head}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
     struct prof_xfsz_guard guard;
     prof_xfsz_hold(&guard);
-    int err = write_all(fd, iov, blen ? 3 : (alen ? 2 : 1));
+    int err = prof_writev_all(fd, iov, blen ? 3 : (alen ? 2 : 1));
     prof_xfsz_release(&guard);
     return err;
 }

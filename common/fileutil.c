@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,4 +155,37 @@ const char *prof_errno_text(int err)
 {
     const char *s = strerrordesc_np(err);
     return s ? s : "unknown error";
+}
+
+/* Write the iovecs completely; see fileutil.h. */
+int prof_writev_all(int fd, struct iovec *iov, int n)
+{
+    while (n > 0) {
+        ssize_t w = writev(fd, iov, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (w == 0)
+            return EIO;
+        size_t left = (size_t)w;
+        while (n > 0 && left >= iov->iov_len) {
+            left -= iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + left;
+            iov->iov_len -= left;
+        }
+    }
+    return 0;
+}
+
+/* Write all n bytes of buf; see fileutil.h. */
+int prof_write_all(int fd, const void *buf, size_t n)
+{
+    struct iovec iov = {(void *)(uintptr_t)buf, n};
+    return prof_writev_all(fd, &iov, 1);
 }

@@ -48,6 +48,14 @@ struct prof_xfsz_guard {
 void prof_xfsz_hold(struct prof_xfsz_guard *g);
 void prof_xfsz_release(const struct prof_xfsz_guard *g);
 
+/* Write the n iovecs completely, retrying after EINTR and short writes (iov is used up as it
+   goes); 0 or an errno value. */
+struct iovec;
+int prof_writev_all(int fd, struct iovec *iov, int n);
+
+/* Write all n bytes of buf, as prof_writev_all; 0 or an errno value. */
+int prof_write_all(int fd, const void *buf, size_t n);
+
 /* Write a whole line to stderr under the guard above. */
 void prof_write_stderr(const char *line, size_t len);
 

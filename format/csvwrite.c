@@ -343,21 +343,6 @@ static void *tail_main(void *arg)
     return NULL;
 }
 
-/* Write all n bytes of buf to fd. 0, or -1 with errno set. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = write(fd, buf, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        buf += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 /* Append the len bytes of from (from its start) at to's offset: in the kernel when it can
    (copy_file_range), else by read and write. 0, or -1 with errno set. */
 static int append_file(int to, int from, off_t len, unsigned faults)
@@ -387,8 +372,9 @@ static int append_file(int to, int from, off_t len, unsigned faults)
             continue;
         if (n <= 0)
             return n < 0 ? -1 : (errno = EIO, -1);
-        if (write_all(to, buf, (size_t)n) != 0)
-            return -1;
+        int err = prof_write_all(to, buf, (size_t)n);
+        if (err != 0)
+            return errno = err, -1;
         in += n;
     }
     return 0;

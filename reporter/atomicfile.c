@@ -310,12 +310,7 @@ int atomicfile_copy(const char *from, const char *target, struct rep_error *e)
                 err = errno;
             continue;
         }
-        for (ssize_t done = 0; done < r && !err;) {
-            ssize_t w = write(a.fd, buf + done, (size_t)(r - done));
-            if (w < 0 && errno != EINTR)
-                err = errno;
-            done += w > 0 ? w : 0;
-        }
+        err = prof_write_all(a.fd, buf, (size_t)r);
     }
     close(in);
     if (err) {

@@ -9,10 +9,14 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fileutil.h"
@@ -149,6 +153,65 @@ static void publish_never_replaces(void **state)
     free(d);
 }
 
+/* The reader of a pipe, taking what prof_writev_all writes a little at a time. */
+static void *drain(void *arg)
+{
+    int fd = *(int *)arg;
+    static char got[1 << 20];
+    size_t n = 0;
+    ssize_t r;
+    while ((r = read(fd, got + n, n + 777 <= sizeof got ? 777 : sizeof got - n)) != 0) {
+        if (r > 0)
+            n += (size_t)r;
+        usleep(20); /* slow: the writer waits, and the timer's signal cuts its writes short */
+    }
+    return n == sizeof got ? got : NULL; /* exactly 1 MiB arrived */
+}
+
+/* A signal's handler, doing nothing: it only interrupts. */
+static void on_alarm(int sig) { (void)sig; }
+
+/* Writes far larger than a pipe holds, interrupted every millisecond by a signal (without
+   SA_RESTART), come out short or fail with EINTR; every byte still arrives, in order, across
+   the iovecs' boundaries. A closed reader is an error value (EPIPE), not a signal. */
+static void writes_are_complete_across_short_writes(void **state)
+{
+    (void)state;
+    static char data[1 << 20];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (char)(i * 7 + i / 251);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    sigset_t alarm;
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &alarm, NULL); /* the reader thread takes none */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, drain, &fds[0]), 0);
+    pthread_sigmask(SIG_UNBLOCK, &alarm, NULL);
+    struct sigaction sa = {.sa_handler = on_alarm}, old_sa;
+    sigaction(SIGALRM, &sa, &old_sa);
+    struct itimerval every_ms = {{0, 1000}, {0, 1000}}, off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &every_ms, NULL);
+    struct iovec iov[3] = {{data, 1}, {data + 1, 300000}, {data + 300001, sizeof data - 300001}};
+    assert_int_equal(prof_writev_all(fds[1], iov, 3), 0);
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigaction(SIGALRM, &old_sa, NULL);
+    close(fds[1]);
+    void *got;
+    assert_int_equal(pthread_join(t, &got), 0);
+    assert_non_null(got);
+    assert_memory_equal(got, data, sizeof data);
+    close(fds[0]);
+
+    assert_int_equal(pipe(fds), 0);
+    close(fds[0]);
+    signal(SIGPIPE, SIG_IGN);
+    assert_int_equal(prof_write_all(fds[1], data, 10), EPIPE);
+    signal(SIGPIPE, SIG_DFL);
+    close(fds[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +220,7 @@ int main(void)
         cmocka_unit_test(temporaries_have_unpredictable_distinct_names),
         cmocka_unit_test(mkdirs_makes_the_missing_parents),
         cmocka_unit_test(publish_never_replaces),
+        cmocka_unit_test(writes_are_complete_across_short_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
