@@ -635,6 +635,7 @@ static int read_runs(struct report *r, const struct options *o)
     pipeline_read(r->inputs, r->ninputs, m, shown ? &counter : NULL);
     if (shown)
         fputs("\n", stderr);
+    model_edges_once(m);
     if (m->nruns > 0)
         return 0;
     if (m->nprograms > 0)

@@ -402,6 +402,21 @@ static struct edge *edge_get(struct model *m, size_t caller, size_t callee)
     return x;
 }
 
+/* The edge caller -> callee, or NULL when no row made it. */
+static struct edge *edge_find(const struct model *m, size_t caller, size_t callee)
+{
+    if (!m->edge_mask)
+        return NULL;
+    for (size_t h = caller_hash(caller, callee) & m->edge_mask;; h = (h + 1) & m->edge_mask) {
+        size_t e = m->edge_table[h];
+        if (!e)
+            return NULL;
+        struct edge *x = &m->edges[e - 1];
+        if (x->caller == caller && x->callee == callee)
+            return x;
+    }
+}
+
 /* The thread key (for per-thread columns) of a thread name. */
 static size_t key_get(struct model *m, const char *name)
 {
@@ -748,7 +763,8 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
     if (!e->nested)
         r->run_outer[in->run] += ns;
     r->run_calls[in->run]++;
-    r->key_sum[key] += ns;
+    if (!e->nested)
+        r->key_sum[key] += ns;
     r->key_self[key] += self;
     r->key_calls[key]++;
     if (m->runs[in->run].kind == RUN_SEED)
@@ -763,6 +779,7 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
     struct edge *x = edge_get(m, caller, ri);
     x->calls++;
     x->total_ns += ns;
+    x->outer_ns += ns;
     x->self_ns += self;
 }
 
@@ -865,7 +882,7 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     r->run_sum[in->run] += (double)s->ticks * k;
     r->run_outer[in->run] += (double)s->outer * k;
     r->run_calls[in->run] += s->calls;
-    r->key_sum[t->key] += (double)s->ticks * k;
+    r->key_sum[t->key] += (double)s->outer * k;
     r->key_self[t->key] += (double)s->self * k;
     r->key_calls[t->key] += s->calls;
     if (!s->node || (caller != SIZE_MAX && m->regions[caller].excluded))
@@ -873,6 +890,7 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     struct edge *x = edge_get(m, caller, ri);
     x->calls += s->calls;
     x->total_ns += (double)s->ticks * k;
+    x->outer_ns += (double)s->ticks * k;
     x->self_ns += (double)s->self * k;
 }
 
@@ -1151,4 +1169,75 @@ void model_cost_row(struct model *m, size_t ri, double busy, struct cost_row *ou
     out->fastest = s.min;
     out->slowest = s.max;
     out->approximate = dist_approximate(d);
+}
+
+/* What model_edges_once keeps while it walks the calling-context tree. */
+struct edge_walk {
+    struct model *m;
+    size_t *region_of; /* tree name index -> region index (SIZE_MAX: none) */
+    uint32_t *on_path; /* edge index -> instances of it on the path walked */
+    size_t *edge_of;   /* tree node -> edge index + 1 (0: none), while on the path */
+};
+
+/* The edge of the node at the end of path (its caller is the node above it), or SIZE_MAX. */
+static size_t path_edge(struct edge_walk *w, const struct cct *t, const uint32_t *path, size_t len)
+{
+    if (len < 2)
+        return SIZE_MAX; /* a top-level call is never inside another top-level call */
+    size_t caller = w->region_of[t->nodes[path[len - 2]].name];
+    size_t callee = w->region_of[t->nodes[path[len - 1]].name];
+    if (caller == SIZE_MAX || callee == SIZE_MAX)
+        return SIZE_MAX;
+    struct edge *x = edge_find(w->m, caller, callee);
+    return x ? (size_t)(x - w->m->edges) : SIZE_MAX;
+}
+
+/* Before a node's children: an instance of an edge already on the path is inside one of its
+   own, and its time is that instance's already. */
+static void edge_enter(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+{
+    struct edge_walk *w = ctx;
+    size_t e = path_edge(w, t, path, len);
+    w->edge_of[path[len - 1]] = e + 1;
+    if (e == SIZE_MAX)
+        return;
+    if (w->on_path[e]++) {
+        struct edge *x = &w->m->edges[e];
+        x->outer_ns -= t->nodes[path[len - 1]].total_ns;
+        if (x->outer_ns < 0)
+            x->outer_ns = 0;
+    }
+}
+
+/* After a node's children: its edge leaves the path. */
+static void edge_leave(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+{
+    struct edge_walk *w = ctx;
+    (void)t;
+    size_t e = w->edge_of[path[len - 1]];
+    if (e)
+        w->on_path[e - 1]--;
+}
+
+/*
+ * Each edge's outer_ns, its time with every instant counted once: an instance of caller -> callee
+ * inside another instance of the same edge (recursion: walk -> walk inside walk -> walk) adds
+ * nothing to it, as a recursive region's Total counts its outermost calls only. The rows added
+ * every instance to it; the calling-context tree says which were inside another, and their time
+ * comes off. Call once, after the last run is read.
+ */
+void model_edges_once(struct model *m)
+{
+    const struct cct *t = model_paths(m);
+    if (!t || !m->nedges)
+        return;
+    struct edge_walk w = {m, xmalloc((t->nnames ? t->nnames : 1) * sizeof *w.region_of),
+                          xcalloc(m->nedges, sizeof *w.on_path),
+                          xcalloc(t->nnodes ? t->nnodes : 1, sizeof *w.edge_of)};
+    for (size_t i = 0; i < t->nnames; i++)
+        w.region_of[i] = model_find(m, t->names[i], t->name_lens[i]);
+    cct_walk(t, t->root, edge_enter, edge_leave, &w);
+    free(w.region_of);
+    free(w.on_path);
+    free(w.edge_of);
 }

@@ -57,7 +57,7 @@ struct region {
     double *run_outer;   /* per run: ns over non-nested calls (the run's share of Total) */
     uint64_t *run_calls; /* per run */
     size_t run_cap;
-    double *key_sum, *key_self; /* per thread key */
+    double *key_sum, *key_self; /* per thread key: ns over non-nested calls, self ns */
     uint64_t *key_calls;
     size_t key_cap;
 };
@@ -67,7 +67,8 @@ struct region {
 struct edge {
     size_t caller, callee;
     uint64_t calls;
-    double total_ns, self_ns;
+    double total_ns, self_ns; /* over every instance (total_ns / calls: the mean cost) */
+    double outer_ns; /* total_ns but instances inside another of the same edge: the Total */
 };
 
 /* One row of a run's memory section (FORMAT.md 1.5), strings UTF-8 repaired. */
@@ -198,6 +199,10 @@ enum run_status model_add_run(struct model *m, FILE *f, const char *name, int re
    file's parser (model_add_run), or a killed run's parts (partfile.h). */
 enum run_status model_read_run(struct model *m, const char *name, int recovered, run_reader read,
                                void *src);
+/* Take from every edge's outer_ns the instances inside another of the same edge, so that it
+   counts each instant once whatever the recursion (once, after the last run is read; from the
+   calling-context tree, model_keep_paths). */
+void model_edges_once(struct model *m);
 /* Keep only the runs pick and name (copied) select, from the next run read on. */
 void model_pick(struct model *m, enum program_pick pick, const char *name);
 /* Whether a Program record names the program name: the whole path, or its last component. */

@@ -50,8 +50,8 @@ static int by_edge_total(const void *a, const void *b, void *ctx)
     const struct model *m = ctx;
     const struct edge *x = &m->edges[*(const size_t *)a];
     const struct edge *y = &m->edges[*(const size_t *)b];
-    if (x->total_ns != y->total_ns)
-        return x->total_ns < y->total_ns ? 1 : -1;
+    if (x->outer_ns != y->outer_ns)
+        return x->outer_ns < y->outer_ns ? 1 : -1;
     return (x->callee > y->callee) - (x->callee < y->callee);
 }
 
@@ -138,7 +138,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
             text(e->caller == SIZE_MAX ? "(thread top level)" : m->regions[e->caller].display),
             text(m->regions[e->callee].display),
             count(e->calls),
-            num(e->total_ns),
+            num(e->outer_ns),
             num(e->self_ns),
             num(e->calls ? e->total_ns / (double)e->calls : NAN),
             num(all ? (double)e->calls / (double)all : NAN)};

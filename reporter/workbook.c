@@ -1482,11 +1482,14 @@ static void sheet_about(struct book *b)
                     "first event to its end (or the run's end), empty when the run does not say; "
                     "Mostly idle: CPU under 10 % of Wall (over at least 1 ms), a thread that "
                     "waited more than it worked. Below: "
-                    "total and self time of each region per thread name (threads of the same "
-                    "name in different runs add up)."},
+                    "total (a recursive region's outermost calls only, as on Call cost) and self "
+                    "time of each region per thread name (threads of the same name in different "
+                    "runs add up)."},
         {"Call tree", "Exact caller -> callee edges from the Parent column (of events rows, and "
                       "of format 3 summary rows): calls, total and self time of the callee "
-                      "when called from that caller."},
+                      "when called from that caller. Total counts each instant once: a call "
+                      "inside another call along the same edge (recursion) adds nothing to it, "
+                      "so no edge exceeds its caller's time; Mean is the cost of one call."},
         {"Call paths", "Whole calling contexts (outermost > ... > innermost, merged over threads "
                        "and runs) with the most self time, and a chart of the heaviest: where "
                        "the time is spent and through which callers. Built from each row's "

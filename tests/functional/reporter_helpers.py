@@ -323,9 +323,21 @@ class Expected:
     regions: dict  # id -> Expect
     busy: float  # ns in depth-0 regions, all threads of all runs
     self_all: float  # self ns of every region
-    edges: dict  # (caller or None, callee) -> [calls, total ns, self ns]
+    edges: dict  # (caller or None, callee) -> [calls, total ns, self ns, outer ns]
     thread_busy: dict  # (run index, thread number) -> ns
     thread_events: dict  # (run index, thread number) -> rows
+
+
+def inside_same_edge(run, row):
+    """Whether a stopped row runs inside another stopped row of its thread along the same
+    caller -> callee edge (an enclosing call: shallower, and its time span covers the row's),
+    so that the edge's Total must not count it again."""
+    if not row.depth:
+        return False
+    end = row.start + row.ticks
+    return any(o is not row and o.thread == row.thread and o.ticks is not None
+               and o.depth < row.depth and o.region == row.region and o.parent == row.parent
+               and o.start <= row.start and o.start + o.ticks >= end for o in run.rows)
 
 
 def expect_events(runs):
@@ -356,10 +368,12 @@ def expect_events(runs):
             key = names[row.thread]
             e.key_calls[key] = e.key_calls.get(key, 0) + 1
             edge = edges.setdefault((row.parent if row.depth else None, row.region),
-                                    [0, 0.0, 0.0])
+                                    [0, 0.0, 0.0, 0.0])
             edge[0] += 1
             edge[1] += ns
             edge[2] += self_ns
+            if not inside_same_edge(run, row):
+                edge[3] += ns
     return Expected(regions, busy, self_all, edges, tbusy, tevents)
 
 

@@ -257,10 +257,13 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
         got[(caller, r["Callee"])] = r
     assert set(got) == set(exp.edges)
     assert ("rec", "rec") in got and ("rec", "inner") in got and ("outer", "inner") in got
-    for key, (n, total, self_ns) in exp.edges.items():
+    # An edge's Total counts each instant once: ("rec", "rec") calls inside another
+    # ("rec", "rec") call add nothing; its Mean is over every call.
+    assert exp.edges[("rec", "rec")][3] < exp.edges[("rec", "rec")][1]
+    for key, (n, total, self_ns, outer) in exp.edges.items():
         r = got[key]
         assert r["Calls"] == n, key
-        close(r["Total (ns)"], total, what=f"edge {key} total")
+        close(r["Total (ns)"], outer, what=f"edge {key} total")
         close(r["Self (ns)"], self_ns, what=f"edge {key} self")
         close(r["Mean (ns)"], total / n, what=f"edge {key} mean")
         close(r["Share of callee's calls"], n / exp.regions[key[1]].calls, what=f"edge {key}")
