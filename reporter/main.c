@@ -16,6 +16,7 @@
 #include "pipeline.h"
 #include "programs.h"
 #include "rep_error.h"
+#include "runcheck.h"
 #include "util.h"
 #include "workbook.h"
 
@@ -636,6 +637,7 @@ static int read_runs(struct report *r, const struct options *o)
     if (shown)
         fputs("\n", stderr);
     model_edges_once(m);
+    runcheck_apply(m);
     if (m->nruns > 0)
         return 0;
     if (m->nprograms > 0)
@@ -720,6 +722,7 @@ static void print_summary(const struct report *r, const struct options *o,
     else
         flat_print(stdout, (struct model *)&r->m, ri);
     flat_print_idle(stdout, &r->m, o->top);
+    runcheck_print(stdout, &r->m, o->top);
     printf("\n");
     memsum_print(stdout, &r->m);
     printf("workbook: %s\n", o->output);

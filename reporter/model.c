@@ -596,7 +596,7 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->tid = utf8_repair(tid ? tid : "", tid ? strlen(tid) : 0);
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
         t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
-        t->cpu_ns = t->wall_ns = NAN;
+        t->cpu_ns = t->wall_ns = t->wait_ns = NAN;
         char key[64];
         if (t->name[0])
             t->key = key_get(m, t->name);
@@ -651,6 +651,12 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
             struct thread_rec *t = thread_get(in, (unsigned)num, NULL, NULL, NULL);
             t->cpu_ns = strtod(f[2], NULL);
             t->wall_ns = strtod(f[3], NULL);
+            /* The wait (FORMAT.md 1.2) when the fifth field is a number. */
+            if (n > PROF_THREAD_CPU_FIELDS && lens[4] > 0 && f[4][0] >= '0' && f[4][0] <= '9') {
+                double w = strtod(f[4], &end);
+                if (*end == 0)
+                    t->wait_ns = w;
+            }
         }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4 && lens[2] > 0) {
         in->locations = xrealloc(in->locations, (in->nlocations + 1) * sizeof *in->locations);
@@ -955,6 +961,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     run->file = utf8_repair(name, strlen(name));
     run->complete = 1;
     run->recovered = recovered;
+    run->wait_share = run->busy_ratio = NAN;
     struct ingest in = {.m = m, .run = m->nruns, .name = name, .ns_per_tick = 1, .names = ""};
     in.thread_base = m->nthreads;
     m->nruns++;

@@ -28,6 +28,11 @@ struct run_rec {
     int has_memory; /* the run file has a memory section (memory checks were used) */
     int recovered;  /* rebuilt from .part files */
     enum run_kind kind;
+    /* runcheck.c: the threads' share of wanted CPU time spent waiting for a CPU (NaN: the run
+       does not say) and whether that makes it a busy machine's run; its busy time over the
+       median run's (NaN: none) and whether that makes it an outlier */
+    double wait_share, busy_ratio;
+    int busy_machine, outlier;
 };
 
 /* One thread of one run. key groups threads of the same name across runs (Hit count). */
@@ -37,9 +42,9 @@ struct thread_rec {
     char *tid, *name, *state;
     uint64_t events;
     double busy_ns; /* time in regions at depth 0 */
-    /* From the ThreadCpu record: CPU time and wall time while the thread recorded, ns; NaN
-       when the run does not say (older files, killed runs) */
-    double cpu_ns, wall_ns;
+    /* From the ThreadCpu record: CPU time and wall time while the thread recorded, and the
+       time it waited for a CPU, ns; NaN when the run does not say (older files, killed runs) */
+    double cpu_ns, wall_ns, wait_ns;
 };
 
 /* One region (all regions with the same id text, across threads and runs). */

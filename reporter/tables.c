@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "tables.h"
 #include "compare.h"
+#include "runcheck.h"
 #include "util.h"
 
 #include <math.h>
@@ -37,7 +38,8 @@ static const struct column runs_cols[] = {
     {"Program", COL_TEXT},  {"Pid", COL_TEXT},          {"Host", COL_TEXT},
     {"Mode", COL_TEXT},     {"Clock", COL_TEXT},        {"Frequency (Hz)", COL_COUNT},
     {"Threads", COL_COUNT}, {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
-    {"Complete", COL_TEXT}, {"Recovered", COL_TEXT}};
+    {"Complete", COL_TEXT}, {"Recovered", COL_TEXT},    {"CPU wait %", COL_SHARE},
+    {"Check", COL_TEXT}};
 static const struct column threads_cols[] = {
     {"Run", COL_COUNT},    {"File", COL_TEXT},     {"Thread", COL_COUNT},
     {"Tid", COL_TEXT},     {"Name", COL_TEXT},     {"State", COL_TEXT},
@@ -81,6 +83,12 @@ void table_open(struct table *t, struct model *m, enum table_id id)
         t->cols = runs_cols;
         t->ncols = sizeof runs_cols / sizeof *runs_cols;
         t->nrows = m->nruns;
+        /* Each run's Check text, for its row's cell to point at. */
+        t->notes = xmalloc((m->nruns ? m->nruns : 1) * sizeof *t->notes);
+        for (size_t k = 0; k < m->nruns; k++) {
+            char buf[160];
+            t->notes[k] = xstrdup(runcheck_text(m, k, buf, sizeof buf));
+        }
         break;
     default:
         t->cols = threads_cols;
@@ -90,11 +98,15 @@ void table_open(struct table *t, struct model *m, enum table_id id)
     }
 }
 
-/* Free the row order. */
+/* Free the row order and the rows' texts. */
 void table_close(struct table *t)
 {
     free(t->order);
     t->order = NULL;
+    for (size_t i = 0; t->notes && i < t->nrows; i++)
+        free(t->notes[i]);
+    free(t->notes);
+    t->notes = NULL;
 }
 
 static struct cell text(const char *s)
@@ -161,7 +173,9 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(r->duration_ns),
                              count(r->events),
                              text(r->complete ? "yes" : "no"),
-                             text(r->recovered ? "yes" : "no")};
+                             text(r->recovered ? "yes" : "no"),
+                             num(r->wait_share),
+                             text(t->notes[i][0] ? t->notes[i] : NULL)};
         memcpy(c, row, sizeof row);
         break;
     }

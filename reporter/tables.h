@@ -60,6 +60,7 @@ struct table {
     size_t ncols, nrows;
     struct model *m;
     size_t *order; /* callcost: ranked regions; calltree: edges */
+    char **notes;  /* runs: each run's Check text (runcheck.h), owned */
     double busy;
 };
 

@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "model.h"
 #include "programs.h"
+#include "runcheck.h"
 #include "tables.h"
 #include "util.h"
 #include "workbook.h"
@@ -1103,6 +1104,8 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         snprintf(buf, sizeof buf, "%zu of %zu (CPU under %.0f %% of wall time; see Threads)", idle,
                  timed, 100 * MODEL_IDLE_SHARE);
     kv(b, ws, &row, "Mostly idle threads", timed ? buf : "unknown (no CPU times in these runs)");
+    kv(b, ws, &row, "Runs on a busy machine", runcheck_busy_summary(m, buf, sizeof buf));
+    kv(b, ws, &row, "Outlier runs", runcheck_outlier_summary(m, buf, sizeof buf));
     kv_num(b, ws, &row, "Events read", (double)m->events, b->f.count);
     kv_num(b, ws, &row, "Regions", (double)n, b->f.count);
     const char *first = NULL, *last = NULL;
@@ -1476,7 +1479,13 @@ static void sheet_about(struct book *b)
                           "statistics."},
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
-        {"Runs", "One row per run file, then region x run matrices of mean cost and calls."},
+        {"Runs", "One row per run file, then region x run matrices of mean cost and calls. CPU "
+                 "wait %: of the time the run's threads wanted a CPU (their CPU time plus the time "
+                 "they were runnable but waited, the kernel's run-queue delay), the share they "
+                 "waited; Check: 'busy machine' when that is over 10 % (other programs took the "
+                 "CPUs, so the times include waiting), 'outlier' when the run's busy time is far "
+                 "from the median run's (a modified z-score over 3.5 and at least 5 % off, among "
+                 "3 runs or more)."},
         {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
                     "base of Total %). Wall and CPU: the thread's wall-clock and CPU time from its "
                     "first event to its end (or the run's end), empty when the run does not say; "

@@ -127,6 +127,7 @@ class RunSpec:
     host: str = "testhost"
     start: str = "2026-01-01T10:00:00.000000Z"
     clock: str = "tsc"
+    extra: list = field(default_factory=list)  # records after the Thread records (ThreadCpu)
 
     def records(self):
         recs = [["Frequency", self.frequency], ["Format", "profreport-run", 1],
@@ -136,6 +137,7 @@ class RunSpec:
                 ["Complete", self.complete], ["Threads", len(self.threads)]]
         for t in self.threads:
             recs.append(["Thread", t.number, t.tid, t.name, t.state])
+        recs.extend(self.extra)
         if self.mode == "events":
             recs.append(EVENT_HEADER)
             recs.extend(r.record() for r in self.rows)

@@ -205,7 +205,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
     headers, table = book.table("Runs")
     assert headers == ["Run", "File", "Start", "Program", "Pid", "Host", "Mode", "Clock",
                        "Frequency (Hz)", "Threads", "Duration (ns)", "Events", "Complete",
-                       "Recovered"]
+                       "Recovered", "CPU wait %", "Check"]
     assert len(table) == 3
     for k, (run, path, row) in enumerate(zip(runs, paths, table)):
         assert row["Run"] == k + 1

@@ -4,7 +4,7 @@
  * two functions that call each other 8 deep (mutual recursion), each level spinning on the
  * clock for a few microseconds, inside a "main" region; a second thread, "worker", does the
  * same. Every table of the report must count each instant once (issue 25).
- * Usage: recurse_spin [calls] [spin_us]
+ * Usage: recurse_spin [calls] [spin_us] [threads: 1 or 2]
  */
 #include <profreport.h>
 
@@ -77,11 +77,13 @@ int main(int argc, char **argv)
     int calls = argc > 1 ? atoi(argv[1]) : 20;
     if (argc > 2)
         spin_ns = atol(argv[2]) * 1000;
+    int threads = argc > 3 ? atoi(argv[3]) : 2;
     pthread_t t;
-    if (pthread_create(&t, NULL, worker, &calls) != 0)
+    if (threads > 1 && pthread_create(&t, NULL, worker, &calls) != 0)
         return 1;
     PROFILER_THREAD_NAME("main");
     work(&calls);
-    pthread_join(t, NULL);
+    if (threads > 1)
+        pthread_join(t, NULL);
     return 0;
 }
