@@ -1161,20 +1161,30 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     row++;
     snprintf(buf, sizeof buf, "Top regions by %s", model_sort_labels[m->sort]);
     put_str(b, ws, row++, 0, buf, b->f.bold);
-    char h[3][48];
-    const char *heads[] = {"Region", with_unit(b, h[0], sizeof h[0], "Total"), "Total %", "Calls",
-                           with_unit(b, h[1], sizeof h[1], "Mean")};
-    put_headers(b, ws, row++, heads, 5);
+    /* Where the time goes first: each region's own time and its share, then its inclusive
+       time, then how often it ran and what one call costs. */
+    char h[5][48];
+    const char *heads[] = {"Region",
+                           with_unit(b, h[0], sizeof h[0], "Self"),
+                           "Self %",
+                           with_unit(b, h[1], sizeof h[1], "Total"),
+                           "Total %",
+                           "Calls",
+                           with_unit(b, h[2], sizeof h[2], "Mean")};
+    put_headers(b, ws, row++, heads, 7);
     double busy = model_busy(m);
     size_t top = n < ri->top ? n : ri->top;
-    double largest_mean = 0;
+    double largest_mean = 0, largest_self = 0;
     for (size_t i = 0; i < top; i++, row++) {
         struct region *r = &m->regions[rank[i]];
         put_str(b, ws, row, 0, r->display, NULL);
-        put_time(b, ws, row, 1, r->outer_ns);
-        put_num(b, ws, row, 2, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
-        put_num(b, ws, row, 3, (double)r->cost.n, b->f.count);
-        put_time(b, ws, row, 4, dist_mean(&r->cost));
+        put_time(b, ws, row, 1, r->self_ns);
+        put_num(b, ws, row, 2, m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN,
+                b->f.pct);
+        put_time(b, ws, row, 3, r->outer_ns);
+        put_num(b, ws, row, 4, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
+        put_num(b, ws, row, 5, (double)r->cost.n, b->f.count);
+        put_time(b, ws, row, 6, dist_mean(&r->cost));
         if (dist_mean(&r->cost) > largest_mean)
             largest_mean = dist_mean(&r->cost);
     }
@@ -1183,18 +1193,38 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     page_setup(b, ws, -1);
 
     if (top > 0) {
+        /* The self time chart reads the Charts sheet's table: the regions with the most self
+           time, whatever --sort says. */
+        size_t nself;
+        size_t *by_self = model_ranked_by(m, SORT_SELF, &nself);
+        size_t tself = nself < ri->top ? nself : ri->top;
+        for (size_t i = 0; i < tself; i++)
+            if (m->regions[by_self[i]].self_ns > largest_self)
+                largest_self = m->regions[by_self[i]].self_ns;
+        free(by_self);
         char title[96];
-        snprintf(title, sizeof title, "%s, top %zu",
-                 with_unit(b, h[2], sizeof h[2], "Mean cost per call"), top);
         lxw_chart_options place = {0};
         place.x_scale = 1.2;
         place.y_scale = 1.3;
+        lxw_chart *self = workbook_add_chart(b->wb, LXW_CHART_BAR);
+        lxw_chart_series *sr = chart_add_series(self, NULL, NULL);
+        chart_series_set_categories(sr, "Charts", 2, 0, (lxw_row_t)(tself + 1), 0);
+        chart_series_set_values(sr, "Charts", 2, 1, (lxw_row_t)(tself + 1), 1);
+        snprintf(title, sizeof title, "Where the time goes: self time, top %zu", tself);
+        set_chart_title(self, title);
+        chart_axis_set_name(self->x_axis, with_unit(b, h[3], sizeof h[3], "self time"));
+        set_time_axis(b, self, largest_self);
+        chart_axis_set_reverse(self->y_axis); /* the most self time on top */
+        chart_legend_set_position(self, LXW_CHART_LEGEND_NONE);
+        worksheet_insert_chart_opt(ws, 1, 8, self, &place);
+        snprintf(title, sizeof title, "%s, top %zu",
+                 with_unit(b, h[4], sizeof h[4], "Mean cost per call"), top);
         lxw_chart *cost = bar_chart(b, "Call cost", 6, top, title, "cost per call");
         set_time_axis(b, cost, largest_mean);
-        worksheet_insert_chart_opt(ws, 1, 6, cost, &place);
+        worksheet_insert_chart_opt(ws, 23, 8, cost, &place);
         snprintf(title, sizeof title, "Calls, top %zu regions by %s", top,
                  model_sort_labels[m->sort]);
-        worksheet_insert_chart_opt(ws, 23, 6, bar_chart(b, "Hit count", 1, top, title, "calls"),
+        worksheet_insert_chart_opt(ws, 45, 8, bar_chart(b, "Hit count", 1, top, title, "calls"),
                                    &place);
     }
 }
@@ -1436,8 +1466,11 @@ static void sheet_about(struct book *b)
 {
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "About");
     static const char *const lines[][2] = {
-        {"Summary", "What was read, the top regions (by total time, or as --sort says), and "
-                    "native charts. Programs: the runs are grouped by their Program record and "
+        {"Summary", "What was read, the top regions (by total time, or as --sort says) with "
+                    "their self time and share first, then their total time, calls and mean "
+                    "cost, and native charts: where the time goes (the regions with the most "
+                    "self time), the mean cost per call and the calls. Programs: the runs are "
+                    "grouped by their Program record and "
                     "one program is reported (--program NAME, else the one with the most runs; "
                     "--all-programs merges them); the others are named with their runs. Runs "
                     "unlike each other: runs from different hosts or clocks, or tick rates of one "
