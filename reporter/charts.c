@@ -12,6 +12,7 @@
 #include "flame.h"
 #include "hash.h"
 #include "model.h"
+#include "shortname.h"
 #include "tables.h"
 #include "util.h"
 
@@ -63,13 +64,10 @@ static char *concat3(const char *a, const char *b, const char *c)
     return s;
 }
 
-/* Nonzero for the second, third or fourth byte of a UTF-8 sequence. */
-static int utf8_continuation(unsigned char c) { return (c & 0xc0) == 0x80; }
-
 /*
- * The label as written to the data file: valid UTF-8 on one line, cut to LABEL_MAX bytes
- * with an ellipsis in the middle (region names differ at their ends as often as at their
- * starts), then quoted for gnuplot's data reader. Caller frees.
+ * The label as written to the data file: valid UTF-8 on one line, fitted to LABEL_MAX
+ * characters by its tail (a short name's function and arguments; shortname_fit), then quoted
+ * for gnuplot's data reader. Caller frees.
  */
 static char *label_field(const char *label)
 {
@@ -80,15 +78,11 @@ static char *label_field(const char *label)
         if (s[i] == '"') /* gnuplot ends a quoted field at any double quote, escaped or not */
             s[i] = '\'';
     if (n > LABEL_MAX) {
-        static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */
-        size_t budget = LABEL_MAX - (sizeof ellipsis - 1);
-        size_t head = budget * 2 / 3, tail = n - (budget - head);
-        while (head > 0 && utf8_continuation((unsigned char)s[head]))
-            head--;
-        while (tail < n && utf8_continuation((unsigned char)s[tail]))
-            tail++;
-        memcpy(s + head, ellipsis, sizeof ellipsis - 1);
-        memmove(s + head + sizeof ellipsis - 1, s + tail, n - tail + 1);
+        /* The distinguishing tail stays: leading scopes, then leading characters, give way
+           (shortname_fit). */
+        char *fit = shortname_fit(s, LABEL_MAX);
+        free(s);
+        s = fit;
         n = strlen(s);
     }
     /* gnuplot reads "" as the rest of the line: an empty label is an empty, unquoted field. */
@@ -1023,7 +1017,7 @@ static void trend_band_chart(struct batch *ch, const struct chart_env *env, cons
                 if (isfinite(x))
                     dist_add(&d, x / u.ns);
             }
-            labels[n] = c[CC_REGION].s;
+            labels[n] = c[CC_SHORT].s;
             /* Runs are numbered from 1: the window's runs are first + 1 .. last. */
             v[n * 4] = (double)(first + 1 + last) / 2;
             v[n * 4 + 1] = dist_quantile(&d, 0.5);
@@ -1076,7 +1070,7 @@ static void top_region_charts(struct batch *ch, const struct chart_env *env, str
         const struct cell *c = rows[i];
         int spread = c[CC_RUNS].i >= 2;
         double run_mean = cell_number(&c[CC_RUN_MEAN]), ci95 = cell_number(&c[CC_CI95]);
-        labels[i] = c[CC_REGION].s;
+        labels[i] = c[CC_SHORT].s;
         v[i * 3] = (spread ? run_mean : cell_number(&c[CC_MEAN])) / u.ns;
         v[i * 3 + 1] = spread ? (run_mean - ci95) / u.ns : NAN;
         v[i * 3 + 2] = spread ? (run_mean + ci95) / u.ns : NAN;
@@ -1116,7 +1110,7 @@ static void top_region_charts(struct batch *ch, const struct chart_env *env, str
         size_t nrows = 0;
         for (size_t i = 0; i < top; i++) {
             for (size_t run = 0; run < m->nruns; run++) {
-                labels[nrows] = rows[i][CC_REGION].s;
+                labels[nrows] = rows[i][CC_SHORT].s;
                 v[nrows * 2] = (double)(run + 1);
                 v[nrows * 2 + 1] = table_run_mean(&tb, i, run) / u.ns;
                 nrows++;
@@ -1162,7 +1156,9 @@ static void flame_chart(struct batch *ch, const struct chart_env *env, const str
         for (size_t i = 0; i < f.n; i++) {
             const struct flame_rect *r = &f.rects[i];
             uint32_t name = t->nodes[r->node].name;
-            labels[i] = region_display(t->names[name], t->name_lens[name]);
+            size_t region = model_find(m, t->names[name], t->name_lens[name]);
+            labels[i] = region != SIZE_MAX ? xstrdup(model_short(&m->regions[region]))
+                                           : region_display(t->names[name], t->name_lens[name]);
             v[i * 4] = r->x0;
             v[i * 4 + 1] = r->x1;
             v[i * 4 + 2] = r->depth;
@@ -1203,7 +1199,7 @@ static void self_time_chart(struct batch *ch, const struct chart_env *env, const
         struct unit u = unit_for(m->regions[rank[0]].self_ns, o->unit);
         for (size_t i = 0; i < top; i++) {
             const struct region *r = &m->regions[rank[i]];
-            labels[i] = r->display;
+            labels[i] = model_short(r);
             v[i * 2] = r->self_ns / u.ns;
             v[i * 2 + 1] = m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN;
         }

@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "flat.h"
 #include "model.h"
+#include "shortname.h"
 #include "tables.h"
 #include "util.h"
 #include "workbook.h"
@@ -21,20 +22,18 @@ static void cell(FILE *out, double ns, const char *unit, int width)
     fprintf(out, " %*s", width, time_text(buf, sizeof buf, ns, unit));
 }
 
-/* The region name for a terminal: as text_visible shows it, cut to width. */
+/* Columns a region name may take on the terminal. */
+#define NAME_COLUMNS 60
+
+/* The region name for a terminal: as text_visible shows it, fitted to NAME_COLUMNS by its
+   distinguishing tail (shortname_fit). */
 static void name_cell(FILE *out, const char *name)
 {
     /* An ESC in a region id must not reach the terminal as one. */
     char *v = text_visible(name, strlen(name), 1);
-    size_t cols = 0;
-    const unsigned char *p = (const unsigned char *)v;
-    for (; *p && (cols < 60 || (*p & 0xc0) == 0x80); p++) {
-        fputc(*p, out);
-        if ((*p & 0xc0) != 0x80)
-            cols++;
-    }
-    if (*p)
-        fputs("...", out);
+    char *fit = shortname_fit(v, NAME_COLUMNS);
+    fputs(fit, out);
+    free(fit);
     free(v);
 }
 
@@ -46,6 +45,7 @@ void flat_print(FILE *out, struct model *m, const struct report_info *ri)
     size_t n = t.nrows;
     size_t top = n < ri->top ? n : ri->top;
     struct cell(*rows)[CC_NCOLS] = xmalloc((top ? top : 1) * sizeof *rows);
+    size_t shortened = 0;
     for (size_t i = 0; i < top; i++)
         table_row(&t, i, rows[i]);
 
@@ -72,11 +72,16 @@ void flat_print(FILE *out, struct model *m, const struct report_info *ri)
         cell(out, cell_number(&c[CC_MEDIAN]), ri->unit, 11);
         cell(out, cell_number(&c[CC_P99]), ri->unit, 11);
         fputs("  ", out);
-        name_cell(out, c[CC_REGION].s);
+        name_cell(out, c[CC_SHORT].s);
         fputc('\n', out);
+        shortened += strcmp(c[CC_SHORT].s, c[CC_REGION].s) != 0;
     }
     if (n > top)
         fprintf(out, "  ... %zu more regions in the workbook\n", n - top);
+    if (shortened)
+        fprintf(out, "  (C++ names shortened: <…> and (…) stand for template arguments and "
+                     "parameters, the return type is left out; the Call cost sheet has each full "
+                     "name beside its short one)\n");
     free(rows);
     table_close(&t);
 }

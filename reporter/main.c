@@ -637,6 +637,7 @@ static int read_runs(struct report *r, const struct options *o)
     if (shown)
         fputs("\n", stderr);
     model_edges_once(m);
+    model_short_names(m);
     runcheck_apply(m);
     if (m->nruns > 0)
         return 0;

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "cct.h"
 #include "model.h"
+#include "shortname.h"
 #include "util.h"
 
 #include "hist.h"
@@ -42,6 +43,7 @@ void model_release(struct model *m)
         struct region *r = &m->regions[i];
         free(r->name);
         free(r->display);
+        free(r->short_name);
         free(r->file);
         dist_release(&r->cost);
         free(r->run_sum);
@@ -1247,4 +1249,23 @@ void model_edges_once(struct model *m)
     free(w.region_of);
     free(w.on_path);
     free(w.edge_of);
+}
+
+void model_short_names(struct model *m)
+{
+    const char **names = xmalloc((m->nregions ? m->nregions : 1) * sizeof *names);
+    for (size_t i = 0; i < m->nregions; i++)
+        names[i] = m->regions[i].display;
+    char **s = shortnames(names, m->nregions);
+    for (size_t i = 0; i < m->nregions; i++) {
+        free(m->regions[i].short_name);
+        m->regions[i].short_name = s[i];
+    }
+    free(s);
+    free(names);
+}
+
+const char *model_short(const struct region *r)
+{
+    return r->short_name ? r->short_name : r->display;
 }

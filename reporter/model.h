@@ -51,8 +51,10 @@ struct thread_rec {
 struct region {
     char *name; /* raw bytes of the id */
     size_t len;
-    char *display; /* valid UTF-8, for output */
-    char *file;    /* source file (instrumented functions' Function records), or NULL */
+    char *display;    /* valid UTF-8, for output */
+    char *short_name; /* display shortened by structure (shortname.h), unique; NULL before
+                         model_short_names */
+    char *file;       /* source file (instrumented functions' Function records), or NULL */
     unsigned long line;
     int excluded;             /* by --include / --exclude */
     struct dist cost;         /* inclusive ns per call */
@@ -208,6 +210,11 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
    counts each instant once whatever the recursion (once, after the last run is read; from the
    calling-context tree, model_keep_paths). */
 void model_edges_once(struct model *m);
+/* Give every region its short name (shortname.h): the same in the terminal, the charts and
+   the sheets' Short name column (once, after the last run is read). */
+void model_short_names(struct model *m);
+/* The region's short name, or its display name before model_short_names. */
+const char *model_short(const struct region *r);
 /* Keep only the runs pick and name (copied) select, from the next run read on. */
 void model_pick(struct model *m, enum program_pick pick, const char *name);
 /* Whether a Program record names the program name: the whole path, or its last component. */

@@ -23,7 +23,8 @@ static const struct column callcost_cols[] = {
     {"P99", COL_COST_NS},         {"Runs", COL_COUNT},          {"Run mean", COL_COST_NS},
     {"Run std dev", COL_COST_NS}, {"Run CV", COL_SHARE},        {"95% CI +/-", COL_COST_NS},
     {"Fastest run", COL_COST_NS}, {"Slowest run", COL_COST_NS}, {"Never stopped", COL_COUNT},
-    {"Percentiles", COL_TEXT},    {"Source file", COL_TEXT},    {"Line", COL_NUMBER}};
+    {"Percentiles", COL_TEXT},    {"Source file", COL_TEXT},    {"Line", COL_NUMBER},
+    {"Short name", COL_TEXT}};
 _Static_assert(sizeof callcost_cols / sizeof *callcost_cols == CC_NCOLS,
                "enum callcost_col names every Call cost column");
 static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
@@ -128,18 +129,19 @@ void table_row(const struct table *t, size_t i, struct cell *c)
         struct cost_row x;
         const struct region *r = &m->regions[t->order[i]];
         model_cost_row(m, t->order[i], t->busy, &x);
-        struct cell row[] = {text(r->display), count(x.calls),
-                             num(x.total),     num(x.total_share),
-                             num(x.self),      num(x.self_share),
-                             num(x.mean),      num(x.median),
-                             num(x.stddev),    num(x.min),
-                             num(x.max),       num(x.p90),
-                             num(x.p99),       count(x.runs),
-                             num(x.run_mean),  num(x.run_stddev),
-                             num(x.run_cv),    num(x.ci95),
-                             num(x.fastest),   num(x.slowest),
-                             count(x.never),   text(x.approximate ? "histogram" : "exact"),
-                             text(r->file),    r->line ? count(r->line) : text(NULL)};
+        struct cell row[] = {text(r->display),    count(x.calls),
+                             num(x.total),        num(x.total_share),
+                             num(x.self),         num(x.self_share),
+                             num(x.mean),         num(x.median),
+                             num(x.stddev),       num(x.min),
+                             num(x.max),          num(x.p90),
+                             num(x.p99),          count(x.runs),
+                             num(x.run_mean),     num(x.run_stddev),
+                             num(x.run_cv),       num(x.ci95),
+                             num(x.fastest),      num(x.slowest),
+                             count(x.never),      text(x.approximate ? "histogram" : "exact"),
+                             text(r->file),       r->line ? count(r->line) : text(NULL),
+                             text(model_short(r))};
         memcpy(c, row, sizeof row);
         break;
     }

@@ -90,6 +90,7 @@ enum callcost_col {
     CC_PERCENTILES,
     CC_FILE,
     CC_LINE,
+    CC_SHORT,
     CC_NCOLS
 };
 

@@ -699,8 +699,8 @@ static void sheet_call_tree(struct book *b)
     page_setup(b, ws, 0);
 }
 
-static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, size_t n,
-                            const char *title, const char *axis);
+static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_row_t first, lxw_col_t col,
+                            size_t n, const char *title, const char *axis);
 
 /* Call paths: every calling context of the tree, for the heaviest-paths table. */
 struct path_pick {
@@ -818,7 +818,7 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         char title[96];
         snprintf(title, sizeof title, "Heaviest call paths: %s",
                  with_unit(b, h[2], sizeof h[2], "self time"));
-        lxw_chart *ch = bar_chart(b, "Call paths", 3, top, title, "self time");
+        lxw_chart *ch = bar_chart(b, "Call paths", 1, 3, top, title, "self time");
         set_time_axis(b, ch, t->nodes[p.nodes[0]].self_ns);
         lxw_chart_options co = {0};
         co.x_scale = 1.8;
@@ -1058,13 +1058,14 @@ static void kv_num(struct book *b, lxw_worksheet *ws, lxw_row_t *row, const char
 }
 
 /* A native bar chart of one Call cost / Hit count column for the top regions. */
-static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, size_t n,
-                            const char *title, const char *axis)
+static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_row_t first, lxw_col_t col,
+                            size_t n, const char *title, const char *axis)
 {
     lxw_chart *ch = workbook_add_chart(b->wb, LXW_CHART_BAR);
     lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
-    chart_series_set_categories(s, sheet, 1, 0, (lxw_row_t)n, 0);
-    chart_series_set_values(s, sheet, 1, col, (lxw_row_t)n, col);
+    lxw_row_t last = (lxw_row_t)(first + n - 1);
+    chart_series_set_categories(s, sheet, first, 0, last, 0);
+    chart_series_set_values(s, sheet, first, col, last, col);
     set_chart_title(ch, title);
     chart_axis_set_name(ch->x_axis, axis);
     chart_axis_set_reverse(ch->y_axis); /* heaviest region on top */
@@ -1175,9 +1176,13 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     double busy = model_busy(m);
     size_t top = n < ri->top ? n : ri->top;
     double largest_mean = 0, largest_self = 0;
+    lxw_row_t top_row = row;
+    size_t shortened = 0;
     for (size_t i = 0; i < top; i++, row++) {
         struct region *r = &m->regions[rank[i]];
-        put_str(b, ws, row, 0, r->display, NULL);
+        /* The short name the terminal and the charts show; Call cost has the full one. */
+        put_str(b, ws, row, 0, model_short(r), NULL);
+        shortened += strcmp(model_short(r), r->display) != 0;
         put_time(b, ws, row, 1, r->self_ns);
         put_num(b, ws, row, 2, m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN,
                 b->f.pct);
@@ -1190,6 +1195,9 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     }
     if (top == 0)
         put_str(b, ws, row++, 0, "no regions", b->f.note);
+    if (shortened)
+        put_str(b, ws, row++, 0, "Names shortened (<…> and (…)): full names on Call cost",
+                b->f.note);
     page_setup(b, ws, -1);
 
     if (top > 0) {
@@ -1219,13 +1227,14 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         worksheet_insert_chart_opt(ws, 1, 8, self, &place);
         snprintf(title, sizeof title, "%s, top %zu",
                  with_unit(b, h[4], sizeof h[4], "Mean cost per call"), top);
-        lxw_chart *cost = bar_chart(b, "Call cost", 6, top, title, "cost per call");
+        /* The other two read this sheet's own table: its short names and numbers. */
+        lxw_chart *cost = bar_chart(b, "Summary", top_row, 6, top, title, "cost per call");
         set_time_axis(b, cost, largest_mean);
         worksheet_insert_chart_opt(ws, 23, 8, cost, &place);
         snprintf(title, sizeof title, "Calls, top %zu regions by %s", top,
                  model_sort_labels[m->sort]);
-        worksheet_insert_chart_opt(ws, 45, 8, bar_chart(b, "Hit count", 1, top, title, "calls"),
-                                   &place);
+        worksheet_insert_chart_opt(
+            ws, 45, 8, bar_chart(b, "Summary", top_row, 5, top, title, "calls"), &place);
     }
 }
 
@@ -1414,12 +1423,13 @@ static void sheet_charts(struct book *b)
     char title[96], h[48];
     snprintf(title, sizeof title, "Self time by region, top %zu", top);
     put_str(b, ws, 0, 0, title, b->f.bold);
-    const char *heads[] = {"Region", with_unit(b, h, sizeof h, "Self"), "Self %"};
-    put_headers(b, ws, 1, heads, 3);
+    const char *heads[] = {"Region", with_unit(b, h, sizeof h, "Self"), "Self %", "Full name"};
+    put_headers(b, ws, 1, heads, 4);
     double largest = 0;
     for (size_t i = 0; i < top; i++) {
         const struct region *r = &m->regions[rank[i]];
-        put_str(b, ws, (lxw_row_t)(i + 2), 0, r->display, NULL);
+        put_str(b, ws, (lxw_row_t)(i + 2), 0, model_short(r), NULL);
+        put_str(b, ws, (lxw_row_t)(i + 2), 3, r->display, NULL);
         put_time(b, ws, (lxw_row_t)(i + 2), 1, r->self_ns);
         put_num(b, ws, (lxw_row_t)(i + 2), 2,
                 m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN, b->f.pct);
@@ -1510,6 +1520,10 @@ static void sheet_about(struct book *b)
         {"Fastest run, Slowest run", "Lowest and highest per-run mean cost."},
         {"Never stopped", "Instances with no stop (empty Ticks): counted here, not in the "
                           "statistics."},
+        {"Short name", "The name the terminal, the charts and the Summary show: a C++ name without "
+                       "its return type, template arguments and parameters collapsed to <…> and "
+                       "(…), with just enough of them kept where two names would otherwise read "
+                       "the same. The Region column holds the full name."},
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file, then region x run matrices of mean cost and calls. CPU "

@@ -36,7 +36,7 @@ COST_COLUMNS = [
     ("Min", "cost"), ("Max", "cost"), ("P90", "cost"), ("P99", "cost"), ("Runs", None),
     ("Run mean", "cost"), ("Run std dev", "cost"), ("Run CV", None), ("95% CI +/-", "cost"),
     ("Fastest run", "cost"), ("Slowest run", "cost"), ("Never stopped", None),
-    ("Percentiles", None), ("Source file", None), ("Line", None),
+    ("Percentiles", None), ("Source file", None), ("Line", None), ("Short name", None),
 ]
 
 UNITS_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
@@ -433,7 +433,7 @@ def compare_cost_row(got, want, cost_unit_ns=1.0, total_unit_ns=1.0, headers_by_
     returns the list of mismatches (empty when all columns agree)."""
     problems = []
     for name, kind in COST_COLUMNS[1:]:
-        if name in skip or name in ("Percentiles", "Source file", "Line"):
+        if name in skip or name in ("Percentiles", "Source file", "Line", "Short name"):
             continue
         header = headers_by_name[name]
         value = want[name]

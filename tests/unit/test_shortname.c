@@ -87,6 +87,7 @@ static void operators_namespaces_and_lambdas_read_right(void **state)
     shows("std::function<int (int)>::operator()(int) const", 0, "std::function<…>::operator()(…)");
     shows("main::{lambda(int)#1}::operator()(int) const", 0, "main::{lambda(…)#1}::operator()(…)");
     shows("(anonymous namespace)::hidden(int)", 0, "(anonymous namespace)::hidden(…)");
+    shows("void f<int>(int)", 0, "f<…>(…)");
     shows("operator new(unsigned long)", 0, "operator new(…)");
     shows("operator delete[](void*)", 0, "operator delete[](…)");
     shows("std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::"
