@@ -50,6 +50,9 @@
 #define TREND_BAND_RUNS 30
 /* About this many windows of runs in the band chart. */
 #define TREND_WINDOWS 25
+/* The trend charts draw this many regions at most, each in a colour of its own (the
+   templates have 10): more lines, with colours repeating, are a tangle nobody can read. */
+#define TREND_LINES 8
 
 extern char **environ;
 
@@ -1032,8 +1035,9 @@ static void trend_band_chart(struct batch *ch, const struct chart_env *env, cons
     struct chart_table t = {n, 4, labels, v, cols, ends, top};
     char title[512], ylabel[64];
     snprintf(title, sizeof title,
-             "%s: mean cost per call over %zu runs (median and p10-p90 of each %zu runs)",
-             o->title ? o->title : "profreport", nruns, width);
+             "%s: mean cost per call over %zu runs, top %zu regions (median and p10-p90 of "
+             "each %zu runs)",
+             o->title ? o->title : "profreport", nruns, top, width);
     snprintf(ylabel, sizeof ylabel, "cost per call (%s)", u.name);
     render(ch, env, "trendband", title, ylabel, &t);
     free(labels);
@@ -1059,8 +1063,13 @@ static void top_region_charts(struct batch *ch, const struct chart_env *env, str
     const char **labels = xcalloc(top * (m->nruns + 1), sizeof *labels);
     double *v = xcalloc(top * (m->nruns + 1) * 5, sizeof *v);
     size_t *ends = xcalloc(top, sizeof *ends);
-    double typical = cell_number(&rows[top / 2][CC_MEAN]);
-    struct unit u = unit_for(isfinite(typical) ? typical : 0, o->unit);
+    /* The unit of the largest mean: every mean then reads as a plain number under 1000 (0.05,
+       12, 340), never as 100m of one unit or 1M of another. */
+    double largest = 0;
+    for (size_t i = 0; i < top; i++)
+        if (cell_number(&rows[i][CC_MEAN]) > largest)
+            largest = cell_number(&rows[i][CC_MEAN]);
+    struct unit u = unit_for(largest, o->unit);
     char title[512], ylabel[64];
     const char *prefix = o->title ? o->title : "profreport";
 
@@ -1103,12 +1112,13 @@ static void top_region_charts(struct batch *ch, const struct chart_env *env, str
     snprintf(title, sizeof title, "%s: distribution of the cost of one call", prefix);
     render(ch, env, "distribution", title, ylabel, &td);
 
+    size_t lines = top < TREND_LINES ? top : TREND_LINES;
     if (m->nruns > TREND_BAND_RUNS) {
-        trend_band_chart(ch, env, &tb, top, m->nruns, u, o);
+        trend_band_chart(ch, env, &tb, lines, m->nruns, u, o);
     } else {
         /* Trend: each region's mean per run, one block per region. */
         size_t nrows = 0;
-        for (size_t i = 0; i < top; i++) {
+        for (size_t i = 0; i < lines; i++) {
             for (size_t run = 0; run < m->nruns; run++) {
                 labels[nrows] = rows[i][CC_SHORT].s;
                 v[nrows * 2] = (double)(run + 1);
@@ -1118,8 +1128,9 @@ static void top_region_charts(struct batch *ch, const struct chart_env *env, str
             ends[i] = nrows;
         }
         static const char *const trend_cols[] = {"run", "mean"};
-        struct chart_table tt = {nrows, 2, labels, v, trend_cols, ends, top};
-        snprintf(title, sizeof title, "%s: mean cost per call, run by run", prefix);
+        struct chart_table tt = {nrows, 2, labels, v, trend_cols, ends, lines};
+        snprintf(title, sizeof title, "%s: mean cost per call, run by run (top %zu regions)",
+                 prefix, lines);
         render(ch, env, "trend", title, ylabel, &tt);
     }
 
