@@ -181,8 +181,8 @@ static int parse(const char *s, size_t n, struct signature *sig)
     char before = s[params - 1];
     if (!(ident_char(before) || strchr("<>]})+-*/%^&|~!=,", before)))
         return 0;
-    /* Only C++ names: a scope, template arguments or an operator before the list. A manual region's text
-       such as "parse(file)" or "=HYPERLINK(...)" is the user's own and stays whole. */
+    /* Only C++ names: a scope, template arguments or an operator before the list. A manual region's
+       text such as "parse(file)" or "=HYPERLINK(...)" is the user's own and stays whole. */
     int cxx = 0;
     for (size_t i = 0; i + 1 < params && !cxx; i++)
         cxx = (s[i] == ':' && s[i + 1] == ':') || s[i] == '<' || atom_len(s, i, params);
