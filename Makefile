@@ -1,9 +1,9 @@
 # Makefile - build, test, install and demonstrate profreport.
 #
 #   make            the library (static and shared), pkg-config file, examples
-#   make check      every test: warnings as errors, then again under SAN=address,undefined
-#                   and SAN=thread, and a short run of each fuzz target (installs missing
-#                   Debian packages when run as root)
+#   make check      the reporter's flow check (scripts/flowcheck.sh), every test: warnings as
+#                   errors, then again under SAN=address,undefined and SAN=thread, and a short
+#                   run of each fuzz target (installs missing Debian packages when run as root)
 #   make fuzz       run each libFuzzer target (tests/fuzz) for FUZZ_TIME seconds (default 60);
 #                   make fuzz-runfile, fuzz-seed, fuzz-part, fuzz-workbook: one of them
 #   make demo       build, run the examples several times into demo/runs, write
@@ -85,7 +85,10 @@ AUTO_PROG_LIBS := $(patsubst tests/programs/auto/%_lib.c,$(BUILD)/tests/programs
 AUTO_PROG_BINS := $(patsubst tests/programs/auto/%,$(BUILD)/tests/programs/auto/%,\
 	$(basename $(filter-out %_lib.c,$(AUTO_PROG_SRC)))) $(AUTO_PROG_LIBS)
 
-REPORTER_SRC := $(wildcard reporter/*.c)
+# The command's stages, each a folder (docs/ARCHITECTURE.md): base/ (shared helpers), read/,
+# model/, out/, and at the root main.c and the pieces that wire stages together.
+REPORTER_DIRS := reporter reporter/base reporter/read reporter/model reporter/out
+REPORTER_SRC := $(wildcard $(REPORTER_DIRS:%=%/*.c))
 REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
 REPORTER_LIB := $(BUILD)/libreporter.a
 REPORTER := $(BUILD)/profreport
@@ -110,7 +113,7 @@ PLAIN_SRC := $(wildcard tests/plain/*.c)
 PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
-	format format-check deps fuzz fuzz-smoke test-bins FORCE
+	format format-check deps fuzz fuzz-smoke test-bins flowcheck FORCE
 
 all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
 
@@ -191,7 +194,7 @@ $(BUILD)/reporter/%.o: reporter/%.c
 	$(CC) $(REPORTER_CFLAGS) -c $< -o $@
 
 # main.c and charts.c hold the installed templates folder.
-$(BUILD)/reporter/main.o $(BUILD)/reporter/charts.o: $(CONFIG_STAMP)
+$(BUILD)/reporter/main.o $(BUILD)/reporter/out/charts.o: $(CONFIG_STAMP)
 
 # Everything but main.o, so unit tests can link the modules they test.
 $(REPORTER_LIB): $(filter-out $(BUILD)/reporter/main.o,$(REPORTER_OBJ))
@@ -280,7 +283,7 @@ test-bins: all $(UNIT_BINS) $(PROGRAM_BINS) $(AUTO_PROG_BINS) $(PLAIN_BINS)
 
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-check: deps
+check: deps flowcheck
 	$(MAKE) -j$(CHECK_JOBS) WERROR=-Werror test-bins
 	$(MAKE) WERROR=-Werror test
 	$(MAKE) -j$(CHECK_JOBS) WERROR=-Werror SAN=address,undefined test-bins
@@ -294,6 +297,10 @@ check: deps
 
 deps:
 	@sh scripts/deps.sh
+
+# The reporter's stages include only what comes before them (scripts/flowcheck.sh).
+flowcheck:
+	@sh scripts/flowcheck.sh
 
 # ---- fuzzing (README.md, "Fuzzing") ----
 
@@ -424,7 +431,7 @@ clean:
 
 # ---- formatting ----
 
-FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp format/*.[ch] common/*.[ch] preload/*.c reporter/*.[ch] \
+FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp format/*.[ch] common/*.[ch] preload/*.c $(REPORTER_DIRS:%=%/*.[ch]) \
 	examples/*.c examples/*.cpp tests/unit/*.c tests/programs/*.c tests/programs/*.cpp \
 	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c tests/fuzz/*.[ch])
 

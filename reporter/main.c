@@ -2,22 +2,22 @@
  * main.c - the profreport command: read run files, write the workbook and chart images,
  * print a flat profile. Options and exit codes are documented in profreport(1).
  */
-#include "atomicfile.h"
-#include "charts.h"
+#include "base/atomicfile.h"
+#include "out/charts.h"
 #include "compact.h"
-#include "compare.h"
-#include "exitcode.h"
-#include "export.h"
+#include "model/compare.h"
+#include "base/exitcode.h"
+#include "out/export.h"
 #include "fileutil.h"
-#include "flat.h"
-#include "input.h"
-#include "memsum.h"
-#include "model.h"
-#include "pipeline.h"
-#include "programs.h"
-#include "rep_error.h"
-#include "util.h"
-#include "workbook.h"
+#include "out/flat.h"
+#include "read/input.h"
+#include "out/memsum.h"
+#include "model/model.h"
+#include "read/pipeline.h"
+#include "model/programs.h"
+#include "base/rep_error.h"
+#include "base/util.h"
+#include "out/workbook.h"
 
 #include <profreport.h>
 

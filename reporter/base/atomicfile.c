@@ -5,10 +5,10 @@
  * handler can read).
  */
 #define _GNU_SOURCE /* getdents64 */
-#include "atomicfile.h"
+#include "base/atomicfile.h"
 #include "fileutil.h"
-#include "rep_error.h"
-#include "util.h"
+#include "base/rep_error.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -10,7 +10,7 @@
 #ifndef PROFREPORT_ATOMICFILE_H
 #define PROFREPORT_ATOMICFILE_H
 
-#include "rep_error.h"
+#include "base/rep_error.h"
 
 #include <stddef.h>
 #include <stdio.h>

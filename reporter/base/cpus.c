@@ -2,7 +2,7 @@
  * cpus.c - the number of CPUs profreport may use: what a taskset or a container allows, not
  * what the machine has, so that a job confined to one CPU does not fight itself.
  */
-#include "cpus.h"
+#include "base/cpus.h"
 #include "cpuload.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * rep_error.c - filling the reporter's error values (see rep_error.h).
  */
-#include "rep_error.h"
+#include "base/rep_error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

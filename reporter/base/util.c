@@ -2,8 +2,8 @@
  * util.c - messages, allocation that cannot fail silently, UTF-8 repair and a growable string
  * buffer for the profreport command.
  */
-#include "exitcode.h"
-#include "util.h"
+#include "base/exitcode.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdarg.h>

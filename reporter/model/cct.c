@@ -5,9 +5,9 @@
  * the flame graph, the folded-stack and callgrind exports, and --compact.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "cct.h"
+#include "model/cct.h"
 #include "hash.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,10 +4,10 @@
  * regions, a bootstrap interval of the ratio of medians and a verdict. Pure: no I/O.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "compare.h"
-#include "model.h"
+#include "model/compare.h"
+#include "model/model.h"
 #include "hash.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

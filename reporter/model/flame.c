@@ -3,8 +3,8 @@
  * tree to rectangles, drawn by charts.c with templates/flame.gp.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "flame.h"
-#include "util.h"
+#include "model/flame.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

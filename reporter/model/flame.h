@@ -8,7 +8,7 @@
 #ifndef PROFREPORT_FLAME_H
 #define PROFREPORT_FLAME_H
 
-#include "cct.h"
+#include "model/cct.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,9 +4,9 @@
  * threads and warnings. Memory grows with regions, runs and threads, never with events.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "cct.h"
-#include "model.h"
-#include "util.h"
+#include "model/cct.h"
+#include "model/model.h"
+#include "base/util.h"
 
 #include "hist.h"
 
@@ -912,19 +912,6 @@ static void on_problem(void *ctx, unsigned long line, const char *message)
     char where[4096];
     snprintf(where, sizeof where, "%s:%lu", in->name, line);
     model_warn(in->m, where, "malformed", 1, "%s", message);
-}
-
-/* A run file's parser as a run_reader. */
-static enum run_status read_runfile(void *f, const struct run_handler *h, struct rep_error *why,
-                                    unsigned long *line)
-{
-    return runfile_parse(f, "", h, why, line);
-}
-
-/* Read one run file into the model. */
-enum run_status model_add_run(struct model *m, FILE *f, const char *name, int recovered)
-{
-    return model_read_run(m, name, recovered, read_runfile, f);
 }
 
 /* Read one run into the model through a run_reader. */

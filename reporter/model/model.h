@@ -8,9 +8,9 @@
 #ifndef PROFREPORT_MODEL_H
 #define PROFREPORT_MODEL_H
 
-#include "cct.h"
-#include "runfile.h"
-#include "stats.h"
+#include "model/cct.h"
+#include "model/rows.h"
+#include "model/stats.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -185,17 +185,14 @@ struct model {
 void model_init(struct model *m);
 void model_release(struct model *m);
 /* Build the calling-context tree while rows stream in (the Call paths sheet, folded stacks
-   and callgrind need it); call before the first model_add_run. */
+   and callgrind need it); call before the first run is read. */
 void model_keep_paths(struct model *m);
 /* The calling-context tree of the runs read so far, or NULL when it is not kept. */
 const struct cct *model_paths(const struct model *m);
-/*
- * Read one run file into the model. name is shown in messages; recovered marks a run rebuilt
- * from .part files. Returns the parser's status; problems become warnings.
- */
-enum run_status model_add_run(struct model *m, FILE *f, const char *name, int recovered);
 /* Read one run into the model from read(src, ...), which feeds the model's run_handler: a run
-   file's parser (model_add_run), or a killed run's parts (partfile.h). */
+   file's parser (input_add_run, read/input.h), or a killed run's parts (read/partfile.h).
+   name is shown in messages; recovered marks a run rebuilt from .part files. Returns the
+   reader's status; problems become warnings. */
 enum run_status model_read_run(struct model *m, const char *name, int recovered, run_reader read,
                                void *src);
 /* Keep only the runs pick and name (copied) select, from the next run read on. */

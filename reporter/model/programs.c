@@ -4,8 +4,8 @@
  * runs reported came from different hosts, clocks or tick rates.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "programs.h"
-#include "util.h"
+#include "model/programs.h"
+#include "base/util.h"
 
 #include "strbuf.h"
 

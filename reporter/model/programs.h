@@ -8,8 +8,8 @@
 #ifndef PROFREPORT_PROGRAMS_H
 #define PROFREPORT_PROGRAMS_H
 
-#include "model.h"
-#include "rep_error.h"
+#include "model/model.h"
+#include "base/rep_error.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * stats.c - pure statistics for the report: per-call cost distributions with bounded memory,
  * and the spread of per-run values (mean, standard deviation, 95% confidence interval).
  */
-#include "stats.h"
-#include "util.h"
+#include "model/stats.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,9 +3,9 @@
  * lists statistics (workbook.c's sheets, export.c's CSV and JSON).
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "tables.h"
-#include "compare.h"
-#include "util.h"
+#include "model/tables.h"
+#include "model/compare.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,8 +12,8 @@
 #ifndef PROFREPORT_TABLES_H
 #define PROFREPORT_TABLES_H
 
-#include "model.h"
-#include "units.h"
+#include "model/model.h"
+#include "model/units.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * units.c - how a time is shown: the unit per value, three significant digits, and the
  * spreadsheet number format that renders a stored number as the terminal prints it.
  */
-#include "units.h"
+#include "model/units.h"
 
 #include <math.h>
 #include <stdio.h>

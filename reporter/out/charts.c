@@ -4,16 +4,16 @@
  * on a template, without a shell and under a time limit.
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
-#include "atomicfile.h"
-#include "charts.h"
-#include "compare.h"
-#include "cpus.h"
+#include "base/atomicfile.h"
+#include "out/charts.h"
+#include "model/compare.h"
+#include "base/cpus.h"
 #include "fileutil.h"
-#include "flame.h"
+#include "model/flame.h"
 #include "hash.h"
-#include "model.h"
-#include "tables.h"
-#include "util.h"
+#include "model/model.h"
+#include "model/tables.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

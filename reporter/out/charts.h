@@ -8,7 +8,7 @@
 #ifndef PROFREPORT_CHARTS_H
 #define PROFREPORT_CHARTS_H
 
-#include "rep_error.h"
+#include "base/rep_error.h"
 
 #include <stddef.h>
 

@@ -9,13 +9,13 @@
  * leading single quote.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "atomicfile.h"
-#include "cct.h"
-#include "compare.h"
-#include "export.h"
-#include "model.h"
-#include "tables.h"
-#include "util.h"
+#include "base/atomicfile.h"
+#include "model/cct.h"
+#include "model/compare.h"
+#include "out/export.h"
+#include "model/model.h"
+#include "model/tables.h"
+#include "base/util.h"
 
 #include <profreport.h>
 

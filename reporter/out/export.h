@@ -9,11 +9,11 @@
 #ifndef PROFREPORT_EXPORT_H
 #define PROFREPORT_EXPORT_H
 
-#include "cct.h"
-#include "model.h"
-#include "rep_error.h"
-#include "tables.h"
-#include "util.h"
+#include "model/cct.h"
+#include "model/model.h"
+#include "base/rep_error.h"
+#include "model/tables.h"
+#include "base/util.h"
 
 #include <stddef.h>
 #include <stdint.h>

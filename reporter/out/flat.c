@@ -3,12 +3,12 @@
  * and uftrace's reports, printed after the workbook is written; for a comparison (--baseline),
  * the regions that changed significantly instead.
  */
-#include "compare.h"
-#include "flat.h"
-#include "model.h"
-#include "tables.h"
-#include "util.h"
-#include "workbook.h"
+#include "model/compare.h"
+#include "out/flat.h"
+#include "model/model.h"
+#include "model/tables.h"
+#include "base/util.h"
+#include "out/workbook.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,9 +5,9 @@
 #ifndef PROFREPORT_FLAT_H
 #define PROFREPORT_FLAT_H
 
-#include "compare.h"
-#include "model.h"
-#include "workbook.h"
+#include "model/compare.h"
+#include "model/model.h"
+#include "out/workbook.h"
 
 #include <stdio.h>
 

@@ -3,9 +3,9 @@
  * its blocks (or operations), bytes and sites over every run, so that a leak is seen without
  * opening the Memory sheet.
  */
-#include "memsum.h"
+#include "out/memsum.h"
 
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

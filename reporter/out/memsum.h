@@ -6,7 +6,7 @@
 #define PROFREPORT_MEMSUM_H
 
 #include "format.h"
-#include "model.h"
+#include "model/model.h"
 
 #include <stdint.h>
 #include <stdio.h>

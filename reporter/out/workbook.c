@@ -9,13 +9,13 @@
  * written as numbers (the cell is left empty) because they would corrupt the file.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "cct.h"
-#include "compare.h"
-#include "model.h"
-#include "programs.h"
-#include "tables.h"
-#include "util.h"
-#include "workbook.h"
+#include "model/cct.h"
+#include "model/compare.h"
+#include "model/model.h"
+#include "model/programs.h"
+#include "model/tables.h"
+#include "base/util.h"
+#include "out/workbook.h"
 
 #include <profreport.h>
 

@@ -6,9 +6,9 @@
 #ifndef PROFREPORT_WORKBOOK_H
 #define PROFREPORT_WORKBOOK_H
 
-#include "compare.h"
-#include "model.h"
-#include "rep_error.h"
+#include "model/compare.h"
+#include "model/model.h"
+#include "base/rep_error.h"
 
 #include <stddef.h>
 

@@ -2,8 +2,8 @@
  * batch.c - record a run_handler's calls into batches of bytes and replay them into another
  * run_handler in the same order, so that parsing and modelling can run on two threads.
  */
-#include "batch.h"
-#include "util.h"
+#include "read/batch.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,8 +11,8 @@
 #ifndef PROFREPORT_BATCH_H
 #define PROFREPORT_BATCH_H
 
-#include "rep_error.h"
-#include "runfile.h"
+#include "base/rep_error.h"
+#include "read/runfile.h"
 
 #include <stddef.h>
 #include <stdint.h>

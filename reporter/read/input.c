@@ -3,11 +3,12 @@
  * run files through the parser, a killed run's .part files through partfile.c.
  */
 #define _GNU_SOURCE /* fopencookie */
-#include "input.h"
-#include "model.h"
-#include "util.h"
+#include "read/input.h"
+#include "model/model.h"
+#include "base/util.h"
 
-#include "partfile.h"
+#include "read/partfile.h"
+#include "read/runfile.h"
 
 #include <profreport.h>
 
@@ -259,6 +260,19 @@ struct counted {
     const struct input_progress *p;
 };
 
+/* A run file's parser as a run_reader. */
+static enum run_status read_runfile(void *f, const struct run_handler *h, struct rep_error *why,
+                                    unsigned long *line)
+{
+    return runfile_parse(f, "", h, why, line);
+}
+
+/* Read one run file into the model. */
+enum run_status input_add_run(struct model *m, FILE *f, const char *name, int recovered)
+{
+    return model_read_run(m, name, recovered, read_runfile, f);
+}
+
 /* fopencookie read function: the file's bytes, counted. */
 static ssize_t counted_read(void *cookie, char *buf, size_t size)
 {
@@ -300,7 +314,7 @@ static enum run_status read_file(const struct input *in, struct model *m,
        memory, the one failure that ends the command (rep_error.h). */
     if (!f)
         die_nomem(NULL);
-    enum run_status st = model_add_run(m, f, in->path, 0);
+    enum run_status st = input_add_run(m, f, in->path, 0);
     fclose(f);
     return st;
 }

@@ -7,9 +7,10 @@
 #ifndef PROFREPORT_INPUT_H
 #define PROFREPORT_INPUT_H
 
-#include "model.h"
+#include "model/model.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* One run to read: a run file, or the .part files of a killed run. */
@@ -39,7 +40,12 @@ int input_open(const struct input *in, struct model *m);
 int input_open_quiet(const struct input *in, int *err, mode_t *mode);
 /* The warnings input_open gives for what input_open_quiet returned in err and mode. */
 void input_open_failed(const struct input *in, struct model *m, int err, mode_t mode);
-/* Read one input into the model (recovering parts through prof_recover). */
+/*
+ * Read one run file, open as f, into the model. name is shown in messages; recovered marks a
+ * run rebuilt from .part files. Returns the parser's status; problems become warnings.
+ */
+enum run_status input_add_run(struct model *m, FILE *f, const char *name, int recovered);
+/* Read one input into the model (a killed run's parts through partfile.h). */
 enum run_status input_read(const struct input *in, struct model *m);
 
 /* Told of the bytes read from run files as they are read (a progress bar). */

@@ -3,10 +3,10 @@
  * format/assemble.c rebuilds the run's records (metadata, rows, memory section) and this file
  * hands each on as the run_handler callback its text would have reached.
  */
-#include "partfile.h"
+#include "read/partfile.h"
 
-#include "runfile.h"
-#include "util.h"
+#include "read/runfile.h"
+#include "base/util.h"
 
 #include "assemble.h"
 

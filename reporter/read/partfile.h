@@ -8,7 +8,7 @@
 #ifndef PROFREPORT_PARTFILE_H
 #define PROFREPORT_PARTFILE_H
 
-#include "runfile.h"
+#include "read/runfile.h"
 
 #include <profreport.h>
 

@@ -3,11 +3,11 @@
  * recorded calls, the calling thread replays them into the model in the order they were made.
  */
 #define _GNU_SOURCE /* fopencookie */
-#include "pipeline.h"
-#include "batch.h"
+#include "read/pipeline.h"
+#include "read/batch.h"
 #include "cpuload.h"
-#include "cpus.h"
-#include "util.h"
+#include "base/cpus.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <pthread.h>

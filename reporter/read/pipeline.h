@@ -7,8 +7,8 @@
 #ifndef PROFREPORT_PIPELINE_H
 #define PROFREPORT_PIPELINE_H
 
-#include "input.h"
-#include "model.h"
+#include "read/input.h"
+#include "model/model.h"
 
 #include <stddef.h>
 

@@ -3,7 +3,7 @@
  * them, several times faster than feeding them to libcsv (bench/README.md): one pass that
  * finds the commas and line ends of 8 bytes at a time.
  */
-#include "plainsplit.h"
+#include "read/plainsplit.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * remain in the caller's data, a text field's end and a wide number's digits are found a word at
  * a time.
  */
-#include "rowscan.h"
+#include "read/rowscan.h"
 
 #include <string.h>
 

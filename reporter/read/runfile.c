@@ -3,10 +3,10 @@
  * metadata and rows to a run_handler, naming the line of every malformed record.
  */
 #define _GNU_SOURCE /* memrchr, strtod_l */
-#include "runfile.h"
-#include "plainsplit.h"
-#include "rowscan.h"
-#include "util.h"
+#include "read/runfile.h"
+#include "read/plainsplit.h"
+#include "read/rowscan.h"
+#include "base/util.h"
 
 #include "format.h"
 #include "hist.h"

@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "charts.h"
+#include "out/charts.h"
 #include "files.h"
-#include "util.h"
+#include "base/util.h"
 
 /* Each test's private folders: data files, chart output, and templates of its own. */
 struct fixture {

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memsum.h"
-#include "model.h"
+#include "out/memsum.h"
+#include "model/model.h"
+#include "read/input.h"
 
 #define RUN_HEAD                                                                                   \
     "Frequency,1000\nFormat,profreport-run,3\nMode,events\n"                                       \
@@ -27,7 +28,7 @@ static void read_run(struct model *m, const char *text)
 {
     FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
     assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "charts.h"
-#include "export.h"
-#include "model.h"
-#include "rep_error.h"
+#include "base/atomicfile.h"
+#include "out/charts.h"
+#include "out/export.h"
+#include "model/model.h"
+#include "base/rep_error.h"
 
 /* rep_fail records the code and the formatted message and returns -1, so that a function can
    end with `return rep_fail(...)`. */

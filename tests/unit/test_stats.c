@@ -10,8 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats.h"
-#include "util.h"
+#include "model/stats.h"
+#include "base/util.h"
 
 #define assert_close(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

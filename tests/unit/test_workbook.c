@@ -21,16 +21,17 @@
 #include <unistd.h>
 
 #include "files.h"
-#include "model.h"
-#include "rep_error.h"
-#include "workbook.h"
+#include "model/model.h"
+#include "read/input.h"
+#include "base/rep_error.h"
+#include "out/workbook.h"
 
 /* Read text as one run file into m. */
 static void read_run(struct model *m, const char *text)
 {
     FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
     assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 
