@@ -1,7 +1,8 @@
 /*
  * runfile.h - the profreport command's reader of run files (runfile.c): one run file (docs/
  * FORMAT.md sections 1 and 2) streamed through libcsv, its metadata and rows handed to a
- * run_handler (model/rows.h). The column names, versions and histogram buckets it checks come from format/.
+ * run_handler (model/rows.h). The column names, versions and histogram buckets it checks come from
+ * format/.
  *
  * Strings handed to a callback are the parser's, valid during the call only.
  */
