@@ -24,7 +24,7 @@ DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
-VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' collector/profreport.h)
+VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' include/profreport.h)
 # The soname's number: the major part of the header's version, and while the major is 0 the
 # minor too (libprofreport.so.0.2), since a 0.x minor may change the binary interface: a program
 # built against another minor then fails to load instead of misreading a changed struct.
@@ -51,11 +51,15 @@ endif
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wwrite-strings
 # Every compile writes the headers it read into a .d file beside its output (included below).
 DEPFLAGS := -MMD -MP
-LIB_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
-	-pthread -Icollector -Iformat -Icommon
-APP_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Icollector
+# include/ holds the two installed headers; the collector's own headers stay in collector/,
+# which only the collector (and the unit tests of its modules) see: format/ and common/ are
+# compiled without it.
+SHARED_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC \
+	-fvisibility=hidden -pthread -Iinclude -Iformat -Icommon
+LIB_CFLAGS := $(SHARED_CFLAGS) -Icollector
+APP_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Iinclude
 APP_CXXFLAGS := -std=c++17 $(DEPFLAGS) -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLAGS) -pthread \
-	-Icollector
+	-Iinclude
 # Programs link the shared library found in the build tree.
 APP_LDFLAGS := $(SANFLAGS) -L$(BUILD) -Wl,-rpath,$(abspath $(BUILD)) -pthread
 APP_LIBS := -lprofreport
@@ -93,7 +97,7 @@ REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
 REPORTER_LIB := $(BUILD)/libreporter.a
 REPORTER := $(BUILD)/profreport
 REPORTER_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
-	-Icollector -Iformat -Icommon -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
+	-Iinclude -Iformat -Icommon -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 REPORTER_LIBS := $(REPORTER_LIB) $(STATIC_LIB) -lxlsxwriter -lcsv -lm -pthread
 
 EXAMPLES_C := $(wildcard examples/*.c)
@@ -128,11 +132,11 @@ $(BUILD)/collector/%.o: collector/%.c
 
 $(BUILD)/format/%.o: format/%.c
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+	$(CC) $(SHARED_CFLAGS) -c $< -o $@
 
 $(BUILD)/common/%.o: common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+	$(CC) $(SHARED_CFLAGS) -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -164,7 +168,7 @@ $(AUTO_LINKS): $(AUTO_SHARED)
 # It names sites with libprofreport-auto's symbolizer (symbols.c, compiled in: libdw, libiberty).
 $(PRELOAD): preload/malloc.c collector/symbols.c $(SHARED_LINKS)
 	$(CC) -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
-	    -Icollector -Icommon -shared -o $@ preload/malloc.c collector/symbols.c -L$(BUILD) -lprofreport \
+	    -Iinclude -Icollector -Icommon -shared -o $@ preload/malloc.c collector/symbols.c -L$(BUILD) -lprofreport \
 	    -Wl,-rpath,'$$ORIGIN' -Wl,--exclude-libs,ALL $(AUTO_DEPLIBS)
 
 # The install paths baked into the build (the .pc files, the reporter's templates folder) are
@@ -180,7 +184,7 @@ $(CONFIG_STAMP): FORCE
 
 FORCE:
 
-$(BUILD)/%.pc: %.pc.in collector/profreport.h $(CONFIG_STAMP)
+$(BUILD)/%.pc: %.pc.in include/profreport.h $(CONFIG_STAMP)
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -217,14 +221,17 @@ $(BUILD)/examples/%: examples/%.cpp $(SHARED_LINKS)
 
 # ---- tests ----
 
+# Unit tests of the collector's modules include its private headers too.
+UNIT_CFLAGS := $(REPORTER_CFLAGS) -Icollector
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
+	$(CC) $(UNIT_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
 
 # functions.c and symbols.c live in libprofreport-auto only.
 $(BUILD)/tests/unit/test_functions: tests/unit/test_functions.c $(AUTO_STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(AUTO_STATIC) $(AUTO_DEPLIBS) -pthread -lcmocka
+	$(CC) $(UNIT_CFLAGS) $< -o $@ $(AUTO_STATIC) $(AUTO_DEPLIBS) -pthread -lcmocka
 
 $(BUILD)/tests/programs/%: tests/programs/%.c $(SHARED_LINKS)
 	@mkdir -p $(@D)
@@ -313,7 +320,7 @@ FUZZ_TARGETS := runfile seed part workbook
 FUZZ_DIR := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-	-pthread -Icollector -Iformat -Icommon -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
+	-pthread -Iinclude -Icollector -Iformat -Icommon -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_REPORTER_OBJ := $(filter-out $(FUZZ_DIR)/reporter/main.o,$(REPORTER_SRC:%.c=$(FUZZ_DIR)/%.o))
 FUZZ_OBJ := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/tests/fuzz/fuzz_%.o) $(FUZZ_DIR)/tests/fuzz/fuzz.o
@@ -401,7 +408,7 @@ install: all
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so
 	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
-	install -m 644 collector/profreport.h collector/profreport_new.hpp $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 include/profreport.h include/profreport_new.hpp $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 644 $(AUTO_STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(AUTO_SHARED) $(DESTDIR)$(LIBDIR)/
@@ -431,7 +438,7 @@ clean:
 
 # ---- formatting ----
 
-FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp format/*.[ch] common/*.[ch] preload/*.c $(REPORTER_DIRS:%=%/*.[ch]) \
+FORMAT_FILES := $(wildcard collector/*.[ch] include/*.h include/*.hpp format/*.[ch] common/*.[ch] preload/*.c $(REPORTER_DIRS:%=%/*.[ch]) \
 	examples/*.c examples/*.cpp tests/unit/*.c tests/programs/*.c tests/programs/*.cpp \
 	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c tests/fuzz/*.[ch])
 

@@ -120,7 +120,7 @@ def test_soname_carries_the_minor_while_the_major_is_zero():
     """A 0.x minor may change the binary interface, so a program built against one minor must
     not load another: the soname is libprofreport.so.0.MINOR, read from the header's version
     here, and every built program and the preload library need exactly that name."""
-    header = (ROOT / "collector" / "profreport.h").read_text()
+    header = (ROOT / "include" / "profreport.h").read_text()
     major, minor, patch = (int(re.search(rf"#define PROF_VERSION_{k} (\d+)", header).group(1))
                            for k in ("MAJOR", "MINOR", "PATCH"))
     want = f"0.{minor}" if major == 0 else f"{major}"

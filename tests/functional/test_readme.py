@@ -27,7 +27,7 @@ def test_readme_example_leaves_one_run_file_per_run(tmp_path):
     src.write_text(readme_c_example())
     exe = tmp_path / "app"
     flags = ["-fsanitize=" + SAN] if SAN else []
-    subprocess.run(["cc", *flags, str(src), "-I", str(ROOT / "collector"),
+    subprocess.run(["cc", *flags, str(src), "-I", str(ROOT / "include"),
                     str(BUILD / "libprofreport.a"), "-pthread", "-o", str(exe)], check=True)
     runs = tmp_path / "runs"
     env = dict(os.environ, PROFILER_DIR=str(runs))
@@ -62,8 +62,8 @@ def test_readme_auto_instrumentation_command_times_every_function(tmp_path):
             word = str(src)
         elif word.startswith("build/"):
             word = str(BUILD / word[len("build/"):])
-        elif word == "-Icollector":
-            word = "-I" + str(ROOT / "collector")
+        elif word == "-Iinclude":
+            word = "-I" + str(ROOT / "include")
         argv.append(word)
     flags = ["-fsanitize=" + SAN] if SAN else []
     subprocess.run([argv[0], *flags, *argv[1:], "-o", str(exe)], check=True, cwd=ROOT)
@@ -103,7 +103,7 @@ def test_docs_name_the_format_version_runs_are_written_in(tmp_path):
     man1 = (ROOT / "man" / "profreport.1").read_text()
     versions = re.search(r"Run files of format versions ([\d, and]+) \(see", man1).group(1)
     assert re.findall(r"\d+", versions)[-1] == written
-    header = (ROOT / "collector" / "profreport.h").read_text()
+    header = (ROOT / "include" / "profreport.h").read_text()
     assert re.findall(r"^#define PROF_FORMAT_VERSION (\d+)$", header, re.M) == [written]
     p = subprocess.run([str(BUILD / "profreport"), "--version"], capture_output=True, text=True)
     assert p.returncode == 0 and f"(run-file format {written})" in p.stdout
