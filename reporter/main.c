@@ -525,6 +525,7 @@ static int read_baseline(const struct options *o, struct model *base, struct mod
     }
     pipeline_read(in, n, base, NULL);
     inputs_free(in, n);
+    model_finish(base);
     for (size_t i = 0; i < base->nwarnings; i++) {
         const struct warning_rec *w = &base->warnings[i];
         size_t len = strlen(w->where) + 16;
@@ -678,8 +679,10 @@ static void draw_charts(struct report *r, const struct options *o)
 static int write_outputs(struct report *r, const struct options *o, const struct report_info *ri)
 {
     struct rep_error why;
-    if (workbook_write(r->out.tmp, &r->m, ri, &why) != 0)
+    unsigned long cut = 0;
+    if (workbook_write(r->out.tmp, &r->m, ri, &cut, &why) != 0)
         return rep_fail(&r->err, why.code, "cannot write '%s': %s", o->output, why.msg);
+    workbook_warn_cut(&r->m, cut);
     return exports_write(r->ex, &r->m, &r->err);
 }
 
@@ -717,7 +720,7 @@ static void print_summary(const struct report *r, const struct options *o,
     if (r->comparing)
         flat_print_compare(stdout, &r->cmp, ri);
     else
-        flat_print(stdout, (struct model *)&r->m, ri);
+        flat_print(stdout, &r->m, ri);
     flat_print_idle(stdout, &r->m, o->top);
     printf("\n");
     memsum_print(stdout, &r->m);
@@ -786,6 +789,8 @@ int main(int argc, char **argv)
         rc = open_outputs(&r, &o, argc, argv);
     if (rc == 0 && report)
         rc = read_runs(&r, &o);
+    if (rc == 0 && report)
+        model_finish(&r.m);
     if (rc == 0 && report && o.nbaseline)
         rc = compare_runs(&r, &o);
     if (rc == 0 && report) {

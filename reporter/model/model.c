@@ -35,6 +35,14 @@ static void mem_rec_release(struct mem_rec *r)
     free(r->stack);
 }
 
+/* The model complete: each region's exact costs in order, the row sink detached. */
+void model_finish(struct model *m)
+{
+    for (size_t i = 0; i < m->nregions; i++)
+        dist_finish(&m->regions[i].cost);
+    m->sink = NULL;
+}
+
 /* Free everything the model owns. */
 void model_release(struct model *m)
 {
@@ -1104,7 +1112,7 @@ double model_busy(const struct model *m)
 }
 
 /* One region's Call cost figures. */
-void model_cost_row(struct model *m, size_t ri, double busy, struct cost_row *out)
+void model_cost_row(const struct model *m, size_t ri, double busy, struct cost_row *out)
 {
     struct region *r = &m->regions[ri];
     double *v = xmalloc((m->nruns ? m->nruns : 1) * sizeof *v);

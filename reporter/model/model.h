@@ -184,6 +184,12 @@ struct model {
 
 void model_init(struct model *m);
 void model_release(struct model *m);
+/*
+ * The model complete, once every run is read: each region's cost distribution put in order
+ * (dist_finish) and the row sink detached. From here on the outputs take const struct model *
+ * and change nothing; model_warn still adds a warning.
+ */
+void model_finish(struct model *m);
 /* Build the calling-context tree while rows stream in (the Call paths sheet, folded stacks
    and callgrind need it); call before the first run is read. */
 void model_keep_paths(struct model *m);
@@ -231,6 +237,6 @@ struct cost_row {
     int approximate; /* percentiles from the histogram */
 };
 /* Fill *out for region r; busy is model_busy(m). */
-void model_cost_row(struct model *m, size_t r, double busy, struct cost_row *out);
+void model_cost_row(const struct model *m, size_t r, double busy, struct cost_row *out);
 
 #endif /* PROFREPORT_MODEL_H */

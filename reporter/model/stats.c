@@ -200,21 +200,38 @@ static double hist_rank(const struct dist *d, double r)
     return d->max;
 }
 
+/* The exact values in order. */
+void dist_finish(struct dist *d)
+{
+    if (!d->hist && !d->sorted && d->nexact > 1)
+        qsort(d->exact, d->nexact, sizeof *d->exact, cmp_double);
+    d->sorted = 1;
+}
+
+/* Quantile q of n sorted values, as PERCENTILE.INC: rank (n - 1) * q between them. */
+static double sorted_quantile(const double *v, uint64_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t lo = (size_t)h;
+    if (lo + 1 >= n)
+        return v[n - 1];
+    return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
 /* Quantile q, as PERCENTILE.INC: rank (n - 1) * q between the order statistics. */
-double dist_quantile(struct dist *d, double q)
+double dist_quantile(const struct dist *d, double q)
 {
     if (d->n == 0 || !(q >= 0 && q <= 1))
         return NAN;
     if (!d->hist) {
-        if (!d->sorted) {
-            qsort(d->exact, d->n, sizeof *d->exact, cmp_double);
-            d->sorted = 1;
-        }
-        double h = (double)(d->n - 1) * q;
-        size_t lo = (size_t)h;
-        if (lo + 1 >= d->n)
-            return d->exact[d->n - 1];
-        return d->exact[lo] + (h - (double)lo) * (d->exact[lo + 1] - d->exact[lo]);
+        if (d->sorted || d->n == 1)
+            return sorted_quantile(d->exact, d->n, q);
+        double *v = xmalloc(d->n * sizeof *v);
+        memcpy(v, d->exact, d->n * sizeof *v);
+        qsort(v, d->n, sizeof *v, cmp_double);
+        double x = sorted_quantile(v, d->n, q);
+        free(v);
+        return x;
     }
     uint64_t total = 0;
     for (unsigned b = 0; b < STATS_BUCKETS; b++)

@@ -26,7 +26,7 @@ struct dist {
     double shift, sd1, sd2; /* sums of (x - shift) and of its square: a stable variance */
     double *exact;          /* the values while exact mode lasts, else NULL */
     size_t nexact, exact_cap;
-    int sorted;
+    int sorted;     /* exact[] is in order (dist_finish), until the next dist_add */
     uint64_t *hist; /* STATS_BUCKETS counts once exact values overflowed or bins were added */
 };
 
@@ -48,9 +48,13 @@ int dist_approximate(const struct dist *d);
 double dist_mean(const struct dist *d);
 /* Sample standard deviation (n - 1); NaN when n < 2. */
 double dist_stddev(const struct dist *d);
+/* Put the exact values in order, once all are added, so that dist_quantile reads them as they
+   are (the model's model_finish does it for every region). */
+void dist_finish(struct dist *d);
 /* Quantile q in [0,1], interpolating between order statistics as Excel's PERCENTILE.INC does;
-   NaN when empty. Sorts the exact values on first use. */
-double dist_quantile(struct dist *d, double q);
+   NaN when empty. d is not changed: exact values not put in order by dist_finish are read from
+   a sorted copy. */
+double dist_quantile(const struct dist *d, double q);
 
 /* Mean, sample standard deviation and 95% confidence half-width (Student's t) of n values. */
 struct spread {

@@ -44,10 +44,10 @@ static const struct column threads_cols[] = {
     {"Events", COL_COUNT}, {"Busy", COL_TOTAL_NS}, {"Wall", COL_TOTAL_NS},
     {"CPU", COL_TOTAL_NS}, {"CPU %", COL_SHARE},   {"Mostly idle", COL_TEXT}};
 
-/* Edges heavier first, then by callee; ctx is the model. */
+/* Edges heavier first, then by callee; ctx points to the model pointer. */
 static int by_edge_total(const void *a, const void *b, void *ctx)
 {
-    const struct model *m = ctx;
+    const struct model *m = *(const struct model *const *)ctx;
     const struct edge *x = &m->edges[*(const size_t *)a];
     const struct edge *y = &m->edges[*(const size_t *)b];
     if (x->total_ns != y->total_ns)
@@ -56,7 +56,7 @@ static int by_edge_total(const void *a, const void *b, void *ctx)
 }
 
 /* Set up one table. */
-void table_open(struct table *t, struct model *m, enum table_id id)
+void table_open(struct table *t, const struct model *m, enum table_id id)
 {
     memset(t, 0, sizeof *t);
     t->m = m;
@@ -75,7 +75,7 @@ void table_open(struct table *t, struct model *m, enum table_id id)
         for (size_t i = 0; i < m->nedges; i++)
             if (!m->regions[m->edges[i].callee].excluded)
                 t->order[t->nrows++] = i;
-        qsort_r(t->order, t->nrows, sizeof *t->order, by_edge_total, m);
+        qsort_r(t->order, t->nrows, sizeof *t->order, by_edge_total, &m);
         break;
     case TABLE_RUNS:
         t->cols = runs_cols;
@@ -110,7 +110,7 @@ static struct cell count(uint64_t i) { return (struct cell){CELL_INT, 0, 0, i, 0
 /* The cells of row i. */
 void table_row(const struct table *t, size_t i, struct cell *c)
 {
-    struct model *m = t->m;
+    const struct model *m = t->m;
     switch (t->id) {
     case TABLE_CALLCOST: {
         struct cost_row x;

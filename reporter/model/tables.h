@@ -58,7 +58,7 @@ struct table {
     enum table_id id;
     const struct column *cols;
     size_t ncols, nrows;
-    struct model *m;
+    const struct model *m;
     size_t *order; /* callcost: ranked regions; calltree: edges */
     double busy;
 };
@@ -95,7 +95,7 @@ enum callcost_col {
 /* Open table id of m: Call cost rows by rank (model_ranked), Call tree edges heaviest first,
    then by callee (callees excluded by --include/--exclude left out), runs and threads in
    model order. */
-void table_open(struct table *t, struct model *m, enum table_id id);
+void table_open(struct table *t, const struct model *m, enum table_id id);
 /* The cells of row i (t->ncols of them) into cells. */
 void table_row(const struct table *t, size_t i, struct cell *cells);
 void table_close(struct table *t);

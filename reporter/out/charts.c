@@ -1049,7 +1049,7 @@ static void trend_band_chart(struct batch *ch, const struct chart_env *env, cons
 
 /* The four charts of the top regions (the Call cost table's top rows): cost per call, calls,
    distribution, trend. */
-static void top_region_charts(struct batch *ch, const struct chart_env *env, struct model *m,
+static void top_region_charts(struct batch *ch, const struct chart_env *env, const struct model *m,
                               const struct chart_options *o)
 {
     struct table tb;
@@ -1253,7 +1253,7 @@ static void compare_chart(struct batch *ch, const struct chart_env *env, const s
 }
 
 /* Render the report's charts in a private work folder (see charts.h). */
-void charts_make(struct chart_set *ch, const char *templates_dir, struct model *m,
+void charts_make(struct chart_set *ch, const char *templates_dir, const struct model *m,
                  const struct comparison *c, const struct chart_options *o)
 {
     memset(ch, 0, sizeof *ch);

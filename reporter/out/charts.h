@@ -81,7 +81,7 @@ struct comparison;
  * one after the other. A chart that fails is left out, the first failure said in ch->note; the
  * others stay (a new gnuplot draws the rest of a share after a failure).
  */
-void charts_make(struct chart_set *ch, const char *templates_dir, struct model *m,
+void charts_make(struct chart_set *ch, const char *templates_dir, const struct model *m,
                  const struct comparison *c, const struct chart_options *o);
 /* Remove the work folder and its pictures and free the set. */
 void charts_release(struct chart_set *ch);

@@ -398,7 +398,7 @@ static void put_number(struct prof_sbuf *b, double v)
 }
 
 /* One table as CSV. */
-int export_csv_write(FILE *f, struct model *m, enum table_id which)
+int export_csv_write(FILE *f, const struct model *m, enum table_id which)
 {
     struct table tb;
     table_open(&tb, m, which);
@@ -535,7 +535,7 @@ static void json_comparison(struct prof_sbuf *b, const struct comparison *c)
 
 /* Every table as one JSON object, each an array of objects keyed by the column names, and
    the comparison when there is one. */
-int export_json_write(FILE *f, struct model *m, const char *command_line,
+int export_json_write(FILE *f, const struct model *m, const char *command_line,
                       const struct comparison *cmp)
 {
     struct prof_sbuf b = {0};
@@ -887,10 +887,8 @@ struct exports *exports_open(const struct export_options *o, struct model *m, st
 }
 
 /* Fill every export's temporary file. */
-int exports_write(struct exports *x, struct model *m, struct rep_error *e)
+int exports_write(struct exports *x, const struct model *m, struct rep_error *e)
 {
-    if (m->sink == &x->sink)
-        m->sink = NULL;
     if (x->trace.f && x->trace_err) {
         rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", x->trace.target,
                  strerror(x->trace_err));

@@ -61,11 +61,11 @@ int export_callgrind_write(FILE *f, const struct cct *t, const char *cmd, size_t
 /* The statistics tables of tables.c, written by --csv (one file each, named by table_names)
    and --json (one member each), times in ns. */
 /* One table as CSV (header line first). 0, or -1 on a write error. */
-int export_csv_write(FILE *f, struct model *m, enum table_id which);
+int export_csv_write(FILE *f, const struct model *m, enum table_id which);
 /* Every table as one JSON object, and, when cmp is not NULL, the comparison as its
    "comparison" member. 0, or -1 on a write error. */
 struct comparison;
-int export_json_write(FILE *f, struct model *m, const char *command_line,
+int export_json_write(FILE *f, const struct model *m, const char *command_line,
                       const struct comparison *cmp);
 /* A comparison (--baseline) as CSV: its table (comparison.csv) and its summary
    (comparison_summary.csv, Key,Value lines). 0, or -1 on a write error. */
@@ -96,7 +96,7 @@ struct export_options {
  */
 struct exports;
 struct exports *exports_open(const struct export_options *o, struct model *m, struct rep_error *e);
-int exports_write(struct exports *x, struct model *m, struct rep_error *e);
+int exports_write(struct exports *x, const struct model *m, struct rep_error *e);
 int exports_commit(struct exports *x, struct rep_error *e);
 /* Add the comparison (borrowed: it must outlive exports_write) to the CSV and JSON
    statistics, before exports_write. */

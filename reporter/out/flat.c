@@ -39,7 +39,7 @@ static void name_cell(FILE *out, const char *name)
 }
 
 /* The flat profile: the Call cost table's top rows, a few of its columns. */
-void flat_print(FILE *out, struct model *m, const struct report_info *ri)
+void flat_print(FILE *out, const struct model *m, const struct report_info *ri)
 {
     struct table t;
     table_open(&t, m, TABLE_CALLCOST);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 /* The terminal's flat profile of the top regions, on out. */
-void flat_print(FILE *out, struct model *m, const struct report_info *ri);
+void flat_print(FILE *out, const struct model *m, const struct report_info *ri);
 /* The terminal's account of a comparison: the regions that changed significantly. */
 void flat_print_compare(FILE *out, const struct comparison *c, const struct report_info *ri);
 /* The threads that were mostly idle (model_thread_idle), at most top of them by name: one line

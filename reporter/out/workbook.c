@@ -65,7 +65,7 @@ struct book {
     struct sheet_widths *sheets;
     size_t nsheets;
     char page_header[256]; /* every printed page's header: the title and the sheet's name */
-    struct model *m;
+    const struct model *m;
     const struct report_info *ri;
     unsigned long cut; /* strings cut to CELL_MAX */
 };
@@ -514,7 +514,7 @@ static void sheet_call_cost(struct book *b)
 /* Hit count: calls per region in total, per run and per thread (by thread name). */
 static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
 {
-    struct model *m = b->m;
+    const struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Hit count");
     put_str(b, ws, 0, 0, "Region", b->f.header);
     put_str(b, ws, 0, 1, "Calls", b->f.header);
@@ -639,7 +639,7 @@ static double key_self_cell(const struct book *b, const struct region *r, size_t
 /* Runs: one row per run, then region x run matrices of mean cost and of calls. */
 static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 {
-    struct model *m = b->m;
+    const struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Runs");
     size_t nh = put_table(b, ws, TABLE_RUNS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nruns, (lxw_col_t)(nh - 1));
@@ -661,7 +661,7 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 /* Threads: one row per thread of each run, then total and self time per region and thread. */
 static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 {
-    struct model *m = b->m;
+    const struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Threads");
     size_t nh = put_table(b, ws, TABLE_THREADS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nthreads, (lxw_col_t)(nh - 1));
@@ -683,7 +683,7 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 /* Call tree: exact caller -> callee edges, heaviest first. */
 static void sheet_call_tree(struct book *b)
 {
-    struct model *m = b->m;
+    const struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call tree");
     size_t n;
     size_t nh = put_table(b, ws, TABLE_CALLTREE, &n);
@@ -911,7 +911,7 @@ static lxw_row_t put_leak_sites(struct book *b, lxw_worksheet *ws, lxw_row_t row
    findings and bytes per region. */
 static void sheet_memory(struct book *b)
 {
-    struct model *m = b->m;
+    const struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Memory");
     lxw_row_t row = 0;
     char buf[4200];
@@ -1013,10 +1013,17 @@ static void sheet_memory(struct book *b)
     page_setup(b, ws, -1);
 }
 
-/* Warnings: everything that went wrong, or "none". */
-static void sheet_warnings(struct book *b, lxw_worksheet *ws)
+/* The message of the "cut" warning. */
+static void cut_message(char *buf, size_t size, unsigned long cut)
 {
-    struct model *m = b->m;
+    snprintf(buf, size, "%lu strings longer than Excel's %d-character cell limit were cut", cut,
+             CELL_MAX);
+}
+
+/* Warnings: everything that went wrong, or "none"; cut strings cut in the other sheets. */
+static void sheet_warnings(struct book *b, lxw_worksheet *ws, unsigned long cut)
+{
+    const struct model *m = b->m;
     const char *heads[] = {"Where", "Kind", "Count", "Message"};
     put_headers(b, ws, 0, heads, 4);
     lxw_row_t row = 1;
@@ -1026,6 +1033,14 @@ static void sheet_warnings(struct book *b, lxw_worksheet *ws)
         put_str(b, ws, row, 1, w->kind, NULL);
         put_num(b, ws, row, 2, (double)w->count, b->f.count);
         put_str(b, ws, row, 3, w->message, b->f.wrap);
+    }
+    if (cut) {
+        char msg[128];
+        cut_message(msg, sizeof msg, cut);
+        put_str(b, ws, row, 0, "workbook", NULL);
+        put_str(b, ws, row, 1, "cut", NULL);
+        put_num(b, ws, row, 2, (double)cut, b->f.count);
+        put_str(b, ws, row++, 3, msg, b->f.wrap);
     }
     if (b->ri->charts_note) {
         put_str(b, ws, row, 0, "charts", NULL);
@@ -1074,7 +1089,7 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, si
 /* Summary: what was read, the command line, the top regions and the native charts. */
 static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank, size_t n)
 {
-    struct model *m = b->m;
+    const struct model *m = b->m;
     const struct report_info *ri = b->ri;
     char buf[512];
     lxw_row_t row = 0;
@@ -1372,7 +1387,7 @@ static lxw_row_t png_rows(const char *path, double scale)
 static void sheet_charts(struct book *b)
 {
     const struct report_info *ri = b->ri;
-    struct model *m = b->m;
+    const struct model *m = b->m;
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Charts");
     page_setup(b, ws, -1);
     size_t n;
@@ -1567,9 +1582,19 @@ static void sheet_about(struct book *b)
     page_setup(b, ws, 0);
 }
 
+/* The "cut" warning of cut strings added to m. */
+void workbook_warn_cut(struct model *m, unsigned long cut)
+{
+    if (!cut)
+        return;
+    char msg[128];
+    cut_message(msg, sizeof msg, cut);
+    model_warn(m, "workbook", "cut", cut, "%s", msg);
+}
+
 /* Write the workbook. */
-int workbook_write(const char *path, struct model *m, const struct report_info *ri,
-                   struct rep_error *e)
+int workbook_write(const char *path, const struct model *m, const struct report_info *ri,
+                   unsigned long *cut, struct rep_error *e)
 {
     lxw_workbook_options opt = {0};
     struct book b = {0};
@@ -1619,11 +1644,9 @@ int workbook_write(const char *path, struct model *m, const struct report_info *
     sheet_about(&b);
     sheet_summary(&b, summary, rank, n);
     /* Warnings are filled last, so they include strings cut anywhere else. */
-    if (b.cut)
-        model_warn(m, "workbook", "cut", b.cut,
-                   "%lu strings longer than Excel's %d-character cell limit were cut", b.cut,
-                   CELL_MAX);
-    sheet_warnings(&b, warnings);
+    if (cut)
+        *cut = b.cut;
+    sheet_warnings(&b, warnings, b.cut);
     fit_columns(&b);
     free(rank);
     lxw_error le = workbook_close(b.wb);

@@ -27,9 +27,15 @@ struct report_info {
     const struct comparison *compare; /* --baseline: the Comparison sheets; NULL otherwise */
 };
 
-/* Write the workbook to path (the caller renames it into place). 0, or -1 with e
-   (REP_ERR_OUTPUT) saying why, without the workbook's name (the caller knows it). */
-int workbook_write(const char *path, struct model *m, const struct report_info *ri,
-                   struct rep_error *e);
+/*
+ * Write the workbook to path (the caller renames it into place). 0, or -1 with e
+ * (REP_ERR_OUTPUT) saying why, without the workbook's name (the caller knows it). *cut (when
+ * cut is not NULL) is the number of strings cut to Excel's cell limit: the Warnings sheet says
+ * so, and workbook_warn_cut tells the model for the outputs written after the workbook.
+ */
+int workbook_write(const char *path, const struct model *m, const struct report_info *ri,
+                   unsigned long *cut, struct rep_error *e);
+/* Add the "cut" warning of cut strings (workbook_write's *cut) to m; nothing when cut is 0. */
+void workbook_warn_cut(struct model *m, unsigned long cut);
 
 #endif /* PROFREPORT_WORKBOOK_H */

@@ -45,6 +45,40 @@ static void thread_record_text_is_repaired(void **state)
     model_release(&m);
 }
 
+/* A sink that counts the rows it is given. */
+static void count_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                        const struct prof_event_rec *e, size_t region, double ns, double self_ns,
+                        double start_ns)
+{
+    (void)m, (void)run, (void)t, (void)e, (void)region, (void)ns, (void)self_ns, (void)start_ns;
+    ++*(int *)ctx;
+}
+
+/* model_finish puts every region's costs in order once, so the outputs read quantiles from a
+   const model, and detaches the row sink: no row reaches it after the model is complete. */
+static void finishing_sorts_the_costs_and_detaches_the_sink(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    int rows = 0;
+    struct model_sink sink = {.ctx = &rows, .event = count_event};
+    m.sink = &sink;
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                 "a,5,1,,0,5,0,0\na,2,1,,0,2,10,0\na,9,1,,0,9,20,0\na,1,1,,0,1,30,0\n");
+    assert_int_equal(rows, 4);
+    const struct dist *d = &m.regions[model_find(&m, "a", 1)].cost;
+    assert_false(d->sorted);
+    model_finish(&m);
+    assert_true(d->sorted);
+    double want[] = {1e6, 2e6, 5e6, 9e6}; /* ns at 1000 ticks a second */
+    for (int i = 0; i < 4; i++)
+        assert_true(d->exact[i] == want[i]);
+    assert_null(m.sink);
+    model_release(&m);
+}
+
 /* A Warning record's kind is text from the file too: repaired like its message. */
 static void warning_kind_is_repaired(void **state)
 {
@@ -541,6 +575,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thread_record_text_is_repaired),
+        cmocka_unit_test(finishing_sorts_the_costs_and_detaches_the_sink),
         cmocka_unit_test(call_paths_are_kept_only_when_asked),
         cmocka_unit_test(call_paths_merge_threads_and_runs),
         cmocka_unit_test(warning_kind_is_repaired),
