@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -1294,4 +1295,70 @@ void charts_release(struct chart_set *ch)
     free(ch->note);
     free(ch->work);
     memset(ch, 0, sizeof *ch);
+}
+
+/* ---- where the charts come from and go ---- */
+
+/*
+ * Where the templates are: --templates, then beside the program (a build tree), then the folder
+ * of the PREFIX it was built for, then <bin>/../share/profreport/templates (an installed tree that
+ * was moved or is still staged under DESTDIR).
+ */
+/*
+ * Where the templates are: --templates, then beside the program (a build tree), then the folder
+ * of the PREFIX it was built for, then <bin>/../share/profreport/templates (an installed tree that
+ * was moved or is still staged under DESTDIR).
+ */
+char *charts_templates(const char *opt)
+{
+    if (opt)
+        return xstrdup(opt);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    char *dir = dirname(exe);
+    char cand[PATH_MAX + 48];
+    /* build/profreport, a sanitizer build one folder deeper, a relocated install */
+    static const char *const up[] = {"../templates", "../../templates",
+                                     "../share/profreport/templates"};
+    for (size_t i = 0; n > 0 && i < sizeof up / sizeof *up; i++) {
+        if (i == 2 && access(PROF_TEMPLATES_DIR "/callcost.gp", R_OK) == 0)
+            break; /* the PREFIX it was built for has them */
+        snprintf(cand, sizeof cand, "%s/%s/callcost.gp", dir, up[i]);
+        if (access(cand, R_OK) == 0) {
+            snprintf(cand, sizeof cand, "%s/%s", dir, up[i]);
+            return xstrdup(cand);
+        }
+    }
+    return xstrdup(PROF_TEMPLATES_DIR);
+}
+
+/* <output without .xlsx>-charts. */
+char *charts_dir_for(const char *output)
+{
+    size_t n = strlen(output);
+    size_t stem = n > 5 && strcmp(output + n - 5, ".xlsx") == 0 ? n - 5 : n;
+    char *dir = xmalloc(stem + 8);
+    snprintf(dir, stem + 8, "%.*s-charts", (int)stem, output);
+    return dir;
+}
+
+/* Each chart's PNG and SVG copied into dir. */
+int charts_commit(const struct chart_set *ch, const char *dir, size_t *copied, struct rep_error *e)
+{
+    if (ch->n == 0)
+        return 0;
+    int err = prof_mkdirs(dir);
+    if (err)
+        return rep_fail(e, REP_ERR_OUTPUT, "cannot write charts to '%s': %s", dir, strerror(err));
+    for (size_t i = 0; i < ch->n; i++)
+        for (int k = 0; k < 2; k++) {
+            char from[PATH_MAX], to[PATH_MAX];
+            snprintf(from, sizeof from, "%s/%s.%s", ch->work, ch->bases[i], k ? "svg" : "png");
+            snprintf(to, sizeof to, "%s/%s.%s", dir, ch->bases[i], k ? "svg" : "png");
+            if (atomicfile_copy(from, to, e) != 0)
+                return -1;
+            (*copied)++;
+        }
+    return 0;
 }

@@ -85,5 +85,17 @@ void charts_make(struct chart_set *ch, const char *templates_dir, const struct m
                  const struct comparison *c, const struct chart_options *o);
 /* Remove the work folder and its pictures and free the set. */
 void charts_release(struct chart_set *ch);
+/*
+ * The templates folder: opt (--templates) when not NULL, else beside the program (a build
+ * tree), else the folder of the PREFIX it was built for, else <bin>/../share/profreport/
+ * templates (an installed tree moved or staged under DESTDIR). The caller frees it.
+ */
+char *charts_templates(const char *opt);
+/* The charts folder of the workbook output: <output without .xlsx>-charts (the caller frees
+   it). */
+char *charts_dir_for(const char *output);
+/* Copy each chart's PNG and SVG from the work folder into dir (created if missing), counting
+   the files in *copied. 0, or -1 with e (REP_ERR_OUTPUT). */
+int charts_commit(const struct chart_set *ch, const char *dir, size_t *copied, struct rep_error *e);
 
 #endif /* PROFREPORT_CHARTS_H */
