@@ -197,8 +197,8 @@ $(BUILD)/reporter/%.o: reporter/%.c
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) -c $< -o $@
 
-# charts.c holds the installed templates folder.
-$(BUILD)/reporter/out/charts.o: $(CONFIG_STAMP)
+# charts.c and gnuplot.c hold the installed templates folder.
+$(BUILD)/reporter/out/charts.o $(BUILD)/reporter/out/gnuplot.o: $(CONFIG_STAMP)
 
 # Everything but main.o, so unit tests can link the modules they test.
 $(REPORTER_LIB): $(filter-out $(BUILD)/reporter/main.o,$(REPORTER_OBJ))

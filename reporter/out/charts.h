@@ -1,6 +1,6 @@
 /*
- * charts.h - charts.c: gnuplot charts, drawn from a data file and a template, without a shell
- * and under a time limit.
+ * charts.h - charts.c: the report's gnuplot charts: which ones, their data from the model, and
+ * where their pictures go. The drawing is gnuplot.h's.
  *
  * Ownership: a chart_table's arrays are borrowed for the call; errors are values (rep_error.h)
  * the caller provides.
@@ -9,46 +9,9 @@
 #define PROFREPORT_CHARTS_H
 
 #include "base/rep_error.h"
+#include "out/gnuplot.h"
 
 #include <stddef.h>
-
-/*
- * The data of one chart: nrows rows of a label and ncols numbers. Labels are untrusted (region
- * ids): they reach gnuplot only inside the data file, never in script text. A NaN value is
- * written as missing data. Rows may be split into blocks (gnuplot's index / blank lines).
- */
-struct chart_table {
-    size_t nrows, ncols;
-    const char *const *labels;  /* nrows labels */
-    const double *values;       /* nrows * ncols, row by row */
-    const char *const *columns; /* ncols column names (trusted: ours), for the header line */
-    const size_t *block_ends;   /* nblocks exclusive ends ({3, 6}: rows 0-2, 3-5; the last
-                                   equals nrows); NULL: one block */
-    size_t nblocks;
-};
-
-/* One chart to render with a template (docs/TEMPLATES.md describes each template's data). */
-struct chart_request {
-    const char *template_name; /* e.g. "callcost" -> <templates_dir>/callcost.gp */
-    const char *output_base;   /* path without extension: .png and .svg are written */
-    const char *title;         /* trusted: ours or the user's --title */
-    const char *ylabel;        /* trusted */
-    const struct chart_table *data;
-};
-
-struct chart_env {
-    const char *templates_dir; /* where <name>.gp live */
-    const char *gnuplot;       /* the gnuplot program; NULL: "gnuplot" from PATH */
-    const char *work_dir;      /* where data files are written (a private temporary folder) */
-    int timeout_s;             /* gnuplot is killed after this long */
-};
-
-/*
- * Render one chart as output_base.png and output_base.svg, both in one gnuplot run. Returns
- * 0, or -1 with e set when the data file cannot be written or gnuplot is missing, fails or
- * times out.
- */
-int chart_render(const struct chart_env *env, const struct chart_request *req, struct rep_error *e);
 
 /* ---- the report's charts ---- */
 

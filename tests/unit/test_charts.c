@@ -201,7 +201,7 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* Render table t with the named template into f->base; returns chart_render's result. */
+/* Render table t with the named template into f->base; returns gnuplot_render's result. */
 static int render(const struct fixture *f, const struct chart_env *env, const char *name,
                   const struct chart_table *t, struct rep_error *why)
 {
@@ -210,7 +210,7 @@ static int render(const struct fixture *f, const struct chart_env *env, const ch
                                 .title = "Test chart",
                                 .ylabel = "ns per call",
                                 .data = t};
-    return chart_render(env, &req, why);
+    return gnuplot_render(env, &req, why);
 }
 
 static const char *const three_labels[] = {"main", "parse_config", "io_read"};
@@ -400,7 +400,7 @@ static void hostile_labels_execute_nothing(void **state)
     for (int n = 0; n < 8; n++) {
         struct chart_request req = {names[n], f->base, title, title, &tables[n]};
         struct rep_error why;
-        if (chart_render(&env, &req, &why) != 0)
+        if (gnuplot_render(&env, &req, &why) != 0)
             fail_msg("%s: %s", names[n], why.msg);
         assert_png_and_svg(f->base);
     }
@@ -553,7 +553,7 @@ static void pipe_output_paths_are_refused(void **state)
     for (int i = 0; i < 5; i++) {
         struct chart_request req = {"hitcount", bad[i], "t", "y", &t};
         struct rep_error why;
-        assert_int_equal(chart_render(&env, &req, &why), -1);
+        assert_int_equal(gnuplot_render(&env, &req, &why), -1);
         assert_non_null(strstr(why.msg, "refused"));
     }
     assert_false(exists(f->marker[18]));
@@ -689,7 +689,7 @@ static void template_without_output_fails(void **state)
     assert_non_null(strstr(why.msg, "no png chart"));
 }
 
-/* Without gnuplot, chart_render says it is not found and leaves nothing behind. */
+/* Without gnuplot, gnuplot_render says it is not found and leaves nothing behind. */
 static void missing_gnuplot_is_reported(void **state)
 {
     struct fixture *f = *state;
