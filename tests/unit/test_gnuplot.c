@@ -1,5 +1,5 @@
 /*
- * test_charts.c - unit tests of charts.c: each template renders PNG and SVG, hostile region
+ * test_gnuplot.c - unit tests of gnuplot.c: each template renders PNG and SVG, hostile region
  * names execute nothing, and gnuplot failures, time-outs and absence are reported.
  */
 #include <setjmp.h>
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "out/charts.h"
+#include "out/gnuplot.h"
 #include "files.h"
 #include "base/util.h"
 
@@ -753,26 +753,9 @@ static void bad_tables_are_refused(void **state)
     assert_int_equal(dir_entries(f->work), 0);
 }
 
-/* The charts folder sits beside the workbook: its name without .xlsx, then -charts. */
-static void charts_folder_is_named_after_the_workbook(void **state)
-{
-    (void)state;
-    static const char *const cases[][2] = {{"report.xlsx", "report-charts"},
-                                           {"out/r.xlsx", "out/r-charts"},
-                                           {"r.XLSX", "r.XLSX-charts"},
-                                           {".xlsx", ".xlsx-charts"},
-                                           {"plain", "plain-charts"}};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *d = charts_dir_for(cases[i][0]);
-        assert_string_equal(d, cases[i][1]);
-        free(d);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(charts_folder_is_named_after_the_workbook),
         cmocka_unit_test_setup_teardown(callcost_renders_png_and_svg, setup, teardown),
         cmocka_unit_test_setup_teardown(compare_renders_png_and_svg, setup, teardown),
         cmocka_unit_test_setup_teardown(hitcount_renders_png_and_svg, setup, teardown),
