@@ -11,7 +11,9 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "model/cct.h"
 #include "model/compare.h"
+#include "model/leaks.h"
 #include "model/model.h"
+#include "model/paths.h"
 #include "model/programs.h"
 #include "model/tables.h"
 #include "base/util.h"
@@ -701,75 +703,7 @@ static void sheet_call_tree(struct book *b)
 static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, size_t n,
                             const char *title, const char *axis);
 
-/* Call paths: every calling context of the tree, for the heaviest-paths table. */
-struct path_pick {
-    uint32_t *nodes;
-    size_t n, cap;
-};
-
-/* cct_walk visitor: note every node that has time of its own. */
-static void pick_path(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
-{
-    struct path_pick *p = ctx;
-    uint32_t node = path[len - 1];
-    if (!(t->nodes[node].self_ns > 0))
-        return;
-    if (p->n == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 256;
-        p->nodes = xrealloc(p->nodes, p->cap * sizeof *p->nodes);
-    }
-    p->nodes[p->n++] = node;
-}
-
-/* Heaviest self time first, then the earlier node (a stable order for equal times); ctx is
-   the tree. */
-static int by_path_self(const void *a, const void *b, void *ctx)
-{
-    const struct cct *t = ctx;
-    const struct cct_node *x = &t->nodes[*(const uint32_t *)a];
-    const struct cct_node *y = &t->nodes[*(const uint32_t *)b];
-    if (x->self_ns != y->self_ns)
-        return x->self_ns < y->self_ns ? 1 : -1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 #define PATHS_SHOWN 50
-#define PATH_TEXT_MAX 2000
-
-/* "main > run > fib" for a node, outermost first; long paths keep their innermost frames. */
-static char *path_text(const struct cct *t, uint32_t node, size_t *depth)
-{
-    size_t n = 0;
-    for (uint32_t k = node; k != t->root && k != CCT_NONE; k = t->nodes[k].parent)
-        n++;
-    *depth = n;
-    char **parts = xmalloc((n ? n : 1) * sizeof *parts);
-    size_t i = n, total = 0;
-    for (uint32_t k = node; k != t->root && k != CCT_NONE; k = t->nodes[k].parent) {
-        uint32_t name = t->nodes[k].name;
-        parts[--i] = region_display(t->names[name], t->name_lens[name]);
-    }
-    size_t first = 0;
-    for (size_t j = n; j-- > 0;) { /* drop outer frames until the rest fits */
-        total += strlen(parts[j]) + 3;
-        if (total > PATH_TEXT_MAX) {
-            first = j + 1;
-            break;
-        }
-    }
-    size_t len = 8;
-    for (size_t j = first; j < n; j++)
-        len += strlen(parts[j]) + 3;
-    char *out = xmalloc(len), *o = out;
-    if (first > 0)
-        o += sprintf(o, "... > ");
-    for (size_t j = first; j < n; j++)
-        o += sprintf(o, "%s%s", j > first ? " > " : "", parts[j]);
-    for (size_t j = 0; j < n; j++)
-        free(parts[j]);
-    free(parts);
-    return out;
-}
 
 /* Call paths: the calling contexts with the most self time (where the time is spent, and
    through which callers), with a native chart of the heaviest ones. */
@@ -783,20 +717,15 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
                            "Region"};
     size_t nh = sizeof heads / sizeof heads[0];
     put_headers(b, ws, 0, heads, nh);
-    struct path_pick p = {0};
-    if (t)
-        cct_walk(t, t->root, pick_path, NULL, &p);
-    double all = 0;
-    for (size_t i = 0; i < p.n; i++)
-        all += t->nodes[p.nodes[i]].self_ns;
-    if (p.n)
-        qsort_r(p.nodes, p.n, sizeof *p.nodes, by_path_self, (void *)(uintptr_t)t);
-    size_t shown = p.n < PATHS_SHOWN ? p.n : PATHS_SHOWN;
+    size_t np;
+    double all;
+    uint32_t *nodes = paths_heaviest(t, &np, &all);
+    size_t shown = np < PATHS_SHOWN ? np : PATHS_SHOWN;
     for (size_t i = 0; i < shown; i++) {
-        const struct cct_node *node = &t->nodes[p.nodes[i]];
+        const struct cct_node *node = &t->nodes[nodes[i]];
         lxw_row_t row = (lxw_row_t)(i + 1);
         size_t depth = 0;
-        char *text = path_text(t, p.nodes[i], &depth);
+        char *text = paths_text(t, nodes[i], &depth);
         char *region = region_display(t->names[node->name], t->name_lens[node->name]);
         put_str(b, ws, row, 0, text, NULL);
         put_num(b, ws, row, 1, (double)(depth - 1), b->f.count);
@@ -818,73 +747,20 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         snprintf(title, sizeof title, "Heaviest call paths: %s",
                  with_unit(b, h[2], sizeof h[2], "self time"));
         lxw_chart *ch = bar_chart(b, "Call paths", 3, top, title, "self time");
-        set_time_axis(b, ch, t->nodes[p.nodes[0]].self_ns);
+        set_time_axis(b, ch, t->nodes[nodes[0]].self_ns);
         lxw_chart_options co = {0};
         co.x_scale = 1.8;
         co.y_scale = 1.6;
         worksheet_insert_chart_opt(ws, 1, (lxw_col_t)nh + 1, ch, &co);
     }
-    if (p.n > shown) {
+    if (np > shown) {
         char note[96];
-        snprintf(note, sizeof note, "%zu more call paths with self time not listed", p.n - shown);
+        snprintf(note, sizeof note, "%zu more call paths with self time not listed", np - shown);
         put_str(b, ws, (lxw_row_t)shown + 2, 0, note, b->f.note);
     }
-    free(p.nodes);
+    free(nodes);
     worksheet_freeze_panes(ws, 1, 1);
     page_setup(b, ws, 0);
-}
-
-/* Leak sites in the Memory sheet's top tables: one site and stack's leaks over all runs. */
-struct leak_site {
-    const char *site, *function, *stack;
-    size_t runs, last_run;
-    uint64_t blocks, bytes;
-};
-
-/* Order of leak sites: more bytes first, then more blocks, then by site and stack. */
-static int by_leak(const void *a, const void *b)
-{
-    const struct leak_site *x = a, *y = b;
-    if (x->bytes != y->bytes)
-        return x->bytes < y->bytes ? 1 : -1;
-    if (x->blocks != y->blocks)
-        return x->blocks < y->blocks ? 1 : -1;
-    int c = strcmp(x->site, y->site);
-    return c ? c : strcmp(x->stack, y->stack);
-}
-
-/* The rows of one kind (leak, runtime-reachable) of every run, added up by site and stack,
-   largest first; *n gets their number. */
-static struct leak_site *leak_sites(const struct model *m, const char *kind, size_t *n)
-{
-    struct leak_site *v = xmalloc((m->nmem ? m->nmem : 1) * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; i < m->nmem; i++) {
-        const struct mem_rec *r = &m->mem[i];
-        if (strcmp(r->kind, kind) != 0)
-            continue;
-        size_t j = 0;
-        while (j < k && (strcmp(v[j].site, r->site) != 0 || strcmp(v[j].stack, r->stack) != 0))
-            j++;
-        if (j == k) {
-            v[k].site = r->site;
-            v[k].function = r->function;
-            v[k].stack = r->stack;
-            v[k].runs = 0;
-            v[k].last_run = SIZE_MAX;
-            v[k].blocks = v[k].bytes = 0;
-            k++;
-        }
-        if (v[j].last_run != r->run) {
-            v[j].runs++;
-            v[j].last_run = r->run;
-        }
-        v[j].blocks += r->count;
-        v[j].bytes += r->bytes;
-    }
-    qsort(v, k, sizeof *v, by_leak);
-    *n = k;
-    return v;
 }
 
 /* One table of leak sites (the top of them) from row on; returns the row after it. */
