@@ -208,6 +208,22 @@ int model_program_is(const char *program, const char *name);
 /* Add a warning (copies the strings). */
 void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- for reading runs into the model (ingest.c) ---- */
+
+/* How many runs, threads, warnings, thread keys and memory findings the model holds. */
+struct model_mark {
+    size_t runs, threads, warnings, keys, mem;
+};
+/* The model's counts now. */
+struct model_mark model_mark(const struct model *m);
+/* Free every run, thread, warning, thread key and memory finding added since mark: a skipped
+   run forgotten with the one code that frees these records (model_release uses it too). */
+void model_rollback(struct model *m, const struct model_mark *mark);
+/* The count of the runs of program (NULL: without a Program record), made on first sight. */
+struct program_count *model_program_count(struct model *m, const char *program);
+/* Whether the model keeps a run of program, by its pick (model_pick). */
+int model_program_wanted(struct model *m, const char *program);
 /* The index of the region with id s[0..n), or SIZE_MAX when there is none. */
 size_t model_find(const struct model *m, const char *s, size_t n);
 /* Region indexes in m->sort's order (largest first, ties by name), excluded ones left out. */

@@ -79,6 +79,39 @@ static void finishing_sorts_the_costs_and_detaches_the_sink(void **state)
     model_release(&m);
 }
 
+/* A run left out, by the program pick or as no run file, leaves nothing of itself behind
+   (its run, threads and warnings rolled back) but the "skipped" warning of a bad file. */
+static void a_run_left_out_leaves_no_record(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_pick(&m, PICK_NAME, "a");
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\nProgram,/bin/a\n"
+                 "Thread,1,11,main,exited\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\nx,5,1,,0,5,0,0\n");
+    struct model_mark before = model_mark(&m);
+    assert_int_equal(before.runs, 1);
+    assert_int_equal(before.threads, 1);
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\nProgram,/bin/b\n"
+                 "Thread,1,22,other,exited\nThread,2,23,other2,exited\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\ny,5,1,,0,5,0,0\n");
+    struct model_mark after = model_mark(&m);
+    assert_memory_equal(&before, &after, sizeof before);
+    assert_string_equal(m.threads[0].tid, "11");
+    static const char bad[] = "Thread,1,33,t,exited\nnot a run\n";
+    FILE *f = fmemopen((void *)(uintptr_t)bad, strlen(bad), "r");
+    assert_non_null(f);
+    assert_int_equal(input_add_run(&m, f, "bad.csv", 0), RUNFILE_SKIPPED);
+    fclose(f);
+    after = model_mark(&m);
+    assert_int_equal(after.runs, 1);
+    assert_int_equal(after.threads, 1);
+    assert_int_equal(after.warnings, before.warnings + 1);
+    assert_string_equal(m.warnings[after.warnings - 1].kind, "skipped");
+    model_release(&m);
+}
+
 /* A Warning record's kind is text from the file too: repaired like its message. */
 static void warning_kind_is_repaired(void **state)
 {
@@ -575,6 +608,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thread_record_text_is_repaired),
+        cmocka_unit_test(a_run_left_out_leaves_no_record),
         cmocka_unit_test(finishing_sorts_the_costs_and_detaches_the_sink),
         cmocka_unit_test(call_paths_are_kept_only_when_asked),
         cmocka_unit_test(call_paths_merge_threads_and_runs),
