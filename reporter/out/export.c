@@ -434,6 +434,14 @@ int export_csv_write(FILE *f, const struct model *m, enum table_id which)
     return ferror(f) ? -1 : 0;
 }
 
+/* Write b to f and free it: 0, or -1 when f has an error. */
+static int sbuf_write_out(FILE *f, struct prof_sbuf *b)
+{
+    fwrite(sbuf_text(b), 1, b->len, f);
+    prof_sbuf_release(b);
+    return ferror(f) ? -1 : 0;
+}
+
 /* One cell as a CSV field: text quoted as needed, numbers exact, nothing when empty. */
 static void csv_cell(struct prof_sbuf *b, const struct cell *c)
 {
@@ -480,9 +488,7 @@ int export_compare_csv_write(FILE *f, const struct comparison *c)
         }
         prof_sbuf_str(&b, "\n");
     }
-    fwrite(sbuf_text(&b), 1, b.len, f);
-    prof_sbuf_release(&b);
-    return ferror(f) ? -1 : 0;
+    return sbuf_write_out(f, &b);
 }
 
 /* The comparison's summary as CSV: a Key,Value header, then one line per value. */
@@ -498,9 +504,7 @@ int export_compare_summary_csv_write(FILE *f, const struct comparison *c)
         csv_cell(&b, &cells[k]);
         prof_sbuf_str(&b, "\n");
     }
-    fwrite(sbuf_text(&b), 1, b.len, f);
-    prof_sbuf_release(&b);
-    return ferror(f) ? -1 : 0;
+    return sbuf_write_out(f, &b);
 }
 
 /* The "comparison" member: {"summary": {name: value}, "regions": [{column: value}]}. */
@@ -576,9 +580,7 @@ int export_json_write(FILE *f, const struct model *m, const char *command_line,
     if (cmp)
         json_comparison(&b, cmp);
     prof_sbuf_add(&b, "\n}\n", 3);
-    fwrite(sbuf_text(&b), 1, b.len, f);
-    prof_sbuf_release(&b);
-    return ferror(f) ? -1 : 0;
+    return sbuf_write_out(f, &b);
 }
 
 /* ---- the files ---- */

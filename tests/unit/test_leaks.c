@@ -13,24 +13,7 @@
 #include <string.h>
 
 #include "model/leaks.h"
-#include "model/model.h"
-#include "read/input.h"
-
-#define RUN_HEAD                                                                                   \
-    "Frequency,1000\nFormat,profreport-run,3\nMode,events\n"                                       \
-    "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\na,5,1,,0,5,0,0\n"
-#define MEM_HEAD                                                                                   \
-    "Table,memory\nKind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,OtherThread,OtherSite,"  \
-    "Function,Stack\n"
-
-/* Read text as one run file into m. */
-static void read_run(struct model *m, const char *text)
-{
-    FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
-    assert_non_null(f);
-    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
-    fclose(f);
-}
+#include "runtext.h"
 
 /* A site and stack's leaks add up over runs (a run counted once however many rows it has);
    the same site with another stack is another row; other kinds are left out; the heaviest
@@ -40,13 +23,14 @@ static void leaks_add_up_by_site_and_stack(void **state)
     (void)state;
     struct model m;
     model_init(&m);
-    read_run(&m, RUN_HEAD MEM_HEAD "leak,1,,a.c:3,2,64,malloc,,,,make,s1\n"
-                                   "leak,1,,a.c:3,1,32,malloc,,,,make,s1\n"
-                                   "leak,1,,a.c:3,1,8,malloc,,,,make,s2\n"
-                                   "leak,1,,b.c:9,4,10,malloc,,,,keep,\n"
-                                   "runtime-reachable,1,,dl.c:4,1,320,malloc,,,,,\n");
-    read_run(&m, RUN_HEAD MEM_HEAD "leak,1,,a.c:3,3,96,malloc,,,,other,s1\n"
-                                   "leak,1,,c.c:1,1,10,malloc,,,,tiny,\n");
+    runtext_read(&m,
+                 RUNTEXT_HEAD RUNTEXT_MEM_HEAD "leak,1,,a.c:3,2,64,malloc,,,,make,s1\n"
+                                               "leak,1,,a.c:3,1,32,malloc,,,,make,s1\n"
+                                               "leak,1,,a.c:3,1,8,malloc,,,,make,s2\n"
+                                               "leak,1,,b.c:9,4,10,malloc,,,,keep,\n"
+                                               "runtime-reachable,1,,dl.c:4,1,320,malloc,,,,,\n");
+    runtext_read(&m, RUNTEXT_HEAD RUNTEXT_MEM_HEAD "leak,1,,a.c:3,3,96,malloc,,,,other,s1\n"
+                                                   "leak,1,,c.c:1,1,10,malloc,,,,tiny,\n");
     size_t n;
     struct leak_site *v = leak_sites(&m, "leak", &n);
     assert_int_equal(n, 4);

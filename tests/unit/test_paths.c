@@ -12,18 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
 #include "model/paths.h"
-#include "read/input.h"
-
-/* Read text as one run file into m. */
-static void read_run(struct model *m, const char *text)
-{
-    FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
-    assert_non_null(f);
-    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
-    fclose(f);
-}
+#include "runtext.h"
 
 /* main(10, self 3) > {b(2), c(5)}; a top-level d(3): four paths with self time, heaviest
    first; equal self times keep the earlier node first. */
@@ -33,12 +23,12 @@ static void paths_come_heaviest_first_with_their_text(void **state)
     struct model m;
     model_init(&m);
     model_keep_paths(&m);
-    read_run(&m, "Frequency,1000000000\nFormat,profreport-run,2\nMode,events\n"
-                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
-                 "b,2,1,main,1,2,1,0\n"
-                 "c,5,1,main,1,5,4,0\n"
-                 "main,10,1,,0,3,0,0\n"
-                 "d,3,1,,0,3,20,0\n");
+    runtext_read(&m, "Frequency,1000000000\nFormat,profreport-run,2\nMode,events\n"
+                     "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                     "b,2,1,main,1,2,1,0\n"
+                     "c,5,1,main,1,5,4,0\n"
+                     "main,10,1,,0,3,0,0\n"
+                     "d,3,1,,0,3,20,0\n");
     const struct cct *t = model_paths(&m);
     size_t n;
     double all;
@@ -90,7 +80,7 @@ static void long_paths_keep_their_innermost_frames(void **state)
             sprintf(parent, "f%03d", d - 1);
         p += sprintf(p, "f%03d,%d,1,%s,%d,1,%d,0\n", d, 300 - d, parent, d, d);
     }
-    read_run(&m, text);
+    runtext_read(&m, text);
     free(text);
     const struct cct *t = model_paths(&m);
     size_t n;
