@@ -6,8 +6,8 @@
 #                   Debian packages when run as root)
 #   make fuzz       run each libFuzzer target (tests/fuzz) for FUZZ_TIME seconds (default 60);
 #                   make fuzz-runfile, fuzz-seed, fuzz-part, fuzz-workbook: one of them
-#   make demo       build, run the examples several times into demo/runs, write
-#                   demo/report.xlsx and its charts
+#   make demo       build, run the examples several times into demo/runs, write one
+#                   report per example, demo/NAME.xlsx and its charts
 #   make bench      speed figures against peers (bench/README.md)
 #   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall
 #   make format-check / make format
@@ -110,7 +110,7 @@ PLAIN_SRC := $(wildcard tests/plain/*.c)
 PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
-	format format-check deps fuzz fuzz-smoke test-bins FORCE
+	format format-check deps deps-build fuzz fuzz-smoke test-bins FORCE
 
 all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
 
@@ -293,7 +293,10 @@ check: deps
 	@echo "make check: all tests passed"
 
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh check
+
+deps-build:
+	@sh scripts/deps.sh build
 
 # ---- fuzzing (README.md, "Fuzzing") ----
 
@@ -361,18 +364,19 @@ fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
 # ---- demo ----
 
 DEMO_RUNS ?= 5
+DEMO_PROGRAMS := basic worker_pool cxx_app
 
-demo: deps all
-	rm -rf demo/runs
-	@mkdir -p demo/runs
-	@set -e; for i in $$(seq 1 $(DEMO_RUNS)); do \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/basic > /dev/null; \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/worker_pool > /dev/null; \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/cxx_app > /dev/null; \
-	done
-	@echo "demo: $$(ls demo/runs/*.csv | wc -l) run files in demo/runs/"
-	$(REPORTER) demo/runs -o demo/report.xlsx --title "profreport demo"
-	@echo "demo: open demo/report.xlsx; chart images are in demo/report-charts/"
+# One report per program (demo/NAME.xlsx, charts in demo/NAME-charts/) from its own runs
+# folder, demo/runs/NAME: a report is of one program (profreport(1), SEVERAL PROGRAMS).
+demo: deps-build all
+	rm -rf demo
+	@set -e; for i in $$(seq 1 $(DEMO_RUNS)); do for p in $(DEMO_PROGRAMS); do \
+	    PROFILER_DIR=demo/runs/$$p $(BUILD)/examples/$$p > /dev/null; done; done
+	@set -e; for p in $(DEMO_PROGRAMS); do \
+	    echo "demo: $$(ls demo/runs/$$p/*.csv | wc -l) run files in demo/runs/$$p/"; \
+	    $(REPORTER) demo/runs/$$p -o demo/$$p.xlsx --title "profreport demo: $$p"; done
+	@echo "demo: open demo/basic.xlsx, demo/worker_pool.xlsx and demo/cxx_app.xlsx;" \
+	    "chart images are in demo/NAME-charts/"
 
 # ---- bench ----
 
