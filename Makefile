@@ -23,6 +23,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/profreport
 
 VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' collector/profreport.h)
 # The soname's number: the major part of the header's version, and while the major is 0 the
@@ -112,7 +113,12 @@ PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
 	format format-check deps deps-build fuzz fuzz-smoke test-bins FORCE
 
-all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
+# pkg-config files (shared and static, of each library) and the CMake package (cmake/).
+PC_FILES := $(patsubst %.in,$(BUILD)/%,$(wildcard *.pc.in))
+CMAKE_FILES := $(BUILD)/cmake/profreportConfig.cmake $(BUILD)/cmake/profreportConfigVersion.cmake
+MAN_PAGES := $(BUILD)/man/profreport.1 $(BUILD)/man/profreport.3
+
+all: lib reporter examples $(PC_FILES) $(CMAKE_FILES) $(MAN_PAGES)
 
 PRELOAD := $(BUILD)/libprofreport-malloc.so
 
@@ -168,7 +174,8 @@ $(PRELOAD): preload/malloc.c collector/symbols.c $(SHARED_LINKS)
 # recorded in a stamp file, rewritten only when they change, so that `make install PREFIX=/opt/x`
 # after a plain `make` rebuilds what depends on them (as git does with GIT-PREFIX).
 CONFIG_STAMP := $(BUILD)/CONFIG-PATHS
-CONFIG_PATHS := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DATADIR=$(DATADIR)
+CONFIG_PATHS := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DATADIR=$(DATADIR) \
+	CMAKEDIR=$(CMAKEDIR)
 
 $(CONFIG_STAMP): FORCE
 	@mkdir -p $(@D)
@@ -181,6 +188,22 @@ $(BUILD)/%.pc: %.pc.in collector/profreport.h $(CONFIG_STAMP)
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# The man pages as installed: their title line names the header's version.
+$(BUILD)/man/%: man/% collector/profreport.h
+	@mkdir -p $(@D)
+	sed -e '1,/^\.TH/s/^\(\.TH [^"]*"profreport \)[^"]*"/\1$(VERSION)"/' $< > $@
+
+# The CMake package finds the libraries and the header relative to its own folder (relocatable),
+# and serves only projects of the pointer size it was built for.
+$(BUILD)/cmake/%.cmake: cmake/%.cmake.in collector/profreport.h $(CONFIG_STAMP)
+	@mkdir -p $(@D)
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' \
+	    -e 's|@VERSION_MAJOR@|$(word 1,$(VERSION_PARTS))|g' -e 's|@VERSION_MINOR@|$(word 2,$(VERSION_PARTS))|g' \
+	    -e "s|@SIZEOF_VOID_P@|$$(echo __SIZEOF_POINTER__ | $(CC) -E -P - | tail -n 1)|g" \
+	    -e "s|@LIBDIR_FROM_CMAKEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g" \
+	    -e "s|@INCLUDEDIR_FROM_CMAKEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g" \
+	    $< > $@
 
 # ---- the profreport command ----
 
@@ -386,37 +409,44 @@ bench: lib
 
 # ---- install ----
 
+# The loader's configuration: install runs ldconfig only when LIBDIR is a folder it lists.
+LD_SO_CONF ?= /etc/ld.so.conf /etc/ld.so.conf.d/*.conf
+
 install: all
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
 	    $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(DATADIR)/profreport/templates
 	install -m 755 $(REPORTER) $(DESTDIR)$(BINDIR)/
 	install -m 644 templates/*.gp $(DESTDIR)$(DATADIR)/profreport/templates/
-	install -m 644 man/profreport.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/man/profreport.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so
 	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
 	install -m 644 collector/profreport.h collector/profreport_new.hpp $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(PC_FILES) $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 	install -m 644 $(AUTO_STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(AUTO_SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(AUTO_SHARED)) $(DESTDIR)$(LIBDIR)/libprofreport-auto.so.$(SOMAJOR)
 	ln -sf $(notdir $(AUTO_SHARED)) $(DESTDIR)$(LIBDIR)/libprofreport-auto.so
-	install -m 644 man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
-	-[ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && ldconfig || true
+	install -m 644 $(BUILD)/man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
+	@# The loader's cache is the system's: renewed only for a folder it searches (LD_SO_CONF),
+	@# by root, and never for a staged tree.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null && \
+	    printf '%s\n' /lib /usr/lib /lib64 /usr/lib64 $$(grep -hs '^/' $(LD_SO_CONF)) | \
+	    grep -qxF '$(abspath $(LIBDIR))'; then echo ldconfig; ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libprofreport.a $(DESTDIR)$(LIBDIR)/libprofreport.so* \
 	    $(DESTDIR)$(LIBDIR)/libprofreport-auto.a $(DESTDIR)$(LIBDIR)/libprofreport-auto.so* \
-	    $(DESTDIR)$(PKGCONFIGDIR)/profreport-auto.pc \
+	    $(PC_FILES:$(BUILD)/%=$(DESTDIR)$(PKGCONFIGDIR)/%) \
 	    $(DESTDIR)$(LIBDIR)/libprofreport-malloc.so \
 	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(INCLUDEDIR)/profreport_new.hpp \
-	    $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
 	    $(DESTDIR)$(MANDIR)/man3/profreport.3 $(DESTDIR)$(MANDIR)/man1/profreport.1 \
 	    $(DESTDIR)$(BINDIR)/profreport
-	rm -rf $(DESTDIR)$(DATADIR)/profreport
+	rm -rf $(DESTDIR)$(DATADIR)/profreport $(DESTDIR)$(CMAKEDIR)
 
 # The headers each output was built from (DEPFLAGS); none exist before the first build, which
 # builds everything anyway.
