@@ -387,19 +387,20 @@ fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
 # ---- demo ----
 
 DEMO_RUNS ?= 5
+DEMO_DIR ?= demo
 DEMO_PROGRAMS := basic worker_pool cxx_app
 
 # One report per program (demo/NAME.xlsx, charts in demo/NAME-charts/) from its own runs
 # folder, demo/runs/NAME: a report is of one program (profreport(1), SEVERAL PROGRAMS).
 demo: deps-build all
-	rm -rf demo
+	rm -rf $(DEMO_DIR)
 	@set -e; for i in $$(seq 1 $(DEMO_RUNS)); do for p in $(DEMO_PROGRAMS); do \
-	    PROFILER_DIR=demo/runs/$$p $(BUILD)/examples/$$p > /dev/null; done; done
+	    PROFILER_DIR=$(DEMO_DIR)/runs/$$p $(BUILD)/examples/$$p > /dev/null; done; done
 	@set -e; for p in $(DEMO_PROGRAMS); do \
-	    echo "demo: $$(ls demo/runs/$$p/*.csv | wc -l) run files in demo/runs/$$p/"; \
-	    $(REPORTER) demo/runs/$$p -o demo/$$p.xlsx --title "profreport demo: $$p"; done
-	@echo "demo: open demo/basic.xlsx, demo/worker_pool.xlsx and demo/cxx_app.xlsx;" \
-	    "chart images are in demo/NAME-charts/"
+	    echo "demo: $$(ls $(DEMO_DIR)/runs/$$p/*.csv | wc -l) run files in $(DEMO_DIR)/runs/$$p/"; \
+	    $(REPORTER) $(DEMO_DIR)/runs/$$p -o $(DEMO_DIR)/$$p.xlsx --title "profreport demo: $$p"; done
+	@echo "demo: open $(DEMO_PROGRAMS:%=$(DEMO_DIR)/%.xlsx); chart images are in" \
+	    "$(DEMO_DIR)/NAME-charts/"
 
 # ---- bench ----
 
