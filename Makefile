@@ -1,6 +1,6 @@
 # Makefile - build, test, install and demonstrate profreport.
 #
-#   make            the library (static and shared), pkg-config file, examples
+#   make            the libraries (static and shared), pkg-config files, CMake package, examples
 #   make check      every test: warnings as errors, then again under SAN=address,undefined
 #                   and SAN=thread, and a short run of each fuzz target (installs missing
 #                   Debian packages when run as root)
@@ -9,12 +9,14 @@
 #   make demo       build, run the examples several times into demo/runs, write one
 #                   report per example, demo/NAME.xlsx and its charts
 #   make bench      speed figures against peers (bench/README.md)
-#   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall
+#   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall  (ldconfig only as root,
+#                   without DESTDIR, for a library folder the loader searches)
 #   make format-check / make format
 #
 # Variables: SAN=address,undefined|thread (sanitizer build in build/san-*), WERROR=-Werror,
 # CFLAGS (default -O2 -g), PREFIX, DESTDIR, FUZZ_TIME, FUZZ_SMOKE_TIME (default 10),
-# CHECK_JOBS (make check's parallel builds; default: the CPUs).
+# CHECK_JOBS (make check's parallel builds; default: the CPUs), DEMO_DIR (default demo),
+# DEMO_RUNS (default 5).
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
