@@ -463,7 +463,8 @@ clean:
 
 FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp format/*.[ch] common/*.[ch] preload/*.c reporter/*.[ch] \
 	examples/*.c examples/*.cpp tests/unit/*.c tests/programs/*.c tests/programs/*.cpp \
-	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c tests/fuzz/*.[ch])
+	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c tests/integration/*.c bench/*.c \
+	tests/fuzz/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)
