@@ -390,7 +390,7 @@ fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
 
 DEMO_RUNS ?= 5
 DEMO_DIR ?= demo
-DEMO_PROGRAMS := basic worker_pool cxx_app
+DEMO_PROGRAMS := $(notdir $(EXAMPLE_BINS))
 
 # One report per program (demo/NAME.xlsx, charts in demo/NAME-charts/) from its own runs
 # folder, demo/runs/NAME: a report is of one program (profreport(1), SEVERAL PROGRAMS).
