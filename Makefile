@@ -1,20 +1,22 @@
 # Makefile - build, test, install and demonstrate profreport.
 #
-#   make            the library (static and shared), pkg-config file, examples
+#   make            the libraries (static and shared), pkg-config files, CMake package, examples
 #   make check      the reporter's flow check (scripts/flowcheck.sh), every test: warnings as
 #                   errors, then again under SAN=address,undefined and SAN=thread, and a short
 #                   run of each fuzz target (installs missing Debian packages when run as root)
 #   make fuzz       run each libFuzzer target (tests/fuzz) for FUZZ_TIME seconds (default 60);
 #                   make fuzz-runfile, fuzz-seed, fuzz-part, fuzz-workbook: one of them
-#   make demo       build, run the examples several times into demo/runs, write
-#                   demo/report.xlsx and its charts
+#   make demo       build, run the examples several times into demo/runs, write one
+#                   report per example, demo/NAME.xlsx and its charts
 #   make bench      speed figures against peers (bench/README.md)
-#   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall
+#   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall  (ldconfig only as root,
+#                   without DESTDIR, for a library folder the loader searches)
 #   make format-check / make format
 #
 # Variables: SAN=address,undefined|thread (sanitizer build in build/san-*), WERROR=-Werror,
 # CFLAGS (default -O2 -g), PREFIX, DESTDIR, FUZZ_TIME, FUZZ_SMOKE_TIME (default 10),
-# CHECK_JOBS (make check's parallel builds; default: the CPUs).
+# CHECK_JOBS (make check's parallel builds; default: the CPUs), DEMO_DIR (default demo),
+# DEMO_RUNS (default 5).
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -23,6 +25,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/profreport
 
 VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' include/profreport.h)
 # The soname's number: the major part of the header's version, and while the major is 0 the
@@ -117,9 +120,14 @@ PLAIN_SRC := $(wildcard tests/plain/*.c)
 PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
-	format format-check deps fuzz fuzz-smoke test-bins flowcheck FORCE
+	format format-check deps deps-build fuzz fuzz-smoke test-bins flowcheck FORCE
 
-all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
+# pkg-config files (shared and static, of each library) and the CMake package (cmake/).
+PC_FILES := $(patsubst %.in,$(BUILD)/%,$(wildcard *.pc.in))
+CMAKE_FILES := $(BUILD)/cmake/profreportConfig.cmake $(BUILD)/cmake/profreportConfigVersion.cmake
+MAN_PAGES := $(BUILD)/man/profreport.1 $(BUILD)/man/profreport.3
+
+all: lib reporter examples $(PC_FILES) $(CMAKE_FILES) $(MAN_PAGES)
 
 PRELOAD := $(BUILD)/libprofreport-malloc.so
 
@@ -175,7 +183,8 @@ $(PRELOAD): preload/malloc.c collector/symbols.c $(SHARED_LINKS)
 # recorded in a stamp file, rewritten only when they change, so that `make install PREFIX=/opt/x`
 # after a plain `make` rebuilds what depends on them (as git does with GIT-PREFIX).
 CONFIG_STAMP := $(BUILD)/CONFIG-PATHS
-CONFIG_PATHS := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DATADIR=$(DATADIR)
+CONFIG_PATHS := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DATADIR=$(DATADIR) \
+	CMAKEDIR=$(CMAKEDIR)
 
 $(CONFIG_STAMP): FORCE
 	@mkdir -p $(@D)
@@ -188,6 +197,22 @@ $(BUILD)/%.pc: %.pc.in include/profreport.h $(CONFIG_STAMP)
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# The man pages as installed: their title line names the header's version.
+$(BUILD)/man/%: man/% include/profreport.h
+	@mkdir -p $(@D)
+	sed -e '1,/^\.TH/s/^\(\.TH [^"]*"profreport \)[^"]*"/\1$(VERSION)"/' $< > $@
+
+# The CMake package finds the libraries and the header relative to its own folder (relocatable),
+# and serves only projects of the pointer size it was built for.
+$(BUILD)/cmake/%.cmake: cmake/%.cmake.in include/profreport.h $(CONFIG_STAMP)
+	@mkdir -p $(@D)
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' \
+	    -e 's|@VERSION_MAJOR@|$(word 1,$(VERSION_PARTS))|g' -e 's|@VERSION_MINOR@|$(word 2,$(VERSION_PARTS))|g' \
+	    -e "s|@SIZEOF_VOID_P@|$$(echo __SIZEOF_POINTER__ | $(CC) -E -P - | tail -n 1)|g" \
+	    -e "s|@LIBDIR_FROM_CMAKEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g" \
+	    -e "s|@INCLUDEDIR_FROM_CMAKEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g" \
+	    $< > $@
 
 # ---- the profreport command ----
 
@@ -303,7 +328,10 @@ check: deps flowcheck
 	@echo "make check: all tests passed"
 
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh check
+
+deps-build:
+	@sh scripts/deps.sh build
 
 # The reporter's stages include only what comes before them (scripts/flowcheck.sh).
 flowcheck:
@@ -375,18 +403,20 @@ fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
 # ---- demo ----
 
 DEMO_RUNS ?= 5
+DEMO_DIR ?= demo
+DEMO_PROGRAMS := $(notdir $(EXAMPLE_BINS))
 
-demo: deps all
-	rm -rf demo/runs
-	@mkdir -p demo/runs
-	@set -e; for i in $$(seq 1 $(DEMO_RUNS)); do \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/basic > /dev/null; \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/worker_pool > /dev/null; \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/cxx_app > /dev/null; \
-	done
-	@echo "demo: $$(ls demo/runs/*.csv | wc -l) run files in demo/runs/"
-	$(REPORTER) demo/runs -o demo/report.xlsx --title "profreport demo"
-	@echo "demo: open demo/report.xlsx; chart images are in demo/report-charts/"
+# One report per program (demo/NAME.xlsx, charts in demo/NAME-charts/) from its own runs
+# folder, demo/runs/NAME: a report is of one program (profreport(1), SEVERAL PROGRAMS).
+demo: deps-build all
+	rm -rf $(DEMO_DIR)
+	@set -e; for i in $$(seq 1 $(DEMO_RUNS)); do for p in $(DEMO_PROGRAMS); do \
+	    PROFILER_DIR=$(DEMO_DIR)/runs/$$p $(BUILD)/examples/$$p > /dev/null; done; done
+	@set -e; for p in $(DEMO_PROGRAMS); do \
+	    echo "demo: $$(ls $(DEMO_DIR)/runs/$$p/*.csv | wc -l) run files in $(DEMO_DIR)/runs/$$p/"; \
+	    $(REPORTER) $(DEMO_DIR)/runs/$$p -o $(DEMO_DIR)/$$p.xlsx --title "profreport demo: $$p"; done
+	@echo "demo: open $(DEMO_PROGRAMS:%=$(DEMO_DIR)/%.xlsx); chart images are in" \
+	    "$(DEMO_DIR)/NAME-charts/"
 
 # ---- bench ----
 
@@ -396,37 +426,44 @@ bench: lib
 
 # ---- install ----
 
+# The loader's configuration: install runs ldconfig only when LIBDIR is a folder it lists.
+LD_SO_CONF ?= /etc/ld.so.conf /etc/ld.so.conf.d/*.conf
+
 install: all
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
 	    $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(DATADIR)/profreport/templates
 	install -m 755 $(REPORTER) $(DESTDIR)$(BINDIR)/
 	install -m 644 templates/*.gp $(DESTDIR)$(DATADIR)/profreport/templates/
-	install -m 644 man/profreport.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/man/profreport.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so
 	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/profreport.h include/profreport_new.hpp $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(PC_FILES) $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 	install -m 644 $(AUTO_STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(AUTO_SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(AUTO_SHARED)) $(DESTDIR)$(LIBDIR)/libprofreport-auto.so.$(SOMAJOR)
 	ln -sf $(notdir $(AUTO_SHARED)) $(DESTDIR)$(LIBDIR)/libprofreport-auto.so
-	install -m 644 man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
-	-[ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && ldconfig || true
+	install -m 644 $(BUILD)/man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
+	@# The loader's cache is the system's: renewed only for a folder it searches (LD_SO_CONF),
+	@# by root, and never for a staged tree.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null && \
+	    printf '%s\n' /lib /usr/lib /lib64 /usr/lib64 $$(grep -hs '^/' $(LD_SO_CONF)) | \
+	    grep -qxF '$(abspath $(LIBDIR))'; then echo ldconfig; ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libprofreport.a $(DESTDIR)$(LIBDIR)/libprofreport.so* \
 	    $(DESTDIR)$(LIBDIR)/libprofreport-auto.a $(DESTDIR)$(LIBDIR)/libprofreport-auto.so* \
-	    $(DESTDIR)$(PKGCONFIGDIR)/profreport-auto.pc \
+	    $(PC_FILES:$(BUILD)/%=$(DESTDIR)$(PKGCONFIGDIR)/%) \
 	    $(DESTDIR)$(LIBDIR)/libprofreport-malloc.so \
 	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(INCLUDEDIR)/profreport_new.hpp \
-	    $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
 	    $(DESTDIR)$(MANDIR)/man3/profreport.3 $(DESTDIR)$(MANDIR)/man1/profreport.1 \
 	    $(DESTDIR)$(BINDIR)/profreport
-	rm -rf $(DESTDIR)$(DATADIR)/profreport
+	rm -rf $(DESTDIR)$(DATADIR)/profreport $(DESTDIR)$(CMAKEDIR)
 
 # The headers each output was built from (DEPFLAGS); none exist before the first build, which
 # builds everything anyway.
@@ -440,7 +477,8 @@ clean:
 
 FORMAT_FILES := $(wildcard collector/*.[ch] include/*.h include/*.hpp format/*.[ch] common/*.[ch] preload/*.c $(REPORTER_DIRS:%=%/*.[ch]) \
 	examples/*.c examples/*.cpp tests/unit/*.c tests/programs/*.c tests/programs/*.cpp \
-	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c tests/fuzz/*.[ch])
+	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c tests/integration/*.c bench/*.c \
+	tests/fuzz/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)
