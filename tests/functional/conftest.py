@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("PROF_BUILD", ROOT / "build")).resolve()
 SAN = os.environ.get("PROF_SAN", "")
 PROGRAMS = BUILD / "tests" / "programs"
-INCLUDE = ROOT / "collector"
+INCLUDE = ROOT / "include"
 
 # profiling_YYYY.MM.DD_HH.MM.SS_<pid>_<token>.csv (token: 8 hex digits drawn once per process
 # image), and -N before .csv for a process's later runs. Groups: date and time 1-6, pid 7, N 8.

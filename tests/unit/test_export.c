@@ -14,10 +14,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "cct.h"
-#include "export.h"
-#include "model.h"
-#include "util.h"
+#include "model/cct.h"
+#include "out/export.h"
+#include "model/model.h"
+#include "read/input.h"
+#include "base/util.h"
 
 /* s after one of the sbuf formatters, as a fresh string. */
 #define FORMAT(call, ...)                                                                          \
@@ -281,7 +282,7 @@ static void model_of(struct model *m, const char *text)
 {
     model_init(m);
     FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
-    assert_int_equal(model_add_run(m, f, "mem.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "mem.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 

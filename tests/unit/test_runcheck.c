@@ -13,8 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
-#include "runcheck.h"
+#include "model/model.h"
+#include "model/runcheck.h"
+#include "read/input.h"
 
 /* Add one run: a top-level region of busy ns on one thread, whose ThreadCpu record says cpu
    and wait ns (wait < 0: the record without a wait). */
@@ -31,7 +32,7 @@ static void add_run(struct model *m, unsigned long busy, unsigned long cpu, long
              cpu, 2 * cpu, waitf, busy, busy);
     FILE *f = fmemopen(text, strlen(text), "r");
     assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 

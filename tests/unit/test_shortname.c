@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shortname.h"
+#include "model/shortname.h"
 
 #define STR "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
 #define VEC_STR "std::vector<" STR ", std::allocator<" STR " > >"
