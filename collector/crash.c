@@ -1,0 +1,252 @@
+/*
+ * crash.c - the fatal signals' handler: it writes what every thread has buffered, and a chunk
+ * saying the run crashed and with which signal, into the parts with async-signal-safe calls
+ * only, then lets the signal take the action it would have taken without profreport.
+ *
+ * Which signals: SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT unless ignored, and SIGTERM,
+ * SIGINT and SIGHUP only while at their default action (a program that handles them ends as it
+ * chooses). The handlers are installed when the first thread begins recording; a handler the
+ * program installs after that replaces ours, as it would replace the default.
+ *
+ * A program's handler installed before ours is called first, with its mask and flags, as the
+ * kernel would call it; the data is written only when the signal is about to take its default
+ * action: the program had none, its handler returned and was one-shot (SA_RESETHAND), it reset
+ * the action to the default itself, or it returned from abort()'s SIGABRT (abort then resets
+ * and raises again). A handler that leaves by longjmp or ends the process with _exit writes
+ * nothing: the program did not crash, or chose its own end.
+ *
+ * Our handler runs on the thread's alternate stack when it has one (SA_ONSTACK, unless the
+ * program's handler that we chain to did not ask for it): a stack overflow is then written
+ * too. We never set up or change a thread's alternate stack: a thread without one that
+ * overflows its stack dies by SIGSEGV as it would without profreport, its data since the last
+ * write lost.
+ */
+#define _GNU_SOURCE /* SA_ONSTACK's siblings, syscall */
+#include "crash.h"
+
+#include "run.h"
+#include "status.h"
+#include "thread.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One fatal signal: its number and name, and whether it is caught only at its default
+   action. */
+struct fatal {
+    int sig;
+    const char *name;
+    int only_default;
+};
+
+static const struct fatal fatal[] = {
+    {SIGSEGV, "SIGSEGV", 0}, {SIGBUS, "SIGBUS", 0},   {SIGFPE, "SIGFPE", 0}, {SIGILL, "SIGILL", 0},
+    {SIGABRT, "SIGABRT", 0}, {SIGTERM, "SIGTERM", 1}, {SIGINT, "SIGINT", 1}, {SIGHUP, "SIGHUP", 1},
+};
+#define NFATAL (sizeof fatal / sizeof *fatal)
+
+/* The action each signal had before ours (what it does without profreport), written at
+   install and by the handler (a one-shot program handler becomes the default). */
+static struct sigaction prev[NFATAL];
+static int installed; /* atomic: the handlers were installed (once per process) */
+/* atomic: the kernel id of the thread writing the crash now, 0 when none */
+static pid_t writer;
+
+/* How long the crash path waits for a lock or for another crashing thread, in steps of 1 ms:
+   bounded, so a lock held by a thread that never lets go costs a moment, not the data of the
+   others nor the program's end. */
+#define WAIT_RUN_LOCK 100
+#define WAIT_THREAD_LOCK 20
+#define WAIT_OTHER_WRITER 5000
+
+/* Sleep 1 ms (nanosleep is async-signal-safe). */
+static void pause_ms(void)
+{
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* The place of sig in fatal[], or NFATAL. */
+static size_t fatal_index(int sig)
+{
+    size_t i = 0;
+    while (i < NFATAL && fatal[i].sig != sig)
+        i++;
+    return i;
+}
+
+/* Take t's lock, waiting at most tries - 1 ms; 0 when it stays busy. */
+static int lock_thread(struct prof_thread *t, int tries)
+{
+    for (int k = 0; k < tries; k++) {
+        if (pthread_mutex_trylock(&t->lock) == 0)
+            return 1;
+        if (k + 1 < tries)
+            pause_ms();
+    }
+    return 0;
+}
+
+/*
+ * Write every recording thread's buffered data and the crash chunk for signal i. One thread
+ * writes; another that crashes meanwhile waits for it (its signal then ends the process). A
+ * recorder whose lock stays busy (its thread is writing its part, or this thread crashed inside
+ * the collector) is skipped rather than waited for.
+ */
+static void crash_write(size_t i)
+{
+    pid_t me = (pid_t)syscall(SYS_gettid), none = 0;
+    if (!__atomic_compare_exchange_n(&writer, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (none == me)
+            return; /* a fault while writing: the signal ends the process now */
+        for (int k = 0; k < WAIT_OTHER_WRITER && __atomic_load_n(&writer, __ATOMIC_ACQUIRE); k++)
+            pause_ms();
+        return;
+    }
+    int saved = errno;
+    struct prof_thread *self = prof_thread_self();
+    char mark[PROF_CRASH_RECORD + 16];
+    uint32_t head[2] = {(uint32_t)fatal[i].sig, self && self->registered ? self->number : 0};
+    size_t nlen = strlen(fatal[i].name) + 1;
+    memcpy(mark, head, sizeof head);
+    memcpy(mark + PROF_CRASH_RECORD, fatal[i].name, nlen);
+    /* This thread may hold the run lock itself when it crashed inside the collector. */
+    int held = 0, tries = prof_busy ? 1 : WAIT_RUN_LOCK;
+    struct prof_thread *t = NULL;
+    for (int k = 0; k < tries; k++) {
+        t = prof_run_crash_hold(&held);
+        if (held)
+            break;
+        if (k + 1 < tries)
+            pause_ms();
+    }
+    if (held) {
+        for (; t; t = t->next) {
+            if (!lock_thread(t, t == self ? 1 : WAIT_THREAD_LOCK))
+                continue;
+            prof_thread_crash_write(t, mark, PROF_CRASH_RECORD + nlen);
+            pthread_mutex_unlock(&t->lock);
+        }
+        prof_run_crash_release();
+    }
+    __atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
+    errno = saved;
+}
+
+/* Call the program's handler p as the kernel would: its mask (and sig, unless SA_NODEFER)
+   blocked while it runs. */
+static void call_program(int sig, siginfo_t *info, void *uc, const struct sigaction *p)
+{
+    sigset_t mask = p->sa_mask, old;
+    if (!(p->sa_flags & SA_NODEFER))
+        sigaddset(&mask, sig);
+    pthread_sigmask(SIG_BLOCK, &mask, &old);
+    if (p->sa_flags & SA_NODEFER) {
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    }
+    if (p->sa_flags & SA_SIGINFO)
+        p->sa_sigaction(sig, info, uc);
+    else
+        p->sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uc);
+
+/* Whether the program's handler, now returned, left the signal about to take its default
+   action (so the process is ending): it reset the action itself, or it returned from abort()'s
+   first SIGABRT, after which abort resets the action and raises the signal again. */
+static int ending_after(int sig, const siginfo_t *info)
+{
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) != 0)
+        return 0;
+    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal)
+        return sig == SIGABRT && info && info->si_code <= 0 && info->si_pid == getpid();
+    return !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL;
+}
+
+/* The fatal signals' handler. */
+static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+    int saved = errno;
+    size_t i = fatal_index(sig);
+    if (i == NFATAL)
+        return;
+    struct sigaction p = prev[i];
+    if (!(p.sa_flags & SA_SIGINFO) && p.sa_handler == SIG_IGN) {
+        errno = saved;
+        return;
+    }
+    if ((p.sa_flags & SA_SIGINFO) || p.sa_handler != SIG_DFL) {
+        /* The program's handler, as without us. A one-shot handler gives way to the default. */
+        if (p.sa_flags & SA_RESETHAND) {
+            memset(&prev[i], 0, sizeof prev[i]);
+            prev[i].sa_handler = SIG_DFL;
+        }
+        call_program(sig, info, uc, &p);
+        if (ending_after(sig, info))
+            crash_write(i);
+        errno = saved;
+        return;
+    }
+    crash_write(i);
+    /* The default action: this handler blocks sig, so the raised signal waits for the return
+       (a fault's registers are then the faulting instruction's in the core dump). */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+    errno = saved;
+}
+
+/* Install the handlers, once per process (PROFILER_CRASH=0: never). */
+static void install(void)
+{
+    if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+        return;
+    const char *v = getenv("PROFILER_CRASH");
+    if (v && strcmp(v, "0") == 0)
+        return;
+    for (size_t i = 0; i < NFATAL; i++) {
+        struct sigaction old;
+        if (sigaction(fatal[i].sig, NULL, &old) != 0)
+            continue;
+        int is_default = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
+        int ignored = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN;
+        if (ignored || (fatal[i].only_default && !is_default))
+            continue;
+        struct sigaction ours;
+        memset(&ours, 0, sizeof ours);
+        ours.sa_sigaction = on_signal;
+        ours.sa_flags = SA_SIGINFO | SA_RESTART;
+        if (is_default || (old.sa_flags & SA_ONSTACK))
+            ours.sa_flags |= SA_ONSTACK;
+        sigemptyset(&ours.sa_mask);
+        prev[i] = old;
+        sigaction(fatal[i].sig, &ours, NULL);
+    }
+}
+
+/* A recorder begins a run: the first one installs the handlers. */
+static void crash_thread_begin(struct prof_thread *t, const struct prof_run_info *run)
+{
+    (void)t;
+    (void)run;
+    install();
+}
+
+const struct prof_hooks prof_crash_hooks = {
+    .name = "crash",
+    .thread_begin = crash_thread_begin,
+};
