@@ -18,5 +18,7 @@ void flat_print_compare(FILE *out, const struct comparison *c, const struct repo
 /* The threads that were mostly idle (model_thread_idle), at most top of them by name: one line
    saying how many, then one per thread; nothing when none was. */
 void flat_print_idle(FILE *out, const struct model *m, size_t top);
+/* The runs that crashed, with their signals: the first top of them. */
+void flat_print_crashes(FILE *out, const struct model *m, size_t top);
 
 #endif /* PROFREPORT_FLAT_H */

@@ -37,7 +37,7 @@ static const struct column runs_cols[] = {
     {"Program", COL_TEXT},  {"Pid", COL_TEXT},          {"Host", COL_TEXT},
     {"Mode", COL_TEXT},     {"Clock", COL_TEXT},        {"Frequency (Hz)", COL_COUNT},
     {"Threads", COL_COUNT}, {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
-    {"Complete", COL_TEXT}, {"Recovered", COL_TEXT}};
+    {"Complete", COL_TEXT}, {"Recovered", COL_TEXT},    {"Crash", COL_TEXT}};
 static const struct column threads_cols[] = {
     {"Run", COL_COUNT},    {"File", COL_TEXT},     {"Thread", COL_COUNT},
     {"Tid", COL_TEXT},     {"Name", COL_TEXT},     {"State", COL_TEXT},
@@ -161,7 +161,8 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(r->duration_ns),
                              count(r->events),
                              text(r->complete ? "yes" : "no"),
-                             text(r->recovered ? "yes" : "no")};
+                             text(r->recovered ? "yes" : "no"),
+                             text(r->crash)};
         memcpy(c, row, sizeof row);
         break;
     }

@@ -1091,6 +1091,19 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     }
     kv_num(b, ws, &row, "Incomplete runs", (double)incomplete, b->f.count);
     kv_num(b, ws, &row, "Runs recovered from killed processes", (double)recovered, b->f.count);
+    size_t crashed = model_crashed_runs(m);
+    kv_num(b, ws, &row, "Crashed runs", (double)crashed, b->f.count);
+    for (size_t k = 0, shown = 0; k < m->nruns && shown < 5; k++) {
+        if (!m->runs[k].crash)
+            continue;
+        model_run_crash_text(m, k, buf, sizeof buf);
+        kv(b, ws, &row, shown ? "" : "Crashes", buf);
+        shown++;
+    }
+    if (crashed > 5) {
+        snprintf(buf, sizeof buf, "... %zu more in the Runs sheet's Crash column", crashed - 5);
+        kv(b, ws, &row, "", buf);
+    }
     kv_num(b, ws, &row, "Inputs (run files and killed runs)", (double)ri->ninputs, b->f.count);
     kv_num(b, ws, &row, "Threads", (double)m->nthreads, b->f.count);
     size_t idle = 0, timed = 0;
