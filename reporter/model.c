@@ -35,6 +35,20 @@ static void mem_rec_release(struct mem_rec *r)
     free(r->stack);
 }
 
+/* Free what a run's record owns. */
+static void run_release(struct run_rec *r)
+{
+    free(r->file);
+    free(r->program);
+    free(r->command);
+    free(r->host);
+    free(r->start);
+    free(r->clock);
+    free(r->pid);
+    free(r->mode);
+    free(r->crash);
+}
+
 /* Free everything the model owns. */
 void model_release(struct model *m)
 {
@@ -60,18 +74,8 @@ void model_release(struct model *m)
         free(m->paths->name_of);
         free(m->paths);
     }
-    for (size_t i = 0; i < m->nruns; i++) {
-        struct run_rec *r = &m->runs[i];
-        free(r->file);
-        free(r->program);
-        free(r->command);
-        free(r->host);
-        free(r->start);
-        free(r->clock);
-        free(r->pid);
-        free(r->mode);
-        free(r->crash);
-    }
+    for (size_t i = 0; i < m->nruns; i++)
+        run_release(&m->runs[i]);
     free(m->runs);
     for (size_t i = 0; i < m->nthreads; i++) {
         free(m->threads[i].tid);
@@ -997,14 +1001,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
             mem_rec_release(&m->mem[--m->nmem]);
         while (m->nkeys > keys_before)
             free(m->keys[--m->nkeys]);
-        free(run->file);
-        free(run->program);
-        free(run->command);
-        free(run->host);
-        free(run->start);
-        free(run->clock);
-        free(run->pid);
-        free(run->mode);
+        run_release(run);
         m->nruns--;
         while (m->nwarnings > warnings_before) {
             struct warning_rec *w = &m->warnings[--m->nwarnings];
