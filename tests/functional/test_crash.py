@@ -46,7 +46,7 @@ SAN_OFF = "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_
 
 def env_for(folder, extra=None):
     env = {"PROFILER_DIR": folder}
-    for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
         old = os.environ.get(var)
         env[var] = f"{old}:{SAN_OFF}" if old else SAN_OFF
     env.update(extra or {})
