@@ -15,11 +15,14 @@
  * and raises again). A handler that leaves by longjmp or ends the process with _exit writes
  * nothing: the program did not crash, or chose its own end.
  *
- * Our handler runs on the thread's alternate stack when it has one (SA_ONSTACK, unless the
- * program's handler that we chain to did not ask for it): a stack overflow is then written
- * too. We never set up or change a thread's alternate stack: a thread without one that
- * overflows its stack dies by SIGSEGV as it would without profreport, its data since the last
- * write lost.
+ * A stack overflow is a SIGSEGV that no handler can take on the stack that overflowed, so our
+ * handler runs on an alternate stack (SA_ONSTACK, unless the program's handler that we chain to
+ * did not ask for it). A recording thread that has none when it begins recording gets one of
+ * ours (64 KiB below a guard page, from mmap), given back when the thread ends if it is still
+ * the thread's and not in use. A thread that has one keeps it: we never replace or change the
+ * program's, and a program that sets its own later replaces ours (which then just waits to be
+ * unmapped). A thread that never records gets none: its overflow ends the program by SIGSEGV
+ * as without profreport, unwritten.
  */
 #define _GNU_SOURCE /* SA_ONSTACK's siblings, syscall */
 #include "crash.h"
@@ -32,6 +35,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +57,6 @@ static const struct fatal fatal[] = {
 /* The action each signal had before ours (what it does without profreport), written at
    install and by the handler (a one-shot program handler becomes the default). */
 static struct sigaction prev[NFATAL];
-static int installed; /* atomic: the handlers were installed (once per process) */
 /* atomic: the kernel id of the thread writing the crash now, 0 when none */
 static pid_t writer;
 
@@ -210,14 +213,18 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     errno = saved;
 }
 
-/* Install the handlers, once per process (PROFILER_CRASH=0: never). */
-static void install(void)
+/* Install the handlers, once per process (PROFILER_CRASH=0: never); 1 when they are ours.
+   Called under the run lock (a thread_begin hook), so one thread at a time. */
+static int install(void)
 {
-    if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
-        return;
+    static int installed, ours;
+    if (installed)
+        return ours;
+    installed = 1;
     const char *v = getenv("PROFILER_CRASH");
     if (v && strcmp(v, "0") == 0)
-        return;
+        return 0;
+    ours = 1;
     for (size_t i = 0; i < NFATAL; i++) {
         struct sigaction old;
         if (sigaction(fatal[i].sig, NULL, &old) != 0)
@@ -226,27 +233,90 @@ static void install(void)
         int ignored = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN;
         if (ignored || (fatal[i].only_default && !is_default))
             continue;
-        struct sigaction ours;
-        memset(&ours, 0, sizeof ours);
-        ours.sa_sigaction = on_signal;
-        ours.sa_flags = SA_SIGINFO | SA_RESTART;
+        struct sigaction act;
+        memset(&act, 0, sizeof act);
+        act.sa_sigaction = on_signal;
+        act.sa_flags = SA_SIGINFO | SA_RESTART;
         if (is_default || (old.sa_flags & SA_ONSTACK))
-            ours.sa_flags |= SA_ONSTACK;
-        sigemptyset(&ours.sa_mask);
+            act.sa_flags |= SA_ONSTACK;
+        sigemptyset(&act.sa_mask);
         prev[i] = old;
-        sigaction(fatal[i].sig, &ours, NULL);
+        sigaction(fatal[i].sig, &act, NULL);
     }
+    return 1;
 }
 
-/* A recorder begins a run: the first one installs the handlers. */
+/* The alternate stack this thread got from us (its usable part above the guard page), or
+   NULL. */
+#define ALT_SIZE (64u * 1024u)
+static __thread char *alt_stack __attribute__((tls_model("initial-exec")));
+
+/* The page size, for the guard page below the alternate stack. */
+static size_t page_size(void)
+{
+    long n = sysconf(_SC_PAGESIZE);
+    return n > 0 ? (size_t)n : 4096;
+}
+
+/* Give the calling thread an alternate stack when it has none (never replacing the
+   program's). */
+static void alt_stack_give(void)
+{
+    stack_t cur;
+    if (alt_stack || sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
+        return;
+    size_t guard = page_size();
+    char *p =
+        mmap(NULL, guard + ALT_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    mprotect(p, guard, PROT_NONE); /* an overflow of this stack faults, never writes below */
+    stack_t ss = {.ss_sp = p + guard, .ss_flags = 0, .ss_size = ALT_SIZE};
+    if (sigaltstack(&ss, NULL) != 0) {
+        munmap(p, guard + ALT_SIZE);
+        return;
+    }
+    alt_stack = p + guard;
+}
+
+/* The thread ends: its alternate stack goes back, disabled first if it is still the thread's
+   (and not in use: a handler on it that ends the thread keeps it). */
+static void alt_stack_take_back(void)
+{
+    if (!alt_stack)
+        return;
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) != 0 || (cur.ss_flags & SS_ONSTACK))
+        return;
+    if (!(cur.ss_flags & SS_DISABLE) && cur.ss_sp == alt_stack) {
+        stack_t off = {.ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0};
+        if (sigaltstack(&off, NULL) != 0)
+            return;
+    }
+    size_t guard = page_size();
+    munmap(alt_stack - guard, guard + ALT_SIZE);
+    alt_stack = NULL;
+}
+
+/* A recorder begins a run (on its own thread): the first one installs the handlers, and each
+   thread gets an alternate stack if it has none. */
 static void crash_thread_begin(struct prof_thread *t, const struct prof_run_info *run)
 {
     (void)t;
     (void)run;
-    install();
+    if (install())
+        alt_stack_give();
+}
+
+/* The recorder's thread is exiting (on that thread). */
+static void crash_thread_exit(struct prof_thread *t)
+{
+    (void)t;
+    alt_stack_take_back();
 }
 
 const struct prof_hooks prof_crash_hooks = {
     .name = "crash",
     .thread_begin = crash_thread_begin,
+    .thread_exit = crash_thread_exit,
 };

@@ -34,6 +34,7 @@ HOWS = {
     "fpe": signal.SIGFPE,
     "bus": signal.SIGBUS,
     "ill": signal.SIGILL,
+    "overflow": signal.SIGSEGV,
     "term": signal.SIGTERM,
     "int": signal.SIGINT,
     "hup": signal.SIGHUP,

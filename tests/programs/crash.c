@@ -12,6 +12,7 @@
  *   fpe      an integer division by zero      SIGFPE
  *   bus      a read past the end of a file's mapping   SIGBUS
  *   ill      __builtin_trap()                 SIGILL
+ *   overflow endless recursion: the stack overflows          SIGSEGV
  *   term, int, hup   raise() of SIGTERM, SIGINT, SIGHUP
  * HANDLER, installed before the first region, so profreport's handler chains to it:
  *   oneshot  an SA_RESETHAND handler that writes "handler ran" on stderr and returns
@@ -78,13 +79,25 @@ static int signal_of(const char *how)
     static const struct {
         const char *how;
         int sig;
-    } table[] = {{"abort", SIGABRT}, {"assert", SIGABRT}, {"segv", SIGSEGV},
-                 {"fpe", SIGFPE},    {"bus", SIGBUS},     {"ill", SIGILL},
-                 {"term", SIGTERM},  {"int", SIGINT},     {"hup", SIGHUP}};
+    } table[] = {{"abort", SIGABRT}, {"assert", SIGABRT},  {"segv", SIGSEGV}, {"fpe", SIGFPE},
+                 {"bus", SIGBUS},    {"ill", SIGILL},      {"term", SIGTERM}, {"int", SIGINT},
+                 {"hup", SIGHUP},    {"overflow", SIGSEGV}};
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (strcmp(how, table[i].how) == 0)
             return table[i].sig;
     return 0;
+}
+
+/* Recurse until the stack overflows: each call keeps 1 KiB and adds after its call, so no
+   compiler turns it into a loop (the limit is never reached: a compiler cannot know that). */
+static volatile int never = -1;
+__attribute__((noinline, no_sanitize("address", "undefined"))) static int deep(int n)
+{
+    volatile char frame[1024];
+    frame[0] = (char)n;
+    if (n == never)
+        return 0;
+    return deep(n + 1) + frame[0];
 }
 
 /* Crash as HOW says. Not instrumented by the sanitizers, whose checks of a null pointer or a
@@ -115,6 +128,8 @@ __attribute__((no_sanitize("address", "undefined"))) static void crash(const cha
     }
     if (strcmp(how, "ill") == 0)
         __builtin_trap();
+    if (strcmp(how, "overflow") == 0)
+        deep(0);
     raise(sig);
 }
 
@@ -122,7 +137,7 @@ int main(int argc, char **argv)
 {
     int sig = argc > 1 ? signal_of(argv[1]) : 0;
     if (!sig) {
-        fprintf(stderr, "usage: crash abort|assert|segv|fpe|bus|ill|term|int|hup "
+        fprintf(stderr, "usage: crash abort|assert|segv|fpe|bus|ill|overflow|term|int|hup "
                         "[oneshot|reset|ignore|late]\n");
         return 2;
     }
