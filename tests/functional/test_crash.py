@@ -159,6 +159,37 @@ def test_a_handler_the_program_installed_first_runs_once_and_the_status_stays_th
     check_recorded(run, "events")
 
 
+@pytest.mark.parametrize("how", ["overflow", "segv", "term"])
+def test_a_threads_own_alternate_stack_is_kept_and_used(tmp_path, how):
+    """The main thread sets its own alternate signal stack before its first region: it is still
+    its own when the program crashes (profreport gives one only to a thread that has none), and
+    the crash is written from it, a stack overflow too."""
+    folder = fresh_dir(tmp_path)
+    status, err = run_raw(tmp_path, [how, "altstack"], env_for(folder))
+    assert "own alternate stack kept" in err, err
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == HOWS[how]
+    run = recover(folder)
+    assert run.values("Crash") == [[str(int(HOWS[how])), HOWS[how].name, "1"]]
+    check_recorded(run, "events")
+
+
+@pytest.mark.parametrize("mode", ["events", "summary"])
+@pytest.mark.parametrize("how", ["segv", "term"])
+def test_a_crash_while_another_thread_records_writes_both(tmp_path, how, mode):
+    """The worker goes on recording "spin" regions while the main thread crashes, writing its
+    part every millisecond (PROFILER_FLUSH_INTERVAL=0.001): the crash handler takes the
+    worker's part between two of its writes, and the run has both threads' regions (the
+    worker's 500 "w" among them) and ends by the signal."""
+    folder = fresh_dir(tmp_path)
+    status, err = run_raw(tmp_path, [how, "busy"],
+                          env_for(folder, {"PROFILER_MODE": mode,
+                                           "PROFILER_FLUSH_INTERVAL": "0.001"}))
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == HOWS[how], (status, err)
+    run = recover(folder)
+    assert run.values("Crash") == [[str(int(HOWS[how])), HOWS[how].name, "1"]]
+    check_recorded(run, mode)
+
+
 @pytest.mark.parametrize("how", ["term", "int", "hup"])
 @pytest.mark.parametrize("handler", ["ignore", "oneshot"])
 def test_a_termination_signal_the_program_ignores_or_handles_is_left_alone(tmp_path, how,

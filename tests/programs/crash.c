@@ -20,6 +20,11 @@
  *            the signal again
  *   ignore   the signal is ignored (with term, int or hup: the program then exits with 3)
  *   late     the oneshot handler, installed after the first region: it replaces profreport's
+ * or instead of a handler:
+ *   altstack the main thread sets an alternate signal stack of its own before the first region,
+ *            and says on stderr before it crashes whether it is still its own ("own alternate
+ *            stack kept")
+ *   busy     the worker goes on recording "spin" regions of 20 us while main crashes
  */
 #include <profreport.h>
 
@@ -35,7 +40,8 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
-static int recorded;
+static int recorded, busy;
+static char own_stack[64 * 1024];
 
 /* The worker: its regions stay in its buffer while it waits, never to end. */
 static void *worker(void *arg)
@@ -49,6 +55,11 @@ static void *worker(void *arg)
     recorded = 1;
     pthread_cond_signal(&done);
     pthread_mutex_unlock(&lock);
+    while (busy) {
+        PROFILER_START("spin");
+        usleep(20);
+        PROFILER_STOP();
+    }
     for (;;)
         pause();
     return NULL;
@@ -138,7 +149,7 @@ int main(int argc, char **argv)
     int sig = argc > 1 ? signal_of(argv[1]) : 0;
     if (!sig) {
         fprintf(stderr, "usage: crash abort|assert|segv|fpe|bus|ill|overflow|term|int|hup "
-                        "[oneshot|reset|ignore|late]\n");
+                        "[oneshot|reset|ignore|late|altstack|busy]\n");
         return 2;
     }
     const char *handler = argc > 2 ? argv[2] : "";
@@ -158,8 +169,15 @@ int main(int argc, char **argv)
         sa.sa_handler = oneshot;
         sa.sa_flags = SA_RESETHAND;
     }
-    if (*handler && !late)
+    busy = strcmp(handler, "busy") == 0;
+    int own = strcmp(handler, "altstack") == 0;
+    if (own) {
+        stack_t ss = {.ss_sp = own_stack, .ss_flags = 0, .ss_size = sizeof own_stack};
+        if (sigaltstack(&ss, NULL) != 0)
+            return 1;
+    } else if (*handler && !late && !busy) {
         sigaction(sig, &sa, NULL);
+    }
 
     PROFILER_START("outer");
     if (late)
@@ -178,6 +196,12 @@ int main(int argc, char **argv)
     PROFILER_START("sleep");
     usleep(200000);
     PROFILER_STOP();
+    if (own) {
+        stack_t cur;
+        int kept = sigaltstack(NULL, &cur) == 0 && cur.ss_sp == own_stack &&
+                   cur.ss_size == sizeof own_stack && !(cur.ss_flags & SS_DISABLE);
+        fprintf(stderr, "own alternate stack %s\n", kept ? "kept" : "replaced");
+    }
     crash(argv[1], sig);
     return 3; /* the signal was ignored */
 }
