@@ -778,6 +778,7 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
             else
                 crash_read(pi, p, len);
         } else if (type == PROF_CHUNK_END && pi) {
+            pi->crash_signal = 0; /* an end after a crash chunk: the program lived on */
             free(pi->state);
             pi->state = dup_n((const char *)p, strnlen((const char *)p, len));
         }

@@ -232,7 +232,8 @@ static void add_crash(const char *path, uint32_t sig, uint32_t thread, const cha
 
 /* A crashed run's parts (a crash chunk after their data, no end) give one Crash record after
    Complete, from the first part in thread order, and their incomplete warnings say where the
-   data ends; a part that ended cleanly keeps its state. A crash chunk shorter than its record
+   data ends; a part that ended cleanly after its crash chunk (the program lived on) keeps its
+   state and gives no Crash record. A crash chunk shorter than its record
    is damage: its part is incomplete as a killed one's, with no Crash record from it. */
 static void crash_chunks_become_the_crash_record(void **state)
 {
@@ -241,7 +242,11 @@ static void crash_chunks_become_the_crash_record(void **state)
     uint32_t w[] = {0, 100, PROF_W_EXIT | 7};
     char *p1 = make_part(1, "main", ids, 1, w, 3, NULL);
     char *p2 = make_part(2, "worker", ids, 1, w, 3, NULL);
-    char *p3 = make_part(3, "done", ids, 1, w, 3, "exited");
+    char *p3 = make_part(3, "done", ids, 1, w, 3, NULL);
+    add_crash(p3, 6, 3, "SIGABRT"); /* then it ended cleanly: the program lived on */
+    int fd = open(p3, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
     add_crash(p2, 11, 1, "SIGSEGV");
     add_crash(p1, 11, 1, "SIGSEGV");
     const char *paths[] = {p3, p2, p1};
@@ -257,9 +262,14 @@ static void crash_chunks_become_the_crash_record(void **state)
                      "Warning,incomplete,2,1,the thread's data ends where the program crashed\n"));
     assert_non_null(strstr(text, "\nwork,7,1,,0,7,100,0\n"));
     free(text);
+    const char *lived[] = {p3};
+    text = assemble(lived, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Complete,yes\nThreads,1\n"));
+    free(text);
 
     char *p4 = make_part(1, "main", ids, 1, w, 3, NULL);
-    int fd = open(p4, O_WRONLY | O_APPEND);
+    fd = open(p4, O_WRONLY | O_APPEND);
     uint32_t short_crash = 6;
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_CRASH, &short_crash, 4), 0);
     close(fd);
