@@ -236,9 +236,10 @@ static int install(void)
         struct sigaction act;
         memset(&act, 0, sizeof act);
         act.sa_sigaction = on_signal;
-        act.sa_flags = SA_SIGINFO | SA_RESTART;
-        if (is_default || (old.sa_flags & SA_ONSTACK))
-            act.sa_flags |= SA_ONSTACK;
+        /* Before a program's handler, its own stack and restart flags: a system call that
+           its handler interrupts fails or restarts as without us. */
+        act.sa_flags = SA_SIGINFO | (is_default ? SA_ONSTACK | SA_RESTART
+                                                : old.sa_flags & (SA_ONSTACK | SA_RESTART));
         sigemptyset(&act.sa_mask);
         prev[i] = old;
         sigaction(fatal[i].sig, &act, NULL);
