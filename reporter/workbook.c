@@ -1451,7 +1451,8 @@ static void sheet_about(struct book *b)
                     "one program is reported (--program NAME, else the one with the most runs; "
                     "--all-programs merges them); the others are named with their runs. Runs "
                     "unlike each other: runs from different hosts or clocks, or tick rates of one "
-                    "clock more than 1 % apart."},
+                    "clock more than 1 % apart. Crashed runs: runs that ended by a fatal signal, "
+                    "each named with its signal and the thread it came to."},
         {"Times", "A time cell holds a number of nanoseconds, shown in its own unit (ns, us, ms "
                   "or s) with at least 3 significant digits by its number format, as the "
                   "terminal prints it: 1092010972 shows as 1.09 s. Sort and compute with the "
@@ -1489,7 +1490,10 @@ static void sheet_about(struct book *b)
                           "statistics."},
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
-        {"Runs", "One row per run file, then region x run matrices of mean cost and calls."},
+        {"Runs", "One row per run file (or killed run rebuilt from its parts), then region x "
+                 "run matrices of mean cost and calls. Crash: the signal that ended a run that "
+                 "crashed (the collector wrote what every thread had recorded, then let the "
+                 "signal end the program); empty for the others."},
         {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
                     "base of Total %). Wall and CPU: the thread's wall-clock and CPU time from its "
                     "first event to its end (or the run's end), empty when the run does not say; "
