@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include "auto.h"
 
+#include "crash.h"
 #include "functions.h"
 #include "hooks.h"
 #include "live.h"
@@ -392,4 +393,5 @@ __attribute__((constructor(101))) static void register_hooks(void)
     prof_run_default_mode(PROF_MODE_SUMMARY);
     prof_hooks_add(&hooks);
     prof_hooks_add(&prof_live_hooks);
+    prof_hooks_add(&prof_crash_hooks);
 }

@@ -6,6 +6,7 @@
  */
 #include "regions.h"
 
+#include "crash.h"
 #include "hooks.h"
 #include "live.h"
 #include "run.h"
@@ -14,10 +15,12 @@
 #include <errno.h>
 #include <stdint.h>
 
-/* The live report counts the stops of regions: registered when regions are linked in. */
+/* The live report counts the stops of regions, and a crash writes what they recorded:
+   registered when regions are linked in. */
 __attribute__((constructor(101))) static void register_live_report(void)
 {
     prof_hooks_add(&prof_live_hooks);
+    prof_hooks_add(&prof_crash_hooks);
 }
 
 /* The index of a region id text on this thread. */

@@ -826,3 +826,14 @@ static void fork_child(void)
         prof_thread_forked(t);
     __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
 }
+
+/* The crash handler's way to the registry (crash.c): the run lock if it is free now, never
+   waiting for it. */
+struct prof_thread *prof_run_crash_hold(int *held)
+{
+    *held = pthread_mutex_trylock(&g.lock) == 0;
+    return *held && g.active ? g.head : NULL;
+}
+
+/* Give back what prof_run_crash_hold took. */
+void prof_run_crash_release(void) { pthread_mutex_unlock(&g.lock); }

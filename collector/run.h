@@ -22,4 +22,10 @@ int prof_disabled(void);
    function call (libprofreport-auto) asks for summary mode at load, before the first event. */
 void prof_run_default_mode(enum prof_mode mode);
 
+/* For the crash handler (crash.c): try the run lock without waiting; when *held is set, the
+   registry's first recorder (NULL when no run records), and the lock stays held until
+   prof_run_crash_release. Async-signal-safe in practice (a trylock is one atomic exchange). */
+struct prof_thread *prof_run_crash_hold(int *held);
+void prof_run_crash_release(void);
+
 #endif /* PROF_RUN_H */

@@ -104,47 +104,73 @@ static void add_cstr(struct prof_sbuf *b, const char *s)
     prof_sbuf_char(b, 0);
 }
 
-/* Write where the functions among the new ids come from, as one PRFL chunk (t->lock held). */
-static int write_locations(struct prof_thread *t)
+/* Append v in hexadecimal with a 0x prefix ("0x1470"), without printf: the crash path builds
+   its chunks here too (prof_thread_crash_write). */
+static void add_hex(struct prof_sbuf *b, uint64_t v)
 {
-    struct prof_sbuf b = {0};
+    char num[19], *p = num + sizeof num;
+    do {
+        *--p = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    *--p = 'x';
+    *--p = '0';
+    prof_sbuf_add(b, p, (size_t)(num + sizeof num - p));
+}
+
+/* Write where the functions among the new ids come from, as one PRFL chunk built in b (t->lock
+   held). */
+static int write_locations(struct prof_thread *t, struct prof_sbuf *b)
+{
+    b->len = 0;
     for (uint32_t i = t->ids_written; i < t->nids; i++) {
         const struct prof_fn *fn = t->fns[i];
         if (!fn)
             continue;
-        char num[24];
-        prof_sbuf_add(&b, (const char *)&i, sizeof i);
-        add_cstr(&b, fn->file);
-        snprintf(num, sizeof num, "%u", fn->line);
-        add_cstr(&b, fn->file ? num : "");
-        add_cstr(&b, fn->module);
-        snprintf(num, sizeof num, "0x%llx", (unsigned long long)fn->offset);
-        add_cstr(&b, num);
+        prof_sbuf_add(b, (const char *)&i, sizeof i);
+        add_cstr(b, fn->file);
+        if (fn->file)
+            prof_sbuf_u64(b, fn->line);
+        prof_sbuf_char(b, 0);
+        add_cstr(b, fn->module);
+        add_hex(b, fn->offset);
+        prof_sbuf_char(b, 0);
     }
-    int err = b.failed ? ENOMEM : 0;
-    if (!err && b.len)
-        err = prof_part_write(t->fd, PROF_CHUNK_LOCATIONS, b.data, b.len);
-    prof_sbuf_release(&b);
+    int err = b->failed ? ENOMEM : 0;
+    if (!err && b->len)
+        err = prof_part_write(t->fd, PROF_CHUNK_LOCATIONS, b->data, b->len);
     return err;
 }
 
-/* Write the ids defined since the last write as one PRFI chunk (t->lock held). */
-static int write_ids(struct prof_thread *t)
+/* Write the ids defined since the last write as one PRFI chunk, and their functions'
+   locations, built in b (t->lock held). */
+static int write_ids(struct prof_thread *t, struct prof_sbuf *b)
 {
     if (t->ids_written == t->nids)
         return 0;
-    struct prof_sbuf b = {0};
+    b->len = 0;
     for (uint32_t i = t->ids_written; i < t->nids; i++) {
         uint32_t hdr[2] = {i, (uint32_t)strlen(t->ids[i])};
-        prof_sbuf_add(&b, (const char *)hdr, sizeof hdr);
-        prof_sbuf_add(&b, t->ids[i], hdr[1]);
+        prof_sbuf_add(b, (const char *)hdr, sizeof hdr);
+        prof_sbuf_add(b, t->ids[i], hdr[1]);
     }
-    int err = b.failed ? ENOMEM : prof_part_write(t->fd, PROF_CHUNK_IDS, b.data, b.len);
-    prof_sbuf_release(&b);
+    int err = b->failed ? ENOMEM : prof_part_write(t->fd, PROF_CHUNK_IDS, b->data, b->len);
     if (!err)
-        err = write_locations(t);
+        err = write_locations(t, b);
     if (!err)
         t->ids_written = t->nids;
+    return err;
+}
+
+/* Write the buffered event words from t->flushed to pos (t->lock held). */
+static int write_events(struct prof_thread *t, uint32_t pos)
+{
+    int err = 0;
+    if (pos > t->flushed)
+        err = prof_part_write(t->fd, PROF_CHUNK_EVENTS, t->buf + t->flushed,
+                              (size_t)(pos - t->flushed) * 4);
+    if (!err)
+        t->flushed = pos;
     return err;
 }
 
@@ -154,12 +180,11 @@ static int write_pending(struct prof_thread *t)
     if (t->fd < 0)
         return 0;
     uint32_t pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
-    int err = write_ids(t);
-    if (!err && pos > t->flushed)
-        err = prof_part_write(t->fd, PROF_CHUNK_EVENTS, t->buf + t->flushed,
-                              (size_t)(pos - t->flushed) * 4);
+    struct prof_sbuf b = {0};
+    int err = write_ids(t, &b);
+    prof_sbuf_release(&b);
     if (!err)
-        t->flushed = pos;
+        err = write_events(t, pos);
     return err;
 }
 
@@ -571,10 +596,11 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
        PROF_PENDING) then miss the histogram but not the other columns. */
     if (t == prof_self)
         prof_summary_apply(t);
-    int err = write_ids(t);
+    struct prof_sbuf b = {0};
+    int err = write_ids(t, &b);
+    prof_sbuf_release(&b);
     if (err)
         return err;
-    struct prof_sbuf b = {0};
     prof_cct_encode(&t->summary.cct, &b);
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
@@ -889,4 +915,66 @@ void prof_thread_forked(struct prof_thread *t)
     /* The thread that forked is the child's only thread: its name follows the new pid. */
     if (strcmp(t->name, "main") == 0)
         t->name[0] = 0;
+}
+
+/* The most bytes one chunk of the crash path needs (t->lock held): the new ids, their
+   functions' locations, or summary mode's records (a node's and its whole histogram each). */
+static size_t crash_bound(const struct prof_thread *t)
+{
+    size_t ids = 0, locations = 0;
+    for (uint32_t i = t->ids_written; i < t->nids; i++) {
+        ids += 8 + strlen(t->ids[i]);
+        const struct prof_fn *fn = t->fns[i];
+        if (fn)
+            locations += 4 + (fn->file ? strlen(fn->file) : 0) + 21 +
+                         (fn->module ? strlen(fn->module) : 0) + 21 + 2;
+    }
+    size_t need = ids > locations ? ids : locations;
+    if (t->mode == PROF_MODE_SUMMARY) {
+        size_t rows = (size_t)t->summary.cct.nnodes *
+                      (PROF_SUMMARY_HEAD + (size_t)PROF_SUMMARY_PAIR * PROF_HIST_BUCKETS);
+        if (rows > need)
+            need = rows;
+    }
+    return need ? need : 1;
+}
+
+/*
+ * The program crashed (crash.c, in its signal handler, holding t->lock): write what the part
+ * lacks, new ids, the buffered events or summary mode's statistics as a snapshot, and the CPU
+ * time, then the crash chunk (mark, len bytes). No allocation (chunks are built in memory
+ * straight from the kernel), no lock, no stdio: async-signal-safe in practice. The histogram
+ * updates still queued (fewer than PROF_PENDING) are added only on the crashing thread's own
+ * recorder, and only when the signal came outside the collector: another thread's are its
+ * owner's to add, and an interrupted prof_summary_apply would count them twice.
+ */
+int prof_thread_crash_write(struct prof_thread *t, const void *mark, size_t len)
+{
+    if (t->fd < 0)
+        return 0;
+    uint32_t pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
+    size_t need = crash_bound(t);
+    char *mem = prof_mem_map(need);
+    if (!mem)
+        return ENOMEM;
+    struct prof_sbuf b;
+    prof_sbuf_fixed(&b, mem, need);
+    int err = write_ids(t, &b);
+    if (!err)
+        err = write_events(t, pos);
+    if (!err && t->mode == PROF_MODE_SUMMARY) {
+        if (t == prof_self && !(t->gen & PROF_GEN_BUSY) && !prof_busy)
+            prof_summary_apply(t);
+        b.len = 0;
+        prof_cct_encode(&t->summary.cct, &b);
+        err = b.failed ? ENOMEM : 0;
+        if (!err && b.len)
+            err = prof_part_write(t->fd, PROF_CHUNK_SNAPSHOT, b.data, b.len);
+    }
+    if (!err)
+        err = write_cpu(t);
+    if (!err)
+        err = prof_part_write(t->fd, PROF_CHUNK_CRASH, mark, len);
+    prof_mem_unmap(mem, need);
+    return err;
 }

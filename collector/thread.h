@@ -243,6 +243,9 @@ void prof_thread_forked(struct prof_thread *t);
 void prof_thread_rename(struct prof_thread *t, const char *name);
 /* Name the calling thread when it next begins recording; t (its stale recorder) or NULL. */
 void prof_thread_name_later(struct prof_thread *t, const char *name);
+/* The program crashed: write what the part lacks and the crash chunk (mark, len bytes), from a
+   signal handler that holds t->lock (crash.c); 0 or an errno value. */
+int prof_thread_crash_write(struct prof_thread *t, const void *mark, size_t len);
 /* Write one warning chunk (kind, count, message) into the part (t->lock held, a feature's
    thread_write hook); 0 or an errno value. */
 int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t count,

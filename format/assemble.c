@@ -41,6 +41,10 @@ struct part_info {
     int has_cpu;  /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
     int has_wait; /* and wait_ns, its time waiting for a CPU */
     uint64_t cpu_ns, wall_ns, wait_ns;
+    /* a PRFX chunk: the program crashed by signal crash_signal (0: no chunk), which came to
+       thread number crash_thread (0: one that recorded nothing) */
+    uint32_t crash_signal, crash_thread;
+    char crash_name[16];
     char *unterminated_names[UNTERMINATED_NAMES];
     size_t nnames;
     struct warning *warnings;
@@ -649,6 +653,19 @@ static enum prof_error header_chunk(struct reader *r, uint32_t type, const unsig
     return PROF_OK;
 }
 
+/* A PRFX chunk (its PROF_CRASH_RECORD bytes there): the signal, its thread and its name, of
+   which letters and digits are kept (a name that is not one reads as "signal <n>" later). */
+static void crash_read(struct part_info *pi, const unsigned char *p, size_t len)
+{
+    memcpy(&pi->crash_signal, p, 4);
+    memcpy(&pi->crash_thread, p + 4, 4);
+    size_t n = 0;
+    for (size_t i = PROF_CRASH_RECORD; i < len && p[i] && n + 1 < sizeof pi->crash_name; i++)
+        if ((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9'))
+            pi->crash_name[n++] = (char)p[i];
+    pi->crash_name[n] = 0;
+}
+
 /*
  * Read one part. Pass one (pi set) fills the metadata and part info; pass two (pi NULL) hands
  * its rows to the sink, all of them or (sp set) those on one side of a cut. A damaged part is
@@ -759,7 +776,13 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
                 if (pi->has_wait)
                     memcpy(&pi->wait_ns, p + 16, 8);
             }
+        } else if (type == PROF_CHUNK_CRASH && pi) {
+            if (len < PROF_CRASH_RECORD)
+                err = PROF_ERR_FORMAT;
+            else
+                crash_read(pi, p, len);
         } else if (type == PROF_CHUNK_END && pi) {
+            pi->crash_signal = 0; /* an end after a crash chunk: the program lived on */
             free(pi->state);
             pi->state = dup_n((const char *)p, strnlen((const char *)p, len));
         }
@@ -981,7 +1004,10 @@ static void part_warnings(const struct prof_run_sink *s, const struct part_info 
         rec_str(&r, "incomplete");
         rec_str(&r, pi->number);
         rec_str(&r, "1");
-        rec_str(&r, "the thread's data ends early (the run was killed or a write failed)");
+        if (pi->crash_signal && !pi->damaged)
+            rec_str(&r, "the thread's data ends where the program crashed");
+        else
+            rec_str(&r, "the thread's data ends early (the run was killed or a write failed)");
         rec_emit(s, &r);
     }
 }
@@ -1014,6 +1040,17 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
     rec_u64(&r, p->duration);
     rec_emit(s, &r);
     rec_pair(s, &r, "Complete", p->complete ? "yes" : "no");
+    for (size_t k = 0; k < p->count; k++) {
+        const struct part_info *pi = &p->info[p->order[k]];
+        if (pi->damaged < 0 || !pi->crash_signal)
+            continue;
+        rec_str(&r, PROF_CRASH_KEY); /* the first part's word: every part says the same */
+        rec_u64(&r, pi->crash_signal);
+        rec_str(&r, pi->crash_name);
+        rec_u64(&r, pi->crash_thread);
+        rec_emit(s, &r);
+        break;
+    }
     rec_str(&r, "Threads");
     rec_u64(&r, p->usable);
     rec_emit(s, &r);

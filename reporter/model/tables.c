@@ -35,12 +35,12 @@ static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
                                               {"Mean", COL_COST_NS},
                                               {"Share of callee's calls", COL_SHARE}};
 static const struct column runs_cols[] = {
-    {"Run", COL_COUNT},     {"File", COL_TEXT},         {"Start", COL_TEXT},
-    {"Program", COL_TEXT},  {"Pid", COL_TEXT},          {"Host", COL_TEXT},
-    {"Mode", COL_TEXT},     {"Clock", COL_TEXT},        {"Frequency (Hz)", COL_COUNT},
-    {"Threads", COL_COUNT}, {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
-    {"Complete", COL_TEXT}, {"Recovered", COL_TEXT},    {"CPU wait %", COL_SHARE},
-    {"Check", COL_TEXT}};
+    {"Run", COL_COUNT},        {"File", COL_TEXT},         {"Start", COL_TEXT},
+    {"Program", COL_TEXT},     {"Pid", COL_TEXT},          {"Host", COL_TEXT},
+    {"Mode", COL_TEXT},        {"Clock", COL_TEXT},        {"Frequency (Hz)", COL_COUNT},
+    {"Threads", COL_COUNT},    {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
+    {"Complete", COL_TEXT},    {"Recovered", COL_TEXT},    {"Crash", COL_TEXT},
+    {"CPU wait %", COL_SHARE}, {"Check", COL_TEXT}};
 static const struct column threads_cols[] = {
     {"Run", COL_COUNT},    {"File", COL_TEXT},     {"Thread", COL_COUNT},
     {"Tid", COL_TEXT},     {"Name", COL_TEXT},     {"State", COL_TEXT},
@@ -188,6 +188,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              count(r->events),
                              text(r->complete ? "yes" : "no"),
                              text(r->recovered ? "yes" : "no"),
+                             text(r->crash),
                              num(r->wait_share),
                              text(t->notes[i][0] ? t->notes[i] : NULL)};
         memcpy(c, row, sizeof row);

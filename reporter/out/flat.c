@@ -248,3 +248,25 @@ void flat_print_runchecks(FILE *out, const struct model *m, size_t top)
             shown++;
         }
 }
+
+/* The runs that crashed: how many, then the first top of them with their signals. */
+void flat_print_crashes(FILE *out, const struct model *m, size_t top)
+{
+    size_t crashed = model_crashed_runs(m), shown = 0;
+    if (crashed == 0)
+        return;
+    fprintf(out, "\ncrashed: %zu of %zu run%s ended by a fatal signal (see the Runs sheet)\n",
+            crashed, m->nruns, m->nruns == 1 ? "" : "s");
+    for (size_t k = 0; k < m->nruns && shown < top; k++) {
+        if (!m->runs[k].crash)
+            continue;
+        char line[256];
+        model_run_crash_text(m, k, line, sizeof line);
+        char *v = text_visible(line, strlen(line), 1); /* a thread name's ESC stays text */
+        fprintf(out, "  %s\n", v);
+        free(v);
+        shown++;
+    }
+    if (crashed > shown)
+        fprintf(out, "  ... %zu more in the Runs sheet\n", crashed - shown);
+}

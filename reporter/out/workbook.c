@@ -1052,6 +1052,19 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     }
     kv_num(b, ws, &row, "Incomplete runs", (double)incomplete, b->f.count);
     kv_num(b, ws, &row, "Runs recovered from killed processes", (double)recovered, b->f.count);
+    size_t crashed = model_crashed_runs(m);
+    kv_num(b, ws, &row, "Crashed runs", (double)crashed, b->f.count);
+    for (size_t k = 0, shown = 0; k < m->nruns && shown < 5; k++) {
+        if (!m->runs[k].crash)
+            continue;
+        model_run_crash_text(m, k, buf, sizeof buf);
+        kv(b, ws, &row, shown ? "" : "Crashes", buf);
+        shown++;
+    }
+    if (crashed > 5) {
+        snprintf(buf, sizeof buf, "... %zu more in the Runs sheet's Crash column", crashed - 5);
+        kv(b, ws, &row, "", buf);
+    }
     kv_num(b, ws, &row, "Inputs (run files and killed runs)", (double)ri->ninputs, b->f.count);
     kv_num(b, ws, &row, "Threads", (double)m->nthreads, b->f.count);
     size_t idle = 0, timed = 0;
@@ -1454,7 +1467,8 @@ static void sheet_about(struct book *b)
                     "one program is reported (--program NAME, else the one with the most runs; "
                     "--all-programs merges them); the others are named with their runs. Runs "
                     "unlike each other: runs from different hosts or clocks, or tick rates of one "
-                    "clock more than 1 % apart."},
+                    "clock more than 1 % apart. Crashed runs: runs that ended by a fatal signal, "
+                    "each named with its signal and the thread it came to."},
         {"Times", "A time cell holds a number of nanoseconds, shown in its own unit (ns, us, ms "
                   "or s) with at least 3 significant digits by its number format, as the "
                   "terminal prints it: 1092010972 shows as 1.09 s. Sort and compute with the "
@@ -1496,13 +1510,16 @@ static void sheet_about(struct book *b)
                        "the same. The Region column holds the full name."},
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
-        {"Runs", "One row per run file, then region x run matrices of mean cost and calls. CPU "
-                 "wait %: of the time the run's threads wanted a CPU (their CPU time plus the time "
-                 "they were runnable but waited, the kernel's run-queue delay), the share they "
-                 "waited; Check: 'busy machine' when that is over 10 % (other programs took the "
-                 "CPUs, so the times include waiting), 'outlier' when the run's busy time is far "
-                 "from the median run's (a modified z-score over 3.5 and at least 5 % off, among "
-                 "3 runs or more)."},
+        {"Runs", "One row per run file (or killed run rebuilt from its parts), then region x "
+                 "run matrices of mean cost and calls. Crash: the signal that ended a run that "
+                 "crashed (the collector wrote what every thread had recorded, then let the "
+                 "signal end the program); empty for the others. CPU wait %: of the time the "
+                 "run's threads wanted a CPU (their CPU time plus the time they were runnable but "
+                 "waited, the kernel's run-queue delay), the share they waited; Check: 'busy "
+                 "machine' when that is over 10 % (other programs took the CPUs, so the times "
+                 "include waiting), 'outlier' when the run's busy time is far from the median "
+                 "run's (a modified z-score over 3.5 and at least 5 % off, among 3 runs or "
+                 "more)."},
         {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
                     "base of Total %). Wall and CPU: the thread's wall-clock and CPU time from its "
                     "first event to its end (or the run's end), empty when the run does not say; "

@@ -205,7 +205,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
     headers, table = book.table("Runs")
     assert headers == ["Run", "File", "Start", "Program", "Pid", "Host", "Mode", "Clock",
                        "Frequency (Hz)", "Threads", "Duration (ns)", "Events", "Complete",
-                       "Recovered", "CPU wait %", "Check"]
+                       "Recovered", "Crash", "CPU wait %", "Check"]
     assert len(table) == 3
     for k, (run, path, row) in enumerate(zip(runs, paths, table)):
         assert row["Run"] == k + 1
@@ -217,7 +217,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
         assert row["Threads"] == len(run.threads)
         assert row["Events"] == len(run.rows)
         close(row["Duration (ns)"], run.duration * 1e9 / run.frequency, what="Duration")
-        assert (row["Complete"], row["Recovered"]) == ("yes", "no")
+        assert (row["Complete"], row["Recovered"], row["Crash"]) == ("yes", "no", None)
 
     title, mhead, means = book.matrix("Mean cost per call")
     assert "(ns)" in title
