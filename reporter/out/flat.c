@@ -234,7 +234,8 @@ void flat_print_runchecks(FILE *out, const struct model *m, size_t top)
                 busy, m->nruns, m->nruns == 1 ? "" : "s", 100 * RUNCHECK_BUSY_SHARE);
     for (size_t k = 0, shown = 0; busy && k < m->nruns && shown < top; k++)
         if (m->runs[k].busy_machine) {
-            fprintf(out, "  run %zu: waited %.1f%%\n", k + 1, 100 * m->runs[k].wait_share);
+            fprintf(out, "  run %zu waited %.1f%% of the time\n", k + 1,
+                    100 * m->runs[k].wait_share);
             shown++;
         }
     if (outl)
@@ -244,7 +245,7 @@ void flat_print_runchecks(FILE *out, const struct model *m, size_t top)
                 outl, m->nruns);
     for (size_t k = 0, shown = 0; outl && k < m->nruns && shown < top; k++)
         if (m->runs[k].outlier) {
-            fprintf(out, "  run %zu: %.2fx the median\n", k + 1, m->runs[k].busy_ratio);
+            fprintf(out, "  run %zu took %.2fx the median\n", k + 1, m->runs[k].busy_ratio);
             shown++;
         }
 }
