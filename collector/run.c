@@ -661,8 +661,8 @@ static enum prof_error run_finish(int at_exit)
                 prof_warn("cannot create a temporary file in '%s': %s; parts kept there", g.dir,
                           prof_errno_text(e));
         } else {
-            struct prof_xfsz_guard guard;
-            prof_xfsz_hold(&guard);
+            struct prof_signal_guard guard;
+            prof_signals_hold(&guard);
             struct prof_split_opts split = {g.write_threads, g.dir, split_thread, 0};
             err = prof_assemble_split(paths, np, out, &ov, &split);
             int e = errno;
@@ -670,7 +670,7 @@ static enum prof_error run_finish(int at_exit)
                 err = PROF_ERR_IO;
                 e = errno;
             }
-            prof_xfsz_release(&guard);
+            prof_signals_release(&guard);
             if (err == PROF_OK && prof_file_publish(tmp, final) != 0) {
                 err = PROF_ERR_IO;
                 e = errno;

@@ -1,6 +1,6 @@
 /*
  * fileutil.c - files in folders other people may write, folders made with their parents,
- * writes that must not hurt the host (file-size limits), and error texts safe to build inside
+ * writes that must not hurt the host (file-size limits, closed pipes), and error texts safe to build inside
  * an allocation.
  */
 #define _GNU_SOURCE /* renameat2, strerrordesc_np */
@@ -106,34 +106,59 @@ uint32_t prof_random32(void)
     return (uint32_t)(x >> 32);
 }
 
-/*
- * Block SIGXFSZ in this thread, noting whether one was pending already (the host's, then: a
- * signal of the same number pending twice is delivered once, so ours must not be taken).
- */
-void prof_xfsz_hold(struct prof_xfsz_guard *g)
+/* The signals a write of ours may raise: SIGXFSZ past a file-size limit, SIGPIPE on a pipe
+   whose reader is gone (stderr piped into head). Both kill the program by default. */
+static const int held_signals[] = {SIGXFSZ, SIGPIPE};
+#define NHELD (sizeof held_signals / sizeof held_signals[0])
+
+/* The set of held_signals. */
+static void held_set(sigset_t *set)
 {
-    sigset_t xfsz, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &xfsz, &g->old);
-    g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ) == 1;
+    sigemptyset(set);
+    for (size_t i = 0; i < NHELD; i++)
+        sigaddset(set, held_signals[i]);
 }
 
 /*
- * Take the SIGXFSZ our write raised, if any, then restore the mask. The kernel sends it to the
- * writing thread only when the write fails with EFBIG, so one that became pending while we held
- * it blocked is ours (a kill(2) by someone else landing in those microseconds is the only other
- * source, and a signal of that number would have killed the program anyway).
+ * Block SIGXFSZ and SIGPIPE in this thread, noting which were pending already (the host's,
+ * then: a signal of the same number pending twice is delivered once, so ours must not be taken).
  */
-void prof_xfsz_release(const struct prof_xfsz_guard *g)
+void prof_signals_hold(struct prof_signal_guard *g)
 {
-    sigset_t xfsz, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ) == 1) {
-        const struct timespec zero = {0, 0};
-        while (sigtimedwait(&xfsz, NULL, &zero) < 0 && errno == EINTR)
-            ;
+    sigset_t held, pending;
+    held_set(&held);
+    pthread_sigmask(SIG_BLOCK, &held, &g->old);
+    g->was_pending = 0;
+    if (sigpending(&pending) != 0) {
+        g->was_pending = ~0u; /* unknown: take nothing */
+        return;
+    }
+    for (size_t i = 0; i < NHELD; i++)
+        if (sigismember(&pending, held_signals[i]) == 1)
+            g->was_pending |= 1u << i;
+}
+
+/*
+ * Take the SIGXFSZ or SIGPIPE our write raised, if any, then restore the mask. The kernel sends
+ * them to the writing thread only when the write fails (EFBIG, EPIPE), so one that became
+ * pending while we held it blocked is ours (a kill(2) by someone else landing in those
+ * microseconds is the only other source, and a signal of that number would most likely have
+ * ended the program anyway).
+ */
+void prof_signals_release(const struct prof_signal_guard *g)
+{
+    sigset_t pending;
+    if (sigpending(&pending) == 0) {
+        for (size_t i = 0; i < NHELD; i++) {
+            if ((g->was_pending & (1u << i)) || sigismember(&pending, held_signals[i]) != 1)
+                continue;
+            sigset_t one;
+            sigemptyset(&one);
+            sigaddset(&one, held_signals[i]);
+            const struct timespec zero = {0, 0};
+            while (sigtimedwait(&one, NULL, &zero) < 0 && errno == EINTR)
+                ;
+        }
     }
     pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
@@ -142,11 +167,11 @@ void prof_xfsz_release(const struct prof_xfsz_guard *g)
 void prof_write_stderr(const char *line, size_t len)
 {
     int saved = errno;
-    struct prof_xfsz_guard g;
-    prof_xfsz_hold(&g);
+    struct prof_signal_guard g;
+    prof_signals_hold(&g);
     ssize_t w = write(STDERR_FILENO, line, len);
     (void)w;
-    prof_xfsz_release(&g);
+    prof_signals_release(&g);
     errno = saved;
 }
 

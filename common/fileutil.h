@@ -1,7 +1,7 @@
 /*
  * fileutil.h - files in folders other people may write (the one place that creates them: never
  * through a symbolic link, never over an existing file), folders made with their parents,
- * writes that must not hurt the host (file-size limits), and error texts safe to build inside
+ * writes that must not hurt the host (file-size limits, closed pipes), and error texts safe to build inside
  * an allocation. Shared by the collector and the profreport command.
  *
  * Paths are the caller's; prof_file_create_temp returns a path the caller frees.
@@ -36,17 +36,19 @@ int prof_file_publish(const char *from, const char *to);
 uint32_t prof_random32(void);
 
 /*
- * Around a write to a file: a file-size limit (ulimit -f) makes the write fail with EFBIG and
- * also sends SIGXFSZ, whose default action kills the program. The guard blocks SIGXFSZ in the
- * calling thread for the write, and afterwards takes away a SIGXFSZ that became pending during
- * it (ours), then restores the thread's mask: the host sees neither the signal nor a change.
+ * Around a write: a file-size limit (ulimit -f) makes the write fail with EFBIG and also sends
+ * SIGXFSZ; a pipe whose reader is gone (stderr piped into head) makes it fail with EPIPE and
+ * sends SIGPIPE. The default action of both kills the program. The guard blocks both in the
+ * calling thread for the write, and afterwards takes away one that became pending during it
+ * (ours; one pending before is the host's and stays), then restores the thread's mask: the host
+ * sees neither the signal nor a change.
  */
-struct prof_xfsz_guard {
+struct prof_signal_guard {
     sigset_t old;
-    int was_pending;
+    unsigned was_pending; /* bit i: held signal i was pending before the write */
 };
-void prof_xfsz_hold(struct prof_xfsz_guard *g);
-void prof_xfsz_release(const struct prof_xfsz_guard *g);
+void prof_signals_hold(struct prof_signal_guard *g);
+void prof_signals_release(const struct prof_signal_guard *g);
 
 /* Write the n iovecs completely, retrying after EINTR and short writes (iov is used up as it
    goes); 0 or an errno value. */
