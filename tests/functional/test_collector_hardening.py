@@ -68,3 +68,42 @@ def test_warnings_on_a_closed_stderr_never_raise_sigpipe(tmp_path, case):
     if case == "bad mode":
         (run,) = [parse_run(f) for f in run_files(folder)]
         assert run.value("Complete") == "yes"
+
+
+# ---- no network from the profiled program ----
+
+
+def test_symbol_lookup_never_asks_a_debuginfod_server(tmp_path):
+    """libprofreport-auto names the functions of a module without DWARF (strip -g) while
+    DEBUGINFOD_URLS names a server that accepts connections and never answers: nobody connects
+    to it, debuginfod's cache folder is not made, and the run names the functions from the
+    symbol table."""
+    import shutil
+    import socket
+
+    exe = tmp_path / "calls"
+    shutil.copy(BUILD / "tests" / "programs" / "auto" / "calls", exe)
+    subprocess.run(["strip", "-g", str(exe)], check=True)
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        server.bind(("127.0.0.1", 0))
+        server.listen(16)
+        server.setblocking(False)
+        port = server.getsockname()[1]
+        folder = fresh_dir(tmp_path)
+        cache = tmp_path / "debuginfod-cache"
+        proc = run_command([exe, "10", "10", "1"], env=clean_env({
+            "PROFILER_DIR": folder,
+            "DEBUGINFOD_URLS": f"http://127.0.0.1:{port}/",
+            "DEBUGINFOD_TIMEOUT": "1",
+            "DEBUGINFOD_CACHE_PATH": cache,
+        }), cwd=tmp_path)
+        assert proc.returncode == 0, proc
+        with pytest.raises(BlockingIOError):
+            conn, _ = server.accept()
+            conn.close()
+    finally:
+        server.close()
+    assert not cache.exists()
+    (run,) = [parse_run(f) for f in run_files(folder)]
+    assert "fib" in {r["Region"] for r in run.rows}
