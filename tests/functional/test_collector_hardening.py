@@ -107,3 +107,24 @@ def test_symbol_lookup_never_asks_a_debuginfod_server(tmp_path):
     assert not cache.exists()
     (run,) = [parse_run(f) for f in run_files(folder)]
     assert "fib" in {r["Region"] for r in run.rows}
+
+
+# ---- the preload library ----
+
+PRELOAD = BUILD / "libprofreport-malloc.so"
+needs_preload = pytest.mark.skipif(
+    bool(SAN), reason="a sanitizer replaces malloc itself: the preload library cannot be used")
+
+
+@needs_preload
+def test_preload_aligned_alloc_answers_as_the_c_library_does(tmp_path):
+    """aligned_alloc under the preload library succeeds and fails exactly where the C library's
+    own does (glibc 2.36 rounds an alignment of 3 up; 2.38 refuses it)."""
+    exe = BUILD / "tests" / "plain" / "alignedalloc"
+    alone = run_command([exe], env=clean_env(), cwd=tmp_path)
+    folder = fresh_dir(tmp_path)
+    loaded = run_command([exe], env=clean_env({"LD_PRELOAD": PRELOAD, "PROFILER_DIR": folder}),
+                         cwd=tmp_path)
+    assert alone.returncode == 0 and loaded.returncode == 0
+    assert loaded.stdout == alone.stdout, (alone.stdout, loaded.stdout)
+    assert loaded.stderr == b""
