@@ -219,6 +219,45 @@ static void large_chunk_reads_back_from_a_pipe(void **state)
     assert_int_equal(status, 0);
 }
 
+/* From a pipe, a chunk whose length is not a doubling of the first step is read to its end and
+   no further: the chunk after it comes back whole. */
+static void chunk_after_an_odd_sized_one_reads_back_from_a_pipe(void **state)
+{
+    (void)state;
+    enum { N = 200000 };
+    static unsigned char data[N];
+    for (size_t i = 0; i < N; i++)
+        data[i] = (unsigned char)(i * 13);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        _exit(prof_part_write(fds[1], PROF_CHUNK_EVENTS, data, N) != 0 ||
+              prof_part_write(fds[1], PROF_CHUNK_END, "exited", 6) != 0);
+    }
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "rb");
+    struct prof_part_reader r = {.f = f};
+    uint32_t type;
+    const unsigned char *p;
+    size_t len;
+    assert_int_equal(prof_part_next(&r, &type, &p, &len), 1);
+    assert_int_equal(len, N);
+    assert_memory_equal(p, data, N);
+    assert_int_equal(prof_part_next(&r, &type, &p, &len), 1);
+    assert_int_equal(type, PROF_CHUNK_END);
+    assert_int_equal(len, 6);
+    assert_memory_equal(p, "exited", 6);
+    assert_int_equal(prof_part_next(&r, &type, &p, &len), 0);
+    assert_false(r.truncated);
+    prof_part_reader_release(&r);
+    fclose(f);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(status, 0);
+}
+
 /* Writing to a closed descriptor reports the errno instead of crashing. */
 static void write_error_is_returned(void **state)
 {
@@ -237,6 +276,7 @@ int main(void)
         cmocka_unit_test(length_beyond_the_file_allocates_nothing_big),
         cmocka_unit_test(length_beyond_a_pipe_allocates_only_what_arrives),
         cmocka_unit_test(large_chunk_reads_back_from_a_pipe),
+        cmocka_unit_test(chunk_after_an_odd_sized_one_reads_back_from_a_pipe),
         cmocka_unit_test(write_error_is_returned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
