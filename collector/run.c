@@ -953,6 +953,34 @@ __attribute__((destructor)) static void at_exit(void)
     prof_busy_end();
 }
 
+/* Before an exec: the run file of this image, as at exit; nonzero when a run was finished. */
+int prof_exec_begin(void)
+{
+    if (!g.initialised || g.disabled || prof_process_check() == PROF_PROCESS_SHARED)
+        return 0;
+    prof_busy_begin();
+    prof_mem_quiet_begin();
+    pthread_mutex_lock(&g.lock);
+    free_orphans();
+    int finished = g.active && !g.fork_child_pending;
+    if (finished)
+        run_finish(1);
+    pthread_mutex_unlock(&g.lock);
+    prof_mem_quiet_end();
+    prof_busy_end();
+    return finished;
+}
+
+/* The exec failed: the image goes on, and its next event begins a new run (unless a failure
+   stopped profiling). */
+void prof_exec_failed(int finished)
+{
+    if (finished && !prof_failed()) {
+        prof_status_restart();
+        __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+    }
+}
+
 /*
  * At load, where the caller holds no lock of the C library: what the start of a run would
  * otherwise do from inside an allocation. The fork handlers (pthread_atfork takes the lock that

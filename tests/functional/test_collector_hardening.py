@@ -363,3 +363,44 @@ def test_region_opened_in_a_vfork_child_leaves_no_state_in_the_parent(tmp_path):
     (run,) = [parse_run(f) for f in run_files(folder)]
     assert run.value("Pid") == str(proc.pid) and run.value("Complete") == "yes"
     assert {r["Region"] for r in run.rows} == {"after"}
+
+
+@needs_preload
+@pytest.mark.parametrize("shell", ["bash", "sh"])
+def test_preload_shell_commands_leave_no_orphan_parts(tmp_path, shell):
+    """A shell loop under the preload library: each fork child that execs a command writes its
+    image's run before the exec, so no command leaves a part behind and every run is complete;
+    a command that cannot be executed changes nothing for the shell. (dash itself ends with
+    _exit, which runs no destructor: its own part, and only that, may stay.)"""
+    folder = fresh_dir(tmp_path)
+    env = clean_env({"PROFILER_DIR": folder, "LD_PRELOAD": PRELOAD})
+    proc = run_command([shell, "-c", "for i in 1 2 3 4; do /bin/true; done; "
+                        "/nonexistent/command 2>/dev/null; echo done $?"], env=env,
+                       cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == b"done 127\n", proc
+    assert library_lines(proc.stderr) == []
+    names = os.listdir(folder)
+    left = [n for n in names if not RUN_NAME.match(n)]
+    own = [n for n in left if PART_NAME.match(n) and f"_{proc.pid}_" in n]
+    assert left == ([] if shell == "bash" else own), names
+    runs = [parse_run(f) for f in run_files(folder)]
+    if shell == "bash":  # its children allocate before they exec; dash's may not
+        assert len([r for r in runs if r.value("Pid") != str(proc.pid)]) >= 5
+    assert all(r.value("Complete") == "yes" for r in runs)
+
+
+@needs_preload
+def test_preload_failed_exec_records_on_in_a_new_run(tmp_path):
+    """An exec that fails: the image's first run was written before it, the program goes on
+    with the exec's errno, and what it does afterwards is recorded in a second run of the same
+    process (-2), both complete, with no part left."""
+    folder = fresh_dir(tmp_path)
+    env = clean_env({"PROFILER_DIR": folder, "LD_PRELOAD": PRELOAD})
+    proc = run_command([BUILD / "tests" / "plain" / "execfail"], env=env, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == b"execfail: errno 2\n", proc
+    names = os.listdir(folder)
+    assert [n for n in names if not RUN_NAME.match(n)] == [], names
+    runs = {RUN_NAME.match(f.name).group(8): parse_run(f) for f in run_files(folder)}
+    assert set(runs) == {None, "2"}, names
+    assert all(r.value("Pid") == str(proc.pid) and r.value("Complete") == "yes"
+               for r in runs.values())
