@@ -53,7 +53,7 @@ static double parse_ns(const char *s)
 /* Read the hooks' settings from the environment, once per process. */
 static void configure(void)
 {
-    const char *v = getenv("PROFILER_MAX_DEPTH");
+    const char *v = prof_getenv("PROFILER_MAX_DEPTH");
     if (v && *v) {
         char *end;
         unsigned long d = strtoul(v, &end, 10);
@@ -62,7 +62,7 @@ static void configure(void)
         else
             max_depth = d < PROF_MAX_DEPTH ? (uint32_t)d : PROF_MAX_DEPTH;
     }
-    v = getenv("PROFILER_MIN_DURATION");
+    v = prof_getenv("PROFILER_MIN_DURATION");
     if (v && *v) {
         double ns = parse_ns(v);
         if (ns < 0)

@@ -126,7 +126,7 @@ static const struct prof_hooks hooks;
  */
 __attribute__((constructor(101))) static void register_fork(void)
 {
-    const char *v = getenv("PROFILER_MEM_STACK");
+    const char *v = prof_getenv("PROFILER_MEM_STACK");
     if (v && *v) {
         char *end;
         unsigned long n = strtoul(v, &end, 10);

@@ -80,8 +80,7 @@ void prof_thread_free(struct prof_thread *t)
 {
     if (!t)
         return;
-    if (t->fd >= 0)
-        close(t->fd);
+    prof_part_close(&t->fd, &t->part_id); /* a fork child's copy may have another's number */
     stats_free(t);
     if (t->buf)
         prof_mem_unmap(t->buf, PROF_BUFFER_WORDS * sizeof *t->buf);
@@ -172,6 +171,23 @@ static int write_events(struct prof_thread *t, uint32_t pos)
     if (!err)
         t->flushed = pos;
     return err;
+}
+
+/*
+ * Whether the part may be written (t->lock held): its descriptor is still the file the
+ * collector made. The program may have closed it (closefrom) and got the number back for a
+ * file of its own, or put another file there (dup2): then recording stops with one warning, and
+ * the descriptor, no longer ours, is neither written nor closed.
+ */
+static int part_writable(struct prof_thread *t)
+{
+    if (t->fd < 0)
+        return 0;
+    if (prof_part_is(t->fd, &t->part_id))
+        return 1;
+    t->fd = -1;
+    prof_fail("the program closed or reused the descriptor of", t->path, EBADF);
+    return 0;
 }
 
 /* Write new ids and the unwritten event words (t->lock held); 0 or an errno value. */
@@ -297,7 +313,9 @@ static void count_events(struct prof_thread *t)
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
+    prof_process_check();   /* a child of _Fork drops the parent's buffer and part here */
     pthread_mutex_lock(&t->lock);
+    part_writable(t);
     int err = write_pending(t);
     if (!err && t->fd >= 0)
         err = write_cpu(t);
@@ -614,8 +632,9 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
 __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t, uint64_t now)
 {
     prof_mem_quiet_begin();
+    prof_process_check();
     pthread_mutex_lock(&t->lock);
-    int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
+    int err = part_writable(t) ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
     if (!err && t->fd >= 0)
         err = write_cpu(t);
     if (err) {
@@ -692,7 +711,7 @@ static int write_summary(struct prof_thread *t)
 void prof_thread_end(struct prof_thread *t, const char *state)
 {
     pthread_mutex_lock(&t->lock);
-    if (t->fd >= 0) {
+    if (part_writable(t)) {
         int err = write_pending(t);
         if (!err && t->mode == PROF_MODE_SUMMARY)
             err = write_summary(t);
@@ -827,7 +846,14 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->path)
         return PROF_ERR_NOMEM;
     snprintf(t->path, plen, "%s/%s.%u.part", run->dir, run->runname, number);
-    t->fd = prof_file_create(t->path, 0644); /* the folder may be shared: never through a link */
+    /* The folder may be shared: never through a link, and relative to the folder the run
+       opened, whatever its name leads to now. */
+    const char *name = run->dirfd == AT_FDCWD ? t->path : t->path + strlen(run->dir) + 1;
+    t->fd = prof_file_create_at(run->dirfd, name, 0644);
+    if (t->fd >= 0 && prof_part_identify(t->fd, &t->part_id) != 0) {
+        close(t->fd);
+        t->fd = -1;
+    }
     if (t->fd < 0) {
         prof_fail("cannot create", t->path, errno);
         free(t->path);
@@ -882,9 +908,11 @@ void prof_thread_name_later(struct prof_thread *t, const char *name)
 void prof_thread_rename(struct prof_thread *t, const char *name)
 {
     prof_busy_mark(t);
+    prof_process_check();
     pthread_mutex_lock(&t->lock);
     snprintf(t->name, sizeof t->name, "%s", name);
-    int err = t->fd >= 0 ? prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) : 0;
+    int err =
+        part_writable(t) ? prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) : 0;
     if (err) {
         close(t->fd);
         t->fd = -1;
@@ -906,9 +934,7 @@ static void take_name(struct prof_thread *t)
 /* A fork child: the part file and the buffered events are the parent's; drop them. */
 void prof_thread_forked(struct prof_thread *t)
 {
-    if (t->fd >= 0)
-        close(t->fd);
-    t->fd = -1;
+    prof_part_close(&t->fd, &t->part_id);
     t->pos = t->flushed = 0;
     t->registered = 0;
     t->fork_pending = 1;

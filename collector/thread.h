@@ -19,6 +19,7 @@
 #include "compiler.h"
 #include "context.h"
 #include "format.h"
+#include "partwrite.h"
 #include "status.h"
 #include "symbols.h"
 #include "timer.h"
@@ -146,9 +147,10 @@ struct prof_thread {
     const uint64_t *dropped;
     uint64_t dropped_seen;
     int fd;
-    uint32_t flushed;           /* words of buf already written */
-    const char **ids;           /* index -> id text (a function's name for a function) */
-    const struct prof_fn **fns; /* index -> the function, or NULL for a region id */
+    struct prof_part_id part_id; /* the file fd was opened on: checked before each write */
+    uint32_t flushed;            /* words of buf already written */
+    const char **ids;            /* index -> id text (a function's name for a function) */
+    const struct prof_fn **fns;  /* index -> the function, or NULL for a region id */
     uint32_t nids, ids_cap, ids_written;
     unsigned number;
     pid_t tid;
@@ -182,6 +184,7 @@ struct prof_thread {
 /* Run-level facts a recorder needs to start its part file. */
 struct prof_run_info {
     const char *dir, *runname, *header; /* header: NUL-separated key/value pairs, run-level */
+    int dirfd; /* dir, open: parts are made relative to it (AT_FDCWD: by path) */
     size_t header_len;
     uint64_t base_ticks;
     enum prof_mode mode;

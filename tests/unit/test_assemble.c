@@ -94,7 +94,7 @@ static void parts_merge_into_one_run_file(void **state)
     char *p1 = make_part(1, "main", ids1, 2, w1, 6, "exited");
     char *p2 = make_part(2, "worker", ids2, 1, w2, 3, "exited");
     const char *paths[] = {p1, p2};
-    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
     char *text = assemble(paths, 2, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -151,7 +151,7 @@ static void cpu_chunks_become_thread_cpu_records(void **state)
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, cpu0, sizeof cpu0), 0);
     close(fd);
     const char *paths[] = {p3, p2, p1, p5};
-    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
     char *text = assemble(paths, 4, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -397,7 +397,7 @@ static void damage_keeps_the_rows_before_it(void **state)
 static void run_without_parts_is_empty(void **state)
 {
     (void)state;
-    struct prof_run_override ov = {1000, 5, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {1000, 5, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
     char *text = assemble(NULL, 0, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -646,7 +646,7 @@ static void memory_findings_then_region_bytes(void **state)
                                       .stack = "load_all (app.c:7) < main (app.c:20)",
                                       .count = 1,
                                       .bytes = 64};
-    struct prof_run_override ov = {1000, 5, 1, NULL, 0, &finding, 1};
+    struct prof_run_override ov = {1000, 5, 1, NULL, 0, &finding, 1, NULL};
     const char *paths[] = {p};
     enum prof_error err;
     char *text = assemble(paths, 1, &ov, &err);
@@ -778,7 +778,7 @@ static void writer_matches_a_plain_reference(void **state)
             assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
         close(fd);
     }
-    struct prof_run_override ov = {2000, 123456789012ull, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {2000, 123456789012ull, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
     char *text = assemble((const char *const *)paths, 3, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -867,7 +867,7 @@ static char *write_run(const char *dir, const char *const *paths, size_t n,
     snprintf(file, sizeof file, "%s/run.csv", dir);
     FILE *out = fopen(file, "wb");
     assert_non_null(out);
-    struct prof_run_override ov = {2000, 5, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {2000, 5, 1, NULL, 0, NULL, 0, NULL};
     assert_int_equal(prof_assemble_split(paths, n, out, &ov, opts), PROF_OK);
     assert_int_equal(fclose(out), 0);
     /* Nothing of the second thread's is left beside the run file. */
@@ -927,7 +927,7 @@ static void split_writes_the_serial_bytes(void **state)
 
         size_t len1, len2;
         char *serial = write_run(dir, pp, sc->n, NULL, &len1);
-        struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, dir, count_hook, 0};
+        struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, dir, count_hook, 0, NULL};
         __atomic_store_n(&hook_calls, 0, __ATOMIC_RELAXED);
         char *split = write_run(dir, pp, sc->n, &opts, &len2);
         assert_int_equal(__atomic_load_n(&hook_calls, __ATOMIC_RELAXED), 2); /* it ran */
@@ -971,7 +971,7 @@ static void split_failures_fall_back_to_one_thread(void **state)
         char missing[sizeof dir + 16];
         snprintf(missing, sizeof missing, "%s/missing", dir);
         struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, faults[i] ? dir : missing, NULL,
-                                       faults[i]};
+                                       faults[i], NULL};
         char *split = write_run(dir, pp, 2, &opts, &len2);
         assert_int_equal(len1, len2);
         assert_memory_equal(serial, split, len1);
