@@ -413,3 +413,44 @@ def test_callgrind_export_names_source_files_and_lines(tmp_path):
     assert re.search(r"tests/programs/auto/calls\.c:fib$", text, re.M), text
     assert re.search(r"shared_lib\.c:shared_square$", text, re.M), text
     assert re.search(r" regions:manual loop$", text, re.M), text
+
+
+def build_instrumented(tmp_path, source, lang, opt):
+    """source built as lang ("c" or "c++") at opt under -finstrument-functions, linked with
+    this build's libprofreport-auto (and its sanitizer, if any)."""
+    exe = tmp_path / f"{source.stem}-{lang}{opt}"
+    san = [f"-fsanitize={SAN}"] if SAN else []
+    compiler = "c++" if lang == "c++" else "cc"
+    build = subprocess.run([compiler, "-x", lang, opt, "-g", "-Wall", "-Wextra", "-Werror",
+                            "-finstrument-functions", *san, f"-I{ROOT / 'collector'}",
+                            str(source), "-x", "none", "-o", str(exe), f"-L{BUILD}",
+                            f"-Wl,-rpath,{BUILD}", "-lprofreport-auto", "-pthread"],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    return exe
+
+
+@pytest.mark.parametrize("lang", ["c", "c++"])
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_scopes_and_module_regions_measure_the_work_inside_them_when_instrumented(
+        tmp_path, lang, opt):
+    """PROFILER_SCOPE and PROFILER_API in an instrumented program (scopes.c): the header's own
+    functions (C++'s guard classes) are invisible to the hooks, so each region holds the
+    pause_ms call made inside it, and no function of the header is a row."""
+    exe = build_instrumented(tmp_path, SOURCE / "scopes.c", lang, opt)
+    folder = tmp_path / "runs"
+    proc = run_command([exe], env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    files = list(folder.glob("profiling_*.csv"))
+    assert len(files) == 1
+    run = parse_run(files[0])
+    paths = summary_paths(run.rows)
+    assert {path: int(r["Calls"]) for (_, path), r in paths.items()} == {
+        ("main",): 1, ("main", "scoped"): 1, ("main", "scoped", "pause_ms"): 1,
+        ("main", "store_put"): 1, ("main", "store_put", "store"): 1,
+        ("main", "store_put", "store", "pause_ms"): 1}
+    for region in ("scoped", "store"):
+        outer = next(r for (_, p), r in paths.items() if p[-1] == region)
+        inner = next(r for (_, p), r in paths.items() if p[-2:] == (region, "pause_ms"))
+        assert int(outer["Ticks"]) >= int(inner["Ticks"]) > 0
+        assert int(outer["Ticks"]) - int(outer["Self"]) == int(inner["Ticks"])
