@@ -98,7 +98,11 @@ def test_link_at_a_part_name_is_not_followed(tmp_path):
 LIMIT = 64 * 1024
 
 
-@pytest.mark.parametrize("regions,where", [(40000, "a part"), (3000, "the run file")])
+# Sizes that do not depend on the timings' digits: a region's events are 12 bytes of its part
+# (enter 2 words, exit 1; PROFILER_FLUSH_INTERVAL=0 adds no chunk), so 5000 make a part of
+# about 60,000 bytes, under LIMIT; its run-file row ("r,T,1,,0,S,St,0") is at least 16 bytes,
+# so the run file is at least 80,000, over it. 40000 regions make a part over it.
+@pytest.mark.parametrize("regions,where", [(40000, ".part'"), (5000, ".csv'")])
 def test_file_size_limit_stops_profiling_not_the_program(tmp_path, regions, where):
     """Under a file-size limit the collector's write that meets the limit (while the program
     runs: a part; at exit: the run file) gets one warning and profiling stops; the program
@@ -108,14 +112,15 @@ def test_file_size_limit_stops_profiling_not_the_program(tmp_path, regions, wher
     mine = tmp_path / "mine.bin"
     with subprocess.Popen(
             [str(program("fsize")), str(regions), str(mine)],
-            env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path, stdout=subprocess.PIPE,
+            env=clean_env({"PROFILER_DIR": folder, "PROFILER_FLUSH_INTERVAL": "0"}),
+            cwd=tmp_path, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))) as p:
         out, err = p.communicate(timeout=60)
     assert p.returncode == 5, (p.returncode, err)
     assert out == f"blocked 0 default 1 wrote {LIMIT} efbig 1 caught 1\n".encode(), out
     lines = library_lines(err)
-    assert len(lines) == 1 and "File too large" in lines[0], lines
+    assert len(lines) == 1 and "File too large" in lines[0] and where in lines[0], lines
     assert err.decode().splitlines() == lines
     assert not run_files(folder) or all(
         parse_run(f).value("Complete") == "no" for f in run_files(folder))
