@@ -113,9 +113,11 @@ static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, vo
 {
     uint64_t t0 = prof_ticks();
     t->hooks.in_hook = 1;
+    int cancel = prof_cancel_hold(); /* libdw opens and reads files, under its own lock */
     prof_mem_quiet_begin(); /* libdw's allocations are the collector's, not the program's */
     const struct prof_fn *fn = prof_fn_get(addr);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
     uint32_t idx = fn ? prof_id_add(t, addr, fn) : UINT32_MAX;
     t->hooks.in_hook = 0;
     if (idx == UINT32_MAX)

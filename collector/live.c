@@ -87,7 +87,8 @@ static void report(struct prof_thread *t, uint64_t now)
 {
     struct prof_live_state *s = t->live;
     uint64_t elapsed = now - s->since;
-    prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
+    int cancel = prof_cancel_hold(); /* write() to stderr */
+    prof_mem_quiet_begin();          /* the collector's allocations are not the program's */
     uint32_t *order = malloc((t->nids ? t->nids : 1) * sizeof *order);
     uint32_t n = 0;
     for (uint32_t i = 0; order && i < t->nids && i < s->cap; i++)
@@ -112,6 +113,7 @@ static void report(struct prof_thread *t, uint64_t now)
     }
     free(order);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
     if (s->count)
         memset(s->count, 0, s->cap * sizeof *s->count);
     s->since = now;

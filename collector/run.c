@@ -458,6 +458,7 @@ struct prof_thread *prof_attach(void)
     /* Called inside the collector's quiet section, we are in an allocation (memcheck.c), maybe
        one the C library makes while it holds a lock of its own: start without taking one. */
     int lock_free = prof_mem_quiet != 0;
+    int cancel = prof_cancel_hold(); /* the part's open and write, under the run lock */
     prof_busy_begin();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     struct prof_thread *t = attach(lock_free);
@@ -466,6 +467,7 @@ struct prof_thread *prof_attach(void)
         prof_thread_forget_keys(t);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return t;
 }
 
@@ -557,6 +559,7 @@ fail:
 static void thread_key_destructor(void *p)
 {
     struct prof_thread *t = p;
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_busy_mark(t); /* a signal handler's event takes the slow path, and is dropped */
     prof_mem_quiet_begin();
@@ -577,6 +580,7 @@ static void thread_key_destructor(void *p)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
 }
 
 /* The run file's second writer thread (csvwrite.h), at its start and end: the collector's own
@@ -708,6 +712,7 @@ release:;
 /* Write the run file now. */
 enum prof_error prof_finish(void)
 {
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
@@ -722,18 +727,21 @@ enum prof_error prof_finish(void)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return err;
 }
 
 /* Choose the output folder and begin a run. */
 enum prof_error prof_init(const char *dir)
 {
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
     prof_mem_quiet_end();
     if (g.disabled) {
         prof_busy_end();
+        prof_cancel_release(cancel);
         return PROF_ERR_DISABLED;
     }
     prof_mem_quiet_begin();
@@ -749,6 +757,7 @@ enum prof_error prof_init(const char *dir)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return err;
 }
 
@@ -757,6 +766,7 @@ __attribute__((destructor)) static void at_exit(void)
 {
     if (!g.initialised || g.disabled)
         return;
+    int cancel = prof_cancel_hold(); /* exit() may run on any thread */
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_mutex_lock(&g.lock);
@@ -766,6 +776,7 @@ __attribute__((destructor)) static void at_exit(void)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
 }
 
 /*

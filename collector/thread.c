@@ -235,6 +235,7 @@ static void count_events(struct prof_thread *t)
    beginning. */
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
+    int cancel = prof_cancel_hold();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     pthread_mutex_lock(&t->lock);
     int err = write_pending(t);
@@ -255,6 +256,7 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
         t->flush_at = t->last + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
 }
 
 /* Grow the id table to twice its size (owner thread). */
@@ -551,6 +553,7 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
    which a recovery of a killed run reads when the final one is missing (owner thread). */
 __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t, uint64_t now)
 {
+    int cancel = prof_cancel_hold();
     prof_mem_quiet_begin();
     pthread_mutex_lock(&t->lock);
     int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
@@ -564,6 +567,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     t->flush_at = now + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
 }
 
 /* Past PROFILER_MAX_EVENTS: the warning, counting the region instances left out of the event
@@ -816,6 +820,7 @@ void prof_thread_name_later(struct prof_thread *t, const char *name)
 /* Name the recording thread, in its part at once. */
 void prof_thread_rename(struct prof_thread *t, const char *name)
 {
+    int cancel = prof_cancel_hold();
     prof_busy_mark(t);
     pthread_mutex_lock(&t->lock);
     snprintf(t->name, sizeof t->name, "%s", name);
@@ -827,6 +832,7 @@ void prof_thread_rename(struct prof_thread *t, const char *name)
     }
     pthread_mutex_unlock(&t->lock);
     prof_busy_unmark(t);
+    prof_cancel_release(cancel);
 }
 
 /* The name given before the thread's first region becomes the recorder's name. */

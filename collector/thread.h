@@ -205,6 +205,25 @@ static inline void prof_busy_unmark(struct prof_thread *t)
     t->gen &= ~PROF_GEN_BUSY;
 }
 
+/*
+ * The collector's slow paths make calls that are cancellation points of the C library (open,
+ * write, and what libdw and stdio call): a host thread cancelled inside one would unwind with
+ * the run's or its recorder's lock held. Each slow path that may reach one holds the thread's
+ * cancellation off (not itself a cancellation point) and gives its state back after, with no
+ * lock held: a pending request then takes effect at the host's next cancellation point.
+ */
+static inline int prof_cancel_hold(void)
+{
+    int old = PTHREAD_CANCEL_ENABLE;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    return old;
+}
+static inline void prof_cancel_release(int old)
+{
+    if (old != PTHREAD_CANCEL_DISABLE)
+        pthread_setcancelstate(old, &old);
+}
+
 /* The calling thread's recorder; initial-exec: one instruction to reach it. */
 extern __thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")))
 PROF_INTERNAL;

@@ -229,3 +229,41 @@ def test_fork_racing_with_finish_takes_the_locks_in_one_order(tmp_path):
     assert len(files) == rounds
     for f in files[:: max(1, rounds // 20)]:
         assert len(parse_run(f).rows_of("round")) == 1
+
+
+# ---- cancelled threads ----
+
+
+@pytest.mark.parametrize("mode", ["events", "summary"])
+def test_threads_cancelled_at_the_collectors_io_end_where_the_host_said(tmp_path, mode):
+    """Threads with a cancellation pending (cancel.c) record their first region (the part's
+    open and write), buffer writes or snapshots, and a name: the collector's I/O is no
+    cancellation point, so each ends at its own pthread_testcancel with every region recorded,
+    and nothing hangs. Three runs, each with its complete run file."""
+    n = 2
+    for i in range(3):
+        folder = fresh_dir(tmp_path)
+        env = {"PROFILER_DIR": folder, "PROFILER_MODE": mode}
+        if mode == "summary":
+            env["PROFILER_FLUSH_INTERVAL"] = "0.000001"  # a snapshot at almost every stop
+        proc = run_command([program("cancel"), str(n)], env=clean_env(env), cwd=tmp_path,
+                           timeout=60)
+        assert proc.returncode == 0 and proc.stderr == b"", proc
+        assert proc.stdout == f"cancel: {n} {n} {n} cancelled\n".encode()
+        (path,) = run_files(folder)
+        run = parse_run(path)
+        assert run.value("Complete") == "yes" and run.warnings == []
+        assert sorted(os.listdir(folder)) == [path.name]
+        threads = run.threads
+        assert len(threads) == 3 * n + 1 and len({t["tid"] for t in threads}) == 3 * n + 1
+        assert all(t["state"] == "exited" for t in threads)
+        assert sorted(t["name"] for t in threads if t["name"]) == ["main"] + ["named"] * n
+        if mode == "events":
+            calls = {}
+            for r in run.rows:
+                calls[r["Region"]] = calls.get(r["Region"], 0) + 1
+        else:
+            calls = {}
+            for r in run.rows:
+                calls[r["Region"]] = calls.get(r["Region"], 0) + int(r["Calls"])
+        assert calls == {"first": n, "rec": 50000 * n, "named": 2 * n, "main": 1}
