@@ -25,6 +25,12 @@
 /* Set once PROFILER_ENABLE=0 is seen: lets every event return before pthread_once. */
 static int prof_off;
 
+/* The calling thread's rounds of key destructors so far (thread_key_destructor), and whether
+   its recorder was ended in the last: an event after that is dropped, never a second recorder
+   for the same thread. */
+static __thread unsigned key_rounds __attribute__((tls_model("initial-exec")));
+static __thread int thread_ended __attribute__((tls_model("initial-exec")));
+
 /* Everything here is guarded by g.lock except the atomics noted. */
 static struct {
     pthread_once_t once;
@@ -500,7 +506,7 @@ struct prof_thread *prof_resync(void)
 /* prof_attach's work. */
 static struct prof_thread *attach(int lock_free)
 {
-    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED) || thread_ended)
         return NULL;
     pthread_once(&g.once, process_init);
     if (g.disabled || prof_stopped())
@@ -554,11 +560,16 @@ fail:
 
 /*
  * A thread is exiting: its data goes to its part now, and its recorder is freed. Only the
- * part's path stays, for the run file.
+ * part's path stays, for the run file. The program's own key destructors may record after
+ * ours (a key made later runs later in each round): the recorder stays, set again for the
+ * next round, until the last round the C library runs.
  */
 static void thread_key_destructor(void *p)
 {
     struct prof_thread *t = p;
+    if (++key_rounds < PTHREAD_DESTRUCTOR_ITERATIONS && pthread_setspecific(g.key, t) == 0)
+        return;
+    thread_ended = 1;
     int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_busy_mark(t); /* a signal handler's event takes the slow path, and is dropped */

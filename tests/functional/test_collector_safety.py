@@ -267,3 +267,23 @@ def test_threads_cancelled_at_the_collectors_io_end_where_the_host_said(tmp_path
             for r in run.rows:
                 calls[r["Region"]] = calls.get(r["Region"], 0) + int(r["Calls"])
         assert calls == {"first": n, "rec": 50000 * n, "named": 2 * n, "main": 1}
+
+
+def test_a_key_destructor_that_records_after_the_librarys_keeps_its_thread(tmp_path):
+    """keydtor.c: the program's key destructor, which runs after the library's in each of three
+    rounds, records: its regions are the worker's, and the worker is one thread (one tid, one
+    thread record), never registered again."""
+    folder = fresh_dir(tmp_path)
+    proc = run_command([program("keydtor")], env=clean_env({"PROFILER_DIR": folder}),
+                       cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == b"", proc
+    assert proc.stdout == b"keydtor: 3 rounds\n"
+    (path,) = run_files(folder)
+    run = parse_run(path)
+    assert run.value("Complete") == "yes" and run.warnings == []
+    threads = run.threads
+    assert [t["state"] for t in threads] == ["exited", "exited"]
+    assert len({t["tid"] for t in threads}) == 2
+    worker = next(str(t["number"]) for t in threads if t["name"] != "main")
+    assert sorted(r["Region"] for r in run.rows if r["Thread"] == worker) == [
+        "in-destructor"] * 3 + ["work"]
