@@ -101,7 +101,7 @@ static __attribute__((noinline, cold)) struct prof_thread *attach(void)
  */
 static void hide(struct prof_thread *t, uint64_t spent)
 {
-    uint32_t open = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+    uint32_t open = t->depth < t->stack_cap ? t->depth : t->stack_cap;
     for (uint32_t d = 0; d < open; d++)
         t->stack[d].start += spent;
     if (t->mode == PROF_MODE_EVENTS)
@@ -138,6 +138,18 @@ static __attribute__((noinline, cold)) struct prof_thread *exit_resync(void)
     return nested() ? NULL : prof_resync();
 }
 
+/* A call at depth d, beyond the stack's room or PROFILER_MAX_DEPTH, or inside such a call:
+   nonzero when it is folded into the deepest call kept (counted for the depth-limit warning),
+   0 when the stack grew to hold it. */
+static __attribute__((noinline, cold)) int too_deep(struct prof_thread *t, uint32_t d)
+{
+    if (!t->hooks.excess && d < max_depth && (d < t->stack_cap || prof_stack_grow(t) == 0))
+        return 0;
+    t->hooks.excess++;
+    PROF_STORE(t->depth_limit, t->depth_limit + 1);
+    return 1;
+}
+
 /* Enter an instrumented function on the thread's current recorder (marked busy), from stack
    position here (the function's stack pointer). */
 static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn,
@@ -157,10 +169,8 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     if (PROF_UNLIKELY(prof_unwound_check(t, here)))
         t->hooks.excess = 0;
     uint32_t d = t->depth;
-    if (PROF_UNLIKELY(t->hooks.excess || d >= max_depth)) {
-        t->hooks.excess++;
+    if (PROF_UNLIKELY(t->hooks.excess || d >= t->stack_cap || d >= max_depth) && too_deep(t, d))
         return;
-    }
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
         prof_summary_start(t, fn, t->fns[idx], idx, d, here | 1);
@@ -233,7 +243,7 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
 static __attribute__((noinline, cold)) int unwind_to(struct prof_thread *t, const void *fn,
                                                      uint64_t now)
 {
-    uint32_t open = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+    uint32_t open = t->depth < t->stack_cap ? t->depth : t->stack_cap;
     if (t->depth > open)
         return 0;
     uint32_t k = open;
@@ -259,7 +269,7 @@ static __attribute__((noinline, cold)) uint32_t close_left(struct prof_thread *t
 {
     uintptr_t below = here;
     if (tail) {
-        uint32_t k = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+        uint32_t k = t->depth < t->stack_cap ? t->depth : t->stack_cap;
         while (k > 0 && t->stack[k - 1].where < here)
             k--;
         if (k < t->depth && t->stack[k].id == fn)
@@ -277,14 +287,14 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
        function's frame found innermost is its own call's, not a deeper one's. A tail-called
        hook whose innermost frame is fn's, with a live frame under it, has nothing to close. */
     uint32_t d = t->depth, k = d - 1;
-    if (PROF_UNLIKELY(k < PROF_MAX_DEPTH && t->stack[k].where < here) &&
+    if (PROF_UNLIKELY(k < t->stack_cap && t->stack[k].where < here) &&
         !(tail && t->stack[k].id == fn && (k == 0 || t->stack[k - 1].where >= here)) &&
         close_left(t, fn, here, tail))
         t->hooks.excess = 0;
     /* The usual case: the innermost frame is this function's. A filtered-out function never
        has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
     d = t->depth;
-    if (PROF_LIKELY(d - 1 < PROF_MAX_DEPTH && !t->hooks.excess && t->stack[d - 1].id == fn)) {
+    if (PROF_LIKELY(d - 1 < t->stack_cap && !t->hooks.excess && t->stack[d - 1].id == fn)) {
         pop(t, prof_ticks(), 1);
         return;
     }
@@ -296,7 +306,7 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
         t->hooks.excess--;
         return;
     }
-    if (PROF_UNLIKELY(d == 0 || d > PROF_MAX_DEPTH || t->stack[d - 1].id != fn) &&
+    if (PROF_UNLIKELY(d == 0 || d > t->stack_cap || t->stack[d - 1].id != fn) &&
         !unwind_to(t, fn, now))
         return;
     pop(t, now, 1);

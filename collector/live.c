@@ -126,7 +126,7 @@ static void live_stop(struct prof_thread *t, uint32_t d, uint64_t now)
 {
     struct prof_live_state *s = t->live;
     /* Counters grow here, not with the id table: a new id's first stop (rare) pays for it. */
-    if (d < PROF_MAX_DEPTH && (t->stack[d].idx < s->cap || grow(t) == 0)) {
+    if (d < t->stack_cap && (t->stack[d].idx < s->cap || grow(t) == 0)) {
         struct prof_live *l = &s->count[t->stack[d].idx];
         l->calls++;
         l->ticks += now > t->stack[d].start ? now - t->stack[d].start : 0;

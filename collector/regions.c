@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) void start_region(struct prof_threa
     if (PROF_UNLIKELY(now < t->last))
         now = t->last; /* never let a clock step back make a negative gap */
     prof_put_enter(t, idx, now);
-    if (PROF_LIKELY(d < PROF_MAX_DEPTH)) {
+    if (PROF_LIKELY(d < t->stack_cap) || prof_stack_grow(t) == 0) {
         struct prof_frame *f = &t->stack[d];
         f->id = id;
         f->fn = NULL;
@@ -123,7 +123,7 @@ static inline __attribute__((always_inline)) void unwound_check_at(struct prof_t
 {
     uintptr_t same = where == PROF_WHERE_NONE ? 0 : where;
     uint32_t k = t->depth - 1;
-    if (k < PROF_MAX_DEPTH && (t->stack[k].where < here || t->stack[k].where == same))
+    if (k < t->stack_cap && (t->stack[k].where < here || t->stack[k].where == same))
         prof_close_unwound(t, here, same);
 }
 
@@ -151,7 +151,7 @@ scope_begin(const char *id, uintptr_t where, uintptr_t here, unsigned *nesting)
     uint32_t d = t->depth;
     start_region(t, id, where);
     if (PROF_LIKELY(t->depth > d)) { /* else out of memory: nothing opened */
-        if (d < PROF_MAX_DEPTH) {
+        if (d < t->stack_cap) {
             t->stack[d].nesting = nesting;
             tok.serial = t->stack[d].serial;
         }
@@ -192,7 +192,7 @@ void prof_scope_end(const struct prof_scope *tok)
     prof_busy_unmark(t);
     /* Still open: at its depth, the same instance (beyond the stack, trust the depth alone). */
     int open = t->depth > tok->depth &&
-               (tok->depth >= PROF_MAX_DEPTH || t->stack[tok->depth].serial == tok->serial);
+               (tok->depth >= t->stack_cap || t->stack[tok->depth].serial == tok->serial);
     if (!open || t->depth > tok->depth + 1)
         PROF_STORE(t->mismatch, t->mismatch + 1);
     if (!open)

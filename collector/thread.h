@@ -27,7 +27,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PROF_MAX_DEPTH 4096
+/* A recorder's stack of open frames starts with PROF_STACK_INITIAL and doubles when a region
+   or call goes deeper, up to PROF_MAX_DEPTH (80 MiB of frames: deeper than an 8 MiB thread
+   stack lets calls go). Beyond the stack, events mode still records regions (their records
+   need no frame); a function call, and in summary mode a region, is folded into the deepest
+   frame kept: its time stays in that frame's self time, and depth_limit counts it for the
+   thread's depth-limit warning. */
+#define PROF_STACK_INITIAL 4096u
+#define PROF_MAX_DEPTH (1u << 20)
 #define PROF_NAME_MAX 64
 #define PROF_BUFFER_WORDS 65536u /* 256 KiB of event words per thread between writes */
 #define PROF_PENDING 32          /* summary mode: histogram updates applied in batches */
@@ -88,7 +95,7 @@ struct prof_summary {
     /*
      * Events mode past PROFILER_MAX_EVENTS (the recorder then counts in summary mode): the
      * regions open at the cap, the outermost stream_depth of the stack, still end in the event
-     * stream. start_limit: prof_summary_start's slow path from this depth on, PROF_MAX_DEPTH,
+     * stream. start_limit: prof_summary_start's slow path from this depth on, the stack's size,
      * or 0 until the first event after the cap gives those regions their statistics (one test
      * on the hot path for both).
      */
@@ -98,8 +105,8 @@ struct prof_summary {
 
 /* The function hooks' state (auto.c, the only writer; reset by its thread_begin hook). */
 struct prof_hooks_state {
-    uint32_t excess;     /* calls deeper than PROFILER_MAX_DEPTH open now, not recorded */
-    int in_hook;         /* inside the hooks' slow path: calls made from there record nothing */
+    uint32_t excess; /* calls open now and folded (deeper than PROFILER_MAX_DEPTH or the stack) */
+    int in_hook;     /* inside the hooks' slow path: calls made from there record nothing */
     uint64_t fold_ticks; /* PROFILER_MIN_DURATION in ticks; 0: no folding */
     uint64_t folded;     /* calls shorter than PROFILER_MIN_DURATION folded into their parent */
 };
@@ -128,7 +135,9 @@ struct prof_thread {
     uint32_t mask;
     uint32_t nslots; /* used slots: ids plus filtered-out functions */
     struct prof_frame *stack;
-    uint32_t epoch; /* buffer writes so far: a folded call needs its enter record still there */
+    uint32_t stack_cap; /* frames the stack has room for (prof_stack_grow) */
+    int stack_stuck;    /* it could not grow: never again, so a frame folded stays folded */
+    uint32_t epoch;     /* buffer writes so far: a folded call needs its enter record still there */
     /* Called on every stop (the frame at depth d still on the stack) when a feature watches
        stops: the live report (live.c). NULL: none. */
     void (*on_stop)(struct prof_thread *t, uint32_t d, uint64_t now);
@@ -244,6 +253,9 @@ prof_current(struct prof_thread *(*slow)(void))
 /* The calling thread's recorder, or NULL. */
 struct prof_thread *prof_thread_self(void);
 void prof_thread_set_self(struct prof_thread *t);
+/* Make room for twice as many frames (at most PROF_MAX_DEPTH): 0, or -1 when the stack is at
+   PROF_MAX_DEPTH or memory ran out (the caller folds the frame: depth_limit). */
+int prof_stack_grow(struct prof_thread *t);
 /* Allocate an empty recorder; NULL when memory runs out. */
 struct prof_thread *prof_thread_new(void);
 /* Start recording the current run into a new part file (under the run lock). */
@@ -322,7 +334,7 @@ static inline __attribute__((always_inline)) void prof_summary_stop(struct prof_
                                                                     uint32_t d, uint64_t now)
 {
     struct prof_frame *f = &t->stack[d];
-    if (PROF_UNLIKELY(d < t->summary.stream_depth || d >= PROF_MAX_DEPTH ||
+    if (PROF_UNLIKELY(d < t->summary.stream_depth || d >= t->stack_cap ||
                       ((uintptr_t)f->node & 1))) {
         prof_summary_stop_slow(t, d, now);
         return;
@@ -453,7 +465,7 @@ static inline __attribute__((always_inline)) uint32_t prof_unwound_check(struct 
                                                                          uintptr_t below)
 {
     uint32_t k = t->depth - 1;
-    if (PROF_LIKELY(k >= PROF_MAX_DEPTH || t->stack[k].where >= below))
+    if (PROF_LIKELY(k >= t->stack_cap || t->stack[k].where >= below))
         return 0;
     return prof_close_unwound(t, below, 0);
 }

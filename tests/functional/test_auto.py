@@ -197,14 +197,19 @@ def test_exclude_and_include_filter_by_glob(tmp_path):
     assert counts(one) == {"shapes::Square::area() const": 3}
 
 
-def test_max_depth_stops_recording_below_it(tmp_path):
+def test_max_depth_folds_the_calls_below_it_with_a_warning(tmp_path):
     _, run = run_calls(tmp_path, 12, 9, 5, env={"PROFILER_MAX_DEPTH": "3"})
     assert max(int(r["Depth"]) for r in run.rows) == 2
     c = counts(run)
     assert c["fib"] == 3  # fib(12) at depth 1 and its two children at depth 2
-    assert c["shared_twice_square"] == 5 and "shared_square" not in c  # depth 3: not recorded
+    assert c["shared_twice_square"] == 5 and "shared_square" not in c  # depth 3: folded
     assert c["is_even"] == 1 and c["is_odd"] == 1
-    assert run.warnings == []
+    # Every call is a row or counted in the depth-limit warning (as in the folding test below).
+    even, odd = parity_calls(9)
+    every = fib_calls(12) + even + odd + 5 + 5 + 10 + 1
+    (deep,) = run.warnings
+    assert deep["kind"] == "depth-limit"
+    assert sum(n for name, n in c.items() if name != "manual loop") + deep["count"] == every
 
 
 def test_min_duration_folds_short_calls_into_their_parent(tmp_path):
@@ -454,3 +459,68 @@ def test_scopes_and_module_regions_measure_the_work_inside_them_when_instrumente
         inner = next(r for (_, p), r in paths.items() if p[-2:] == (region, "pause_ms"))
         assert int(outer["Ticks"]) >= int(inner["Ticks"]) > 0
         assert int(outer["Ticks"]) - int(outer["Self"]) == int(inner["Ticks"])
+
+
+def deeprec_counts(run):
+    """{function: calls} of a deeprec run in either mode."""
+    if run.value("Mode") == "events":
+        return dict(counts(run))
+    return {k[1]: r["Calls"] for k, r in summary_regions(run.rows).items()}
+
+
+@pytest.mark.parametrize("mode", ["events", "summary"])
+def test_recursion_10000_deep_counts_every_call(tmp_path, mode):
+    """deeprec.c: 3 recursions 10,000 deep, beyond the 4096 frames a recorder starts with: every
+    call is counted (30,000, as the program's structure says), the paths are 10,001 deep, and
+    there is no warning."""
+    _, run = run_auto(tmp_path, "auto/deeprec", 10000, 3, env={"PROFILER_MODE": mode})
+    assert deeprec_counts(run) == {"main": 1, "descend": 30000}
+    assert run.warnings == []
+    if mode == "events":
+        assert max(int(r["Depth"]) for r in run.rows) == 10000
+    else:
+        paths = summary_paths(run.rows)
+        assert max(len(p) for _, p in paths) == 10001
+        assert all(r["Calls"] == "3" for (_, p), r in paths.items() if p[-1] == "descend")
+
+
+@pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
+@pytest.mark.skipif(SAN != "", reason="uftrace's preloaded runtime does not mix with sanitizers")
+@pytest.mark.parametrize("mode", ["events", "summary"])
+def test_depth_limit_folds_deeper_calls_as_uftrace_counts_them(tmp_path, mode):
+    """deeprec 1000 deep, 3 times, against uftrace on the same binary: without a limit both
+    count every call; with PROFILER_MAX_DEPTH=100 (uftrace -D 100) the calls kept are those
+    uftrace records at that depth, and the depth-limit warning counts the rest, so kept plus
+    folded is uftrace's total. The workbook's Warnings sheet shows it."""
+    from conftest import program
+    binary = program("auto/deeprec")
+
+    def uftrace_calls(*opts):
+        data = tmp_path / f"uftrace{len(opts)}.data"
+        rec = run_command(["uftrace", "record", "--no-libcall", *opts, "-d", data, binary,
+                           "1000", "3"], env=clean_env(), cwd=tmp_path, timeout=120)
+        assert rec.returncode == 0, rec.stderr
+        rep = run_command(["uftrace", "report", "-d", data, "-s", "call"], env=clean_env(),
+                          cwd=tmp_path)
+        assert rep.returncode == 0, rep.stderr
+        out = {}
+        for line in rep.stdout.decode().splitlines():
+            m = re.match(r"\s*[\d.]+ \S+\s+[\d.]+ \S+\s+(\d+)\s+(main|descend)\s*$", line)
+            if m:
+                out[m.group(2)] = int(m.group(1))
+        return out
+
+    every, at_100 = uftrace_calls(), uftrace_calls("-D", "100")
+    _, run = run_auto(sub(tmp_path, "all"), "auto/deeprec", 1000, 3, env={"PROFILER_MODE": mode})
+    assert deeprec_counts(run) == every and run.warnings == []
+    _, run = run_auto(sub(tmp_path, "limited"), "auto/deeprec", 1000, 3,
+                      env={"PROFILER_MODE": mode, "PROFILER_MAX_DEPTH": "100"})
+    kept = deeprec_counts(run)
+    assert kept == at_100 and kept["descend"] < every["descend"]
+    (deep,) = run.warnings
+    assert deep["kind"] == "depth-limit"
+    assert kept["descend"] + deep["count"] == every["descend"]
+    out = tmp_path / f"{mode}.xlsx"
+    must_run(run.path, "-o", out, "-q", "--no-gnuplot")
+    assert [(w["Kind"], w["Count"]) for w in Book(out).warnings()] == [
+        ("depth-limit", deep["count"])]
