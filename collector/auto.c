@@ -150,14 +150,41 @@ static __attribute__((noinline, cold)) int too_deep(struct prof_thread *t, uint3
     return 1;
 }
 
-/* Enter an instrumented function on the thread's current recorder (marked busy), from stack
-   position here (the function's stack pointer). */
-static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn,
-                                                        uintptr_t here)
+/* The cold half of left_before_call: frames below here, then those of here's own stack frame
+   that a call from site whose hook returns to hook shows were left (prof_close_reused). */
+static __attribute__((noinline, cold)) uint32_t
+close_before_call(struct prof_thread *t, uintptr_t here, const void *site, const void *hook)
 {
-    /* Frames a longjmp left below here; calls past PROFILER_MAX_DEPTH were deeper still. A
-       frame at here itself may be the caller's: gcc instruments the functions it inlines, and
-       their hooks run on their caller's stack pointer. */
+    return prof_close_unwound(t, here, 0) + prof_close_reused(t, here, 0, site, hook);
+}
+
+/*
+ * Before a function is entered from site at stack position here, its enter hook returning to
+ * hook: close the frames a longjmp left. Those below here, and those at here itself that
+ * cannot be live: a frame at here may be the caller's (gcc instruments the functions it
+ * inlines, and their hooks run on their caller's stack pointer, with its call site), but not
+ * one with another call site or entered by the same code. Looked into only when the innermost
+ * frame is below here or of here's stack frame. Returns the frames closed.
+ */
+static inline __attribute__((always_inline)) uint32_t
+left_before_call(struct prof_thread *t, uintptr_t here, const void *site, const void *hook)
+{
+    uint32_t k = t->depth - 1;
+    if (PROF_LIKELY(k >= t->stack_cap))
+        return 0;
+    const struct prof_frame *f = &t->stack[k];
+    if (PROF_LIKELY(f->where > (here | 1) && f->origin != here))
+        return 0;
+    return close_before_call(t, here, site, hook);
+}
+
+/* Enter an instrumented function called from site on the thread's current recorder (marked
+   busy), from stack position here (the function's stack pointer), its hook returning to
+   hook. */
+static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn, void *site,
+                                                        void *hook, uintptr_t here)
+{
+    /* Calls past PROFILER_MAX_DEPTH were deeper than any frame a longjmp left. */
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         if (idx == PROF_IDX_SKIP)
@@ -166,7 +193,7 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
         if (idx >= PROF_IDX_SKIP)
             return;
     }
-    if (PROF_UNLIKELY(prof_unwound_check(t, here)))
+    if (PROF_UNLIKELY(left_before_call(t, here, site, hook)))
         t->hooks.excess = 0;
     uint32_t d = t->depth;
     if (PROF_UNLIKELY(t->hooks.excess || d >= t->stack_cap || d >= max_depth) && too_deep(t, d))
@@ -174,6 +201,8 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
         prof_summary_start(t, fn, t->fns[idx], idx, d, here | 1);
+        t->stack[d].origin = (uintptr_t)site;
+        t->stack[d].hook = (uintptr_t)hook;
         return;
     }
     prof_make_room(t);
@@ -189,19 +218,20 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     f->idx = idx;
     f->serial = ++t->serial;
     f->where = here | 1;
+    f->origin = (uintptr_t)site;
+    f->hook = (uintptr_t)hook;
     f->start = now;
 }
 
 /* Enter an instrumented function. */
 void __cyg_profile_func_enter(void *fn, void *site)
 {
-    (void)site;
     uintptr_t here = PROF_CALLER_SP();
     struct prof_thread *t = prof_current(attach);
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
-    enter(t, fn, here);
+    enter(t, fn, site, __builtin_return_address(0), here);
     prof_busy_unmark(t);
 }
 

@@ -502,18 +502,12 @@ __attribute__((noinline, cold)) int prof_stack_grow(struct prof_thread *t)
     return 0;
 }
 
-/* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
-__attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below,
-                                                            uintptr_t same)
+/* Close the n innermost frames (all on the stack) at one time, counted unwound. */
+static void close_innermost(struct prof_thread *t, uint32_t n)
 {
-    if (below <= t->stack_lo || below > t->stack_hi)
-        return 0; /* an event on another stack (a handler on sigaltstack, a coroutine) */
     uint64_t now = prof_ticks();
-    uint32_t n = 0;
-    for (uint32_t d = t->depth; d - 1 < t->stack_cap; d--, n++) {
+    for (uint32_t d = t->depth, k = 0; k < n; d--, k++) {
         struct prof_frame *f = &t->stack[d - 1];
-        if ((f->where >= below && f->where != same) || f->where < t->stack_lo)
-            break;
         /* A module's region: the entries it counted were left with it. */
         if (!(f->where & 1) && f->nesting)
             *f->nesting = 0;
@@ -528,7 +522,53 @@ __attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *
     if (t->mode == PROF_MODE_SUMMARY)
         prof_summary_due(t, now);
     PROF_STORE(t->unwound, t->unwound + n);
+}
+
+/* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
+__attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below,
+                                                            uintptr_t same)
+{
+    if (below <= t->stack_lo || below > t->stack_hi)
+        return 0; /* an event on another stack (a handler on sigaltstack, a coroutine) */
+    uint32_t n = 0;
+    for (uint32_t d = t->depth; d - 1 < t->stack_cap; d--, n++) {
+        const struct prof_frame *f = &t->stack[d - 1];
+        if ((f->where >= below && f->where != same) || f->where < t->stack_lo)
+            break;
+    }
+    if (n)
+        close_innermost(t, n);
     return n;
+}
+
+/* Close the frames of here's own stack frame that cannot be live (see thread.h). */
+__attribute__((noinline, cold)) uint32_t prof_close_reused(struct prof_thread *t, uintptr_t here,
+                                                           uintptr_t token, const void *site,
+                                                           const void *hook)
+{
+    uint32_t top = t->depth, cut = top;
+    if (here <= t->stack_lo || here > t->stack_hi || top > t->stack_cap)
+        return 0; /* another stack, or calls beyond the stack innermost: nothing to compare */
+    /* The frames of here's stack frame are innermost, above those of its callers. */
+    for (uint32_t k = top; k-- > 0;) {
+        const struct prof_frame *f = &t->stack[k];
+        if (f->where == PROF_WHERE_NONE)
+            break; /* a region placed by hand may close anywhere: never passed */
+        if (f->where & 1) {
+            if (f->where != (here | 1))
+                break;
+            if (!token && (f->origin != (uintptr_t)site || f->hook == (uintptr_t)hook))
+                cut = k;
+        } else {
+            if (f->origin != here)
+                break;
+            if (token && f->where == token)
+                cut = k;
+        }
+    }
+    if (cut < top)
+        close_innermost(t, top - cut);
+    return top - cut;
 }
 
 /* Write one warning chunk (t->lock held). */

@@ -64,6 +64,13 @@ struct prof_frame {
        address, an instrumented function's stack pointer plus one (odd, so it never equals a
        token's address), or PROF_WHERE_NONE for a region placed by hand. */
     uintptr_t where;
+    /* Which stack frame opened it (see prof_close_reused): a region's opener's stack pointer,
+       an instrumented function's call site (its return address; an inlined function's is its
+       container's, as gcc passes it). */
+    uintptr_t origin;
+    /* An instrumented function's enter hook's return address: the code that called the hook,
+       in the function's prologue or, inlined, where its container's body inlines it. */
+    uintptr_t hook;
 };
 
 /* A frame with no stack position: PROFILER_START regions, which may close in any function. */
@@ -453,6 +460,21 @@ static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
 /* Close the innermost frames while their stack position is below `below` or equal to `same`
    (0: none), counting them unwound; returns how many. The cold half of prof_unwound_check. */
 uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below, uintptr_t same);
+
+/*
+ * Before an event from stack position here: close the innermost frames that belong to here's
+ * own stack frame (regions opened from here, function frames at here, as gcc's hooks of
+ * inlined functions are) and cannot be live, with every frame opened after them. For a scope
+ * whose token lives at token (nonzero): a region whose token was there (the same block entered
+ * again after a longjmp out of it). For a function called from site whose enter hook returns to
+ * hook (token 0): a function frame at here with another call site (a frame a longjmp left,
+ * whose address a new call reuses), or with the same hook return address (the same code
+ * entered again: an inlined function shares its container's position and call site, but each
+ * inlined copy calls the hook from its own place, and never nests in itself, even when gcc
+ * inlines a recursive function into itself). Returns the frames closed.
+ */
+uint32_t prof_close_reused(struct prof_thread *t, uintptr_t here, uintptr_t token, const void *site,
+                           const void *hook);
 
 /*
  * Before an event from stack position `below` (the caller's stack pointer, which every live

@@ -16,6 +16,7 @@ from conftest import (
     SAN,
     SUMMARY_COLUMNS,
     clean_env,
+    compile_program,
     event_paths,
     parse_run,
     run_command,
@@ -420,21 +421,6 @@ def test_callgrind_export_names_source_files_and_lines(tmp_path):
     assert re.search(r" regions:manual loop$", text, re.M), text
 
 
-def build_instrumented(tmp_path, source, lang, opt):
-    """source built as lang ("c" or "c++") at opt under -finstrument-functions, linked with
-    this build's libprofreport-auto (and its sanitizer, if any)."""
-    exe = tmp_path / f"{source.stem}-{lang}{opt}"
-    san = [f"-fsanitize={SAN}"] if SAN else []
-    compiler = "c++" if lang == "c++" else "cc"
-    build = subprocess.run([compiler, "-x", lang, opt, "-g", "-Wall", "-Wextra", "-Werror",
-                            "-finstrument-functions", *san, f"-I{ROOT / 'collector'}",
-                            str(source), "-x", "none", "-o", str(exe), f"-L{BUILD}",
-                            f"-Wl,-rpath,{BUILD}", "-lprofreport-auto", "-pthread"],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr
-    return exe
-
-
 @pytest.mark.parametrize("lang", ["c", "c++"])
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])
 def test_scopes_and_module_regions_measure_the_work_inside_them_when_instrumented(
@@ -442,7 +428,7 @@ def test_scopes_and_module_regions_measure_the_work_inside_them_when_instrumente
     """PROFILER_SCOPE and PROFILER_API in an instrumented program (scopes.c): the header's own
     functions (C++'s guard classes) are invisible to the hooks, so each region holds the
     pause_ms call made inside it, and no function of the header is a row."""
-    exe = build_instrumented(tmp_path, SOURCE / "scopes.c", lang, opt)
+    exe = compile_program(tmp_path, SOURCE / "scopes.c", lang, opt, auto=True)
     folder = tmp_path / "runs"
     proc = run_command([exe], env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
