@@ -200,9 +200,9 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
         return;
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
-        prof_summary_start(t, fn, t->fns[idx], idx, d, here | 1);
-        t->stack[d].origin = (uintptr_t)site;
+        t->stack[d].origin = (uintptr_t)site; /* before the clock is read: d < stack_cap */
         t->stack[d].hook = (uintptr_t)hook;
+        prof_summary_start(t, fn, t->fns[idx], idx, d, here | 1);
         return;
     }
     prof_make_room(t);

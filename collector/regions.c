@@ -43,8 +43,11 @@ start_region(struct prof_thread *t, const char *id, uintptr_t where, uintptr_t o
     uint32_t d = t->depth;
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
+        uint32_t cap = t->stack_cap;
+        if (PROF_LIKELY(d < cap))
+            t->stack[d].origin = origin; /* before the clock is read */
         prof_summary_start(t, id, NULL, idx, d, where);
-        if (PROF_LIKELY(d < t->stack_cap)) /* else folded: PROF_MAX_DEPTH */
+        if (PROF_UNLIKELY(d >= cap) && d < t->stack_cap) /* the stack grew (else folded) */
             t->stack[d].origin = origin;
         return;
     }

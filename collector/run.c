@@ -461,6 +461,8 @@ struct prof_thread *prof_attach(void)
         prof_dropped_event();
         return NULL;
     }
+    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED) || thread_ended)
+        return NULL; /* PROFILER_ENABLE=0, or the thread's recorder has ended */
     /* Called inside the collector's quiet section, we are in an allocation (memcheck.c), maybe
        one the C library makes while it holds a lock of its own: start without taking one. */
     int lock_free = prof_mem_quiet != 0;
@@ -506,8 +508,6 @@ struct prof_thread *prof_resync(void)
 /* prof_attach's work. */
 static struct prof_thread *attach(int lock_free)
 {
-    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED) || thread_ended)
-        return NULL;
     pthread_once(&g.once, process_init);
     if (g.disabled || prof_stopped())
         return NULL;
