@@ -3,6 +3,7 @@ libprofreport-auto): real instrumented programs, their run files read with the c
 their workbooks with openpyxl, against counts known from the programs' own structure and, where
 it is installed, against uftrace's counts for the same binary."""
 
+import itertools
 import re
 import shutil
 import subprocess
@@ -286,16 +287,10 @@ def test_summary_and_events_runs_of_one_program_report_the_same_counts(tmp_path)
     assert hits(ehits) == hits(shits)
 
 
-@pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
-@pytest.mark.skipif(SAN != "", reason="uftrace's preloaded runtime does not mix with sanitizers")
-def test_counts_match_uftrace_for_the_same_binary(tmp_path):
-    from conftest import program
-    binary = program("auto/calls")
-    args = ["13", "7", "6"]
-    _, ours = run_calls(sub(tmp_path, "events"), *args)
-    _, summary = run_once(sub(tmp_path, "summary"), "auto/calls", *args)
-    data = tmp_path / "uftrace.data"
-    rec = run_command(["uftrace", "record", "--no-libcall", "-d", data, binary, *args],
+def uftrace_calls(tmp_path, binary, args, *opts):
+    """{function: calls} that uftrace records of binary run with args, given record options."""
+    data = tmp_path / f"uftrace-{next(_uftrace_runs)}.data"
+    rec = run_command(["uftrace", "record", "--no-libcall", *opts, "-d", data, binary, *args],
                       env=clean_env(), cwd=tmp_path, timeout=120)
     assert rec.returncode == 0, rec.stderr
     rep = run_command(["uftrace", "report", "-d", data, "-s", "call"], env=clean_env(),
@@ -306,6 +301,21 @@ def test_counts_match_uftrace_for_the_same_binary(tmp_path):
         m = re.match(r"\s*[\d.]+ \S+\s+[\d.]+ \S+\s+(\d+)\s+(\S+)\s*$", line)
         if m:
             theirs[m.group(2)] = int(m.group(1))
+    return theirs
+
+
+_uftrace_runs = itertools.count(1)
+
+
+@pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
+@pytest.mark.skipif(SAN != "", reason="uftrace's preloaded runtime does not mix with sanitizers")
+def test_counts_match_uftrace_for_the_same_binary(tmp_path):
+    from conftest import program
+    binary = program("auto/calls")
+    args = ["13", "7", "6"]
+    _, ours = run_calls(sub(tmp_path, "events"), *args)
+    _, summary = run_once(sub(tmp_path, "summary"), "auto/calls", *args)
+    theirs = uftrace_calls(tmp_path, binary, args)
     mine = counts(ours)
     by_path = {k[1]: r["Calls"] for k, r in summary_regions(summary.rows).items()}
     for name in ["main", "fib", "is_even", "is_odd", "helper", "shared_twice_square",
@@ -481,22 +491,11 @@ def test_depth_limit_folds_deeper_calls_as_uftrace_counts_them(tmp_path, mode):
     from conftest import program
     binary = program("auto/deeprec")
 
-    def uftrace_calls(*opts):
-        data = tmp_path / f"uftrace{len(opts)}.data"
-        rec = run_command(["uftrace", "record", "--no-libcall", *opts, "-d", data, binary,
-                           "1000", "3"], env=clean_env(), cwd=tmp_path, timeout=120)
-        assert rec.returncode == 0, rec.stderr
-        rep = run_command(["uftrace", "report", "-d", data, "-s", "call"], env=clean_env(),
-                          cwd=tmp_path)
-        assert rep.returncode == 0, rep.stderr
-        out = {}
-        for line in rep.stdout.decode().splitlines():
-            m = re.match(r"\s*[\d.]+ \S+\s+[\d.]+ \S+\s+(\d+)\s+(main|descend)\s*$", line)
-            if m:
-                out[m.group(2)] = int(m.group(1))
-        return out
-
-    every, at_100 = uftrace_calls(), uftrace_calls("-D", "100")
+    args = ["1000", "3"]
+    names = ("main", "descend")
+    every = {k: v for k, v in uftrace_calls(tmp_path, binary, args).items() if k in names}
+    at_100 = {k: v for k, v in uftrace_calls(tmp_path, binary, args, "-D", "100").items()
+              if k in names}
     _, run = run_auto(sub(tmp_path, "all"), "auto/deeprec", 1000, 3, env={"PROFILER_MODE": mode})
     assert deeprec_counts(run) == every and run.warnings == []
     _, run = run_auto(sub(tmp_path, "limited"), "auto/deeprec", 1000, 3,
