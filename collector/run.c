@@ -558,16 +558,22 @@ fail:
     return NULL;
 }
 
+/* The round of key destructors in which a thread's recorder ends: the one before the C
+   library's last (PTHREAD_DESTRUCTOR_ITERATIONS, 4 in glibc), in which the sanitizers' runtimes
+   finish a thread the same way (after that, not even a mutex may be taken). */
+#define KEY_ROUND_END (PTHREAD_DESTRUCTOR_ITERATIONS > 2 ? PTHREAD_DESTRUCTOR_ITERATIONS - 1 : 1)
+
 /*
  * A thread is exiting: its data goes to its part now, and its recorder is freed. Only the
  * part's path stays, for the run file. The program's own key destructors may record after
  * ours (a key made later runs later in each round): the recorder stays, set again for the
- * next round, until the last round the C library runs.
+ * next round, until round KEY_ROUND_END; what the thread records after that is dropped, never
+ * a second recorder for the same thread.
  */
 static void thread_key_destructor(void *p)
 {
     struct prof_thread *t = p;
-    if (++key_rounds < PTHREAD_DESTRUCTOR_ITERATIONS && pthread_setspecific(g.key, t) == 0)
+    if (++key_rounds < KEY_ROUND_END && pthread_setspecific(g.key, t) == 0)
         return;
     thread_ended = 1;
     int cancel = prof_cancel_hold();

@@ -270,14 +270,15 @@ def test_threads_cancelled_at_the_collectors_io_end_where_the_host_said(tmp_path
 
 
 def test_a_key_destructor_that_records_after_the_librarys_keeps_its_thread(tmp_path):
-    """keydtor.c: the program's key destructor, which runs after the library's in each of three
-    rounds, records: its regions are the worker's, and the worker is one thread (one tid, one
-    thread record), never registered again."""
+    """keydtor.c: the program's key destructor, which runs after the library's in each of four
+    rounds, records: its regions of the first two rounds are the worker's, those after the
+    library ended the worker's recorder (in the third) are dropped, and the worker is one
+    thread (one tid, one thread record), never registered again."""
     folder = fresh_dir(tmp_path)
     proc = run_command([program("keydtor")], env=clean_env({"PROFILER_DIR": folder}),
                        cwd=tmp_path)
     assert proc.returncode == 0 and proc.stderr == b"", proc
-    assert proc.stdout == b"keydtor: 3 rounds\n"
+    assert proc.stdout == b"keydtor: 4 rounds\n"
     (path,) = run_files(folder)
     run = parse_run(path)
     assert run.value("Complete") == "yes" and run.warnings == []
@@ -286,4 +287,4 @@ def test_a_key_destructor_that_records_after_the_librarys_keeps_its_thread(tmp_p
     assert len({t["tid"] for t in threads}) == 2
     worker = next(str(t["number"]) for t in threads if t["name"] != "main")
     assert sorted(r["Region"] for r in run.rows if r["Thread"] == worker) == [
-        "in-destructor"] * 3 + ["work"]
+        "in-destructor"] * 2 + ["work"]
