@@ -38,8 +38,9 @@ struct part_info {
     char *state; /* from the end chunk: "exited" or "running"; NULL when missing */
     int damaged; /* truncated or malformed; -1: skipped */
     uint64_t stray, unterminated, clock;
-    int has_cpu; /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
-    uint64_t cpu_ns, wall_ns;
+    int has_cpu;  /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
+    int has_wait; /* and wait_ns, its time waiting for a CPU */
+    uint64_t cpu_ns, wall_ns, wait_ns;
     char *unterminated_names[UNTERMINATED_NAMES];
     size_t nnames;
     struct warning *warnings;
@@ -754,6 +755,9 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
                 memcpy(&pi->cpu_ns, p, 8);
                 memcpy(&pi->wall_ns, p + 8, 8);
                 pi->has_cpu = 1;
+                pi->has_wait = len >= PROF_CPU_RECORD_WAIT;
+                if (pi->has_wait)
+                    memcpy(&pi->wait_ns, p + 16, 8);
             }
         } else if (type == PROF_CHUNK_END && pi) {
             free(pi->state);
@@ -1032,6 +1036,8 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, pi->number);
         rec_u64(&r, pi->cpu_ns);
         rec_u64(&r, pi->wall_ns);
+        if (pi->has_wait)
+            rec_u64(&r, pi->wait_ns);
         rec_emit(s, &r);
     }
     for (size_t k = 0; k < p->count; k++)

@@ -138,8 +138,10 @@ const char *prof_free_kind_name(int kind);
 #define PROF_CHUNK_CPU PROF_CHUNK('P', 'R', 'F', 'C')
 
 /* Bytes of a PRFC chunk's payload: cpu_ns:u64 wall_ns:u64 (a reader takes the first 16 bytes
-   of a longer one, for fields added later). */
+   of a longer one, for fields added later), then, when the kernel says it, wait_ns:u64 (the
+   run-queue wait, PROF_CPU_RECORD_WAIT bytes in all). */
 #define PROF_CPU_RECORD 16u
+#define PROF_CPU_RECORD_WAIT 24u
 
 /* Event words of a PRFE chunk. */
 #define PROF_W_EXIT 0x80000000u
