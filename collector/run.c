@@ -26,6 +26,12 @@
 /* Set once PROFILER_ENABLE=0 is seen: lets every event return before pthread_once. */
 static int prof_off;
 
+/* The calling thread's rounds of key destructors so far (thread_key_destructor), and whether
+   its recorder was ended in the last: an event after that is dropped, never a second recorder
+   for the same thread. */
+static __thread unsigned key_rounds __attribute__((tls_model("initial-exec")));
+static __thread int thread_ended __attribute__((tls_model("initial-exec")));
+
 /* Everything here is guarded by g.lock except the atomics noted. */
 static struct {
     pthread_once_t once;
@@ -533,9 +539,12 @@ struct prof_thread *prof_attach(void)
         prof_dropped_event();
         return NULL;
     }
+    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED) || thread_ended)
+        return NULL; /* PROFILER_ENABLE=0, or the thread's recorder has ended */
     /* Called inside the collector's quiet section, we are in an allocation (memcheck.c), maybe
        one the C library makes while it holds a lock of its own: start without taking one. */
     int lock_free = prof_mem_quiet != 0;
+    int cancel = prof_cancel_hold(); /* the part's open and write, under the run lock */
     prof_busy_begin();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     struct prof_thread *t = attach(lock_free);
@@ -544,6 +553,7 @@ struct prof_thread *prof_attach(void)
         prof_thread_forget_keys(t);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return t;
 }
 
@@ -576,8 +586,6 @@ struct prof_thread *prof_resync(void)
 /* prof_attach's work. */
 static struct prof_thread *attach(int lock_free)
 {
-    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
-        return NULL;
     /* A child sharing its parent's memory (vfork) records nothing and changes nothing; one
        made without fork's handlers (_Fork, clone) is handled as a fork child now. */
     if (prof_process_check() == PROF_PROCESS_SHARED)
@@ -636,15 +644,27 @@ fail:
     return NULL;
 }
 
+/* The round of key destructors in which a thread's recorder ends: the one before the C
+   library's last (PTHREAD_DESTRUCTOR_ITERATIONS, 4 in glibc), in which the sanitizers' runtimes
+   finish a thread the same way (after that, not even a mutex may be taken). */
+#define KEY_ROUND_END (PTHREAD_DESTRUCTOR_ITERATIONS > 2 ? PTHREAD_DESTRUCTOR_ITERATIONS - 1 : 1)
+
 /*
  * A thread is exiting: its data goes to its part now, and its recorder is freed. Only the
- * part's path stays, for the run file.
+ * part's path stays, for the run file. The program's own key destructors may record after
+ * ours (a key made later runs later in each round): the recorder stays, set again for the
+ * next round, until round KEY_ROUND_END; what the thread records after that is dropped, never
+ * a second recorder for the same thread.
  */
 static void thread_key_destructor(void *p)
 {
     struct prof_thread *t = p;
     if (prof_process_check() == PROF_PROCESS_SHARED)
         return; /* the recorder is the parent's */
+    if (++key_rounds < KEY_ROUND_END && pthread_setspecific(g.key, t) == 0)
+        return;
+    thread_ended = 1;
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_busy_mark(t); /* a signal handler's event takes the slow path, and is dropped */
     prof_mem_quiet_begin();
@@ -674,6 +694,7 @@ static void thread_key_destructor(void *p)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
 }
 
 /* The run file's second writer thread (csvwrite.h), at its start and end: the collector's own
@@ -889,6 +910,7 @@ enum prof_error prof_finish(void)
 {
     if (prof_process_check() == PROF_PROCESS_SHARED)
         return PROF_ERR_STATE; /* a vfork child: the run is its parent's */
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
@@ -903,18 +925,21 @@ enum prof_error prof_finish(void)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return err;
 }
 
 /* Choose the output folder and begin a run. */
 enum prof_error prof_init(const char *dir)
 {
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
     prof_mem_quiet_end();
     if (g.disabled) {
         prof_busy_end();
+        prof_cancel_release(cancel);
         return PROF_ERR_DISABLED;
     }
     prof_mem_quiet_begin();
@@ -930,6 +955,7 @@ enum prof_error prof_init(const char *dir)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return err;
 }
 
@@ -942,6 +968,7 @@ __attribute__((destructor)) static void at_exit(void)
        a fork child here, so it neither writes its parent's run nor removes its parts. */
     if (prof_process_check() == PROF_PROCESS_SHARED)
         return;
+    int cancel = prof_cancel_hold(); /* exit() may run on any thread */
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_mutex_lock(&g.lock);
@@ -951,6 +978,7 @@ __attribute__((destructor)) static void at_exit(void)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
 }
 
 /* Before an exec: the run file of this image, as at exit; nonzero when a run was finished. */

@@ -85,7 +85,7 @@ void prof_thread_free(struct prof_thread *t)
     if (t->buf)
         prof_mem_unmap(t->buf, PROF_BUFFER_WORDS * sizeof *t->buf);
     if (t->stack)
-        prof_mem_unmap(t->stack, PROF_MAX_DEPTH * sizeof *t->stack);
+        prof_mem_unmap(t->stack, t->stack_cap * sizeof *t->stack);
     free(t->slots);
     free(t->ids);
     free(t->fns);
@@ -312,6 +312,7 @@ static void count_events(struct prof_thread *t)
    beginning. */
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
+    int cancel = prof_cancel_hold();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     prof_process_check();   /* a child of _Fork drops the parent's buffer and part here */
     pthread_mutex_lock(&t->lock);
@@ -334,6 +335,7 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
         t->flush_at = t->last + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
 }
 
 /* Grow the id table to twice its size (owner thread). */
@@ -472,14 +474,13 @@ __attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void
    stream. */
 static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
 {
-    uint32_t n =
-        t->summary.stream_depth < PROF_MAX_DEPTH ? t->summary.stream_depth : PROF_MAX_DEPTH;
+    uint32_t n = t->summary.stream_depth < t->stack_cap ? t->summary.stream_depth : t->stack_cap;
     for (uint32_t d = 0; d < n; d++) {
         struct prof_frame *f = &t->stack[d];
         f->node = prof_node_for(t, d, f->idx);
         f->child = 0; /* from now on: the time of its children counted in summary mode */
     }
-    t->summary.start_limit = PROF_MAX_DEPTH;
+    t->summary.start_limit = t->stack_cap;
 }
 
 /*
@@ -493,7 +494,7 @@ static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, u
     if (t->summary.start_limit == 0)
         stream_setup(t);
     t->summary.stream_depth = d;
-    uint64_t hidden = d < PROF_MAX_DEPTH ? t->stack[d].child : 0;
+    uint64_t hidden = d < t->stack_cap ? t->stack[d].child : 0;
     if (t->pos + 7 > PROF_BUFFER_WORDS)
         prof_thread_flush(t);
     if (hidden) {
@@ -507,14 +508,15 @@ static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, u
 }
 
 /* Summary mode's start at a depth from start_limit on: past PROFILER_MAX_EVENTS, its first
-   event (the regions open at the cap get their nodes), or past PROF_MAX_DEPTH (not counted). */
+   event (the regions open at the cap get their nodes), or beyond the stack's room (it grows,
+   or past PROF_MAX_DEPTH the region is folded into the deepest one kept). */
 __attribute__((noinline, cold)) void prof_summary_start_slow(struct prof_thread *t, const void *id,
                                                              const struct prof_fn *fn, uint32_t idx,
                                                              uint32_t d, uintptr_t where)
 {
     if (t->summary.start_limit == 0)
         stream_setup(t);
-    if (d >= PROF_MAX_DEPTH) {
+    if (d >= t->stack_cap && prof_stack_grow(t) != 0) {
         PROF_STORE(t->depth_limit, t->depth_limit + 1);
         return;
     }
@@ -544,7 +546,8 @@ __attribute__((noinline)) void prof_summary_apply(struct prof_thread *t)
     t->summary.npending = 0;
 }
 
-/* Summary mode's stop of a frame past PROF_MAX_DEPTH (never counted), of one open at
+/* Summary mode's stop of a frame beyond the stack (folded: its time stays in the deepest
+   frame's self time), of one open at
    PROFILER_MAX_EVENTS (it ends in the event stream), or of an instance folded into its parent's
    node (PROFILER_MAX_NODES: its own time stays in the parent's self time, its children's goes
    to the parent's children). */
@@ -553,22 +556,37 @@ __attribute__((noinline, cold)) void prof_summary_stop_slow(struct prof_thread *
 {
     if (d < t->summary.stream_depth)
         stream_stop(t, d, now);
-    else if (d < PROF_MAX_DEPTH && d > 0)
+    else if (d < t->stack_cap && d > 0)
         t->stack[d - 1].child += t->stack[d].child;
 }
 
-/* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
-__attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below,
-                                                            uintptr_t same)
+/* Double the stack's room, up to PROF_MAX_DEPTH (owner thread, marked busy: a signal handler
+   drops its event rather than use the stack being moved). */
+__attribute__((noinline, cold)) int prof_stack_grow(struct prof_thread *t)
 {
-    if (below <= t->stack_lo || below > t->stack_hi)
-        return 0; /* an event on another stack (a handler on sigaltstack, a coroutine) */
+    if (t->stack_cap >= PROF_MAX_DEPTH || t->stack_stuck)
+        return -1;
+    uint32_t cap = t->stack_cap * 2 < PROF_MAX_DEPTH ? t->stack_cap * 2 : PROF_MAX_DEPTH;
+    struct prof_frame *s = prof_mem_map(cap * sizeof *s);
+    if (!s) {
+        t->stack_stuck = 1;
+        return -1;
+    }
+    memcpy(s, t->stack, t->stack_cap * sizeof *s);
+    prof_mem_unmap(t->stack, t->stack_cap * sizeof *s);
+    t->stack = s;
+    t->stack_cap = cap;
+    if (t->summary.start_limit) /* else the first event past PROFILER_MAX_EVENTS sets it */
+        t->summary.start_limit = cap;
+    return 0;
+}
+
+/* Close the n innermost frames (all on the stack) at one time, counted unwound. */
+static void close_innermost(struct prof_thread *t, uint32_t n)
+{
     uint64_t now = prof_ticks();
-    uint32_t n = 0;
-    for (uint32_t d = t->depth; d - 1 < PROF_MAX_DEPTH; d--, n++) {
+    for (uint32_t d = t->depth, k = 0; k < n; d--, k++) {
         struct prof_frame *f = &t->stack[d - 1];
-        if ((f->where >= below && f->where != same) || f->where < t->stack_lo)
-            break;
         /* A module's region: the entries it counted were left with it. */
         if (!(f->where & 1) && f->nesting)
             *f->nesting = 0;
@@ -583,7 +601,53 @@ __attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *
     if (t->mode == PROF_MODE_SUMMARY)
         prof_summary_due(t, now);
     PROF_STORE(t->unwound, t->unwound + n);
+}
+
+/* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
+__attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below,
+                                                            uintptr_t same)
+{
+    if (below <= t->stack_lo || below > t->stack_hi)
+        return 0; /* an event on another stack (a handler on sigaltstack, a coroutine) */
+    uint32_t n = 0;
+    for (uint32_t d = t->depth; d - 1 < t->stack_cap; d--, n++) {
+        const struct prof_frame *f = &t->stack[d - 1];
+        if ((f->where >= below && f->where != same) || f->where < t->stack_lo)
+            break;
+    }
+    if (n)
+        close_innermost(t, n);
     return n;
+}
+
+/* Close the frames of here's own stack frame that cannot be live (see thread.h). */
+__attribute__((noinline, cold)) uint32_t prof_close_reused(struct prof_thread *t, uintptr_t here,
+                                                           uintptr_t token, const void *site,
+                                                           const void *hook)
+{
+    uint32_t top = t->depth, cut = top;
+    if (here <= t->stack_lo || here > t->stack_hi || top > t->stack_cap)
+        return 0; /* another stack, or calls beyond the stack innermost: nothing to compare */
+    /* The frames of here's stack frame are innermost, above those of its callers. */
+    for (uint32_t k = top; k-- > 0;) {
+        const struct prof_frame *f = &t->stack[k];
+        if (f->where == PROF_WHERE_NONE)
+            break; /* a region placed by hand may close anywhere: never passed */
+        if (f->where & 1) {
+            if (f->where != (here | 1))
+                break;
+            if (!token && (f->origin != (uintptr_t)site || f->hook == (uintptr_t)hook))
+                cut = k;
+        } else {
+            if (f->origin != here)
+                break;
+            if (token && f->where == token)
+                cut = k;
+        }
+    }
+    if (cut < top)
+        close_innermost(t, top - cut);
+    return top - cut;
 }
 
 /* Write one warning chunk (t->lock held). */
@@ -631,6 +695,7 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
    which a recovery of a killed run reads when the final one is missing (owner thread). */
 __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t, uint64_t now)
 {
+    int cancel = prof_cancel_hold();
     prof_mem_quiet_begin();
     prof_process_check();
     pthread_mutex_lock(&t->lock);
@@ -645,6 +710,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     t->flush_at = now + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
 }
 
 /* Past PROFILER_MAX_EVENTS: the warning, counting the region instances left out of the event
@@ -675,7 +741,7 @@ static int write_summary(struct prof_thread *t)
         struct prof_sbuf msg = {0};
         prof_sbuf_str(&msg, open == 1 ? "region never stopped" : "regions never stopped");
         if (t == prof_self) {
-            uint32_t top = below + open < PROF_MAX_DEPTH ? below + open : PROF_MAX_DEPTH;
+            uint32_t top = below + open < t->stack_cap ? below + open : t->stack_cap;
             for (uint32_t k = 0; k + below < top && k < 5; k++) {
                 prof_sbuf_str(&msg, k ? ", " : ": ");
                 prof_sbuf_str(&msg, t->ids[t->stack[top - 1 - k].idx]);
@@ -687,14 +753,9 @@ static int write_summary(struct prof_thread *t)
         err = msg.failed ? ENOMEM : prof_thread_write_warning(t, "unterminated", open, msg.data);
         prof_sbuf_release(&msg);
     }
-    uint64_t stray = PROF_LOAD(t->stray) - t->stray_at_cap, deep = PROF_LOAD(t->depth_limit);
+    uint64_t stray = PROF_LOAD(t->stray) - t->stray_at_cap;
     if (!err && stray)
         err = prof_thread_write_warning(t, "stray-stop", stray, "a stop with no region open");
-    if (!err && deep) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "regions nested deeper than %d were not counted", PROF_MAX_DEPTH);
-        err = prof_thread_write_warning(t, "depth-limit", deep, msg);
-    }
     uint64_t folded = PROF_LOAD(t->summary.cct.folded);
     if (!err && folded) {
         char msg[160];
@@ -721,6 +782,12 @@ void prof_thread_end(struct prof_thread *t, const char *state)
                 t, "scope-mismatch", mismatch,
                 "a scope ended after its region was stopped by hand, or with "
                 "regions inside it still open");
+        uint64_t deep = PROF_LOAD(t->depth_limit);
+        if (!err && deep)
+            err = prof_thread_write_warning(
+                t, "depth-limit", deep,
+                "calls nested deeper than PROFILER_MAX_DEPTH (or regions deeper than 1048576) "
+                "were folded into the deepest one kept: their time is in its self time");
         uint64_t unwound = PROF_LOAD(t->unwound);
         if (!err && unwound)
             err = prof_thread_write_warning(
@@ -782,13 +849,15 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
                                   unsigned number, int keep_stack)
 {
     uint32_t inherited = keep_stack ? t->depth : 0;
-    if (inherited > PROF_MAX_DEPTH)
-        inherited = PROF_MAX_DEPTH;
+    if (inherited > t->stack_cap)
+        inherited = t->stack_cap;
     /* Straight from the kernel, so they go back to it when the thread ends. */
     if (!t->buf)
         t->buf = prof_mem_map(PROF_BUFFER_WORDS * sizeof *t->buf);
-    if (!t->stack)
-        t->stack = prof_mem_map(PROF_MAX_DEPTH * sizeof *t->stack);
+    if (!t->stack) {
+        t->stack = prof_mem_map(PROF_STACK_INITIAL * sizeof *t->stack);
+        t->stack_cap = t->stack ? PROF_STACK_INITIAL : 0;
+    }
     /* The function of each inherited frame, before the id table goes (the hooks leave it out
        of their frames to save a store per call). */
     for (uint32_t d = 0; d < inherited; d++)
@@ -838,7 +907,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->capped = 0;
     t->stray_at_cap = 0;
     t->summary.stream_depth = 0;
-    t->summary.start_limit = PROF_MAX_DEPTH;
+    t->summary.start_limit = t->stack_cap;
 
     free(t->path);
     size_t plen = strlen(run->dir) + strlen(run->runname) + 32;
@@ -907,6 +976,7 @@ void prof_thread_name_later(struct prof_thread *t, const char *name)
 /* Name the recording thread, in its part at once. */
 void prof_thread_rename(struct prof_thread *t, const char *name)
 {
+    int cancel = prof_cancel_hold();
     prof_busy_mark(t);
     prof_process_check();
     pthread_mutex_lock(&t->lock);
@@ -920,6 +990,7 @@ void prof_thread_rename(struct prof_thread *t, const char *name)
     }
     pthread_mutex_unlock(&t->lock);
     prof_busy_unmark(t);
+    prof_cancel_release(cancel);
 }
 
 /* The name given before the thread's first region becomes the recorder's name. */
