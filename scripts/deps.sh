@@ -8,7 +8,10 @@ PACKAGES="gcc g++ make pkg-config libcsv-dev libxlsxwriter-dev gnuplot-nox fonts
 libcmocka-dev python3 python3-pytest python3-openpyxl libdw-dev libiberty-dev uftrace
 valgrind clang-format clang libclang-rt-dev libreoffice-calc-nogui poppler-utils"
 # The reporter bench's peers (bench/README.md); pandas is measured too when it is installed.
-[ "${1:-}" = bench ] && PACKAGES="mawk datamash"
+# The accuracy bench fetches Debian sources (dpkg-dev's dpkg-source, xz-utils), builds them with
+# gcc, g++ and clang, and compares with perf, gprof (binutils) and uftrace.
+[ "${1:-}" = bench ] && PACKAGES="mawk datamash dpkg-dev xz-utils gcc g++ clang binutils linux-perf
+uftrace"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: not a Debian system; make sure these (or your system's equivalents) are installed:"
