@@ -12,7 +12,8 @@ cpu-clock samples of the plain binary. bench/README.md ("Accuracy bench") explai
 Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_REPS=5           timed runs of every configuration (alternated, one of each per round)
   ACC_PROGRAMS=zstd,lua,yaml   which programs
-  ACC_PERF_RUNS=10     runs of each plain binary under perf record
+  ACC_PERF_RUNS=10     runs of each plain binary under perf record, at least; more when
+  ACC_PERF_SECONDS=3   the runs take less CPU time than this
   ACC_ZSTD_ARGS="-9 -T1"   zstd's options (--single-thread: one thread, no waiting workers)
   ACC_FETCH_ONLY=1     fetch and build, measure nothing (used to prepare /work/accsrc)
 Everything it downloads and builds stays under WORK_DIR/acc/; a second run reuses it.
@@ -239,10 +240,11 @@ def make_inputs(acc, trees):
         with open(csrc + ".tmp", "wb") as f:
             f.write((data * (size // len(data) + 1))[:size])
         os.rename(csrc + ".tmp", csrc)
-    yaml = os.path.join(d, "input.yaml")
+    records = int(os.environ.get("ACC_YAML_RECORDS", "300"))
+    yaml = os.path.join(d, "input-%d.yaml" % records)
     if not os.path.exists(yaml):
         with open(yaml + ".tmp", "w") as f:
-            f.write(gen_yaml(int(os.environ.get("ACC_YAML_RECORDS", "1500"))))
+            f.write(gen_yaml(records))
         os.rename(yaml + ".tmp", yaml)
     return {"zstd": csrc, "yaml": yaml, "lua": os.path.join(HERE, "accbench.lua")}
 
@@ -274,7 +276,7 @@ def command(name, exe, inputs):
     if name == "zstd":
         return [exe] + os.environ.get("ACC_ZSTD_ARGS", "-9 -T1").split() + ["-q", "-c", inputs["zstd"]]
     if name == "lua":
-        return [exe, inputs["lua"], os.environ.get("ACC_LUA_SCALE", "2")]
+        return [exe, inputs["lua"], os.environ.get("ACC_LUA_SCALE", "1")]
     return [exe, inputs["yaml"]]
 
 
@@ -316,9 +318,10 @@ def configurations(sampled):
 
 
 def time_runs(rows, cmds, workdir, reps):
-    """Run every configuration once per round, REPS rounds; the wall time of each run.
+    """Run every configuration once per round, REPS rounds; the wall and CPU time of each run.
     Profiles stay in each configuration's folder; an events run's file only from round 1."""
     times = [[] for _ in rows]
+    cpu = [[] for _ in rows]
     notes = []
     for r in range(reps):
         for i, (label, binkey, env, kind, _) in enumerate(rows):
@@ -335,19 +338,25 @@ def time_runs(rows, cmds, workdir, reps):
             e = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"),
                      GMON_OUT_PREFIX=os.path.join(d, "gmon.out"), **env)
             keep = sorted(glob.glob(os.path.join(d, "runs", "*")))
-            t0 = time.perf_counter()
-            res = subprocess.run(cmd, env=e, cwd=d, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True)
-            times[i].append(time.perf_counter() - t0)
-            if res.returncode != 0:
-                sys.exit("accuracy: %s failed (%d): %s" % (label, res.returncode, res.stderr[-2000:]))
-            if r == 0 and res.stderr.strip():
-                notes.append("%s: %s" % (label, res.stderr.strip().splitlines()[-1]))
+            errf = os.path.join(d, "stderr.txt")
+            with open(errf, "w") as err:
+                t0 = time.perf_counter()
+                proc = subprocess.Popen(cmd, env=e, cwd=d, stdout=subprocess.DEVNULL, stderr=err)
+                _, status, ru = os.wait4(proc.pid, 0)
+                times[i].append(time.perf_counter() - t0)
+            cpu[i].append(ru.ru_utime + ru.ru_stime)
+            with open(errf) as err:
+                stderr = err.read()
+            if os.waitstatus_to_exitcode(status) != 0:
+                sys.exit("accuracy: %s failed (%d): %s" % (label, os.waitstatus_to_exitcode(status),
+                                                          stderr[-2000:]))
+            if r == 0 and stderr.strip():
+                notes.append("%s: %s" % (label, stderr.strip().splitlines()[-1]))
             if env.get("PROFILER_MODE") == "events" and r > 0:
                 for f in glob.glob(os.path.join(d, "runs", "*")):
                     if f not in keep:
                         os.remove(f)
-    return times, notes
+    return times, cpu, notes
 
 
 CLONE = re.compile(r"\.(isra|part|constprop|cold|lto_priv|localalias)(\.\d+)*")
@@ -361,7 +370,7 @@ def norm(name):
     name = CLONE.sub("", name.strip())
     name = re.sub(r"\s*\[clone [^\]]*\]", "", name)
     name = re.sub(r"(\s*(const|volatile|noexcept|&|&&))+$", "", name)
-    if name.endswith(")") and not name.startswith("("):
+    if name.endswith(")"):
         depth = 0
         for k in range(len(name) - 1, -1, -1):
             if name[k] == ")":
@@ -373,7 +382,24 @@ def norm(name):
                     if k > 0:
                         name = name[:k]
                     break
-    return name.strip()
+    return drop_return_type(name.strip())
+
+
+def drop_return_type(name):
+    """The name without the return type the demangler writes before a function template
+    (`int YAML::RegEx::MatchUnchecked<...>`): perf leaves it out. The cut is at the last space
+    outside brackets, before any `operator` (whose `<` would unbalance them)."""
+    head = name.split("operator")[0]
+    depth = 0
+    cut = -1
+    for k, ch in enumerate(head):
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        elif ch == " " and depth == 0:
+            cut = k
+    return name[cut + 1:] if cut >= 0 else name
 
 
 def add(shares, key, v):
@@ -387,6 +413,7 @@ def percent(d):
 
 
 OUTSIDE = "(outside the program)"
+PERF_SECONDS = float(os.environ.get("ACC_PERF_SECONDS", "3"))
 
 
 def perf_shares(cmd, exe, out, runs):
@@ -490,7 +517,15 @@ def share_error(tool, perf):
     and the worst function's name."""
     top = [k for k, _ in sorted(perf.items(), key=lambda kv: -kv[1]) if k != OUTSIDE][:15]
     errs = [(abs(tool.get(k, 0.0) - perf[k]), k) for k in top]
-    return sum(e for e, _ in errs) / len(errs), max(errs)
+    worst, name = max(errs)
+    return sum(e for e, _ in errs) / len(errs), worst, "%s (%.1f%% / %.1f%%)" % (
+        name[:48], tool.get(name, 0.0), perf[name])
+
+
+def loadavg():
+    """The 1-minute load average: how busy the machine was around the figures."""
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
 
 
 def folder_bytes(d):
@@ -504,41 +539,55 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     cmds = {k: command(name, exe, inputs) for k, exe in bins.items()}
     sampled = sampled_known(build_dir, cmds["auto-clang"], os.path.join(work, "probe"))
     rows = configurations(sampled)
+    load0 = loadavg()
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
-    times, notes = time_runs(rows, cmds, work, reps)
-    log("%s: perf record of the plain builds, %d runs each" % (name, perf_runs))
+    times, cpu, notes = time_runs(rows, cmds, work, reps)
     perf = {}
     nsamples = {}
+    runs_of = {}
     for family in ("gcc", "clang"):
         key = "plain-" + family
+        # enough runs for about PERF_SECONDS of CPU: 4000 samples a second, so a 15 % share
+        # is known to about 0.3 points
+        c = statistics.median(cpu[[r[1] for r in rows].index(key)])
+        runs_of[family] = max(perf_runs, int(PERF_SECONDS / max(c, 1e-3)) + 1)
+        log("%s: perf record of %s, %d runs" % (name, key, runs_of[family]))
         perf[family], nsamples[family] = perf_shares(cmds[key], bins[key],
-                                                     os.path.join(work, key), perf_runs)
+                                                     os.path.join(work, key), runs_of[family])
     plain = {f: statistics.median(times[[r[1] for r in rows].index("plain-" + f)])
              for f in ("gcc", "clang")}
     events_max = float(os.environ.get("ACC_EVENTS_READ_MAX", 2e9))
 
+    load1 = loadavg()
     src = os.path.basename(tree)
     print()
     print("%s (Debian %s): %s; %d rounds, configurations taken in turn" %
           (name, src, " ".join(os.path.basename(a) for a in cmds["plain-gcc"]), reps))
-    print("perf: %d cpu-clock samples of plain gcc, %d of plain clang (%d runs each, 4000 Hz); "
+    print("perf: %d cpu-clock samples of plain gcc (%d runs), %d of plain clang (%d runs), 4000 Hz; "
           "outside the program (no program frame): %.1f%% / %.1f%%" %
-          (nsamples["gcc"], nsamples["clang"], perf_runs, perf["gcc"].get(OUTSIDE, 0),
+          (nsamples["gcc"], runs_of["gcc"], nsamples["clang"], runs_of["clang"],
+           perf["gcc"].get(OUTSIDE, 0),
            perf["clang"].get(OUTSIDE, 0)))
-    print("%-42s %8s %7s %17s %10s %12s %6s %6s  %s" %
-          ("configuration", "median", "slow-", "min/max", "reported", "calls", "share", "error",
-           "worst function"))
-    print("%-42s %8s %7s %17s %10s %12s %6s %6s" %
-          ("", "wall s", "down", "slowdown", "/plain", "per run", "mean", "worst"))
+    print("load average (1 min) when the rounds started / when perf ended: %s / %s on %d CPUs" %
+          (load0, load1, os.cpu_count()))
+    fmt = "%-40s %7s %6s %13s %6s %6s %8s %8s %6s %6s  %s"
+    print(fmt % ("configuration", "wall", "slow-", "slowdown", "CPU", "CPU", "reported", "calls",
+                 "share", "error", "worst function"))
+    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "per run", "mean",
+                 "worst", "(row % / perf %)"))
+    pcpu = {f: statistics.median(cpu[[r[1] for r in rows].index("plain-" + f)])
+            for f in ("gcc", "clang")}
     for i, (label, binkey, env, kind, family) in enumerate(rows):
         if env is None:
-            print("%-42s %8s   (PROFILER_TIMING=sampled unknown to this libprofreport-auto)" %
+            print("%-40s %7s  (PROFILER_TIMING=sampled unknown to this libprofreport-auto)" %
                   (label, "n/a"))
             continue
         t = times[i]
         med = statistics.median(t)
-        cols = "%-42s %8.3f %6.2fx %7.2fx/%6.2fx" % (label, med, med / plain[family],
-                                                     min(t) / plain[family], max(t) / plain[family])
+        cmed = statistics.median(cpu[i])
+        cols = "%-40s %7.3f %5.2fx %5.2fx-%5.2fx %6.3f %5.2fx" % (
+            label, med, med / plain[family], min(t) / plain[family], max(t) / plain[family],
+            cmed, cmed / pcpu[family])
         d = os.path.join(work, "c%02d" % i)
         prof = None
         note = ""
@@ -558,10 +607,10 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
             prof = uftrace_profile(d)
         if prof:
             shares, per_run, events = prof
-            mean, (worst, wname) = share_error(shares, perf[family])
-            cols += " %9.2fx %12s %6.2f %6.2f  %s" % (
+            mean, worst, wname = share_error(shares, perf[family])
+            cols += " %7.2fx %8s %6.2f %6.2f  %s" % (
                 per_run / plain[family] if per_run else float("nan"),
-                "%.3g M" % (events / 1e6) if events else "-", mean, worst, wname[:40])
+                "%.3g M" % (events / 1e6) if events else "-", mean, worst, wname)
         elif note:
             cols += "  " + note
         print(cols)
