@@ -14,7 +14,7 @@ Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_PROGRAMS=zstd,lua,yaml   which programs
   ACC_PERF_RUNS=10     runs of each plain binary under perf record, at least; more when
   ACC_PERF_SECONDS=3   the runs take less CPU time than this
-  ACC_ZSTD_ARGS="-9 -T1"   zstd's options (--single-thread: one thread, no waiting workers)
+  ACC_ZSTD_ARGS="-9 -T1"   zstd's options ("-9 --single-thread --no-asyncio": one thread)
   ACC_FETCH_ONLY=1     fetch and build, measure nothing (used to prepare /work/accsrc)
 Everything it downloads and builds stays under WORK_DIR/acc/; a second run reuses it.
 """
@@ -47,7 +47,8 @@ def run(cmd, **kw):
     """Run a command; its failure stops the bench with the command's output."""
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
     if res.returncode != 0:
-        sys.exit("accuracy: failed (%d): %s\n%s" % (res.returncode, " ".join(cmd), res.stdout[-4000:]))
+        sys.exit("accuracy: failed (%d): %s\n%s" % (res.returncode, " ".join(cmd),
+                                                   res.stdout[-4000:]))
     return res.stdout
 
 
@@ -262,7 +263,8 @@ def gen_yaml(records):
                 "    <<: *defaults",
                 "    enabled: %s" % ("true" if x % 3 else "false"),
                 "    score: %d.%02d" % (x % 1000, x % 100),
-                "    owner: {name: user%d, email: 'user%d@example.org', uid: %d}" % (x % 97, x % 97, x % 9973),
+                "    owner: {name: user%d, email: 'user%d@example.org', uid: %d}" % (
+                    x % 97, x % 97, x % 9973),
                 "    path: /srv/data/%x/%x" % (x % 4096, i),
                 "    values:"]
         out += ["      - %d" % ((x >> k) % 1000) for k in range(6)]
@@ -274,7 +276,8 @@ def gen_yaml(records):
 def command(name, exe, inputs):
     """The command line of one program run (its output goes to /dev/null)."""
     if name == "zstd":
-        return [exe] + os.environ.get("ACC_ZSTD_ARGS", "-9 -T1").split() + ["-q", "-c", inputs["zstd"]]
+        args = os.environ.get("ACC_ZSTD_ARGS", "-9 -T1").split()
+        return [exe] + args + ["-q", "-c", inputs["zstd"]]
     if name == "lua":
         return [exe, inputs["lua"], os.environ.get("ACC_LUA_SCALE", "1")]
     return [exe, inputs["yaml"]]
@@ -307,11 +310,12 @@ def configurations(sampled):
     for family, flag in (("gcc", "gcc -fi"), ("clang", "clang -fi-after-inl.")):
         rows.append(("auto %s, events" % flag, "auto-" + family, {"PROFILER_MODE": "events"},
                      "profreport", family))
-        rows.append(("auto %s, summary exact" % flag, "auto-" + family,
-                     {"PROFILER_MODE": "summary", "PROFILER_TIMING": "exact"}, "profreport", family))
+        exact = {"PROFILER_MODE": "summary", "PROFILER_TIMING": "exact"}
+        sampling = {"PROFILER_MODE": "summary", "PROFILER_TIMING": "sampled"}
+        rows.append(("auto %s, summary exact" % flag, "auto-" + family, exact, "profreport",
+                     family))
         rows.append(("auto %s, summary sampled" % flag, "auto-" + family,
-                     {"PROFILER_MODE": "summary", "PROFILER_TIMING": "sampled"} if sampled else None,
-                     "profreport", family))
+                     sampling if sampled else None, "profreport", family))
     rows.append(("gprof: gcc -pg", "pg", {}, "gprof", "gcc"))
     rows.append(("uftrace record (-pg build)", "pg", {}, "uftrace", "gcc"))
     return rows
@@ -378,7 +382,7 @@ def norm(name):
             elif name[k] == "(":
                 depth -= 1
                 if depth == 0:
-                    # "operator()(int)": the parameter list is the last group, keep the name's own ()
+                    # "operator()(int)": the parameter list is the last group
                     if k > 0:
                         name = name[:k]
                     break
@@ -563,8 +567,8 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     print()
     print("%s (Debian %s): %s; %d rounds, configurations taken in turn" %
           (name, src, " ".join(os.path.basename(a) for a in cmds["plain-gcc"]), reps))
-    print("perf: %d cpu-clock samples of plain gcc (%d runs), %d of plain clang (%d runs), 4000 Hz; "
-          "outside the program (no program frame): %.1f%% / %.1f%%" %
+    print("perf: %d cpu-clock samples of plain gcc (%d runs), %d of plain clang (%d runs), "
+          "4000 Hz; outside the program (no program frame): %.1f%% / %.1f%%" %
           (nsamples["gcc"], runs_of["gcc"], nsamples["clang"], runs_of["clang"],
            perf["gcc"].get(OUTSIDE, 0),
            perf["clang"].get(OUTSIDE, 0)))
