@@ -609,6 +609,7 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
             prof = gprof_profile(bins[binkey], d)
         elif kind == "uftrace":
             prof = uftrace_profile(d)
+            shutil.rmtree(os.path.join(d, "uftrace.data"), ignore_errors=True)  # hundreds of MB
         if prof:
             shares, per_run, events = prof
             mean, worst, wname = share_error(shares, perf[family])
