@@ -20,6 +20,7 @@ import pytest
 from conftest import run_program
 from reporter_helpers import (
     Book,
+    EventRow,
     RunSpec,
     Thread,
     must_run,
@@ -89,11 +90,47 @@ def wide(tmp_path_factory):
     return p.stdout.decode(), out
 
 
+# A program of this many functions prints on at most LARGE_PAGES pages (issue 25).
+LARGE_FUNCTIONS = 2000
+LARGE_PAGES = 40
+
+
+def large_runs():
+    """Two events runs of a C++-like program of LARGE_FUNCTIONS functions (1 tick = 1 ns):
+    main calls each yaml::Parser<int>::handle_K(yaml::Node const&) const once, which calls
+    std::vector<yaml::Token, std::allocator<yaml::Token> >::at_K(unsigned long) once."""
+    runs = []
+    half = LARGE_FUNCTIONS // 2
+    for k in range(2):
+        rows, start = [], 0
+        for i in range(half):
+            outer = f"yaml::Parser<int>::handle_{i:04d}(yaml::Node const&) const"
+            inner = f"std::vector<yaml::Token, std::allocator<yaml::Token> >::at_{i:04d}(unsigned long)"
+            rows.append(EventRow(inner, 50 + i, 1, outer, 2, 50 + i, start + 10, 0))
+            rows.append(EventRow(outer, 100 + 2 * i, 1, "main", 1, 50 + i, start, 0))
+            start += 100 + 2 * i
+        rows.append(EventRow("main", start + 10, 1, "", 0, 10 + 0, 0, 0))
+        runs.append(RunSpec(f"profiling_2026.05.06_00.00.0{k}_{k + 1}.csv", 10**9,
+                            [Thread(1, 200 + k, "main")], rows, duration=start + 20))
+    return runs
+
+
 @pytest.fixture(scope="module")
-def pdfs(tmp_path_factory, paper, wide):
-    """Both workbooks printed by LibreOffice: {"paper": [page texts], "wide": [page texts]}.
-    One soffice for both (its start is most of the time), with a profile of its own so that
-    tests running at the same time do not share one."""
+def large(tmp_path_factory):
+    """The report of large_runs, with charts: (stdout, workbook path)."""
+    tmp = tmp_path_factory.mktemp("large")
+    for run in large_runs():
+        run.write(tmp / "runs")
+    out = tmp / "large.xlsx"
+    p = must_run(tmp / "runs", "-o", out, "--title", "large", *templates_args())
+    return p.stdout.decode(), out
+
+
+@pytest.fixture(scope="module")
+def pdfs(tmp_path_factory, paper, wide, large):
+    """The workbooks printed by LibreOffice: {"paper": [page texts], "wide": ..., "large":
+    ...}. One soffice for all (its start is most of the time), with a profile of its own so
+    that tests running at the same time do not share one."""
     soffice, pdftotext = shutil.which("soffice"), shutil.which("pdftotext")
     if not soffice or not pdftotext:
         pytest.skip("LibreOffice (soffice) or pdftotext is not installed here; scripts/deps.sh "
@@ -101,11 +138,12 @@ def pdfs(tmp_path_factory, paper, wide):
     tmp = tmp_path_factory.mktemp("pdf")
     env = dict(os.environ, HOME=str(tmp / "home"))
     subprocess.run([soffice, f"-env:UserInstallation=file://{tmp}/profile", "--headless",
-                    "--convert-to", "pdf", "--outdir", str(tmp), str(paper[1]), str(wide[1])],
+                    "--convert-to", "pdf", "--outdir", str(tmp), str(paper[1]), str(wide[1]),
+                    str(large[1])],
                    env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=120)
+                   timeout=300)
     out = {}
-    for name in ("paper", "wide"):
+    for name in ("paper", "wide", "large"):
         text = subprocess.run([pdftotext, "-layout", str(tmp / f"{name}.pdf"), "-"],
                               check=True, stdout=subprocess.PIPE, timeout=60).stdout.decode()
         out[name] = text.split("\f")[:-1]  # a form feed ends every page
@@ -157,6 +195,24 @@ def test_paper_report_prints_one_page_per_sheet(pdfs, paper):
         assert TITLE in page
         # LibreOffice numbers the pages of a whole workbook through.
         assert f"Page {i + 1} of {len(pages)}" in page, i
+
+
+def test_a_program_of_2000_functions_prints_its_top_first_on_few_pages(pdfs, large):
+    """A report of 2,000 C++ functions prints on at most 40 pages (823 for a real one of 2,235
+    before): the Summary first, then the top of Call cost by short name, whose footer says how
+    many more rows the sheet holds; no page is a sheet's 41st row onwards."""
+    pages = pdfs["large"]
+    assert len(pages) <= LARGE_PAGES, len(pages)
+    by_sheet = pages_by_sheet(pages)
+    assert list(by_sheet)[:2] == ["Summary", "Call cost"], list(by_sheet)
+    assert "Top regions by total time" in pages[0]
+    cost = by_sheet["Call cost"][0]
+    assert "Short name" in cost and "yaml::Parser<…>::handle_" in cost
+    assert "Printed: the top 40 of 2001 regions; the sheet holds them all" in cost
+    # The full names are in the sheet, not on paper.
+    assert "yaml::Parser<int>::handle_" not in "\n".join(by_sheet["Call cost"])
+    _, rows, _ = Book(large[1]).cost()
+    assert len(rows) == LARGE_FUNCTIONS + 1
 
 
 def test_printed_figures_are_the_terminals_with_units_and_no_hashes(pdfs, paper):
