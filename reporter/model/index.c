@@ -197,10 +197,13 @@ struct edge *index_edge_find(const struct model *m, size_t caller, size_t callee
 /* The thread key (for per-thread columns) of a thread name. */
 size_t index_key_get(struct model *m, const char *name)
 {
-    for (size_t i = 0; i < m->nkeys; i++)
-        if (strcmp(m->keys[i], name) == 0)
-            return i;
-    m->keys = xrealloc(m->keys, (m->nkeys + 1) * sizeof *m->keys);
+    /* Found in the keys' index: a run may name every one of its many threads differently. */
+    size_t i = str_index_find(&m->key_index, m->keys, name);
+    if (i != SIZE_MAX)
+        return i;
+    if ((m->nkeys & (m->nkeys - 1)) == 0) /* a power of two (or 0): double */
+        m->keys = xrealloc(m->keys, (m->nkeys ? 2 * m->nkeys : 1) * sizeof *m->keys);
     m->keys[m->nkeys] = xstrdup(name);
+    str_index_add(&m->key_index, m->keys);
     return m->nkeys++;
 }

@@ -132,6 +132,7 @@ void model_release(struct model *m)
     free(m->runs);
     free(m->threads);
     free(m->keys);
+    str_index_release(&m->key_index);
     free(m->edges);
     free(m->edge_table);
     free(m->warnings);
@@ -156,8 +157,10 @@ void model_rollback(struct model *m, const struct model_mark *mark)
         thread_rec_release(&m->threads[--m->nthreads]);
     while (m->nmem > mark->mem)
         mem_rec_release(&m->mem[--m->nmem]);
-    while (m->nkeys > mark->keys)
+    while (m->nkeys > mark->keys) {
+        str_index_drop_last(&m->key_index, m->keys);
         free(m->keys[--m->nkeys]);
+    }
     while (m->nruns > mark->runs)
         run_rec_release(&m->runs[--m->nruns]);
     while (m->nwarnings > mark->warnings)

@@ -8,6 +8,7 @@
 #ifndef PROFREPORT_MODEL_H
 #define PROFREPORT_MODEL_H
 
+#include "base/util.h"
 #include "model/cct.h"
 #include "model/rows.h"
 #include "model/stats.h"
@@ -176,6 +177,7 @@ struct model {
     size_t nthreads;
     char **keys; /* thread key names */
     size_t nkeys;
+    struct str_index key_index; /* keys[0..nkeys) by name */
     struct edge *edges;
     size_t nedges, edges_cap;
     size_t *edge_table;

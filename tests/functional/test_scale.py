@@ -1,0 +1,89 @@
+"""test_scale.py - the reporter on inputs with many of something: thread names, run files,
+call-path depth, columns. Each input is written here in well under a second, byte for byte
+(docs/FORMAT.md), and each test checks what the outputs hold, never how long they took: the
+speed of these cases (once quadratic) is measured in bench/README.md, not asserted.
+"""
+
+import csv
+import io
+import random
+
+import openpyxl
+
+from conftest import parse_run
+from reporter_helpers import must_run
+
+EVENT_HEADER = "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+
+
+def events_run(path, threads, rows):
+    """An events run: threads is [(number, name)], rows the table's lines (text)."""
+    head = ["Frequency,1000000000", "Format,profreport-run,1", "Mode,events",
+            "Program,/opt/app/bin/app", "Complete,yes", f"Threads,{len(threads)}"]
+    head += [f"Thread,{n},{1000 + n},{name},exited" for n, name in threads]
+    path.write_text("\n".join(head) + "\n" + EVENT_HEADER + "".join(rows))
+    return path
+
+
+def many_threads(path, n, name_of, seed=7):
+    """A run of n threads (numbered 1..n, listed and recorded in a shuffled order), thread t
+    named name_of(t), each running "work" (100 + t ns) with "step" (t ns) inside it."""
+    order = list(range(1, n + 1))
+    random.Random(seed).shuffle(order)
+    rows = []
+    for t in order:
+        rows.append(f"step,{t},{t},work,1,{t},{t},0\n")
+        rows.append(f"work,{100 + t},{t},,0,100,{t},0\n")
+    return events_run(path, [(t, name_of(t)) for t in order], rows)
+
+
+def test_many_thread_names_each_keep_their_calls(tmp_path):
+    """20,000 threads under 10,000 names (two threads each): every name is one column of Hit
+    count with the calls of its two threads."""
+    n = 20000
+    run = many_threads(tmp_path / "threads.csv", n, lambda t: f"worker-{(t - 1) % (n // 2)}")
+    must_run(run, "-o", tmp_path / "r.xlsx", "--no-gnuplot", "-q")
+    wb = openpyxl.load_workbook(tmp_path / "r.xlsx", read_only=True)
+    rows = {r[0]: r for r in wb["Hit count"].iter_rows(values_only=True)}
+    head = rows["Region"]
+    assert head[:3] == ("Region", "Calls", "Run 1")
+    names = head[3:]
+    assert sorted(names) == sorted(f"Thread: worker-{k}" for k in range(n // 2))
+    for region in ("work", "step"):
+        assert rows[region][1] == n
+        assert rows[region][2] == n
+        assert all(v == 2 for v in rows[region][3:]), region
+
+
+def test_compact_of_many_threads_keeps_every_thread_in_order(tmp_path):
+    """The compact of a run of 20,000 threads has both paths of every thread, threads in their
+    numbers' order, each with its own call and times."""
+    n = 20000
+    run = many_threads(tmp_path / "threads.csv", n, lambda t: f"worker-{t}")
+    must_run(run, "--compact", tmp_path / "c", "-q")
+    compact = parse_run(tmp_path / "c" / "threads.csv")
+    rows = compact.rows
+    assert len(rows) == 2 * n
+    assert [int(r["Thread"]) for r in rows] == [t for t in range(1, n + 1) for _ in (0, 1)]
+    for k in range(n):
+        work, step = rows[2 * k], rows[2 * k + 1]
+        t = k + 1
+        assert (work["Region"], work["Calls"], work["Ticks"], work["Self"]) == (
+            "work", "1", str(100 + t), "100")
+        assert (step["Region"], step["Calls"], step["Ticks"], step["Parent"]) == (
+            "step", "1", str(t), work["Node"])
+
+
+def test_compact_of_many_run_files_writes_each_one(tmp_path):
+    """2,000 run files in a folder: a compact of the same name for each, with its own time."""
+    n = 2000
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for k in range(n):
+        events_run(runs / f"run{k:05d}.csv", [(1, "main")], [f"work,{k + 1},1,,0,{k + 1},0,0\n"])
+    must_run(runs, "--compact", tmp_path / "c", "-q")
+    written = sorted(p.name for p in (tmp_path / "c").iterdir())
+    assert written == [f"run{k:05d}.csv" for k in range(n)]
+    for k in range(0, n, 97):
+        (row,) = parse_run(tmp_path / "c" / f"run{k:05d}.csv").rows
+        assert (row["Region"], row["Calls"], row["Ticks"]) == ("work", "1", str(k + 1))
