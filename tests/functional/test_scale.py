@@ -87,3 +87,23 @@ def test_compact_of_many_run_files_writes_each_one(tmp_path):
     for k in range(0, n, 97):
         (row,) = parse_run(tmp_path / "c" / f"run{k:05d}.csv").rows
         assert (row["Region"], row["Calls"], row["Ticks"]) == ("work", "1", str(k + 1))
+
+
+def test_folded_stacks_of_a_deep_chain_are_capped_and_keep_the_time(tmp_path):
+    """A chain 20,000 calls deep, 1 ns of self time in each: the folded stacks stay within
+    1,024 frames a line (about 0.5 M frames in all, where the full paths would be 200 M), keep
+    every nanosecond, and stderr says how many paths were folded."""
+    depth = 20000
+    rows = [f"f{d},{depth - d},1,{f'f{d - 1}' if d else ''},{d},1,{d},0\n"
+            for d in range(depth - 1, -1, -1)]
+    run = events_run(tmp_path / "deep.csv", [(1, "main")], rows)
+    p = must_run(run, "-o", tmp_path / "r.xlsx", "--no-gnuplot", "--folded",
+                 tmp_path / "out.folded")
+    lines = (tmp_path / "out.folded").read_text().splitlines()
+    assert len(lines) == 1024 + 1
+    frames = [line.rsplit(" ", 1)[0].split(";") for line in lines]
+    assert max(len(f) for f in frames) == 1025
+    assert sum(int(line.rsplit(" ", 1)[1]) for line in lines) == depth
+    folded = [f for f in frames if f[-1] == "[deeper frames folded]"]
+    assert len(folded) == 1 and folded[0][:-1] == [f"f{d}" for d in range(1024)]
+    assert f"folded stacks: {depth - 1024} call paths deeper than 1024 frames".encode() in p.stderr
