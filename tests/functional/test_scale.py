@@ -107,3 +107,65 @@ def test_folded_stacks_of_a_deep_chain_are_capped_and_keep_the_time(tmp_path):
     folded = [f for f in frames if f[-1] == "[deeper frames folded]"]
     assert len(folded) == 1 and folded[0][:-1] == [f"f{d}" for d in range(1024)]
     assert f"folded stacks: {depth - 1024} call paths deeper than 1024 frames".encode() in p.stderr
+
+
+def blocks(ws):
+    """The tables of a sheet read with openpyxl: {title: {region: {column head: value}}}, a
+    table being a row whose first cell is "Region" (its heads) and the rows below it up to an
+    empty one; its title is the text of the row above it up to ", continued" ("" for none).
+    The blocks a wide table continues in merge into their table's entry."""
+    rows = [r for r in ws.iter_rows(values_only=True)]
+    out = {}
+    for i, r in enumerate(rows):
+        if not r or r[0] != "Region":
+            continue
+        above = rows[i - 1][0] if i > 0 and rows[i - 1] and rows[i - 1][0] else ""
+        title = str(above).split(", continued")[0]
+        table = out.setdefault(title, {})
+        heads = [h for h in r[1:] if h is not None]
+        for row in rows[i + 1:]:
+            if not row or row[0] is None:
+                break
+            cells = table.setdefault(row[0], {})
+            for h, v in zip(heads, row[1:]):
+                assert h not in cells, (title, row[0], h)
+                cells[h] = v
+    return out
+
+
+def test_more_thread_names_than_excel_columns_are_all_in_hit_count(tmp_path):
+    """17,000 thread names (more than Excel's 16,384 columns, with Region, Calls and the run's
+    column): Hit count continues in a block below, and every thread's calls are there; nothing
+    is reported cut. (The Threads sheet's matrices continue as the Runs sheet's do.)"""
+    n = 17000
+    run = many_threads(tmp_path / "threads.csv", n, lambda t: f"w{t}")
+    p = must_run(run, "-o", tmp_path / "r.xlsx", "--no-gnuplot")
+    wb = openpyxl.load_workbook(tmp_path / "r.xlsx", read_only=True)
+    hits = blocks(wb["Hit count"])
+    everything = {**hits[""]["work"], **hits["Calls"]["work"]}
+    assert everything["Calls"] == n and everything["Run 1"] == n
+    assert {h: v for h, v in everything.items() if h.startswith("Thread: ")} == {
+        f"Thread: w{t}": 1 for t in range(1, n + 1)}
+    assert b"left out" not in p.stderr
+    assert not any(r[0] == "workbook" for r in wb["Warnings"].iter_rows(values_only=True))
+
+
+def test_more_runs_than_excel_columns_are_all_in_the_runs_matrices(tmp_path):
+    """16,500 runs: the Runs sheet's region x run matrices and Hit count continue in blocks
+    below, and every run's calls and mean cost are there."""
+    n = 16500
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for k in range(n):
+        events_run(runs / f"run{k:05d}.csv", [(1, "main")], [f"work,{k + 1},1,,0,{k + 1},0,0\n"])
+    must_run(runs, "-o", tmp_path / "r.xlsx", "--no-gnuplot", "-q", "--unit", "ns")
+    wb = openpyxl.load_workbook(tmp_path / "r.xlsx", read_only=True)
+    matrices = blocks(wb["Runs"])
+    calls = matrices["Calls, region x run"]["work"]
+    mean = next(v for k, v in matrices.items() if k.startswith("Mean cost per call"))["work"]
+    # Runs are numbered in the order read: file name order.
+    assert calls == {f"Run {k + 1}": 1 for k in range(n)}
+    assert mean == {f"Run {k + 1}": k + 1 for k in range(n)}
+    hits = blocks(wb["Hit count"])
+    everything = {**hits[""]["work"], **hits["Calls"]["work"]}
+    assert everything == {"Calls": n, "Thread: main": n, **{f"Run {k + 1}": 1 for k in range(n)}}
