@@ -100,17 +100,13 @@ static void warning_rec_release(struct warning_rec *w)
 /* Free what a region owns. */
 static void region_release(struct region *r)
 {
+    if (r->display != r->name)
+        free(r->display);
     free(r->name);
-    free(r->display);
     free(r->short_name);
     free(r->file);
     dist_release(&r->cost);
-    free(r->run_sum);
-    free(r->run_outer);
-    free(r->run_calls);
-    free(r->key_sum);
-    free(r->key_self);
-    free(r->key_calls);
+    free(r->cols);
 }
 
 /* Free everything the model owns. */
@@ -321,9 +317,10 @@ size_t *model_ranked(const struct model *m, size_t *n) { return model_ranked_by(
 /* Mean ns per call of region r in run k; NaN when it did not run there. */
 double model_run_mean(const struct region *r, size_t k)
 {
-    if (k >= r->run_cap || r->run_calls[k] == 0)
+    struct region_col c = region_run(r, k);
+    if (c.calls == 0)
         return NAN;
-    return r->run_sum[k] / (double)r->run_calls[k];
+    return c.sum / (double)c.calls;
 }
 
 /* Whether thread t was mostly idle (model.h). */

@@ -90,11 +90,12 @@ void dist_add(struct dist *d, double ns)
     add_moments1(d, ns);
     if (exact_mode && before < STATS_EXACT) {
         if (before == d->exact_cap) {
-            d->exact_cap = d->exact_cap ? d->exact_cap * 2 : 16;
+            /* From 2: most regions of a run with many are called a few times. */
+            d->exact_cap = d->exact_cap ? d->exact_cap * 2 : 2;
             d->exact = xrealloc(d->exact, d->exact_cap * sizeof *d->exact);
         }
         d->exact[before] = ns;
-        d->nexact = before + 1;
+        d->nexact = (uint32_t)before + 1;
         d->sorted = 0;
         return;
     }

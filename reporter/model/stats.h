@@ -25,9 +25,10 @@ struct dist {
     double sum, min, max;
     double shift, sd1, sd2; /* sums of (x - shift) and of its square: a stable variance */
     double *exact;          /* the values while exact mode lasts, else NULL */
-    size_t nexact, exact_cap;
-    int sorted;     /* exact[] is in order (dist_finish), until the next dist_add */
     uint64_t *hist; /* STATS_BUCKETS counts once exact values overflowed or bins were added */
+    /* At most STATS_EXACT: 32 bits, as every region of a report has a dist */
+    uint32_t nexact, exact_cap;
+    int sorted; /* exact[] is in order (dist_finish), until the next dist_add */
 };
 
 void dist_init(struct dist *d);

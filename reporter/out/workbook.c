@@ -59,6 +59,10 @@ struct sheet_widths {
     size_t n;
     struct wrapped *wraps;
     size_t nwraps;
+    /* A streamed sheet (ws->optimize, add_sheet): the row being written and the most lines
+       its wrapped cells take so far */
+    lxw_row_t row;
+    unsigned lines;
 };
 
 /* Writing state: the workbook, formats, how times are stored and shown, column widths. */
@@ -73,10 +77,33 @@ struct book {
     char page_header[256]; /* every printed page's header: the title and the sheet's name */
     const struct model *m;
     const struct report_info *ri;
+    int stream;         /* the big sheets are streamed (add_sheet) */
     unsigned long cut;  /* strings cut to CELL_MAX */
     unsigned long lost; /* cells past Excel's last row or column, left out */
     char lost_in[200];  /* the sheets they were in, comma-separated */
 };
+
+/*
+ * A report past this many cells in its per-region sheets streams them (add_sheet): held in
+ * memory, libxlsxwriter takes about 80 bytes a cell, 4 to 5 KB a region.
+ */
+#define STREAM_CELLS 500000
+
+/*
+ * A new sheet; a big one (Call cost, Hit count, Runs, Threads, Call tree) is streamed when
+ * b->stream is set: libxlsxwriter's constant_memory mode, per sheet, writes each row to a
+ * temporary file once the next row starts, so memory stays flat whatever the regions. Such a
+ * sheet is written in row order, its row heights set as it goes (note_wrap), and holds no
+ * Excel table (libxlsxwriter has none in that mode).
+ */
+static lxw_worksheet *add_sheet(struct book *b, const char *name, int big)
+{
+    uint8_t was = b->wb->options.constant_memory;
+    b->wb->options.constant_memory = big && b->stream;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, name);
+    b->wb->options.constant_memory = was;
+    return ws;
+}
 
 /* Whether cell (r, c) is inside Excel's grid; a cell past it is counted as left out, with its
    sheet, for the Warnings sheet and stderr (workbook_write). */
@@ -100,15 +127,36 @@ static struct sheet_widths *widths_of(struct book *b, lxw_worksheet *ws)
             return &b->sheets[i];
     b->sheets = xrealloc(b->sheets, (b->nsheets + 1) * sizeof *b->sheets);
     struct sheet_widths *sw = &b->sheets[b->nsheets++];
-    *sw = (struct sheet_widths){ws, NULL, 0, NULL, 0};
+    *sw = (struct sheet_widths){ws, NULL, 0, NULL, 0, 0, 0};
     return sw;
 }
 
-/* Note that the text of cell (r, c) wraps. */
+static unsigned wrap_lines(const char *text, double width, double scale);
+
+/* The width fit_columns gives a column measured at w characters. */
+static double column_width(double w) { return ceil(w + 2 < 6 ? 6 : w + 2); }
+
+/*
+ * Note that the text of cell (r, c) wraps. A streamed sheet's row is on disk once the next
+ * one starts, so its height is set now, from the column's width so far: a column only grows,
+ * so the row may be taller than the text needs, never shorter.
+ */
 static void note_wrap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *text,
                       double scale)
 {
     struct sheet_widths *sw = widths_of(b, ws);
+    if (ws->optimize) {
+        double width = c < sw->n && sw->w[c] > 0 ? column_width(sw->w[c]) : LXW_DEF_COL_WIDTH;
+        unsigned lines = wrap_lines(text, width - 1, scale);
+        if (r != sw->row)
+            sw->lines = 1;
+        sw->row = r;
+        if (lines > sw->lines) {
+            sw->lines = lines;
+            worksheet_set_row(ws, r, 15.0 * lines, NULL);
+        }
+        return;
+    }
     sw->wraps = xrealloc(sw->wraps, (sw->nwraps + 1) * sizeof *sw->wraps);
     sw->wraps[sw->nwraps++] = (struct wrapped){r, c, xstrdup(text), scale};
 }
@@ -382,7 +430,7 @@ static void fit_columns(struct book *b)
         struct sheet_widths *sw = &b->sheets[i];
         for (size_t c = 0; c < sw->n; c++) {
             if (sw->w[c] > 0) {
-                sw->w[c] = ceil(sw->w[c] + 2 < 6 ? 6 : sw->w[c] + 2);
+                sw->w[c] = column_width(sw->w[c]);
                 worksheet_set_column(sw->ws, (lxw_col_t)c, (lxw_col_t)c, sw->w[c], NULL);
             } else {
                 sw->w[c] = LXW_DEF_COL_WIDTH; /* nothing measured: the default stays */
@@ -527,17 +575,25 @@ static void make_formats(struct book *b)
 /* Call cost: one row per region, the flat profile with per-run spread. */
 static void sheet_call_cost(struct book *b)
 {
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call cost");
+    lxw_worksheet *ws = add_sheet(b, "Call cost", 1);
     struct table t;
     table_open(&t, b->m, TABLE_CALLCOST);
     char h[TABLE_MAX_COLS][48];
     const char *heads[TABLE_MAX_COLS];
     table_heads(b, &t, h, heads);
     size_t ncols = t.ncols, n = t.nrows;
+    if (ws->optimize) /* streamed: headers first, an autofilter for the table */
+        put_headers(b, ws, 0, heads, ncols);
     for (size_t i = 0; i < n; i++)
         put_table_row(b, ws, (lxw_row_t)(i + 1), &t, i);
     table_close(&t);
-    if (n > 0) {
+    if (n > 0 && ws->optimize) {
+        worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(ncols - 1));
+        lxw_conditional_format bar = {0};
+        bar.type = LXW_CONDITIONAL_DATA_BAR;
+        worksheet_conditional_format_range(ws, 1, 3, (lxw_row_t)n, 3, &bar);
+        worksheet_conditional_format_range(ws, 1, 5, (lxw_row_t)n, 5, &bar);
+    } else if (n > 0) {
         lxw_table_column cols[32];
         lxw_table_column *colp[33];
         for (size_t i = 0; i < ncols; i++) {
@@ -609,9 +665,8 @@ static double hit_cell(const struct book *b, const struct region *r, size_t k)
 {
     size_t runs = b->m->nruns;
     if (k < runs)
-        return k < r->run_cap ? (double)r->run_calls[k] : 0;
-    k -= runs;
-    return k < r->key_cap ? (double)r->key_calls[k] : 0;
+        return (double)region_run(r, k).calls;
+    return (double)region_key(r, k - runs).calls;
 }
 
 /*
@@ -622,7 +677,7 @@ static double hit_cell(const struct book *b, const struct region *r, size_t k)
 static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
 {
     const struct model *m = b->m;
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Hit count");
+    lxw_worksheet *ws = add_sheet(b, "Hit count", 1);
     struct matrix hits = {m->nruns + m->nkeys, hit_head, hit_cell, b->f.count};
     size_t fit = hits.ncols < LXW_COL_MAX - 2 ? hits.ncols : LXW_COL_MAX - 2;
     put_str(b, ws, 0, 0, "Region", b->f.header);
@@ -737,28 +792,28 @@ static double run_mean_cell(const struct book *b, const struct region *r, size_t
 static double run_calls_cell(const struct book *b, const struct region *r, size_t k)
 {
     (void)b;
-    return k < r->run_cap ? (double)r->run_calls[k] : 0;
+    return (double)region_run(r, k).calls;
 }
 
 /* Total time of r in the threads of name k. */
 static double key_total_cell(const struct book *b, const struct region *r, size_t k)
 {
     (void)b;
-    return k < r->key_cap ? r->key_sum[k] : 0;
+    return region_key(r, k).sum;
 }
 
 /* Self time of r in the threads of name k. */
 static double key_self_cell(const struct book *b, const struct region *r, size_t k)
 {
     (void)b;
-    return k < r->key_cap ? r->key_self[k] : 0;
+    return region_key(r, k).sum2;
 }
 
 /* Runs: one row per run, then region x run matrices of mean cost and of calls. */
 static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 {
     const struct model *m = b->m;
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Runs");
+    lxw_worksheet *ws = add_sheet(b, "Runs", 1);
     size_t nh = put_table(b, ws, TABLE_RUNS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nruns, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
@@ -785,7 +840,7 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 {
     const struct model *m = b->m;
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Threads");
+    lxw_worksheet *ws = add_sheet(b, "Threads", 1);
     size_t nh = put_table(b, ws, TABLE_THREADS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nthreads, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
@@ -813,7 +868,7 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 static void sheet_call_tree(struct book *b)
 {
     const struct model *m = b->m;
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call tree");
+    lxw_worksheet *ws = add_sheet(b, "Call tree", 1);
     size_t n;
     size_t nh = put_table(b, ws, TABLE_CALLTREE, &n);
     if (n == 0)
@@ -1717,6 +1772,10 @@ int workbook_write(const char *path, const struct model *m, const struct report_
     make_formats(&b);
     size_t n;
     size_t *rank = model_ranked(m, &n);
+    /* The cells of Call cost, Hit count, the Runs and Threads matrices and Call tree. */
+    double cells = (double)n * (TABLE_MAX_COLS + 3.0 * (double)(m->nruns + m->nkeys)) +
+                   7.0 * (double)m->nedges;
+    b.stream = cells > STREAM_CELLS;
     /* --unit fixes the unit times are stored and shown in; otherwise they are numbers of ns,
        each shown in its own unit. */
     b.forced = ri->unit && strcmp(ri->unit, "auto") != 0 ? ri->unit : NULL;

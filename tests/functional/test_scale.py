@@ -4,9 +4,9 @@ call-path depth, columns. Each input is written here in well under a second, byt
 speed of these cases (once quadratic) is measured in bench/README.md, not asserted.
 """
 
-import csv
-import io
 import random
+import re
+import zipfile
 
 import openpyxl
 
@@ -169,3 +169,39 @@ def test_more_runs_than_excel_columns_are_all_in_the_runs_matrices(tmp_path):
     hits = blocks(wb["Hit count"])
     everything = {**hits[""]["work"], **hits["Calls"]["work"]}
     assert everything == {"Calls": n, "Thread: main": n, **{f"Run {k + 1}": 1 for k in range(n)}}
+
+
+def test_many_regions_stream_their_sheets_with_every_value(tmp_path):
+    """16,000 distinct regions (a report past the size where the per-region sheets are written
+    row by row to keep memory flat): Call cost and Hit count hold every region's calls and
+    time, Call cost has its headers and an autofilter, and the row of a long name that wraps
+    is as tall as its lines (set while streaming, as the row cannot be changed later)."""
+    n = 16000
+    long_name = "long " * 60  # 300 characters, wraps in the 60-character Region column
+    rows = [f"r{k:05d},{k + 1},1,,0,{k + 1},{10 * k},0\n" for k in range(n)]
+    rows.append(f"{long_name},1000000000,1,,0,1000000000,{10 * n},0\n")
+    run = events_run(tmp_path / "regions.csv", [(1, "main")], rows)
+    must_run(run, "-o", tmp_path / "r.xlsx", "--no-gnuplot", "-q", "--unit", "ns")
+    wb = openpyxl.load_workbook(tmp_path / "r.xlsx", read_only=True)
+    cost = list(wb["Call cost"].iter_rows(values_only=True))
+    head = cost[0]
+    assert head[:3] == ("Region", "Calls", "Total (ns)")
+    got = {r[0]: (r[1], r[2]) for r in cost[1:]}
+    want = {f"r{k:05d}": (1, k + 1) for k in range(n)}
+    want[long_name] = (1, 10**9)
+    assert got == want
+    assert cost[1][0] == long_name  # the heaviest first
+    hits = blocks(wb["Hit count"])[""]
+    assert {k: v for k, v in hits.items()} == {
+        r: {"Calls": 1, "Run 1": 1, "Thread: main": 1} for r in want}
+    # The sheet's XML: an autofilter over the whole table, and the long name's row (row 2)
+    # taller than one line.
+    with zipfile.ZipFile(tmp_path / "r.xlsx") as z:
+        sheets = {m.group(1): m.group(2) for m in re.finditer(
+            r'<sheet name="([^"]+)" sheetId="\d+" r:id="rId(\d+)"',
+            z.read("xl/workbook.xml").decode())}
+        xml = z.read(f"xl/worksheets/sheet{sheets['Call cost']}.xml").decode()
+    assert f'<autoFilter ref="A1:X{n + 2}"/>' in xml
+    row2 = re.search(r'<row r="2"[^>]*>', xml).group(0)
+    height = float(re.search(r'ht="([0-9.]+)"', row2).group(1))
+    assert height >= 15 * 5, row2
