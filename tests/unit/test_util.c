@@ -72,10 +72,10 @@ static void str_index_finds_every_entry(void **state)
         assert_int_equal(str_index_find(&x, v, v[i]), i);
     for (size_t i = N - 700; i < N; i++)
         str_index_add(&x, v);
-    for (size_t i = 0; i < N; i++) {
+    for (size_t i = 0; i < N; i++)
         assert_int_equal(str_index_find(&x, v, v[i]), i);
+    for (size_t i = 0; i < N; i++)
         free(v[i]);
-    }
     free(v);
     str_index_release(&x);
 }
