@@ -591,8 +591,9 @@ static void sheet_call_cost(struct book *b)
         worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(ncols - 1));
         lxw_conditional_format bar = {0};
         bar.type = LXW_CONDITIONAL_DATA_BAR;
-        worksheet_conditional_format_range(ws, 1, 3, (lxw_row_t)n, 3, &bar);
-        worksheet_conditional_format_range(ws, 1, 5, (lxw_row_t)n, 5, &bar);
+        worksheet_conditional_format_range(ws, 1, CC_TOTAL_SHARE, (lxw_row_t)n, CC_TOTAL_SHARE,
+                                           &bar);
+        worksheet_conditional_format_range(ws, 1, CC_SELF_SHARE, (lxw_row_t)n, CC_SELF_SHARE, &bar);
     } else if (n > 0) {
         lxw_table_column cols[32];
         lxw_table_column *colp[33];
@@ -618,7 +619,8 @@ static void sheet_call_cost(struct book *b)
                                            &bar);
         worksheet_conditional_format_range(ws, 1, CC_SELF_SHARE, (lxw_row_t)n, CC_SELF_SHARE, &bar);
     } else {
-        put_headers(b, ws, 0, heads, ncols);
+        if (!ws->optimize)
+            put_headers(b, ws, 0, heads, ncols);
         put_str(b, ws, 1, 0, "no regions", b->f.note);
     }
     worksheet_freeze_panes(ws, 1, 1);
