@@ -427,21 +427,31 @@ static uint32_t *subtree(const struct cct *t, uint32_t anchor, size_t *n)
     return out;
 }
 
-/* The threads' nodes (children of the root), in increasing thread number (*n of them). */
+/* A thread's node and its number, for sorting. */
+struct numbered {
+    unsigned long number;
+    uint32_t node;
+};
+
+/* Order of threads: by number. */
+static int by_number(const void *a, const void *b)
+{
+    const struct numbered *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+/* The threads' nodes (children of the root), in increasing thread number (*n of them): sorted,
+   as a run may have many threads. */
 static uint32_t *threads_sorted(const struct cct *t, size_t *n)
 {
     uint32_t *v = cct_children(t, t->root, n);
-    /* Insertion sort by number: threads are few. */
-    for (size_t i = 1; i < *n; i++) {
-        uint32_t x = v[i];
-        unsigned long nx = strtoul(t->names[t->nodes[x].name], NULL, 10);
-        size_t j = i;
-        while (j > 0 && strtoul(t->names[t->nodes[v[j - 1]].name], NULL, 10) > nx) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
+    struct numbered *x = xmalloc((*n ? *n : 1) * sizeof *x);
+    for (size_t i = 0; i < *n; i++)
+        x[i] = (struct numbered){strtoul(t->names[t->nodes[v[i]].name], NULL, 10), v[i]};
+    qsort(x, *n, sizeof *x, by_number);
+    for (size_t i = 0; i < *n; i++)
+        v[i] = x[i].node;
+    free(x);
     return v;
 }
 
@@ -665,7 +675,9 @@ int compact_runs(const char *const *paths, size_t npaths, const char *outdir,
     size_t n = inputs_collect(paths, npaths, &in, &scratch);
     char **targets = xcalloc(n ? n : 1, sizeof *targets);
     int rc = 0;
-    /* Every target is checked before anything is written: a refusal leaves outdir as it was. */
+    /* Every target is checked before anything is written: a refusal leaves outdir as it was.
+       seen indexes targets[0..i), for many runs. */
+    struct str_index seen = {0};
     for (size_t i = 0; i < n && rc == 0; i++) {
         targets[i] = target_of(outdir, &in[i]);
         struct stat st;
@@ -673,12 +685,15 @@ int compact_runs(const char *const *paths, size_t npaths, const char *outdir,
             rc = rep_fail(e, REP_ERR_OUTPUT,
                           "cannot write '%s': it exists (a compact never replaces a file)",
                           targets[i]);
-        for (size_t k = 0; k < i && rc == 0; k++)
-            if (strcmp(targets[k], targets[i]) == 0)
-                rc = rep_fail(e, REP_ERR_OUTPUT,
-                              "cannot write '%s': two runs would have that name ('%s' and '%s')",
-                              targets[i], in[k].display, in[i].display);
+        size_t k = rc == 0 ? str_index_find(&seen, targets, targets[i]) : SIZE_MAX;
+        if (k != SIZE_MAX)
+            rc = rep_fail(e, REP_ERR_OUTPUT,
+                          "cannot write '%s': two runs would have that name ('%s' and '%s')",
+                          targets[i], in[k].display, in[i].display);
+        else if (rc == 0)
+            str_index_add(&seen, targets);
     }
+    str_index_release(&seen);
     if (rc == 0 && n == 0)
         rc = rep_fail(e, REP_ERR_NO_INPUT,
                       "no run files found in the paths given (run files are *.csv; folders are "

@@ -321,6 +321,77 @@ int atomicfile_copy(const char *from, const char *target, struct rep_error *e)
     return atomicfile_commit(&a, e);
 }
 
+/* Copy from into the file name of the folder open as dirfd (shown as dir), through a
+   temporary created and renamed relative to dirfd. */
+int atomicfile_copy_at(const char *from, int dirfd, const char *dir, const char *name,
+                       struct rep_error *e)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *target = xmalloc(len);
+    snprintf(target, len, "%s/%s", dir, name);
+    int rc = -1, in = -1, fd = -1, slot = -1;
+    char *tmp = NULL; /* the temporary's path, for the registry; tmp_name relative to dirfd */
+    struct stat st;
+    if (fstatat(dirfd, name, &st, 0) == 0 && !S_ISREG(st.st_mode)) {
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': not a regular file", target);
+        goto out;
+    }
+    in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        rep_fail(e, REP_ERR_OUTPUT, "cannot read '%s': %s", from, strerror(errno));
+        goto out;
+    }
+    tmp = xmalloc(len + 16);
+    const char *tmp_name = tmp + strlen(dir) + 1;
+    sigset_t old;
+    registry_lock(&old);
+    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
+        snprintf(tmp, len + 16, "%s/.%s.%08x", dir, name, (unsigned)prof_random32());
+        fd = openat(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    int err = errno;
+    if (fd >= 0)
+        slot = registry_add(tmp, 0);
+    registry_unlock(&old);
+    if (fd < 0) {
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
+        goto out;
+    }
+    char buf[65536];
+    ssize_t r;
+    err = 0;
+    while (!err && (r = read(in, buf, sizeof buf)) != 0) {
+        if (r < 0) {
+            if (errno != EINTR)
+                err = errno;
+            continue;
+        }
+        err = prof_write_all(fd, buf, (size_t)r);
+    }
+    if (close(fd) != 0 && !err)
+        err = errno;
+    registry_lock(&old);
+    if (!err && renameat(dirfd, tmp_name, dirfd, name) != 0)
+        err = errno;
+    if (err)
+        unlinkat(dirfd, tmp_name, 0);
+    if (slot >= 0)
+        live[slot] = NULL;
+    registry_unlock(&old);
+    if (err)
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
+    else
+        rc = 0;
+out:
+    if (in >= 0)
+        close(in);
+    free(tmp);
+    free(target);
+    return rc;
+}
+
 /* ---- private folders ---- */
 
 /* Register a folder for removal on a signal or at exit. */

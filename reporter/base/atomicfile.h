@@ -71,6 +71,15 @@ void atomicfile_discard(struct atomicfile *a);
 /* Copy the file from into target through an atomic file. 0, or -1 with err. */
 int atomicfile_copy(const char *from, const char *target, struct rep_error *err);
 
+/*
+ * atomicfile_copy into the file name of a folder open as dirfd (shown as dir in messages):
+ * the temporary is created (O_EXCL, O_NOFOLLOW) and renamed relative to dirfd, so a folder
+ * opened without following a link is the one written, whatever its path leads to meanwhile.
+ * 0, or -1 with err.
+ */
+int atomicfile_copy_at(const char *from, int dirfd, const char *dir, const char *name,
+                       struct rep_error *err);
+
 /* Register a private folder to be emptied and removed on a signal or at exit (its files are
    all ours); atomicfile_remove_dir removes it now and forgets it. */
 void atomicfile_register_dir(const char *dir);

@@ -5,6 +5,8 @@
 #include "base/exitcode.h"
 #include "base/util.h"
 
+#include "hash.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -240,6 +242,59 @@ void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
     memset((char *)arr + *cap * elem, 0, (n - *cap) * elem);
     *cap = n;
     return arr;
+}
+
+/* The slot of s in x: its entry, or the empty slot where it would go. */
+static size_t *str_slot(const struct str_index *x, char *const *v, const char *s)
+{
+    size_t h = (size_t)prof_hash_str(s) & x->mask;
+    while (x->slot[h] && strcmp(v[x->slot[h] - 1], s) != 0)
+        h = (h + 1) & x->mask;
+    return &x->slot[h];
+}
+
+/* The position of s in v, or SIZE_MAX. */
+size_t str_index_find(const struct str_index *x, char *const *v, const char *s)
+{
+    if (!x->slot)
+        return SIZE_MAX;
+    size_t e = *str_slot(x, v, s);
+    return e ? e - 1 : SIZE_MAX;
+}
+
+/* Enter v[x->n]; the table doubles at half full. */
+void str_index_add(struct str_index *x, char *const *v)
+{
+    if ((x->n + 1) * 2 > (x->slot ? x->mask + 1 : 0)) {
+        size_t size = x->slot ? (x->mask + 1) * 2 : 64;
+        free(x->slot);
+        x->slot = xcalloc(size, sizeof *x->slot);
+        x->mask = size - 1;
+        /* In the order they were added: what str_index_drop_last relies on. */
+        for (size_t i = 0; i < x->n; i++)
+            *str_slot(x, v, v[i]) = i + 1;
+    }
+    *str_slot(x, v, v[x->n]) = x->n + 1;
+    x->n++;
+}
+
+/* Take v[x->n - 1] out. Clearing its slot is enough: every entry still in was placed before
+   it, when its slot was empty, so no other entry's probe passes over that slot. */
+void str_index_drop_last(struct str_index *x, char *const *v)
+{
+    if (!x->n)
+        return;
+    size_t *e = str_slot(x, v, v[x->n - 1]);
+    if (*e == x->n)
+        *e = 0;
+    x->n--;
+}
+
+/* Free the index. */
+void str_index_release(struct str_index *x)
+{
+    free(x->slot);
+    memset(x, 0, sizeof *x);
 }
 
 /* Hash of a region id: 8 bytes at a time (this runs once per row of input). */

@@ -64,6 +64,25 @@ static inline int id_same(const char *a, const char *b, size_t n)
     return x == y;
 }
 
+/*
+ * An index over the strings v[0..n) of an array the caller keeps: a string's place is found in
+ * time independent of n, where a scan along v makes a loop over many names (thread names,
+ * compact targets, killed runs) quadratic. The index holds positions only: the strings stay
+ * the caller's, and v may move between calls as long as v[0..n) are the strings entered.
+ */
+struct str_index {
+    size_t *slot; /* open addressing: position + 1, 0 = empty; mask + 1 slots */
+    size_t mask, n;
+};
+/* The position of s in v[0..x->n), or SIZE_MAX. */
+size_t str_index_find(const struct str_index *x, char *const *v, const char *s);
+/* Enter v[x->n], whose text is not in v[0..x->n) (checked with str_index_find first). */
+void str_index_add(struct str_index *x, char *const *v);
+/* Take v[x->n - 1], the entry added last, out again. */
+void str_index_drop_last(struct str_index *x, char *const *v);
+/* Free the index (not the strings). */
+void str_index_release(struct str_index *x);
+
 /* A copy of s[0..n) that is valid UTF-8: each invalid byte becomes U+FFFD. */
 char *utf8_repair(const char *s, size_t n);
 

@@ -94,9 +94,11 @@ static uint32_t node_new(struct cct *t, uint32_t name)
         t->free_list = t->nodes[i].sibling;
     } else {
         if (t->nnodes == t->cap) {
-            if (t->cap >= CCT_NONE / 2)
+            if (t->cap >= CCT_NONE / 3 * 2)
                 die_nomem("too many call paths");
-            t->cap *= 2;
+            /* By half again, not double: a tree of a million paths (64 bytes each) is a large
+               share of a report's memory, and doubling leaves up to half of it unused. */
+            t->cap += t->cap / 2;
             t->nodes = xrealloc(t->nodes, t->cap * sizeof *t->nodes);
         }
         i = (uint32_t)t->nnodes++;

@@ -427,9 +427,9 @@ static double *per_run(const struct model *m, const struct region *r, size_t *ru
     double *v = xmalloc((m->nruns ? m->nruns : 1) * sizeof *v);
     *runs = 0;
     for (size_t k = 0; k < m->nruns; k++) {
-        int ran = k < r->run_cap && r->run_calls[k] > 0;
-        v[k] = ran ? r->run_outer[k] : 0;
-        *runs += ran;
+        struct region_col c = region_run(r, k);
+        v[k] = c.calls > 0 ? c.sum2 : 0;
+        *runs += c.calls > 0;
     }
     return v;
 }

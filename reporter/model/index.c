@@ -86,6 +86,11 @@ size_t index_region_get(struct model *m, const char *s, size_t n)
     r->name = xstrndup(s, n);
     r->len = n;
     r->display = region_display(s, n);
+    if (strcmp(r->display, r->name) == 0 && strlen(r->name) == n) {
+        /* Shown as it is (the common case): one copy serves both. */
+        free(r->display);
+        r->display = r->name;
+    }
     r->excluded = !region_wanted(m, r->display);
     dist_init(&r->cost);
     m->region_table[h] = slot_entry(hash, m->nregions++);
@@ -110,30 +115,53 @@ size_t model_find(const struct model *m, const char *s, size_t n)
     return index_region_find(m, s, n);
 }
 
-/* Make room for index i in a region's columns of two sums and a count (per run or per thread
-   key), grown together; new entries are zero. */
-static void columns_grow(double **sum, double **sum2, uint64_t **calls, size_t *cap, size_t i)
+/* The arrays of a block of columns laid out for rc runs and kc keys. */
+static struct columns columns_of(void *cols, size_t rc, size_t kc)
 {
-    if (i < *cap)
-        return;
-    size_t n = *cap ? *cap : 4;
-    while (n <= i)
-        n *= 2;
-    *sum = xrealloc(*sum, n * sizeof **sum);
-    *sum2 = xrealloc(*sum2, n * sizeof **sum2);
-    *calls = xrealloc(*calls, n * sizeof **calls);
-    for (size_t k = *cap; k < n; k++) {
-        (*sum)[k] = (*sum2)[k] = 0;
-        (*calls)[k] = 0;
-    }
-    *cap = n;
+    struct columns c;
+    c.run_sum = cols;
+    c.run_outer = c.run_sum + rc;
+    c.run_calls = (uint64_t *)(void *)(c.run_outer + rc);
+    c.key_sum = (double *)(void *)(c.run_calls + rc);
+    c.key_self = c.key_sum + kc;
+    c.key_calls = (uint64_t *)(void *)(c.key_self + kc);
+    return c;
 }
 
-/* Make room in a region's per-run and per-key arrays. */
-void index_region_grow(struct region *r, size_t run, size_t key)
+/*
+ * Make room in a region's per-run and per-key columns for run and key, and return them. The
+ * six columns share one allocation: per column, a region of a million costs its malloc
+ * overhead six times over. Each grows to the index needed, then doubles; new entries are zero.
+ */
+struct columns index_region_grow(struct region *r, size_t run, size_t key)
 {
-    columns_grow(&r->run_sum, &r->run_outer, &r->run_calls, &r->run_cap, run);
-    columns_grow(&r->key_sum, &r->key_self, &r->key_calls, &r->key_cap, key);
+    if (run < r->run_cap && key < r->key_cap)
+        return columns_of(r->cols, r->run_cap, r->key_cap);
+    size_t rc = r->run_cap, kc = r->key_cap;
+    if (run >= rc)
+        rc = run + 1 > 2 * rc ? run + 1 : 2 * rc;
+    if (key >= kc)
+        kc = key + 1 > 2 * kc ? key + 1 : 2 * kc;
+    if (rc > UINT32_MAX || kc > UINT32_MAX)
+        die_nomem("too many runs or thread names");
+    void *block = xcalloc(rc + kc, sizeof(double) * 2 + sizeof(uint64_t));
+    struct columns to = columns_of(block, rc, kc);
+    struct columns from = columns_of(r->cols, r->run_cap, r->key_cap);
+    if (r->run_cap) {
+        memcpy(to.run_sum, from.run_sum, r->run_cap * sizeof *to.run_sum);
+        memcpy(to.run_outer, from.run_outer, r->run_cap * sizeof *to.run_outer);
+        memcpy(to.run_calls, from.run_calls, r->run_cap * sizeof *to.run_calls);
+    }
+    if (r->key_cap) {
+        memcpy(to.key_sum, from.key_sum, r->key_cap * sizeof *to.key_sum);
+        memcpy(to.key_self, from.key_self, r->key_cap * sizeof *to.key_self);
+        memcpy(to.key_calls, from.key_calls, r->key_cap * sizeof *to.key_calls);
+    }
+    free(r->cols);
+    r->cols = block;
+    r->run_cap = (uint32_t)rc;
+    r->key_cap = (uint32_t)kc;
+    return to;
 }
 
 /* Hash of an edge's two ends. */
@@ -197,10 +225,13 @@ struct edge *index_edge_find(const struct model *m, size_t caller, size_t callee
 /* The thread key (for per-thread columns) of a thread name. */
 size_t index_key_get(struct model *m, const char *name)
 {
-    for (size_t i = 0; i < m->nkeys; i++)
-        if (strcmp(m->keys[i], name) == 0)
-            return i;
-    m->keys = xrealloc(m->keys, (m->nkeys + 1) * sizeof *m->keys);
+    /* Found in the keys' index: a run may name every one of its many threads differently. */
+    size_t i = str_index_find(&m->key_index, m->keys, name);
+    if (i != SIZE_MAX)
+        return i;
+    if ((m->nkeys & (m->nkeys - 1)) == 0) /* a power of two (or 0): double */
+        m->keys = xrealloc(m->keys, (m->nkeys ? 2 * m->nkeys : 1) * sizeof *m->keys);
     m->keys[m->nkeys] = xstrdup(name);
+    str_index_add(&m->key_index, m->keys);
     return m->nkeys++;
 }

@@ -9,14 +9,20 @@
 #include "model/model.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The index of the region with id s[0..n), created on first sight (--include and --exclude
    decide its excluded mark then). */
 size_t index_region_get(struct model *m, const char *s, size_t n);
 /* The index of the region with id s[0..n), or SIZE_MAX when there is none. */
 size_t index_region_find(const struct model *m, const char *s, size_t n);
-/* Make room in region r's per-run and per-thread-key columns for run and key. */
-void index_region_grow(struct region *r, size_t run, size_t key);
+/* Region r's six columns (struct region's cols) as arrays, to add to. */
+struct columns {
+    double *run_sum, *run_outer, *key_sum, *key_self;
+    uint64_t *run_calls, *key_calls;
+};
+/* Make room in region r's per-run and per-thread-key columns for run and key; returns them. */
+struct columns index_region_grow(struct region *r, size_t run, size_t key);
 /* The edge caller -> callee, created on first sight. */
 struct edge *index_edge_get(struct model *m, size_t caller, size_t callee);
 /* The edge caller -> callee, or NULL when no row made it. */

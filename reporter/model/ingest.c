@@ -434,15 +434,15 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
     r->self_ns += self;
     if (!e->nested)
         r->outer_ns += ns;
-    index_region_grow(r, in->run, key);
-    r->run_sum[in->run] += ns;
+    struct columns c = index_region_grow(r, in->run, key);
+    c.run_sum[in->run] += ns;
     if (!e->nested)
-        r->run_outer[in->run] += ns;
-    r->run_calls[in->run]++;
+        c.run_outer[in->run] += ns;
+    c.run_calls[in->run]++;
     if (!e->nested)
-        r->key_sum[key] += ns;
-    r->key_self[key] += self;
-    r->key_calls[key]++;
+        c.key_sum[key] += ns;
+    c.key_self[key] += self;
+    c.key_calls[key]++;
     if (m->runs[in->run].kind == RUN_SEED)
         return; /* no caller information */
     size_t caller = SIZE_MAX;
@@ -554,13 +554,13 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     }
     r->self_ns += (double)s->self * k;
     r->outer_ns += (double)s->outer * k;
-    index_region_grow(r, in->run, t->key);
-    r->run_sum[in->run] += (double)s->ticks * k;
-    r->run_outer[in->run] += (double)s->outer * k;
-    r->run_calls[in->run] += s->calls;
-    r->key_sum[t->key] += (double)s->outer * k;
-    r->key_self[t->key] += (double)s->self * k;
-    r->key_calls[t->key] += s->calls;
+    struct columns c = index_region_grow(r, in->run, t->key);
+    c.run_sum[in->run] += (double)s->ticks * k;
+    c.run_outer[in->run] += (double)s->outer * k;
+    c.run_calls[in->run] += s->calls;
+    c.key_sum[t->key] += (double)s->outer * k;
+    c.key_self[t->key] += (double)s->self * k;
+    c.key_calls[t->key] += s->calls;
     if (!s->node || (caller != SIZE_MAX && m->regions[caller].excluded))
         return;
     struct edge *x = index_edge_get(m, caller, ri);

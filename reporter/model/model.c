@@ -100,17 +100,13 @@ static void warning_rec_release(struct warning_rec *w)
 /* Free what a region owns. */
 static void region_release(struct region *r)
 {
+    if (r->display != r->name)
+        free(r->display);
     free(r->name);
-    free(r->display);
     free(r->short_name);
     free(r->file);
     dist_release(&r->cost);
-    free(r->run_sum);
-    free(r->run_outer);
-    free(r->run_calls);
-    free(r->key_sum);
-    free(r->key_self);
-    free(r->key_calls);
+    free(r->cols);
 }
 
 /* Free everything the model owns. */
@@ -132,6 +128,7 @@ void model_release(struct model *m)
     free(m->runs);
     free(m->threads);
     free(m->keys);
+    str_index_release(&m->key_index);
     free(m->edges);
     free(m->edge_table);
     free(m->warnings);
@@ -156,8 +153,10 @@ void model_rollback(struct model *m, const struct model_mark *mark)
         thread_rec_release(&m->threads[--m->nthreads]);
     while (m->nmem > mark->mem)
         mem_rec_release(&m->mem[--m->nmem]);
-    while (m->nkeys > mark->keys)
+    while (m->nkeys > mark->keys) {
+        str_index_drop_last(&m->key_index, m->keys);
         free(m->keys[--m->nkeys]);
+    }
     while (m->nruns > mark->runs)
         run_rec_release(&m->runs[--m->nruns]);
     while (m->nwarnings > mark->warnings)
@@ -318,9 +317,10 @@ size_t *model_ranked(const struct model *m, size_t *n) { return model_ranked_by(
 /* Mean ns per call of region r in run k; NaN when it did not run there. */
 double model_run_mean(const struct region *r, size_t k)
 {
-    if (k >= r->run_cap || r->run_calls[k] == 0)
+    struct region_col c = region_run(r, k);
+    if (c.calls == 0)
         return NAN;
-    return r->run_sum[k] / (double)r->run_calls[k];
+    return c.sum / (double)c.calls;
 }
 
 /* Whether thread t was mostly idle (model.h). */

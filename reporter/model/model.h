@@ -8,6 +8,7 @@
 #ifndef PROFREPORT_MODEL_H
 #define PROFREPORT_MODEL_H
 
+#include "base/util.h"
 #include "model/cct.h"
 #include "model/rows.h"
 #include "model/stats.h"
@@ -53,27 +54,59 @@ struct thread_rec {
     double cpu_ns, wall_ns, wait_ns;
 };
 
-/* One region (all regions with the same id text, across threads and runs). */
+/* One region (all regions with the same id text, across threads and runs). Kept small: a
+   run may have a million distinct regions. */
 struct region {
     char *name; /* raw bytes of the id */
     size_t len;
-    char *display;    /* valid UTF-8, for output */
+    char *display;    /* valid UTF-8, for output (name itself when that is what shows) */
     char *short_name; /* display shortened by structure (shortname.h), unique; NULL before
                          model_short_names */
     char *file;       /* source file (instrumented functions' Function records), or NULL */
     unsigned long line;
-    int excluded;             /* by --include / --exclude */
-    struct dist cost;         /* inclusive ns per call */
-    double self_ns, outer_ns; /* outer: non-nested calls only (recursion counted once) */
+    int excluded;              /* by --include / --exclude */
+    uint32_t run_cap, key_cap; /* the runs and thread keys cols has room for */
+    struct dist cost;          /* inclusive ns per call */
+    double self_ns, outer_ns;  /* outer: non-nested calls only (recursion counted once) */
     uint64_t unterminated;
-    double *run_sum;     /* per run: ns over calls */
-    double *run_outer;   /* per run: ns over non-nested calls (the run's share of Total) */
-    uint64_t *run_calls; /* per run */
-    size_t run_cap;
-    double *key_sum, *key_self; /* per thread key: ns over non-nested calls, self ns */
-    uint64_t *key_calls;
-    size_t key_cap;
+    /* Per run: ns over calls, ns over non-nested calls (the run's share of Total), calls; per
+       thread key: ns over non-nested calls, self ns, calls. One allocation, read through
+       region_run and region_key:
+       run_cap sums, run_cap outer sums, run_cap counts, then key_cap of each. */
+    void *cols;
 };
+
+/* One run's or one thread key's figures of a region (zero where it did not run). */
+struct region_col {
+    double sum, sum2; /* run: ns, outer ns; key: ns over non-nested calls, self ns */
+    uint64_t calls;
+};
+
+/* Region r's figures in run k. */
+static inline struct region_col region_run(const struct region *r, size_t k)
+{
+    struct region_col c = {0, 0, 0};
+    if (k < r->run_cap) {
+        const double *d = (const double *)r->cols;
+        c.sum = d[k];
+        c.sum2 = d[r->run_cap + k];
+        c.calls = ((const uint64_t *)(d + 2 * (size_t)r->run_cap))[k];
+    }
+    return c;
+}
+
+/* Region r's figures in the threads of key k. */
+static inline struct region_col region_key(const struct region *r, size_t k)
+{
+    struct region_col c = {0, 0, 0};
+    if (k < r->key_cap) {
+        const double *d = (const double *)r->cols + 3 * (size_t)r->run_cap;
+        c.sum = d[k];
+        c.sum2 = d[r->key_cap + k];
+        c.calls = ((const uint64_t *)(d + 2 * (size_t)r->key_cap))[k];
+    }
+    return c;
+}
 
 /* Caller -> callee, exact (from the Parent column of events rows and version 3 summary rows).
    caller is SIZE_MAX for top-level calls. */
@@ -176,6 +209,7 @@ struct model {
     size_t nthreads;
     char **keys; /* thread key names */
     size_t nkeys;
+    struct str_index key_index; /* keys[0..nkeys) by name */
     struct edge *edges;
     size_t nedges, edges_cap;
     size_t *edge_table;

@@ -23,7 +23,7 @@ void dist_init(struct dist *d)
 /* Free the distribution's memory. */
 void dist_release(struct dist *d)
 {
-    free(d->exact);
+    free(d->exact); /* or the sparse bins, in its place */
     free(d->hist);
     dist_init(d);
 }
@@ -53,17 +53,93 @@ static double bucket_low(unsigned b)
     return ldexp((double)(STATS_SUB + s), (int)e - 5) / UNITS_PER_NS;
 }
 
-/* Move the exact values into the histogram: from now on quantiles are approximate. */
-static void to_histogram(struct dist *d)
+/* Make the histogram dense: every bucket counted in hist. */
+static void to_dense(struct dist *d)
 {
-    if (!d->hist)
-        d->hist = xcalloc(STATS_BUCKETS, sizeof *d->hist);
-    for (size_t i = 0; d->exact && i < d->nexact; i++)
-        d->hist[bucket_of(d->exact[i])]++;
-    d->nexact = 0;
-    free(d->exact);
+    if (d->hist)
+        return;
+    d->hist = xcalloc(STATS_BUCKETS, sizeof *d->hist);
+    for (uint32_t i = 0; d->approx && i < d->nexact; i++)
+        d->hist[d->bins[i].bucket] += d->bins[i].count;
+    if (d->approx) {
+        free(d->bins);
+        d->bins = NULL;
+        d->nexact = d->exact_cap = 0;
+    }
+}
+
+/* Add count to bucket b: in hist, or among the sparse bins (made dense when they are many). */
+static void hist_add(struct dist *d, unsigned b, uint64_t count)
+{
+    if (d->hist) {
+        d->hist[b] += count;
+        return;
+    }
+    uint32_t lo = 0, hi = d->nexact;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (d->bins[mid].bucket < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < d->nexact && d->bins[lo].bucket == b) {
+        d->bins[lo].count += count;
+        return;
+    }
+    if (d->nexact == STATS_SPARSE_MAX) {
+        to_dense(d);
+        d->hist[b] += count;
+        return;
+    }
+    if (d->nexact == d->exact_cap) {
+        d->exact_cap = d->exact_cap ? 2 * d->exact_cap : 4;
+        d->bins = xrealloc(d->bins, d->exact_cap * sizeof *d->bins);
+    }
+    memmove(d->bins + lo + 1, d->bins + lo, (d->nexact - lo) * sizeof *d->bins);
+    d->bins[lo] = (struct dist_bin){b, count};
+    d->nexact++;
+}
+
+/* Move the exact values into the histogram: from now on quantiles are approximate. dense:
+   straight into the dense one (dist_add, past STATS_EXACT calls); else the sparse bins. */
+static void to_histogram(struct dist *d, int dense)
+{
+    if (d->approx) {
+        if (dense)
+            to_dense(d);
+        return;
+    }
+    double *v = d->exact;
+    uint32_t n = d->nexact;
     d->exact = NULL;
-    d->exact_cap = 0;
+    d->nexact = d->exact_cap = 0;
+    d->approx = 1;
+    if (dense)
+        to_dense(d);
+    for (uint32_t i = 0; i < n; i++)
+        hist_add(d, bucket_of(v[i]), 1);
+    free(v);
+}
+
+/* The next bucket in use of d's histogram after *at (start at 0), in bucket order: 1 with its
+   index and count, or 0 past the last. */
+static int hist_next(const struct dist *d, unsigned *at, unsigned *b, uint64_t *count)
+{
+    if (d->hist) {
+        for (; *at < STATS_BUCKETS; (*at)++)
+            if (d->hist[*at]) {
+                *b = *at;
+                *count = d->hist[(*at)++];
+                return 1;
+            }
+        return 0;
+    }
+    if (*at >= d->nexact)
+        return 0;
+    *b = d->bins[*at].bucket;
+    *count = d->bins[(*at)++].count;
+    return 1;
 }
 
 /* Count a value in the moments and extremes. */
@@ -85,21 +161,22 @@ static void add_moments1(struct dist *d, double ns)
 /* One call's cost. */
 void dist_add(struct dist *d, double ns)
 {
-    int exact_mode = !d->hist;
+    int exact_mode = !d->approx;
     uint64_t before = d->n;
     add_moments1(d, ns);
     if (exact_mode && before < STATS_EXACT) {
         if (before == d->exact_cap) {
-            d->exact_cap = d->exact_cap ? d->exact_cap * 2 : 16;
+            /* From 2: most regions of a run with many are called a few times. */
+            d->exact_cap = d->exact_cap ? d->exact_cap * 2 : 2;
             d->exact = xrealloc(d->exact, d->exact_cap * sizeof *d->exact);
         }
         d->exact[before] = ns;
-        d->nexact = before + 1;
+        d->nexact = (uint32_t)before + 1;
         d->sorted = 0;
         return;
     }
-    if (exact_mode)
-        to_histogram(d); /* moves the first STATS_EXACT values */
+    if (!d->hist)
+        to_histogram(d, 1); /* moves the first STATS_EXACT values; many calls: dense */
     d->hist[bucket_of(ns)]++;
 }
 
@@ -108,8 +185,7 @@ void dist_add_moments(struct dist *d, uint64_t n, double sum, double sumsq, doub
 {
     if (n == 0)
         return;
-    if (!d->hist)
-        to_histogram(d);
+    to_histogram(d, 0);
     if (d->n == 0)
         d->shift = sum / (double)n;
     /* Sums of (x - shift) and (x - shift)^2 from the sums of x and x^2. */
@@ -127,9 +203,8 @@ void dist_add_moments(struct dist *d, uint64_t n, double sum, double sumsq, doub
 /* count values in [lo, hi): credited to the bucket of the interval's middle. */
 void dist_add_bin(struct dist *d, double lo, double hi, uint64_t count)
 {
-    if (!d->hist)
-        to_histogram(d);
-    d->hist[bucket_of((lo + hi) / 2)] += count;
+    to_histogram(d, 0);
+    hist_add(d, bucket_of((lo + hi) / 2), count);
 }
 
 /* Merge src into d. */
@@ -137,25 +212,27 @@ void dist_merge(struct dist *d, const struct dist *src)
 {
     if (src->n == 0)
         return;
-    if (!src->hist && !d->hist && d->n + src->n <= STATS_EXACT) {
+    if (!src->approx && !d->approx && d->n + src->n <= STATS_EXACT) {
         for (uint64_t i = 0; i < src->n; i++)
             dist_add(d, src->exact[i]);
         return;
     }
     double sumsq = src->sd2 + 2 * src->shift * src->sd1 + (double)src->n * src->shift * src->shift;
-    if (!d->hist)
-        to_histogram(d);
-    if (src->hist)
-        for (unsigned b = 0; b < STATS_BUCKETS; b++)
-            d->hist[b] += src->hist[b];
-    else
+    to_histogram(d, 0);
+    if (src->approx) {
+        unsigned at = 0, b;
+        uint64_t c;
+        while (hist_next(src, &at, &b, &c))
+            hist_add(d, b, c);
+    } else {
         for (uint64_t i = 0; i < src->n; i++)
-            d->hist[bucket_of(src->exact[i])]++;
+            hist_add(d, bucket_of(src->exact[i]), 1);
+    }
     dist_add_moments(d, src->n, src->sum, sumsq, src->min, src->max);
 }
 
 /* Whether quantiles come from the histogram. */
-int dist_approximate(const struct dist *d) { return d->hist != NULL; }
+int dist_approximate(const struct dist *d) { return d->approx; }
 
 /* Mean cost; NaN when empty. */
 double dist_mean(const struct dist *d) { return d->n ? d->sum / (double)d->n : NAN; }
@@ -182,11 +259,9 @@ static int cmp_double(const void *a, const void *b)
  */
 static double hist_rank(const struct dist *d, double r)
 {
-    uint64_t cum = 0;
-    for (unsigned b = 0; b < STATS_BUCKETS; b++) {
-        uint64_t c = d->hist[b];
-        if (c == 0)
-            continue;
+    uint64_t cum = 0, c;
+    unsigned at = 0, b;
+    while (hist_next(d, &at, &b, &c)) {
         if (r < (double)(cum + c)) {
             double v = (bucket_low(b) + bucket_low(b + 1)) / 2;
             if (v < d->min)
@@ -203,7 +278,7 @@ static double hist_rank(const struct dist *d, double r)
 /* The exact values in order. */
 void dist_finish(struct dist *d)
 {
-    if (!d->hist && !d->sorted && d->nexact > 1)
+    if (!d->approx && !d->sorted && d->nexact > 1)
         qsort(d->exact, d->nexact, sizeof *d->exact, cmp_double);
     d->sorted = 1;
 }
@@ -223,7 +298,7 @@ double dist_quantile(const struct dist *d, double q)
 {
     if (d->n == 0 || !(q >= 0 && q <= 1))
         return NAN;
-    if (!d->hist) {
+    if (!d->approx) {
         if (d->sorted || d->n == 1)
             return sorted_quantile(d->exact, d->n, q);
         double *v = xmalloc(d->n * sizeof *v);
@@ -233,9 +308,10 @@ double dist_quantile(const struct dist *d, double q)
         free(v);
         return x;
     }
-    uint64_t total = 0;
-    for (unsigned b = 0; b < STATS_BUCKETS; b++)
-        total += d->hist[b];
+    uint64_t total = 0, c;
+    unsigned at = 0, b;
+    while (hist_next(d, &at, &b, &c))
+        total += c;
     if (total == 0)
         return NAN;
     double h = (double)(total - 1) * q;

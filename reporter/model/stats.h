@@ -20,14 +20,31 @@
 #define STATS_SUB 32
 #define STATS_BUCKETS (STATS_SUB * 61)
 
+/* One bucket of a sparse histogram: its index and count. */
+struct dist_bin {
+    uint32_t bucket;
+    uint64_t count;
+};
+
+/* Past this many buckets in use, a sparse histogram becomes a dense one (STATS_BUCKETS
+   counts, 15.6 KB): a summary-mode region uses a few, and a report may hold a million. */
+#define STATS_SPARSE_MAX 128
+
 struct dist {
     uint64_t n;
     double sum, min, max;
     double shift, sd1, sd2; /* sums of (x - shift) and of its square: a stable variance */
-    double *exact;          /* the values while exact mode lasts, else NULL */
-    size_t nexact, exact_cap;
-    int sorted;     /* exact[] is in order (dist_finish), until the next dist_add */
-    uint64_t *hist; /* STATS_BUCKETS counts once exact values overflowed or bins were added */
+    union {
+        double *exact;         /* the values while exact mode lasts */
+        struct dist_bin *bins; /* then the buckets in use, in bucket order, while hist is NULL */
+    };
+    uint64_t *hist; /* STATS_BUCKETS counts once exact values overflowed in dist_add, or the
+                       sparse histogram grew past STATS_SPARSE_MAX */
+    /* Of exact or bins: used and room. At most STATS_EXACT or STATS_SPARSE_MAX: 32 bits, as
+       every region of a report has a dist */
+    uint32_t nexact, exact_cap;
+    int sorted; /* exact[] is in order (dist_finish), until the next dist_add */
+    int approx; /* quantiles come from the histogram (bins or hist), no longer from exact */
 };
 
 void dist_init(struct dist *d);

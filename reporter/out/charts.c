@@ -16,6 +16,7 @@
 #include "model/tables.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -467,22 +468,35 @@ char *charts_dir_for(const char *output)
     return dir;
 }
 
-/* Each chart's PNG and SVG copied into dir. */
+/* Each chart's PNG and SVG copied into dir. The folder is opened without following a link,
+   and written relative to that descriptor: a link planted at its name (in a shared folder)
+   leads nowhere we write. */
 int charts_commit(const struct chart_set *ch, const char *dir, size_t *copied, struct rep_error *e)
 {
     if (ch->n == 0)
         return 0;
     int err = prof_mkdirs(dir);
+    int fd = err ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (!err && fd < 0)
+        err = errno;
+    if (err == ELOOP || err == ENOTDIR)
+        return rep_fail(e, REP_ERR_OUTPUT,
+                        "cannot write charts to '%s': not a folder (a symbolic link there is "
+                        "not followed)",
+                        dir);
     if (err)
         return rep_fail(e, REP_ERR_OUTPUT, "cannot write charts to '%s': %s", dir, strerror(err));
     for (size_t i = 0; i < ch->n; i++)
         for (int k = 0; k < 2; k++) {
-            char from[PATH_MAX], to[PATH_MAX];
+            char from[PATH_MAX], name[PATH_MAX];
             snprintf(from, sizeof from, "%s/%s.%s", ch->work, ch->bases[i], k ? "svg" : "png");
-            snprintf(to, sizeof to, "%s/%s.%s", dir, ch->bases[i], k ? "svg" : "png");
-            if (atomicfile_copy(from, to, e) != 0)
+            snprintf(name, sizeof name, "%s.%s", ch->bases[i], k ? "svg" : "png");
+            if (atomicfile_copy_at(from, fd, dir, name, e) != 0) {
+                close(fd);
                 return -1;
+            }
             (*copied)++;
         }
+    close(fd);
     return 0;
 }

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -190,16 +191,14 @@ static void trace_meta(struct prof_sbuf *b, int first, const char *what, size_t 
 struct folded {
     FILE *f;
     struct prof_sbuf line;
+    double deep_ns;  /* self ns of the paths below the prefix at the depth limit being walked */
+    uint64_t folded; /* paths deeper than the limit */
 };
 
-/* A path with self time becomes one line. */
-static void folded_visit(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+/* One line: the frames of path[0..len), then EXPORT_FOLDED_DEEPER when deeper, and ns. */
+static void folded_line(struct folded *x, const struct cct *t, const uint32_t *path, size_t len,
+                        int deeper, double ns)
 {
-    struct folded *x = ctx;
-    const struct cct_node *n = &t->nodes[path[len - 1]];
-    double self = llround(n->self_ns);
-    if (!(self >= 1))
-        return;
     x->line.len = 0;
     for (size_t i = 0; i < len; i++) {
         uint32_t name = t->nodes[path[i]].name;
@@ -209,16 +208,47 @@ static void folded_visit(void *ctx, const struct cct *t, const uint32_t *path, s
         const char *s = region_text(t->names[name], t->name_lens[name], &len_shown);
         export_folded_frame(&x->line, s, len_shown);
     }
-    prof_sbuf_addf(&x->line, " %.0f\n", self);
+    if (deeper)
+        prof_sbuf_add(&x->line, ";" EXPORT_FOLDED_DEEPER, strlen(";" EXPORT_FOLDED_DEEPER));
+    prof_sbuf_addf(&x->line, " %.0f\n", ns);
     fwrite(sbuf_text(&x->line), 1, x->line.len, x->f);
 }
 
-/* Folded stacks, one line per path with at least 1 ns of self time. */
-int export_folded_write(FILE *f, const struct cct *t)
+/* A path with self time becomes one line; one deeper than the limit adds to its prefix's. */
+static void folded_visit(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
 {
-    struct folded x = {f, {0}};
-    cct_walk(t, t->root, folded_visit, NULL, &x);
+    struct folded *x = ctx;
+    const struct cct_node *n = &t->nodes[path[len - 1]];
+    double self = llround(n->self_ns);
+    if (len > EXPORT_FOLDED_MAX_DEPTH) {
+        x->folded++;
+        x->deep_ns += n->self_ns;
+        return;
+    }
+    if (self >= 1)
+        folded_line(x, t, path, len, 0, self);
+}
+
+/* After the children of a prefix at the depth limit: the line of the paths folded into it. */
+static void folded_leave(void *ctx, const struct cct *t, const uint32_t *path, size_t len)
+{
+    struct folded *x = ctx;
+    if (len != EXPORT_FOLDED_MAX_DEPTH)
+        return;
+    double ns = llround(x->deep_ns);
+    x->deep_ns = 0;
+    if (ns >= 1)
+        folded_line(x, t, path, len, 1, ns);
+}
+
+/* Folded stacks, one line per path with at least 1 ns of self time. */
+int export_folded_write(FILE *f, const struct cct *t, uint64_t *folded)
+{
+    struct folded x = {f, {0}, 0, 0};
+    cct_walk(t, t->root, folded_visit, folded_leave, &x);
     prof_sbuf_release(&x.line);
+    if (folded)
+        *folded = x.folded;
     return ferror(f) ? -1 : 0;
 }
 
@@ -926,7 +956,13 @@ int exports_write(struct exports *x, const struct model *m, struct rep_error *e)
             return -1;
     }
     if (x->folded.f) {
-        export_folded_write(x->folded.f, model_paths(m));
+        uint64_t folded;
+        export_folded_write(x->folded.f, model_paths(m), &folded);
+        if (folded)
+            warn_msg("folded stacks: %" PRIu64 " call path%s deeper than %d frames folded into "
+                     "their first %d frames and a frame '%s' ('%s')",
+                     folded, folded == 1 ? "" : "s", EXPORT_FOLDED_MAX_DEPTH,
+                     EXPORT_FOLDED_MAX_DEPTH, EXPORT_FOLDED_DEEPER, x->o.folded);
         if (out_close(&x->folded, e) != 0)
             return -1;
     }

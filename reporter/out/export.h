@@ -43,8 +43,16 @@ void export_size_text(char *out, size_t n, uint64_t bytes);
    0, or -1 when s is not one. */
 int export_size_parse(const char *s, uint64_t *out);
 
-/* The folded stacks of every path with self time: "a;b;c <self ns>" lines. 0, or -1. */
-int export_folded_write(FILE *f, const struct cct *t);
+/*
+ * The folded stacks of every path with self time: "a;b;c <self ns>" lines. A path deeper than
+ * EXPORT_FOLDED_MAX_DEPTH frames is folded into its first EXPORT_FOLDED_MAX_DEPTH frames and
+ * EXPORT_FOLDED_DEEPER: one line per such prefix holds the self time of every path below it,
+ * so the output grows with the paths, not with the square of their depth, and the total time
+ * is kept. *folded (when not NULL) receives the number of paths folded so. 0, or -1.
+ */
+#define EXPORT_FOLDED_MAX_DEPTH 1024
+#define EXPORT_FOLDED_DEEPER "[deeper frames folded]"
+int export_folded_write(FILE *f, const struct cct *t, uint64_t *folded);
 /* Where a function's code is, for callgrind: its source file (NULL when unknown) and line. */
 struct export_source {
     const char *file;

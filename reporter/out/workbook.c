@@ -59,6 +59,10 @@ struct sheet_widths {
     size_t n;
     struct wrapped *wraps;
     size_t nwraps;
+    /* A streamed sheet (ws->optimize, add_sheet): the row being written and the most lines
+       its wrapped cells take so far */
+    lxw_row_t row;
+    unsigned lines;
 };
 
 /* Writing state: the workbook, formats, how times are stored and shown, column widths. */
@@ -73,8 +77,47 @@ struct book {
     char page_header[256]; /* every printed page's header: the title and the sheet's name */
     const struct model *m;
     const struct report_info *ri;
-    unsigned long cut; /* strings cut to CELL_MAX */
+    int stream;         /* the big sheets are streamed (add_sheet) */
+    unsigned long cut;  /* strings cut to CELL_MAX */
+    unsigned long lost; /* cells past Excel's last row or column, left out */
+    char lost_in[200];  /* the sheets they were in, comma-separated */
 };
+
+/*
+ * A report past this many cells in its per-region sheets streams them (add_sheet): held in
+ * memory, libxlsxwriter takes about 80 bytes a cell, 4 to 5 KB a region.
+ */
+#define STREAM_CELLS 500000
+
+/*
+ * A new sheet; a big one (Call cost, Hit count, Runs, Threads, Call tree) is streamed when
+ * b->stream is set: libxlsxwriter's constant_memory mode, per sheet, writes each row to a
+ * temporary file once the next row starts, so memory stays flat whatever the regions. Such a
+ * sheet is written in row order, its row heights set as it goes (note_wrap), and holds no
+ * Excel table (libxlsxwriter has none in that mode).
+ */
+static lxw_worksheet *add_sheet(struct book *b, const char *name, int big)
+{
+    uint8_t was = b->wb->options.constant_memory;
+    b->wb->options.constant_memory = big && b->stream;
+    lxw_worksheet *ws = workbook_add_worksheet(b->wb, name);
+    b->wb->options.constant_memory = was;
+    return ws;
+}
+
+/* Whether cell (r, c) is inside Excel's grid; a cell past it is counted as left out, with its
+   sheet, for the Warnings sheet and stderr (workbook_write). */
+static int cell_fits(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c)
+{
+    if (r < LXW_ROW_MAX && c < LXW_COL_MAX)
+        return 1;
+    b->lost++;
+    if (ws->name && !strstr(b->lost_in, ws->name)) {
+        size_t len = strlen(b->lost_in);
+        snprintf(b->lost_in + len, sizeof b->lost_in - len, "%s%s", len ? ", " : "", ws->name);
+    }
+    return 0;
+}
 
 /* The widths of ws, made when its first cell is measured. */
 static struct sheet_widths *widths_of(struct book *b, lxw_worksheet *ws)
@@ -84,15 +127,36 @@ static struct sheet_widths *widths_of(struct book *b, lxw_worksheet *ws)
             return &b->sheets[i];
     b->sheets = xrealloc(b->sheets, (b->nsheets + 1) * sizeof *b->sheets);
     struct sheet_widths *sw = &b->sheets[b->nsheets++];
-    *sw = (struct sheet_widths){ws, NULL, 0, NULL, 0};
+    *sw = (struct sheet_widths){ws, NULL, 0, NULL, 0, 0, 0};
     return sw;
 }
 
-/* Note that the text of cell (r, c) wraps. */
+static unsigned wrap_lines(const char *text, double width, double scale);
+
+/* The width fit_columns gives a column measured at w characters. */
+static double column_width(double w) { return ceil(w + 2 < 6 ? 6 : w + 2); }
+
+/*
+ * Note that the text of cell (r, c) wraps. A streamed sheet's row is on disk once the next
+ * one starts, so its height is set now, from the column's width so far: a column only grows,
+ * so the row may be taller than the text needs, never shorter.
+ */
 static void note_wrap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *text,
                       double scale)
 {
     struct sheet_widths *sw = widths_of(b, ws);
+    if (ws->optimize) {
+        double width = c < sw->n && sw->w[c] > 0 ? column_width(sw->w[c]) : LXW_DEF_COL_WIDTH;
+        unsigned lines = wrap_lines(text, width - 1, scale);
+        if (r != sw->row)
+            sw->lines = 1;
+        sw->row = r;
+        if (lines > sw->lines) {
+            sw->lines = lines;
+            worksheet_set_row(ws, r, 15.0 * lines, NULL);
+        }
+        return;
+    }
     sw->wraps = xrealloc(sw->wraps, (sw->nwraps + 1) * sizeof *sw->wraps);
     sw->wraps[sw->nwraps++] = (struct wrapped){r, c, xstrdup(text), scale};
 }
@@ -189,7 +253,7 @@ static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
 static void put_str_cap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
                         lxw_format *f, double names_cap)
 {
-    if (!s)
+    if (!s || !cell_fits(b, ws, r, c))
         return;
     /* Controls and noncharacters would make the sheet and its charts' caches invalid XML. */
     char *v = text_visible(s, strlen(s), 0);
@@ -250,7 +314,7 @@ static size_t num_chars(const struct book *b, double v, const lxw_format *f)
 static void put_num(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
                     lxw_format *f)
 {
-    if (!isfinite(v))
+    if (!isfinite(v) || !cell_fits(b, ws, r, c))
         return;
     /* Digits are wider than the average letter the widths are counted in. */
     measure(b, ws, c, (double)num_chars(b, v, f) * 1.15);
@@ -261,7 +325,7 @@ static void put_num(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
    three significant digits by its number format, as the terminal prints it (units.h). */
 static void put_time(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double ns)
 {
-    if (!isfinite(ns))
+    if (!isfinite(ns) || !cell_fits(b, ws, r, c))
         return;
     struct time_shown s = time_shown(ns, b->forced);
     lxw_format **f = &b->time_fmt[s.unit][s.decimals];
@@ -366,7 +430,7 @@ static void fit_columns(struct book *b)
         struct sheet_widths *sw = &b->sheets[i];
         for (size_t c = 0; c < sw->n; c++) {
             if (sw->w[c] > 0) {
-                sw->w[c] = ceil(sw->w[c] + 2 < 6 ? 6 : sw->w[c] + 2);
+                sw->w[c] = column_width(sw->w[c]);
                 worksheet_set_column(sw->ws, (lxw_col_t)c, (lxw_col_t)c, sw->w[c], NULL);
             } else {
                 sw->w[c] = LXW_DEF_COL_WIDTH; /* nothing measured: the default stays */
@@ -511,17 +575,26 @@ static void make_formats(struct book *b)
 /* Call cost: one row per region, the flat profile with per-run spread. */
 static void sheet_call_cost(struct book *b)
 {
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call cost");
+    lxw_worksheet *ws = add_sheet(b, "Call cost", 1);
     struct table t;
     table_open(&t, b->m, TABLE_CALLCOST);
     char h[TABLE_MAX_COLS][48];
     const char *heads[TABLE_MAX_COLS];
     table_heads(b, &t, h, heads);
     size_t ncols = t.ncols, n = t.nrows;
+    if (ws->optimize) /* streamed: headers first, an autofilter for the table */
+        put_headers(b, ws, 0, heads, ncols);
     for (size_t i = 0; i < n; i++)
         put_table_row(b, ws, (lxw_row_t)(i + 1), &t, i);
     table_close(&t);
-    if (n > 0) {
+    if (n > 0 && ws->optimize) {
+        worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(ncols - 1));
+        lxw_conditional_format bar = {0};
+        bar.type = LXW_CONDITIONAL_DATA_BAR;
+        worksheet_conditional_format_range(ws, 1, CC_TOTAL_SHARE, (lxw_row_t)n, CC_TOTAL_SHARE,
+                                           &bar);
+        worksheet_conditional_format_range(ws, 1, CC_SELF_SHARE, (lxw_row_t)n, CC_SELF_SHARE, &bar);
+    } else if (n > 0) {
         lxw_table_column cols[32];
         lxw_table_column *colp[33];
         for (size_t i = 0; i < ncols; i++) {
@@ -546,7 +619,8 @@ static void sheet_call_cost(struct book *b)
                                            &bar);
         worksheet_conditional_format_range(ws, 1, CC_SELF_SHARE, (lxw_row_t)n, CC_SELF_SHARE, &bar);
     } else {
-        put_headers(b, ws, 0, heads, ncols);
+        if (!ws->optimize)
+            put_headers(b, ws, 0, heads, ncols);
         put_str(b, ws, 1, 0, "no regions", b->f.note);
     }
     worksheet_freeze_panes(ws, 1, 1);
@@ -555,56 +629,6 @@ static void sheet_call_cost(struct book *b)
        the mean and median cost (the rest of the columns in the sheet). */
     size_t top = n < PRINT_ROWS ? n : PRINT_ROWS;
     print_top(ws, (lxw_row_t)(top ? top : 1), CC_SHORT, CC_MEDIAN, top, n, "regions");
-}
-
-/* Hit count: calls per region in total, per run and per thread (by thread name). */
-static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
-{
-    const struct model *m = b->m;
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Hit count");
-    put_str(b, ws, 0, 0, "Region", b->f.header);
-    put_str(b, ws, 0, 1, "Calls", b->f.header);
-    lxw_col_t c = 2;
-    char buf[64];
-    for (size_t k = 0; k < m->nruns; k++, c++) {
-        snprintf(buf, sizeof buf, "Run %zu", k + 1);
-        put_str(b, ws, 0, c, buf, b->f.header);
-    }
-    lxw_col_t first_key = c;
-    for (size_t k = 0; k < m->nkeys; k++, c++) {
-        char *name = utf8_repair(m->keys[k], strlen(m->keys[k]));
-        size_t len = strlen(name) + 16;
-        char *head = xmalloc(len);
-        snprintf(head, len, "Thread: %s", name);
-        put_str(b, ws, 0, c, head, b->f.header);
-        free(head);
-        free(name);
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct region *r = &m->regions[rank[i]];
-        lxw_row_t row = (lxw_row_t)(i + 1);
-        put_str(b, ws, row, 0, r->display, NULL);
-        put_num(b, ws, row, 1, (double)r->cost.n, b->f.count);
-        for (size_t k = 0; k < m->nruns; k++)
-            put_num(b, ws, row, (lxw_col_t)(2 + k), k < r->run_cap ? (double)r->run_calls[k] : 0,
-                    b->f.count);
-        for (size_t k = 0; k < m->nkeys; k++)
-            put_num(b, ws, row, (lxw_col_t)(first_key + k),
-                    k < r->key_cap ? (double)r->key_calls[k] : 0, b->f.count);
-    }
-    if (n > 0)
-        worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(c - 1));
-    else
-        put_str(b, ws, 1, 0, "no regions", b->f.note);
-    worksheet_freeze_panes(ws, 1, 1);
-    page_setup(b, ws, 0);
-    size_t top = n < PRINT_ROWS ? n : PRINT_ROWS;
-    print_top(ws, (lxw_row_t)(top ? top : 1), 0, c - 1 < PRINT_COLS ? c - 1 : PRINT_COLS - 1, top,
-              n, "regions");
-    lxw_conditional_format bar = {0};
-    bar.type = LXW_CONDITIONAL_DATA_BAR;
-    if (n > 0)
-        worksheet_conditional_format_range(ws, 1, 1, (lxw_row_t)n, 1, &bar);
 }
 
 /* A region x column matrix below a sheet's table: what its columns are and what each cell holds. */
@@ -617,29 +641,131 @@ struct matrix {
     lxw_format *format;
 };
 
-/* Write the matrix at row top: its title, a "Region" head and the columns' heads, then one row
-   per region of rank[0..n). Returns the row where the next matrix goes, two rows below it. */
-static lxw_row_t put_matrix(struct book *b, lxw_worksheet *ws, lxw_row_t top, const char *title,
-                            const struct matrix *mx, const size_t *rank, size_t n)
+static lxw_row_t put_matrix_from(struct book *b, lxw_worksheet *ws, lxw_row_t top,
+                                 const char *title, const struct matrix *mx, const size_t *rank,
+                                 size_t n, size_t from);
+
+/* Hit count's columns past Calls: "Run 1"... then "Thread: <name>" per thread key. */
+static char *hit_head(const struct model *m, size_t k)
 {
-    put_str(b, ws, top, 0, title, b->f.bold);
-    put_str(b, ws, top + 1, 0, "Region", b->f.header);
-    for (size_t k = 0; k < mx->ncols; k++) {
-        char *head = mx->head(b->m, k);
-        put_str(b, ws, top + 1, (lxw_col_t)(k + 1), head, b->f.header_right);
+    if (k < m->nruns) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "Run %zu", k + 1);
+        return xstrdup(buf);
+    }
+    const char *key = m->keys[k - m->nruns];
+    char *name = utf8_repair(key, strlen(key));
+    size_t len = strlen(name) + 16;
+    char *head = xmalloc(len);
+    snprintf(head, len, "Thread: %s", name);
+    free(name);
+    return head;
+}
+
+/* Calls of r in run k, or past the runs in the threads of key k - nruns. */
+static double hit_cell(const struct book *b, const struct region *r, size_t k)
+{
+    size_t runs = b->m->nruns;
+    if (k < runs)
+        return (double)region_run(r, k).calls;
+    return (double)region_key(r, k - runs).calls;
+}
+
+/*
+ * Hit count: calls per region in total, per run and per thread (by thread name). Excel stops
+ * at LXW_COL_MAX columns: the runs and thread names that do not fit beside Region and Calls
+ * continue in blocks below the table, each with its Region column (put_matrix_from).
+ */
+static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
+{
+    const struct model *m = b->m;
+    lxw_worksheet *ws = add_sheet(b, "Hit count", 1);
+    struct matrix hits = {m->nruns + m->nkeys, hit_head, hit_cell, b->f.count};
+    size_t fit = hits.ncols < LXW_COL_MAX - 2 ? hits.ncols : LXW_COL_MAX - 2;
+    put_str(b, ws, 0, 0, "Region", b->f.header);
+    put_str(b, ws, 0, 1, "Calls", b->f.header);
+    for (size_t k = 0; k < fit; k++) {
+        char *head = hit_head(m, k);
+        put_str(b, ws, 0, (lxw_col_t)(2 + k), head, b->f.header);
         free(head);
     }
     for (size_t i = 0; i < n; i++) {
-        const struct region *r = &b->m->regions[rank[i]];
-        lxw_row_t row = (lxw_row_t)(top + 2 + i);
+        struct region *r = &m->regions[rank[i]];
+        lxw_row_t row = (lxw_row_t)(i + 1);
         put_str(b, ws, row, 0, r->display, NULL);
-        for (size_t k = 0; k < mx->ncols; k++)
-            if (mx->format)
-                put_num(b, ws, row, (lxw_col_t)(k + 1), mx->cell(b, r, k), mx->format);
-            else
-                put_time(b, ws, row, (lxw_col_t)(k + 1), mx->cell(b, r, k));
+        put_num(b, ws, row, 1, (double)r->cost.n, b->f.count);
+        for (size_t k = 0; k < fit; k++)
+            put_num(b, ws, row, (lxw_col_t)(2 + k), hit_cell(b, r, k), b->f.count);
     }
-    return (lxw_row_t)(top + n + 4);
+    if (n > 0)
+        worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(fit + 1));
+    else
+        put_str(b, ws, 1, 0, "no regions", b->f.note);
+    if (fit < hits.ncols)
+        put_matrix_from(b, ws, (lxw_row_t)((n ? n : 1) + 3), "Calls", &hits, rank, n, fit);
+    worksheet_freeze_panes(ws, 1, 1);
+    page_setup(b, ws, 0);
+    size_t top = n < PRINT_ROWS ? n : PRINT_ROWS, last = fit + 1;
+    print_top(ws, (lxw_row_t)(top ? top : 1), 0, last < PRINT_COLS ? last : PRINT_COLS - 1, top, n,
+              "regions");
+    lxw_conditional_format bar = {0};
+    bar.type = LXW_CONDITIONAL_DATA_BAR;
+    if (n > 0)
+        worksheet_conditional_format_range(ws, 1, 1, (lxw_row_t)n, 1, &bar);
+}
+
+/*
+ * Write columns from.. of the matrix at row top: its title, a "Region" head and the columns'
+ * heads, then one row per region of rank[0..n). Excel stops at LXW_COL_MAX columns: a matrix
+ * wider than that continues in blocks below, each with its Region column and a title that
+ * names its first and last column. Returns the row where the next matrix goes, two rows below.
+ */
+static lxw_row_t put_matrix_from(struct book *b, lxw_worksheet *ws, lxw_row_t top,
+                                 const char *title, const struct matrix *mx, const size_t *rank,
+                                 size_t n, size_t from)
+{
+    do {
+        size_t to = mx->ncols - from < LXW_COL_MAX - 1 ? mx->ncols : from + LXW_COL_MAX - 1;
+        if (from == 0) {
+            put_str(b, ws, top, 0, title, b->f.bold);
+        } else {
+            char *first = mx->head(b->m, from), *last = mx->head(b->m, to - 1);
+            size_t len = strlen(title) + strlen(first) + strlen(last) + 64;
+            char *t = xmalloc(len);
+            snprintf(t, len, "%s, continued (Excel's %d columns): %s to %s", title, LXW_COL_MAX,
+                     first, last);
+            put_str(b, ws, top, 0, t, b->f.bold);
+            free(t);
+            free(first);
+            free(last);
+        }
+        put_str(b, ws, top + 1, 0, "Region", b->f.header);
+        for (size_t k = from; k < to; k++) {
+            char *head = mx->head(b->m, k);
+            put_str(b, ws, top + 1, (lxw_col_t)(k - from + 1), head, b->f.header_right);
+            free(head);
+        }
+        for (size_t i = 0; i < n; i++) {
+            const struct region *r = &b->m->regions[rank[i]];
+            lxw_row_t row = (lxw_row_t)(top + 2 + i);
+            put_str(b, ws, row, 0, r->display, NULL);
+            for (size_t k = from; k < to; k++)
+                if (mx->format)
+                    put_num(b, ws, row, (lxw_col_t)(k - from + 1), mx->cell(b, r, k), mx->format);
+                else
+                    put_time(b, ws, row, (lxw_col_t)(k - from + 1), mx->cell(b, r, k));
+        }
+        top = (lxw_row_t)(top + n + 4);
+        from = to;
+    } while (from < mx->ncols);
+    return top;
+}
+
+/* The whole matrix at row top (put_matrix_from its first column). */
+static lxw_row_t put_matrix(struct book *b, lxw_worksheet *ws, lxw_row_t top, const char *title,
+                            const struct matrix *mx, const size_t *rank, size_t n)
+{
+    return put_matrix_from(b, ws, top, title, mx, rank, n, 0);
 }
 
 /* "Run 1", "Run 2"... */
@@ -668,28 +794,28 @@ static double run_mean_cell(const struct book *b, const struct region *r, size_t
 static double run_calls_cell(const struct book *b, const struct region *r, size_t k)
 {
     (void)b;
-    return k < r->run_cap ? (double)r->run_calls[k] : 0;
+    return (double)region_run(r, k).calls;
 }
 
 /* Total time of r in the threads of name k. */
 static double key_total_cell(const struct book *b, const struct region *r, size_t k)
 {
     (void)b;
-    return k < r->key_cap ? r->key_sum[k] : 0;
+    return region_key(r, k).sum;
 }
 
 /* Self time of r in the threads of name k. */
 static double key_self_cell(const struct book *b, const struct region *r, size_t k)
 {
     (void)b;
-    return k < r->key_cap ? r->key_self[k] : 0;
+    return region_key(r, k).sum2;
 }
 
 /* Runs: one row per run, then region x run matrices of mean cost and of calls. */
 static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 {
     const struct model *m = b->m;
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Runs");
+    lxw_worksheet *ws = add_sheet(b, "Runs", 1);
     size_t nh = put_table(b, ws, TABLE_RUNS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nruns, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
@@ -716,7 +842,7 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
 static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 {
     const struct model *m = b->m;
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Threads");
+    lxw_worksheet *ws = add_sheet(b, "Threads", 1);
     size_t nh = put_table(b, ws, TABLE_THREADS, NULL);
     worksheet_autofilter(ws, 0, 0, (lxw_row_t)m->nthreads, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
@@ -744,7 +870,7 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
 static void sheet_call_tree(struct book *b)
 {
     const struct model *m = b->m;
-    lxw_worksheet *ws = workbook_add_worksheet(b->wb, "Call tree");
+    lxw_worksheet *ws = add_sheet(b, "Call tree", 1);
     size_t n;
     size_t nh = put_table(b, ws, TABLE_CALLTREE, &n);
     if (n == 0)
@@ -985,6 +1111,15 @@ static void sheet_warnings(struct book *b, lxw_worksheet *ws, unsigned long cut)
         put_str(b, ws, row, 0, "workbook", NULL);
         put_str(b, ws, row, 1, "cut", NULL);
         put_num(b, ws, row, 2, (double)cut, b->f.count);
+        put_str(b, ws, row++, 3, msg, b->f.wrap);
+    }
+    if (b->lost) {
+        char msg[200 + sizeof b->lost_in];
+        snprintf(msg, sizeof msg, "%lu cells past Excel's %d rows or %d columns were left out (%s)",
+                 b->lost, LXW_ROW_MAX, LXW_COL_MAX, b->lost_in);
+        put_str(b, ws, row, 0, "workbook", NULL);
+        put_str(b, ws, row, 1, "cut", NULL);
+        put_num(b, ws, row, 2, (double)b->lost, b->f.count);
         put_str(b, ws, row++, 3, msg, b->f.wrap);
     }
     if (b->ri->charts_note) {
@@ -1639,6 +1774,10 @@ int workbook_write(const char *path, const struct model *m, const struct report_
     make_formats(&b);
     size_t n;
     size_t *rank = model_ranked(m, &n);
+    /* The cells of Call cost, Hit count, the Runs and Threads matrices and Call tree. */
+    double cells = (double)n * (TABLE_MAX_COLS + 3.0 * (double)(m->nruns + m->nkeys)) +
+                   7.0 * (double)m->nedges;
+    b.stream = cells > STREAM_CELLS;
     /* --unit fixes the unit times are stored and shown in; otherwise they are numbers of ns,
        each shown in its own unit. */
     b.forced = ri->unit && strcmp(ri->unit, "auto") != 0 ? ri->unit : NULL;
@@ -1679,6 +1818,9 @@ int workbook_write(const char *path, const struct model *m, const struct report_
     /* Warnings are filled last, so they include strings cut anywhere else. */
     if (cut)
         *cut = b.cut;
+    if (b.lost)
+        warn_msg("workbook: %lu cells past Excel's %d rows or %d columns were left out (%s)",
+                 b.lost, LXW_ROW_MAX, LXW_COL_MAX, b.lost_in);
     sheet_warnings(&b, warnings, b.cut);
     fit_columns(&b);
     free(rank);

@@ -70,18 +70,37 @@ static void add_file(struct input **v, size_t *n, const char *path, int stream)
     in->stream = stream;
 }
 
+/* The killed runs met so far, by the name of their parts' run: a folder may hold the parts
+   of many, and a scan along the inputs for each part would be quadratic. */
+struct part_runs {
+    struct str_index index; /* over names[0..n) */
+    char **names;           /* not owned: the inputs' display names */
+    size_t *at;             /* names[i]'s input */
+    size_t n, cap;
+};
+
 /* Add a part to the input of its run, creating it on first sight. */
-static void add_part(struct input **v, size_t *n, const char *path, const char *run)
+static void add_part(struct input **v, size_t *n, const char *path, const char *run,
+                     struct part_runs *runs)
 {
-    struct input *in = NULL;
-    for (size_t i = 0; i < *n; i++)
-        if (!(*v)[i].path && strcmp((*v)[i].display, run) == 0)
-            in = &(*v)[i];
-    if (!in) {
+    size_t k = str_index_find(&runs->index, runs->names, run);
+    struct input *in;
+    if (k != SIZE_MAX) {
+        in = &(*v)[runs->at[k]];
+    } else {
         *v = xrealloc(*v, (*n + 1) * sizeof **v);
         in = &(*v)[(*n)++];
         memset(in, 0, sizeof *in);
         in->display = xstrdup(run);
+        if (runs->n == runs->cap) {
+            runs->cap = runs->cap ? 2 * runs->cap : 16;
+            runs->names = xrealloc(runs->names, runs->cap * sizeof *runs->names);
+            runs->at = xrealloc(runs->at, runs->cap * sizeof *runs->at);
+        }
+        runs->names[runs->n] = in->display;
+        runs->at[runs->n] = *n - 1;
+        str_index_add(&runs->index, runs->names);
+        runs->n++;
     }
     in->parts = xrealloc(in->parts, (in->nparts + 1) * sizeof *in->parts);
     in->parts[in->nparts++] = xstrdup(path);
@@ -93,7 +112,8 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Add a folder's run files and parts, in name order. */
-static void add_dir(struct input **v, size_t *n, const char *dir, struct model *m)
+static void add_dir(struct input **v, size_t *n, const char *dir, struct model *m,
+                    struct part_runs *runs)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -133,7 +153,7 @@ static void add_dir(struct input **v, size_t *n, const char *dir, struct model *
             char *csv = xmalloc(len);
             snprintf(csv, len, "%s.csv", run);
             if (stat(csv, &st) != 0)
-                add_part(v, n, names[i], run);
+                add_part(v, n, names[i], run, runs);
             free(csv);
             free(run);
         } else {
@@ -149,6 +169,7 @@ size_t inputs_collect(const char *const *paths, size_t npaths, struct input **ou
 {
     struct input *v = NULL;
     size_t n = 0;
+    struct part_runs runs = {0};
     for (size_t i = 0; i < npaths; i++) {
         struct stat st;
         if (stat(paths[i], &st) != 0) {
@@ -157,7 +178,7 @@ size_t inputs_collect(const char *const *paths, size_t npaths, struct input **ou
             continue;
         }
         if (S_ISDIR(st.st_mode)) {
-            add_dir(&v, &n, paths[i], m);
+            add_dir(&v, &n, paths[i], m, &runs);
             continue;
         }
         /* A pipe named on purpose (profreport <(zcat run.csv.gz)) is read; devices and
@@ -172,11 +193,14 @@ size_t inputs_collect(const char *const *paths, size_t npaths, struct input **ou
         }
         char *run = part_run(paths[i]);
         if (run)
-            add_part(&v, &n, paths[i], run);
+            add_part(&v, &n, paths[i], run, &runs);
         else
             add_file(&v, &n, paths[i], 0);
         free(run);
     }
+    str_index_release(&runs.index);
+    free(runs.names);
+    free(runs.at);
     *out = v;
     return n;
 }

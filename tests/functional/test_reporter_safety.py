@@ -139,6 +139,28 @@ def test_output_symlink_to_a_file_is_replaced_not_written_through(tmp_path):
     Book(tmp_path / "out.xlsx")
 
 
+def test_link_planted_at_the_default_charts_folder_is_not_followed(tmp_path):
+    """In a shared folder, a symbolic link planted at <report>-charts (the default charts
+    folder) must not lead the charts into its target: the command refuses the folder with
+    exit 4, says why, writes nothing there, and the target's files stay as they were."""
+    small_run(tmp_path / "runs")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "callcost.png").write_bytes(b"precious")
+    os.symlink(victim, shared / "report-charts")
+    p = profreport(tmp_path / "runs", "-o", shared / "report.xlsx", *templates_args(),
+                   timeout=60)
+    assert p.returncode == 4, p.stderr
+    assert b"report-charts" in p.stderr and b"symbolic link" in p.stderr, p.stderr
+    assert sorted(os.listdir(victim)) == ["callcost.png"]
+    assert (victim / "callcost.png").read_bytes() == b"precious"
+    assert (shared / "report-charts").is_symlink()
+    assert not (shared / "report.xlsx").exists()
+    assert sorted(os.listdir(shared)) == ["report-charts"]
+
+
 # ---- temporaries on failure ----
 
 

@@ -206,6 +206,39 @@ static void copy_copies_and_reports_a_missing_source(void **state)
     free(d);
 }
 
+/* atomicfile_copy_at writes into the folder its descriptor holds, even when the folder's path
+   has since been swapped for a link to another folder: that one gets nothing. */
+static void copy_at_writes_into_the_folder_opened(void **state)
+{
+    (void)state;
+    char *d = fresh_dir();
+    FILE *f = fopen(in(d, "src"), "w");
+    fputs("picture", f);
+    fclose(f);
+    assert_int_equal(mkdir(in(d, "charts"), 0777), 0);
+    assert_int_equal(mkdir(in(d, "elsewhere"), 0777), 0);
+    int dir = open(in(d, "charts"), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    assert_true(dir >= 0);
+    assert_int_equal(rename(in(d, "charts"), in(d, "moved")), 0);
+    assert_int_equal(symlink(in(d, "elsewhere"), in(d, "charts")), 0);
+    struct rep_error why;
+    char shown[600];
+    snprintf(shown, sizeof shown, "%s", in(d, "charts"));
+    assert_int_equal(atomicfile_copy_at(in(d, "src"), dir, shown, "a.png", &why), 0);
+    assert_string_equal(slurp(in(d, "moved/a.png")), "picture");
+    assert_int_equal(dir_entries(in(d, "elsewhere")), 0);
+    assert_int_equal(dir_entries(in(d, "moved")), 1); /* no temporary left */
+    /* A missing source is an error naming it, and leaves nothing. */
+    assert_int_equal(atomicfile_copy_at(in(d, "none"), dir, shown, "b.png", &why), -1);
+    assert_non_null(strstr(why.msg, "cannot read"));
+    assert_int_equal(dir_entries(in(d, "moved")), 1);
+    close(dir);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+    free(d);
+}
+
 /* A registered private folder is removed with everything in it. */
 static void private_folder_is_removed_whole(void **state)
 {
@@ -235,6 +268,7 @@ int main(void)
         cmocka_unit_test(target_checked_again_at_commit),
         cmocka_unit_test(swapped_temporary_is_not_committed),
         cmocka_unit_test(copy_copies_and_reports_a_missing_source),
+        cmocka_unit_test(copy_at_writes_into_the_folder_opened),
         cmocka_unit_test(private_folder_is_removed_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

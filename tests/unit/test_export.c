@@ -179,15 +179,91 @@ static char *written(int (*fn)(FILE *, const struct cct *), const struct cct *t)
     return text;
 }
 
+static int folded_of(FILE *f, const struct cct *t) { return export_folded_write(f, t, NULL); }
+
 /* One line per path with at least 1 ns of self time, frames joined by ';'. */
 static void folded_lines_are_paths_with_self_time(void **state)
 {
     (void)state;
     struct cct t;
     small_tree(&t);
-    char *text = written(export_folded_write, &t);
+    char *text = written(folded_of, &t);
     /* "a;x" is one frame: its ';' becomes ':'. Self 0.2 rounds to 0: no line. */
     assert_string_equal(text, "main 10\nmain;a:x;c 7\nmain;b 5\n");
+    free(text);
+    cct_release(&t);
+}
+
+/* A chain of depth frames f0 -> f1 -> ..., each with 1 ns of self time, and a second
+   branch "g" under the deepest frame with 5 ns. */
+static void chain_tree(struct cct *t, unsigned depth)
+{
+    struct cct_stream s;
+    cct_init(t);
+    cct_stream_begin(&s, t, t->root);
+    cct_stream_row(&s, "g", 1, depth, 1, 5, 5);
+    for (unsigned d = depth; d-- > 0;) {
+        char name[16];
+        int n = snprintf(name, sizeof name, "f%u", d);
+        cct_stream_row(&s, name, (size_t)n, d, 1, depth - d + 5, 1);
+    }
+    cct_stream_end(&s);
+}
+
+/* Paths deeper than the limit are folded: one line for their limit-deep prefix holds their
+   self time (the total is kept), no line has more frames than the limit and the fold's frame,
+   and the number of paths folded is told. */
+static void folded_paths_deeper_than_the_limit_are_folded_and_counted(void **state)
+{
+    (void)state;
+    unsigned depth = EXPORT_FOLDED_MAX_DEPTH + 500;
+    struct cct t;
+    chain_tree(&t, depth);
+    char *text = NULL;
+    size_t len = 0;
+    uint64_t folded = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(export_folded_write(f, &t, &folded), 0);
+    fclose(f);
+    /* f1024 .. f1523 and g lie deeper than the limit. */
+    assert_int_equal(folded, depth - EXPORT_FOLDED_MAX_DEPTH + 1);
+    size_t lines = 0, most = 0;
+    unsigned long long total = 0;
+    const char *deeper = NULL;
+    for (char *line = text; *line;) {
+        char *end = strchr(line, '\n');
+        assert_non_null(end);
+        size_t frames = 1;
+        for (char *p = line; p < end; p++)
+            frames += *p == ';';
+        most = frames > most ? frames : most;
+        char *space = end;
+        while (space > line && *space != ' ')
+            space--;
+        assert_true(*space == ' ');
+        total += strtoull(space + 1, NULL, 10);
+        if (strstr(line, EXPORT_FOLDED_DEEPER) && strstr(line, EXPORT_FOLDED_DEEPER) < end)
+            deeper = line;
+        lines++;
+        line = end + 1;
+    }
+    assert_int_equal(lines, EXPORT_FOLDED_MAX_DEPTH + 1);
+    assert_int_equal(most, EXPORT_FOLDED_MAX_DEPTH + 1);
+    assert_int_equal(total, depth + 5); /* every frame's 1 ns, and g's 5 */
+    assert_non_null(deeper);
+    char want[64];
+    snprintf(want, sizeof want, ";f%u;%s %u\n", EXPORT_FOLDED_MAX_DEPTH - 1, EXPORT_FOLDED_DEEPER,
+             depth - EXPORT_FOLDED_MAX_DEPTH + 5);
+    assert_memory_equal(strchr(deeper, '\n') - strlen(want) + 1, want, strlen(want));
+    /* Within the limit, nothing is folded. */
+    free(text);
+    cct_release(&t);
+    chain_tree(&t, EXPORT_FOLDED_MAX_DEPTH - 1);
+    f = open_memstream(&text, &len);
+    assert_int_equal(export_folded_write(f, &t, &folded), 0);
+    fclose(f);
+    assert_int_equal(folded, 0);
+    assert_null(strstr(text, EXPORT_FOLDED_DEEPER));
     free(text);
     cct_release(&t);
 }
@@ -386,6 +462,7 @@ int main(void)
         cmocka_unit_test(trace_events_match_printf),
         cmocka_unit_test(trace_limit_sizes_parse_and_print),
         cmocka_unit_test(folded_lines_are_paths_with_self_time),
+        cmocka_unit_test(folded_paths_deeper_than_the_limit_are_folded_and_counted),
         cmocka_unit_test(callgrind_has_calls_and_inclusive_costs),
         cmocka_unit_test(callgrind_puts_functions_in_their_source_files),
         cmocka_unit_test(csv_callcost_has_workbook_columns_in_ns),

@@ -144,6 +144,62 @@ static void bins_give_quantiles(void **state)
     dist_release(&d);
 }
 
+/*
+ * A summary-mode region's few buckets stay sparse (no dense array of STATS_BUCKETS counts: a
+ * report may hold a million such regions), and many buckets become dense; either way the
+ * quantiles are the same as those of the same bins given in another order, split in two
+ * and merged, and as those of values added one by one past the exact limit (dense from the
+ * start).
+ */
+static void sparse_and_dense_histograms_agree(void **state)
+{
+    (void)state;
+    for (int buckets = 3; buckets <= 3 * STATS_SPARSE_MAX; buckets *= 4) {
+        struct dist up, down, half, rest, one;
+        dist_init(&up);
+        dist_init(&down);
+        dist_init(&half);
+        dist_init(&rest);
+        dist_init(&one);
+        /* Values 100 * 1.05^k, k < buckets, each c times (more than STATS_EXACT in all): each
+           in a bucket of its own. */
+        uint64_t n = 0, c = STATS_EXACT / (uint64_t)buckets + 1;
+        for (int k = 0; k < buckets; k++) {
+            double v = 100 * pow(1.05, k), w = 100 * pow(1.05, buckets - 1 - k);
+            dist_add_bin(&up, v * 0.999, v * 1.001, c);
+            dist_add_bin(&down, w * 0.999, w * 1.001, c);
+            dist_add_bin(k % 2 ? &half : &rest, v * 0.999, v * 1.001, c);
+            n += c;
+        }
+        for (uint64_t r = 0; r < c; r++)
+            for (int k = 0; k < buckets; k++)
+                dist_add(&one, 100 * pow(1.05, k));
+        double top = 100 * pow(1.05, buckets - 1);
+        dist_add_moments(&up, n, 0, 0, 99, top);
+        dist_add_moments(&down, n, 0, 0, 99, top);
+        dist_add_moments(&half, n / 2, 0, 0, 99, top);
+        dist_add_moments(&rest, n - n / 2, 0, 0, 99, top);
+        assert_true(dist_approximate(&one));
+        dist_merge(&half, &rest);
+        assert_true(dist_approximate(&up));
+        if (buckets <= STATS_SPARSE_MAX)
+            assert_null(up.hist); /* still sparse */
+        else
+            assert_non_null(up.hist);
+        for (double q = 0; q <= 1; q += 0.125) {
+            double x = dist_quantile(&up, q);
+            assert_close(dist_quantile(&down, q), x, 0);
+            assert_close(dist_quantile(&half, q), x, 0);
+            assert_close(dist_quantile(&one, q), x, 0);
+        }
+        dist_release(&up);
+        dist_release(&down);
+        dist_release(&half);
+        dist_release(&rest);
+        dist_release(&one);
+    }
+}
+
 /* Merging two distributions equals adding all values to one. */
 static void merge_equals_adding(void **state)
 {
@@ -210,6 +266,7 @@ int main(void)
         cmocka_unit_test(small_costs_in_histogram),
         cmocka_unit_test(moments_combine),
         cmocka_unit_test(bins_give_quantiles),
+        cmocka_unit_test(sparse_and_dense_histograms_agree),
         cmocka_unit_test(merge_equals_adding),
         cmocka_unit_test(student_t_matches_tables),
         cmocka_unit_test(spread_of_runs),

@@ -1,12 +1,14 @@
 /*
- * test_util.c - unit tests of reporter/base/util.c's array helpers.
+ * test_util.c - unit tests of reporter/base/util.c's array helpers and string index.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/util.h"
 
@@ -40,11 +42,50 @@ static void grow_keeps_and_zeroes(void **state)
     free(a);
 }
 
+/* The index finds every string entered at its position, and nothing else, across the table's
+   growth; an entry dropped (the last one) is gone and the others stay. */
+static void str_index_finds_every_entry(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    char **v = calloc(N, sizeof *v);
+    struct str_index x = {0};
+    assert_int_equal(str_index_find(&x, v, "thread 1"), SIZE_MAX);
+    for (size_t i = 0; i < N; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "thread %zu", i);
+        v[i] = strdup(buf);
+        assert_int_equal(str_index_find(&x, v, buf), SIZE_MAX);
+        str_index_add(&x, v);
+    }
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(str_index_find(&x, v, v[i]), i);
+    assert_int_equal(str_index_find(&x, v, "thread 5000"), SIZE_MAX);
+    assert_int_equal(str_index_find(&x, v, ""), SIZE_MAX);
+    /* Drop the last ones (a run read and then skipped): they are gone, the rest remain, and
+       they can be entered again. */
+    for (size_t i = N; i-- > N - 700;) {
+        str_index_drop_last(&x, v);
+        assert_int_equal(str_index_find(&x, v, v[i]), SIZE_MAX);
+    }
+    for (size_t i = 0; i < N - 700; i++)
+        assert_int_equal(str_index_find(&x, v, v[i]), i);
+    for (size_t i = N - 700; i < N; i++)
+        str_index_add(&x, v);
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(str_index_find(&x, v, v[i]), i);
+    for (size_t i = 0; i < N; i++)
+        free(v[i]);
+    free(v);
+    str_index_release(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lower_bound_finds_the_first_place_not_below),
         cmocka_unit_test(grow_keeps_and_zeroes),
+        cmocka_unit_test(str_index_finds_every_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
