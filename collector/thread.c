@@ -776,24 +776,25 @@ void prof_thread_end(struct prof_thread *t, const char *state)
         int err = write_pending(t);
         if (!err && t->mode == PROF_MODE_SUMMARY)
             err = write_summary(t);
-        uint64_t mismatch = PROF_LOAD(t->mismatch);
-        if (!err && mismatch)
-            err = prof_thread_write_warning(
-                t, "scope-mismatch", mismatch,
-                "a scope ended after its region was stopped by hand, or with "
-                "regions inside it still open");
-        uint64_t deep = PROF_LOAD(t->depth_limit);
-        if (!err && deep)
-            err = prof_thread_write_warning(
-                t, "depth-limit", deep,
-                "calls nested deeper than PROFILER_MAX_DEPTH (or regions deeper than 1048576) "
-                "were folded into the deepest one kept: their time is in its self time");
-        uint64_t unwound = PROF_LOAD(t->unwound);
-        if (!err && unwound)
-            err = prof_thread_write_warning(
-                t, "unwound", unwound,
-                "regions still open when their stack frame was gone were closed: an "
-                "enclosing function returned, or a longjmp left them");
+        /* The thread's own warnings, each written when it happened at all. */
+        const struct {
+            const char *kind;
+            uint64_t count;
+            const char *message;
+        } warns[] = {
+            {"scope-mismatch", PROF_LOAD(t->mismatch),
+             "a scope ended after its region was stopped by hand, or with regions inside it "
+             "still open"},
+            {"depth-limit", PROF_LOAD(t->depth_limit),
+             "calls nested deeper than PROFILER_MAX_DEPTH (or regions deeper than 1048576) were "
+             "folded into the deepest one kept: their time is in its self time"},
+            {"unwound", PROF_LOAD(t->unwound),
+             "regions still open when their stack frame was gone were closed: an enclosing "
+             "function returned, or a longjmp left them"},
+        };
+        for (size_t i = 0; i < sizeof warns / sizeof *warns && !err; i++)
+            if (warns[i].count)
+                err = prof_thread_write_warning(t, warns[i].kind, warns[i].count, warns[i].message);
         if (!err) /* the features' chunks: memory counts, the function hooks' warnings */
             err = prof_hooks_thread_write(t);
         /* The owner's counter lives as long as the thread, and the thread is registered (so
