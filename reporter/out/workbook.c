@@ -354,6 +354,8 @@ static void page_setup(const struct book *b, lxw_worksheet *ws, int head_row)
 
 /* Rows of a long table that print: its top, and a note of how many more the sheet holds. */
 #define PRINT_ROWS 40
+/* Call paths that print: each takes several lines. */
+#define PRINT_PATHS 20
 /* Columns of a wide table that print (Hit count's runs and threads, say). */
 #define PRINT_COLS 12
 
@@ -954,8 +956,11 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
     free(name_of);
     worksheet_freeze_panes(ws, 1, 1);
     page_setup(b, ws, 0);
-    /* On paper: the table (its chart beside it would shrink the page). */
-    print_top(ws, (lxw_row_t)(shown + 2), 0, (lxw_col_t)(nh - 1), shown, np, "call paths");
+    /* On paper: the heaviest paths of the table (its chart beside it would shrink the
+       page). */
+    size_t printed = shown < PRINT_PATHS ? shown : PRINT_PATHS;
+    print_top(ws, (lxw_row_t)(printed ? printed : 1), 0, (lxw_col_t)(nh - 1), printed, np,
+              "call paths");
 }
 
 /* One table of leak sites (the top of them) from row on; returns the row after it. */
