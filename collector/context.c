@@ -180,8 +180,10 @@ prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int lo
     return blk ? blk + b % PROF_HIST_BLOCK : NULL;
 }
 
-/* Append the record of one node: a copy read with relaxed loads (the owner may still write). */
-static void node_encode(struct prof_sbuf *b, const struct prof_node *n)
+/* Append the record of one node: a copy read with relaxed loads (the owner may still write).
+   incl: the samples of the node and every node below it, when the thread was sampled. */
+static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double period_ticks,
+                        uint64_t incl)
 {
     const struct prof_stats *s = &n->st;
     struct prof_summary_counts k = {.id = n->id,
@@ -193,9 +195,19 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n)
                                     .node = n->number,
                                     .parent = n->parent ? n->parent->number : 0};
     __atomic_load(&s->sumsq, &k.sumsq, __ATOMIC_RELAXED);
+    k.samples = LOAD(n->samples);
+    k.timed = k.calls;
+    k.wall = k.ticks;
+    if (period_ticks > 0) {
+        k.timed = LOAD(s->timed);
+        k.ticks = (uint64_t)((double)incl * period_ticks + 0.5);
+        k.self = (uint64_t)((double)k.samples * period_ticks + 0.5);
+        if (!k.timed)
+            k.min = k.max = 0;
+    }
     k.outer = prof_node_outer(n, k.ticks);
-    if (!k.calls)
-        k.min = 0; /* the row of a node never counted says 0, not UINT64_MAX */
+    if (!k.calls || k.min == UINT64_MAX)
+        k.min = 0; /* the row of a node never counted (or timed) says 0, not UINT64_MAX */
     uint64_t hist[PROF_HIST_BUCKETS];
     for (unsigned i = 0; i < PROF_HIST_BUCKETS; i++) {
         const uint64_t *blk = s->hist[i / PROF_HIST_BLOCK];
@@ -204,11 +216,38 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n)
     prof_summary_encode(b, &k, hist);
 }
 
-/* Append every node's record. */
-void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b)
+/* The node numbered i + 1. */
+static const struct prof_node *node_at(const struct prof_cct *c, uint32_t i)
 {
-    for (uint32_t i = 0; i < c->nnodes; i++)
-        node_encode(b, &c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB]);
+    return &c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB];
+}
+
+/* Append every node's record; sampled, with each node's inclusive samples added up from the
+   leaves (children are numbered after their parents). */
+void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks)
+{
+    uint32_t n = c->nnodes;
+    uint64_t *incl = NULL;
+    if (period_ticks > 0 && n) {
+        prof_mem_quiet_begin();
+        incl = calloc(n, sizeof *incl);
+        prof_mem_quiet_end();
+        if (!incl) {
+            b->failed = 1;
+            return;
+        }
+        for (uint32_t i = n; i-- > 0;) {
+            const struct prof_node *x = node_at(c, i);
+            incl[i] += LOAD(x->samples);
+            if (x->parent && x->parent != &c->root)
+                incl[x->parent->number - 1] += incl[i];
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        node_encode(b, node_at(c, i), period_ticks, incl ? incl[i] : 0);
+    prof_mem_quiet_begin();
+    free(incl);
+    prof_mem_quiet_end();
 }
 
 /* Sum the calls of every node. */
@@ -216,6 +255,6 @@ uint64_t prof_cct_calls(const struct prof_cct *c)
 {
     uint64_t calls = 0;
     for (uint32_t i = 0; i < c->nnodes; i++)
-        calls += LOAD(c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB].st.calls);
+        calls += LOAD(node_at(c, i)->st.calls);
     return calls;
 }

@@ -24,13 +24,17 @@
 #define PROF_HIST_BLOCK 32u
 #define PROF_HIST_BLOCKS ((PROF_HIST_BUCKETS + PROF_HIST_BLOCK - 1) / PROF_HIST_BLOCK)
 
-/* PROFILER_MAX_NODES's default: calling contexts per thread (224 bytes each, 15 MB at most,
-   plus their histogram blocks). */
-#define PROF_MAX_NODES_DEFAULT 65536u
+/* PROFILER_MAX_NODES's default: calling contexts per thread. Nodes are allocated as the
+   program reaches new paths (240 bytes each, plus their histogram blocks), so the limit only
+   bounds a runaway tree: a large C++ program's whole tree (hundreds of thousands of paths)
+   fits. */
+#define PROF_MAX_NODES_DEFAULT 4194304u
 
 /* The statistics of one path's instances (every column of FORMAT.md 1.4). */
 struct prof_stats {
-    uint64_t calls, ticks, self, min, max;
+    /* Sampled timing (thread.h): calls counts every call, timed those whose wall time ticks,
+       min, max, sumsq and the histogram describe; exact timing leaves timed 0 (all are). */
+    uint64_t calls, timed, ticks, self, min, max;
     double sumsq;
     uint64_t *hist[PROF_HIST_BLOCKS]; /* NULL: no instance in that block yet */
 };
@@ -46,6 +50,8 @@ struct prof_node {
     struct prof_node *next;   /* the next node of the same (parent, id) hash chain */
     uint32_t number;          /* 1, 2, … in order of creation; 0 for the root */
     int outermost;            /* no node above it has the same id: its time counts in Outer */
+    int untimed;              /* sampled timing: its calls proved short and read no clock */
+    uint64_t samples;         /* CPU-time samples taken while it was the innermost context */
     struct prof_stats st;
 };
 
@@ -150,7 +156,9 @@ static inline uint64_t prof_node_outer(const struct prof_node *n, uint64_t ticks
 uint64_t prof_cct_calls(const struct prof_cct *c);
 
 /* Append one record per node, in order of creation, so parents first (format/summary.h);
-   with the lock held. */
-void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b);
+   with the lock held. With period_ticks above 0 (sampled timing, FORMAT.md 1.4) Ticks, Self
+   and Outer are the node's CPU-time samples (inclusive, its own) times period_ticks, and
+   Timed and Wall its timed calls'; else every call was timed. */
+void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks);
 
 #endif /* PROF_CONTEXT_H */

@@ -11,6 +11,7 @@
 #include "hooks.h"
 #include "memtab.h" /* prof_mem_map: buffers straight from the kernel */
 #include "partwrite.h"
+#include "sample.h"
 #include "strbuf.h"
 #include "summary.h"
 
@@ -57,6 +58,7 @@ struct prof_thread *prof_thread_new(void)
     if (!t)
         return NULL;
     t->fd = -1;
+    t->sampling.fd = -1;
     t->dropped = prof_dropped_counter(); /* prof_attach makes the recorder on its own thread */
     stack_bounds(t);
     pthread_mutex_init(&t->lock, NULL);
@@ -82,6 +84,7 @@ void prof_thread_free(struct prof_thread *t)
         return;
     if (t->fd >= 0)
         close(t->fd);
+    prof_sample_thread_stop(t);
     stats_free(t);
     if (t->buf)
         prof_mem_unmap(t->buf, PROF_BUFFER_WORDS * sizeof *t->buf);
@@ -184,9 +187,11 @@ static int write_cpu(struct prof_thread *t)
     int64_t cpu = thread_cpu_ns(t);
     if (!t->cpu_known || cpu < 0)
         return 0;
-    uint64_t rec[2] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
-                       prof_monotonic_ns() - t->wall_begin_ns};
-    return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, sizeof rec);
+    uint64_t rec[5] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+                       prof_monotonic_ns() - t->wall_begin_ns, PROF_LOAD(t->sampling.samples),
+                       PROF_LOAD(t->sampling.overhead), PROF_LOAD(t->sampling.outside)};
+    size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED : PROF_CPU_RECORD;
+    return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, len);
 }
 
 static int summary_alloc(struct prof_thread *t, uint32_t cap);
@@ -465,6 +470,26 @@ __attribute__((noinline)) void prof_summary_apply(struct prof_thread *t)
     t->summary.npending = 0;
 }
 
+/*
+ * Sampled timing: a call that read the clock at its start ends at now. Its wall time goes to
+ * its node's statistics (calls, timed calls, wall ticks, extremes, histogram); once the node
+ * has PROF_TIMED_MIN_CALLS timed calls of a mean below short_ticks, its later calls are only
+ * counted (their time comes from samples). A region is timed whatever its length.
+ */
+__attribute__((noinline)) void prof_summary_stop_timed(struct prof_thread *t, struct prof_frame *f,
+                                                       uint64_t now)
+{
+    struct prof_node *n = f->node;
+    uint64_t ticks = now > f->start ? now - f->start : 0;
+    prof_stats_count(&n->st, ticks, 0);
+    uint64_t timed = n->st.timed + 1;
+    PROF_STORE(n->st.timed, timed);
+    if (f->fn && timed >= PROF_TIMED_MIN_CALLS && n->st.ticks < timed * t->summary.short_ticks)
+        n->untimed = 1;
+    if (prof_stats_hist(&t->summary.cct, &n->st, ticks, 0) != 0)
+        t->summary.lost++;
+}
+
 /* Summary mode's stop of a frame past PROF_MAX_DEPTH (never counted), of one open at
    PROFILER_MAX_EVENTS (it ends in the event stream), or of an instance folded into its parent's
    node (PROFILER_MAX_NODES: its own time stays in the parent's self time, its children's goes
@@ -539,7 +564,10 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
     if (err)
         return err;
     struct prof_sbuf b = {0};
-    prof_cct_encode(&t->summary.cct, &b);
+    double period_ticks = 0;
+    if (t->summary.sampled)
+        period_ticks = (double)t->sampling.period_ns * (double)t->frequency / 1e9;
+    prof_cct_encode(&t->summary.cct, &b, period_ticks);
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
         err = prof_part_write(t->fd, type, b.data, b.len);
@@ -551,6 +579,8 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
    which a recovery of a killed run reads when the final one is missing (owner thread). */
 __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t, uint64_t now)
 {
+    if (!now)
+        now = prof_ticks(); /* after a call that read no clock (sampled timing) */
     prof_mem_quiet_begin();
     pthread_mutex_lock(&t->lock);
     int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
@@ -622,6 +652,10 @@ static int write_summary(struct prof_thread *t)
                  "paths were folded into their parent's",
                  t->summary.cct.max_nodes);
         err = prof_thread_write_warning(t, "max-nodes", folded, msg);
+        /* A count lost from its path is said where the user looks, not only in the file. */
+        prof_warn("thread %u: PROFILER_MAX_NODES=%u calling contexts reached: %llu calls were "
+                  "counted in their caller's context instead of their own",
+                  t->number, t->summary.cct.max_nodes, (unsigned long long)folded);
     }
     return err;
 }
@@ -755,6 +789,10 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->stray_at_cap = 0;
     t->summary.stream_depth = 0;
     t->summary.start_limit = PROF_MAX_DEPTH;
+    /* Sampled timing needs the thread's own timer; without one its calls are all timed. */
+    t->summary.short_ticks = run->short_ticks;
+    t->summary.sampled = run->mode == PROF_MODE_SUMMARY && prof_sample_thread_start(t, run) == 0 &&
+                         t->sampling.period_ns;
 
     free(t->path);
     size_t plen = strlen(run->dir) + strlen(run->runname) + 32;

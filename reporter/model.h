@@ -28,6 +28,10 @@ struct run_rec {
     int has_memory; /* the run file has a memory section (memory checks were used) */
     int recovered;  /* rebuilt from .part files */
     enum run_kind kind;
+    /* The Timing record (format 4): sampled timing's method ("perf-task-clock", "cpu-timer")
+       and sample period in ns; NULL and 0 for a run that timed every call */
+    char *sampling;
+    double period_ns;
 };
 
 /* One thread of one run. key groups threads of the same name across runs (Hit count). */
@@ -40,6 +44,9 @@ struct thread_rec {
     /* From the ThreadCpu record: CPU time and wall time while the thread recorded, ns; NaN
        when the run does not say (older files, killed runs) */
     double cpu_ns, wall_ns;
+    /* A sampled run's ThreadCpu record: the thread's CPU-time samples, those in the
+       collector's own code and those outside every region; NaN when the run does not say */
+    double samples, overhead, outside;
 };
 
 /* One region (all regions with the same id text, across threads and runs). */
@@ -52,6 +59,11 @@ struct region {
     int excluded;             /* by --include / --exclude */
     struct dist cost;         /* inclusive ns per call */
     double self_ns, outer_ns; /* outer: non-nested calls only (recursion counted once) */
+    /* Sampled runs: the variances of outer_ns and self_ns (each sample of period p adds p^2),
+       the wall time of the calling contexts whose every call was timed (outermost ones), and
+       the sampled CPU time of those same contexts */
+    double var_outer, var_self, wall_ns, wall_cpu_ns;
+    int sampled; /* a row of a sampled run */
     uint64_t unterminated;
     double *run_sum;     /* per run: ns over calls */
     double *run_outer;   /* per run: ns over non-nested calls (the run's share of Total) */
@@ -232,6 +244,10 @@ struct cost_row {
     size_t runs; /* runs where the region ran */
     double run_mean, run_stddev, run_cv, ci95, fastest, slowest;
     int approximate; /* percentiles from the histogram */
+    /* Sampled runs: the 95 % bounds of total and self (1.96 standard deviations of their
+       sample counts), the wall time of the contexts timed on every call and its part off the
+       CPU (wall minus their sampled CPU time); NaN when not sampled or not timed */
+    double total_pm, self_pm, wall, offcpu;
 };
 /* Fill *out for region r; busy is model_busy(m). */
 void model_cost_row(struct model *m, size_t r, double busy, struct cost_row *out);

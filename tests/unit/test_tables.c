@@ -50,7 +50,9 @@ static void time_headers_carry_their_unit(void **state)
     assert_string_equal(column_header(h, sizeof h, &t.cols[3], us, ms), "Total %");
     assert_string_equal(column_header(h, sizeof h, &t.cols[6], us, ms), "Mean (us)");
     assert_string_equal(column_header(h, sizeof h, &t.cols[17], us, ms), "95% CI +/- (us)");
-    assert_int_equal(t.ncols, 24);
+    assert_string_equal(column_header(h, sizeof h, &t.cols[24], us, ms), "Total +/- (ms)");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[27], us, ms), "Off-CPU (ms)");
+    assert_int_equal(t.ncols, 28);
     assert_int_equal(t.nrows, 0);
     table_close(&t);
     table_open(&t, &m, TABLE_RUNS);
