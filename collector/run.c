@@ -218,6 +218,14 @@ static void configure_timing(void)
     double short_ns = PROF_SHORT_FACTOR * 2 * g.clock_ns;
     if (short_ns < PROF_SHORT_MIN_NS)
         short_ns = PROF_SHORT_MIN_NS;
+    v = getenv("PROFILER_SHORT_CALL");
+    if (v && *v) {
+        uint64_t ns = parse_duration_ns(v);
+        if (ns)
+            short_ns = (double)ns;
+        else
+            prof_warn("PROFILER_SHORT_CALL='%s' is not a duration; using %.0fns", v, short_ns);
+    }
     g.short_ticks = (uint64_t)(short_ns * (double)g.frequency / 1e9);
     if (timing != PROF_TIMING_SAMPLED || g.mode != PROF_MODE_SUMMARY)
         return;
@@ -242,7 +250,15 @@ static void configure_timing(void)
         else
             sig = (int)n;
     }
-    g.sample_method = (int)prof_sample_setup(sig, g.sample_period_ns);
+    enum prof_sample_method want = PROF_SAMPLE_NONE;
+    v = getenv("PROFILER_SAMPLER");
+    if (v && strcmp(v, "perf") == 0)
+        want = PROF_SAMPLE_PERF;
+    else if (v && strcmp(v, "timer") == 0)
+        want = PROF_SAMPLE_TIMER;
+    else if (v && *v)
+        prof_warn("PROFILER_SAMPLER='%s' is not 'perf' or 'timer'; choosing one", v);
+    g.sample_method = (int)prof_sample_setup(sig, g.sample_period_ns, want);
 }
 
 /* Seconds from an environment variable, in ticks; fallback when unset or malformed (warned).

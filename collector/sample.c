@@ -11,8 +11,10 @@
 #include "thread.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -166,12 +168,36 @@ static int take_signal(int sig)
     return sigaction(sig, &sa, NULL);
 }
 
+/*
+ * Whether a tool that owns SIGTRAP watches the process: a debugger (TracerPid in
+ * /proc/self/status) or valgrind (its preloaded core), which stop at, or die of, a SIGTRAP they
+ * did not cause. The perf event's signal is left out then.
+ */
+static int trap_watched(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre && strstr(pre, "vgpreload"))
+        return 1;
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *tp = strstr(buf, "TracerPid:");
+    return tp && strtol(tp + 10, NULL, 10) != 0;
+}
+
 /* Install the handler and find a method that works here: a perf event with SIGTRAP, else a
-   CPU-time timer on sig. */
-enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns)
+   CPU-time timer on sig (want: PROF_SAMPLE_NONE to choose so, or the one method to try). */
+enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns, enum prof_sample_method want)
 {
     int perf_err = EPERM;
-    if (signal_free(SIGTRAP)) {
+    if (want != PROF_SAMPLE_TIMER && (want == PROF_SAMPLE_PERF || !trap_watched()) &&
+        signal_free(SIGTRAP)) {
         int fd = perf_open(period_ns);
         perf_err = errno;
         if (fd >= 0) {
@@ -182,6 +208,11 @@ enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns)
             }
             perf_err = errno;
         }
+    }
+    if (want == PROF_SAMPLE_PERF) {
+        prof_warn("no perf task-clock sampling here (%s); timing every call exactly",
+                  strerror(perf_err));
+        return PROF_SAMPLE_NONE;
     }
     if (!signal_free(sig)) {
         prof_warn("the program handles signal %d (%s) itself; timing every call exactly "

@@ -28,10 +28,12 @@ enum prof_sample_method { PROF_SAMPLE_NONE, PROF_SAMPLE_PERF, PROF_SAMPLE_TIMER 
 /*
  * Process-wide setup, once: find which method this system allows, trying it on the calling
  * thread, and install the handler on its signal (SIGTRAP for the perf event, sig for the timer)
- * unless the program has a handler of its own there. PROF_SAMPLE_NONE when neither works (why
- * is said once on stderr).
+ * unless the program has a handler of its own there. want: PROF_SAMPLE_NONE to take the perf
+ * event unless a debugger or valgrind watches SIGTRAP, else the timer; or the one method to
+ * try. PROF_SAMPLE_NONE when none works (why is said once on stderr).
  */
-enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns);
+enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns,
+                                          enum prof_sample_method want);
 
 /* The method's name in the run file's Timing record. */
 const char *prof_sample_method_name(enum prof_sample_method m);
