@@ -9,6 +9,7 @@
 #include "status.h" /* prof_mem_quiet_begin: the collector's allocations are not the program's */
 #include "summary.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,9 @@
 #define PROF_CCT_SLAB 256u
 /* Bytes per chunk of histogram blocks. */
 #define PROF_CCT_CHUNK (64u * 1024u)
+
+_Static_assert(sizeof(struct prof_node) == 128, "a node is two cache lines (context.h)");
+_Static_assert(offsetof(struct prof_node, st.calls) < 64, "a call's counter is in the first line");
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -31,7 +35,7 @@ static void stats_reset(struct prof_stats *s)
 void prof_cct_init(struct prof_cct *c, uint32_t max_nodes, pthread_mutex_t *lock)
 {
     memset(c, 0, sizeof *c);
-    c->root.last_idx = UINT32_MAX;
+    c->root.last_idx = c->root.prev_idx = UINT32_MAX;
     c->root.outermost = 1;
     stats_reset(&c->root.st);
     c->max_nodes = max_nodes;
@@ -53,10 +57,12 @@ void prof_cct_free(struct prof_cct *c)
     prof_cct_init(c, c->max_nodes, c->lock);
 }
 
-/* The hash chain of (parent, id). */
+/* The hash chain of (parent, id): a multiplicative hash of both (the byte-wise string hash
+   took a third of the time of a lookup that missed the children cache, on yaml-cpp). */
 static uint32_t chain_of(const struct prof_cct *c, const struct prof_node *parent, uint32_t id)
 {
-    return (uint32_t)prof_hash_more(prof_hash(&parent, sizeof parent), &id, sizeof id) & c->tmask;
+    uint64_t k = ((uint64_t)(uintptr_t)parent ^ ((uint64_t)id << 40 | id)) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(k >> 32) & c->tmask;
 }
 
 /* Twice the chains (or the first 1024), every node moved to its new chain; -1: no memory. */
@@ -95,7 +101,8 @@ static struct prof_node *node_add(struct prof_cct *c, struct prof_node *parent, 
             c->slabs = s;
             c->slabs_cap = cap;
         }
-        c->slabs[slab] = malloc(PROF_CCT_SLAB * sizeof **c->slabs);
+        /* Aligned: a node's first cache line holds what every call touches. */
+        c->slabs[slab] = aligned_alloc(64, PROF_CCT_SLAB * sizeof **c->slabs);
         if (!c->slabs[slab])
             return NULL;
         c->nslabs++;
@@ -103,7 +110,7 @@ static struct prof_node *node_add(struct prof_cct *c, struct prof_node *parent, 
     struct prof_node *n = &c->slabs[slab][c->nnodes % PROF_CCT_SLAB];
     memset(n, 0, sizeof *n);
     stats_reset(&n->st);
-    n->last_idx = UINT32_MAX;
+    n->last_idx = n->prev_idx = UINT32_MAX;
     n->id = id;
     n->parent = parent;
     n->number = c->nnodes + 1;
@@ -141,15 +148,17 @@ struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *pare
             return NULL;
         }
     }
+    parent->prev_idx = parent->last_idx;
+    parent->prev = parent->last;
     parent->last_idx = idx;
     parent->last = n;
     return n;
 }
 
-/* A zeroed histogram block from the current chunk, or a new chunk (lock held). */
-static uint64_t *block_new(struct prof_cct *c)
+/* size zeroed bytes (a multiple of 64, at most a histogram block) from the current chunk, or
+   a new chunk (lock held). */
+static void *block_new(struct prof_cct *c, size_t size)
 {
-    size_t size = PROF_HIST_BLOCK * sizeof(uint64_t);
     if (c->blocks_left < size) {
         char *k = calloc(1, PROF_CCT_CHUNK);
         if (!k)
@@ -159,7 +168,7 @@ static uint64_t *block_new(struct prof_cct *c)
         c->blocks = k + 64; /* the first word chains the chunks; blocks stay 64-byte aligned */
         c->blocks_left = PROF_CCT_CHUNK - 64;
     }
-    uint64_t *b = (uint64_t *)(void *)c->blocks;
+    void *b = c->blocks;
     c->blocks += size;
     c->blocks_left -= size;
     return b;
@@ -172,8 +181,13 @@ prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int lo
     prof_mem_quiet_begin();
     if (!locked)
         pthread_mutex_lock(c->lock);
-    uint64_t *blk = block_new(c);
-    s->hist[b / PROF_HIST_BLOCK] = blk;
+    uint64_t *blk = NULL;
+    if (!s->hist)
+        s->hist = block_new(c, PROF_HIST_BLOCKS * sizeof *s->hist);
+    if (s->hist) {
+        blk = block_new(c, PROF_HIST_BLOCK * sizeof *blk);
+        s->hist[b / PROF_HIST_BLOCK] = blk;
+    }
     if (!locked)
         pthread_mutex_unlock(c->lock);
     prof_mem_quiet_end();
@@ -209,8 +223,9 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double p
     if (!k.calls || k.min == UINT64_MAX)
         k.min = 0; /* the row of a node never counted (or timed) says 0, not UINT64_MAX */
     uint64_t hist[PROF_HIST_BUCKETS];
+    uint64_t *const *dir = s->hist;
     for (unsigned i = 0; i < PROF_HIST_BUCKETS; i++) {
-        const uint64_t *blk = s->hist[i / PROF_HIST_BLOCK];
+        const uint64_t *blk = dir ? dir[i / PROF_HIST_BLOCK] : NULL;
         hist[i] = blk ? LOAD(blk[i % PROF_HIST_BLOCK]) : 0;
     }
     prof_summary_encode(b, &k, hist);

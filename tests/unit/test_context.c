@@ -20,7 +20,7 @@ static uint64_t hist_total(const struct prof_stats *s)
 {
     uint64_t total = 0;
     for (unsigned b = 0; b < PROF_HIST_BUCKETS; b++)
-        if (s->hist[b / PROF_HIST_BLOCK])
+        if (s->hist && s->hist[b / PROF_HIST_BLOCK])
             total += s->hist[b / PROF_HIST_BLOCK][b % PROF_HIST_BLOCK];
     return total;
 }

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-static volatile unsigned long sink;
+static __thread volatile unsigned long sink; /* per thread: the workers share no data */
 static volatile sig_atomic_t own_signals;
 
 /* The loop both burners run: arithmetic only, no call, so all its time is its caller's. */
