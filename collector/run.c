@@ -259,6 +259,8 @@ static void configure_timing(void)
     else if (v && *v)
         prof_warn("PROFILER_SAMPLER='%s' is not 'perf' or 'timer'; choosing one", v);
     g.sample_method = (int)prof_sample_setup(sig, g.sample_period_ns, want);
+    if (g.sample_method)
+        prof_hooks_add(&prof_sample_hooks);
 }
 
 /* Seconds from an environment variable, in ticks; fallback when unset or malformed (warned).

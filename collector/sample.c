@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* SIGEV_THREAD_ID */
 #include "sample.h"
 
+#include "hooks.h"
 #include "status.h"
 #include "thread.h"
 
@@ -239,11 +240,14 @@ const char *prof_sample_method_name(enum prof_sample_method m)
     return m == PROF_SAMPLE_PERF ? "perf-task-clock" : m == PROF_SAMPLE_TIMER ? "cpu-timer" : "";
 }
 
-/* Arm the calling thread's sampler. */
-int prof_sample_thread_start(struct prof_thread *t, const struct prof_run_info *run)
+static void sampler_stop(struct prof_thread *t);
+
+/* Arm the calling thread's sampler: 0, or -1 when none could be made (the thread then gets no
+   samples, and times every call). */
+static int sampler_start(struct prof_thread *t, const struct prof_run_info *run)
 {
     struct prof_sample_state *s = &t->sampling;
-    prof_sample_thread_stop(t);
+    sampler_stop(t);
     s->samples = s->overhead = s->outside = s->taken = 0;
     if (run->sample_method == PROF_SAMPLE_NONE || !sample_signal)
         return 0;
@@ -264,7 +268,7 @@ int prof_sample_thread_start(struct prof_thread *t, const struct prof_run_info *
 }
 
 /* Disarm and close. */
-void prof_sample_thread_stop(struct prof_thread *t)
+static void sampler_stop(struct prof_thread *t)
 {
     struct prof_sample_state *s = &t->sampling;
     __atomic_store_n(&s->period_ns, 0, __ATOMIC_RELEASE);
@@ -282,3 +286,16 @@ void prof_sample_thread_stop(struct prof_thread *t)
         s->timer_ok = 0;
     }
 }
+
+/* A recorder begins a run (on its own thread): a summary run's threads sample. */
+static void hook_begin(struct prof_thread *t, const struct prof_run_info *run)
+{
+    t->summary.sampled = run->mode == PROF_MODE_SUMMARY && run->sample_method &&
+                         sampler_start(t, run) == 0 && t->sampling.period_ns;
+}
+
+const struct prof_hooks prof_sample_hooks = {
+    .name = "sampled timing",
+    .thread_begin = hook_begin,
+    .thread_free = sampler_stop,
+};

@@ -13,8 +13,7 @@
 
 #include <stdint.h>
 
-struct prof_thread;
-struct prof_run_info;
+struct prof_hooks;
 
 /* How samples are taken: a perf task-clock event (an hrtimer on the thread's CPU time, its
    overflow a synchronous SIGTRAP; Linux 5.13 on) or a POSIX CPU-time timer on a signal of our
@@ -38,11 +37,10 @@ enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns,
 /* The method's name in the run file's Timing record. */
 const char *prof_sample_method_name(enum prof_sample_method m);
 
-/* The calling thread's sampler for t (owner thread): armed when the run samples; 0, or -1 when
-   no timer could be made (the thread then gets no samples). */
-int prof_sample_thread_start(struct prof_thread *t, const struct prof_run_info *run);
-/* Stop and close the thread's sampler (owner thread, or a fork child's copy: closed, never
-   disarmed, as its timer is the parent's). */
-void prof_sample_thread_stop(struct prof_thread *t);
+/* The sampler's hooks (hooks.h), which run.c registers when the run samples: at a recorder's
+   begin (on its own thread) its sampler is armed, and t->summary.sampled says whether one
+   could be; at its free the sampler is closed (a fork child's copy is closed, never disarmed,
+   as its event or timer is the parent's). */
+extern const struct prof_hooks prof_sample_hooks;
 
 #endif /* PROF_SAMPLE_H */

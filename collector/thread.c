@@ -11,7 +11,6 @@
 #include "hooks.h"
 #include "memtab.h" /* prof_mem_map: buffers straight from the kernel */
 #include "partwrite.h"
-#include "sample.h"
 #include "strbuf.h"
 #include "summary.h"
 
@@ -84,7 +83,6 @@ void prof_thread_free(struct prof_thread *t)
         return;
     if (t->fd >= 0)
         close(t->fd);
-    prof_sample_thread_stop(t);
     stats_free(t);
     if (t->buf)
         prof_mem_unmap(t->buf, PROF_BUFFER_WORDS * sizeof *t->buf);
@@ -761,6 +759,10 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         return PROF_ERR_NOMEM;
 
     t->frequency = run->frequency;
+    /* Sampled timing needs the thread's own sampler (sample.c's thread_begin hook sets
+       sampled); without one its calls are all timed. */
+    t->summary.sampled = 0;
+    t->summary.short_ticks = run->short_ticks;
     prof_hooks_thread_begin(t, run);
     t->mode = run->mode;
     t->number = number;
@@ -789,10 +791,6 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->stray_at_cap = 0;
     t->summary.stream_depth = 0;
     t->summary.start_limit = PROF_MAX_DEPTH;
-    /* Sampled timing needs the thread's own timer; without one its calls are all timed. */
-    t->summary.short_ticks = run->short_ticks;
-    t->summary.sampled = run->mode == PROF_MODE_SUMMARY && prof_sample_thread_start(t, run) == 0 &&
-                         t->sampling.period_ns;
 
     free(t->path);
     size_t plen = strlen(run->dir) + strlen(run->runname) + 32;
