@@ -194,10 +194,25 @@ prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int lo
     return blk ? blk + b % PROF_HIST_BLOCK : NULL;
 }
 
+/* Move every count of a histogram to the bucket of its bucket's lower bound times scale
+   (below 1: buckets only move down, so a forward pass moves each count once). */
+static void hist_scale(uint64_t *hist, double scale)
+{
+    for (unsigned i = 0; i < PROF_HIST_BUCKETS; i++) {
+        if (!hist[i])
+            continue;
+        unsigned to = prof_hist_bucket((uint64_t)(prof_hist_bound(i) * scale));
+        if (to != i) {
+            hist[to] += hist[i];
+            hist[i] = 0;
+        }
+    }
+}
+
 /* Append the record of one node: a copy read with relaxed loads (the owner may still write).
    incl: the samples of the node and every node below it, when the thread was sampled. */
 static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double period_ticks,
-                        uint64_t incl)
+                        double hook_ticks, uint64_t incl)
 {
     const struct prof_stats *s = &n->st;
     struct prof_summary_counts k = {.id = n->id,
@@ -212,12 +227,24 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double p
     k.samples = LOAD(n->samples);
     k.timed = k.calls;
     k.wall = k.ticks;
+    double scale = 1; /* the timed calls' compensated wall time over their measured one */
     if (period_ticks > 0) {
+        /* The hooks of the calls inside the timed calls ran on the wall clock too. */
+        double hooks = (double)LOAD(s->self) * hook_ticks;
+        uint64_t net = hooks < (double)k.wall ? k.wall - (uint64_t)hooks : 0;
+        if (k.wall)
+            scale = (double)net / (double)k.wall;
+        k.wall = net;
         k.timed = LOAD(s->timed);
         k.ticks = (uint64_t)((double)incl * period_ticks + 0.5);
         k.self = (uint64_t)((double)k.samples * period_ticks + 0.5);
         if (!k.timed)
             k.min = k.max = 0;
+        /* Each call's own share of that is unknown: the calls are taken to have lost the same
+           fraction, exact for a context of one call. */
+        k.min = (uint64_t)((double)k.min * scale);
+        k.max = (uint64_t)((double)k.max * scale);
+        k.sumsq *= scale * scale;
     }
     k.outer = prof_node_outer(n, k.ticks);
     if (!k.calls || k.min == UINT64_MAX)
@@ -228,6 +255,8 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double p
         const uint64_t *blk = dir ? dir[i / PROF_HIST_BLOCK] : NULL;
         hist[i] = blk ? LOAD(blk[i % PROF_HIST_BLOCK]) : 0;
     }
+    if (scale < 1)
+        hist_scale(hist, scale);
     prof_summary_encode(b, &k, hist);
 }
 
@@ -239,7 +268,8 @@ static const struct prof_node *node_at(const struct prof_cct *c, uint32_t i)
 
 /* Append every node's record; sampled, with each node's inclusive samples added up from the
    leaves (children are numbered after their parents). */
-void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks)
+void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks,
+                     double hook_ticks)
 {
     uint32_t n = c->nnodes;
     uint64_t *incl = NULL;
@@ -259,7 +289,7 @@ void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double perio
         }
     }
     for (uint32_t i = 0; i < n; i++)
-        node_encode(b, node_at(c, i), period_ticks, incl ? incl[i] : 0);
+        node_encode(b, node_at(c, i), period_ticks, hook_ticks, incl ? incl[i] : 0);
     prof_mem_quiet_begin();
     free(incl);
     prof_mem_quiet_end();

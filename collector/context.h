@@ -33,7 +33,8 @@
 /* The statistics of one path's instances (every column of FORMAT.md 1.4). */
 struct prof_stats {
     /* Sampled timing (thread.h): calls counts every call, timed those whose wall time ticks,
-       min, max, sumsq and the histogram describe; exact timing leaves timed 0 (all are). */
+       min, max, sumsq and the histogram describe, and self the calls made inside them (the
+       self time comes from samples); exact timing leaves timed 0 (all are). */
     uint64_t calls, timed, ticks, self, min, max;
     double sumsq;
     /* The histogram's blocks (PROF_HIST_BLOCKS pointers, NULL: no instance in that block
@@ -173,7 +174,9 @@ uint64_t prof_cct_calls(const struct prof_cct *c);
 /* Append one record per node, in order of creation, so parents first (format/summary.h);
    with the lock held. With period_ticks above 0 (sampled timing, FORMAT.md 1.4) Ticks, Self
    and Outer are the node's CPU-time samples (inclusive, its own) times period_ticks, and
-   Timed and Wall its timed calls'; else every call was timed. */
-void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks);
+   Timed and Wall its timed calls', Wall less hook_ticks for each call made inside them (the
+   hooks' cost, st.self); else every call was timed. */
+void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks,
+                     double hook_ticks);
 
 #endif /* PROF_CONTEXT_H */

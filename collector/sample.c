@@ -39,6 +39,8 @@ static void charge(struct prof_thread *t, uint64_t w)
     unsigned gen = t->gen;
     if (prof_busy || (gen & PROF_GEN_BUSY) || t->hooks.in_hook) {
         PROF_STORE(s->overhead, s->overhead + w);
+        if (prof_busy || t->hooks.in_hook)
+            PROF_STORE(s->slow, s->slow + w);
         return;
     }
     if (gen != PROF_LOAD(prof_gen) || !t->summary.sampled || t->mode != PROF_MODE_SUMMARY)
@@ -248,7 +250,7 @@ static int sampler_start(struct prof_thread *t, const struct prof_run_info *run)
 {
     struct prof_sample_state *s = &t->sampling;
     sampler_stop(t);
-    s->samples = s->overhead = s->outside = s->taken = 0;
+    s->samples = s->overhead = s->slow = s->outside = s->taken = 0;
     if (run->sample_method == PROF_SAMPLE_NONE || !sample_signal)
         return 0;
     s->pid = getpid();

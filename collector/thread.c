@@ -164,6 +164,18 @@ static int write_pending(struct prof_thread *t)
     return err;
 }
 
+/*
+ * Sampled timing: what the hooks of one call cost this thread, in ticks, measured rather than
+ * calibrated: the samples that landed in the hooks' fast path (overhead outside the slow
+ * paths) times the period, over the calls counted. 0 without samples.
+ */
+static double hook_ticks(const struct prof_thread *t, double period_ticks)
+{
+    uint64_t calls = prof_cct_calls(&t->summary.cct);
+    uint64_t hot = PROF_LOAD(t->sampling.overhead) - PROF_LOAD(t->sampling.slow);
+    return calls && period_ticks > 0 ? (double)hot * period_ticks / (double)calls : 0;
+}
+
 /* The CPU time the thread of t has used, in ns; -1 when it cannot be read. Its own clock on
    its own thread, else through pthread_getcpuclockid: a registered thread is alive. */
 static int64_t thread_cpu_ns(const struct prof_thread *t)
@@ -185,9 +197,16 @@ static int write_cpu(struct prof_thread *t)
     int64_t cpu = thread_cpu_ns(t);
     if (!t->cpu_known || cpu < 0)
         return 0;
-    uint64_t rec[5] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
-                       prof_monotonic_ns() - t->wall_begin_ns, PROF_LOAD(t->sampling.samples),
-                       PROF_LOAD(t->sampling.overhead), PROF_LOAD(t->sampling.outside)};
+    double period_ticks = (double)t->sampling.period_ns * (double)t->frequency / 1e9;
+    double hook_ps = t->summary.sampled && t->frequency
+                         ? hook_ticks(t, period_ticks) * 1e12 / (double)t->frequency
+                         : 0;
+    uint64_t rec[6] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+                       prof_monotonic_ns() - t->wall_begin_ns,
+                       PROF_LOAD(t->sampling.samples),
+                       PROF_LOAD(t->sampling.overhead),
+                       PROF_LOAD(t->sampling.outside),
+                       (uint64_t)(hook_ps + 0.5)};
     size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED : PROF_CPU_RECORD;
     return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, len);
 }
@@ -479,7 +498,9 @@ __attribute__((noinline)) void prof_summary_stop_timed(struct prof_thread *t, st
 {
     struct prof_node *n = f->node;
     uint64_t ticks = now > f->start ? now - f->start : 0;
-    prof_stats_count(&n->st, ticks, 0);
+    /* self holds the calls made inside the timed calls (their hooks' cost is taken out of Wall
+       when the node is written): the starts since this one's. */
+    prof_stats_count(&n->st, ticks, (uint32_t)(t->serial - f->serial));
     uint64_t timed = n->st.timed + 1;
     PROF_STORE(n->st.timed, timed);
     if (f->fn && timed >= PROF_TIMED_MIN_CALLS && n->st.ticks < timed * t->summary.short_ticks)
@@ -565,7 +586,7 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
     double period_ticks = 0;
     if (t->summary.sampled)
         period_ticks = (double)t->sampling.period_ns * (double)t->frequency / 1e9;
-    prof_cct_encode(&t->summary.cct, &b, period_ticks);
+    prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks));
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
         err = prof_part_write(t->fd, type, b.data, b.len);
@@ -579,6 +600,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
 {
     if (!now)
         now = prof_ticks(); /* after a call that read no clock (sampled timing) */
+    prof_busy_begin();      /* a sample here is the collector's slow path, not a hook's cost */
     prof_mem_quiet_begin();
     pthread_mutex_lock(&t->lock);
     int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
@@ -592,6 +614,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     t->flush_at = now + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
+    prof_busy_end();
 }
 
 /* Past PROFILER_MAX_EVENTS: the warning, counting the region instances left out of the event

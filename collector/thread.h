@@ -122,6 +122,7 @@ struct prof_sample_state {
     uint64_t taken;     /* perf: periods of the event's count already charged */
     uint64_t samples;   /* every sample the thread took */
     uint64_t overhead;  /* those that landed in the collector's own code */
+    uint64_t slow;      /* of those, in its slow paths (attach, describing a function, writes) */
     uint64_t outside;   /* those outside every region and instrumented function */
 };
 

@@ -41,8 +41,8 @@ struct part_info {
     uint64_t stray, unterminated, clock;
     int has_cpu; /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
     uint64_t cpu_ns, wall_ns;
-    int has_samples; /* a sampled thread's PRFC chunk: its samples, overhead and outside */
-    uint64_t samples[3];
+    int has_samples; /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps */
+    uint64_t samples[4];
     char *unterminated_names[UNTERMINATED_NAMES];
     size_t nnames;
     struct warning *warnings;
@@ -1057,7 +1057,7 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, pi->number);
         rec_u64(&r, pi->cpu_ns);
         rec_u64(&r, pi->wall_ns);
-        for (size_t i = 0; pi->has_samples && i < 3; i++)
+        for (size_t i = 0; pi->has_samples && i < 4; i++)
             rec_u64(&r, pi->samples[i]);
         rec_emit(s, &r);
     }

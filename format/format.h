@@ -91,10 +91,11 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
    as an unknown key. */
 #define PROF_THREAD_CPU_RECORD "ThreadCpu"
 #define PROF_THREAD_CPU_FIELDS 4
-/* Version 4, a thread of a sampled run: three more fields, the CPU-time samples the thread
-   took, those that landed in the collector's own code (overhead) and those outside every
-   instrumented function: "ThreadCpu,<n>,<cpu>,<wall>,<samples>,<overhead>,<outside>". */
-#define PROF_THREAD_CPU_FIELDS_SAMPLED 7
+/* Version 4, a thread of a sampled run: four more fields, the CPU-time samples the thread
+   took, those that landed in the collector's own code (overhead), those outside every
+   instrumented function, and what one call's hooks cost it (ps, taken out of Wall):
+   "ThreadCpu,<n>,<cpu>,<wall>,<samples>,<overhead>,<outside>,<hook ps>". */
+#define PROF_THREAD_CPU_FIELDS_SAMPLED 8
 
 /* The record saying how a summary run's time was measured (1.2), version 4:
    "Timing,exact" or "Timing,sampled,<method>,<period ns>,<short ns>,<clock ns>": every call
@@ -167,8 +168,8 @@ const char *prof_free_kind_name(int kind);
    of a longer one, for fields added later). */
 #define PROF_CPU_RECORD 16u
 /* A sampled thread's PRFC payload (part version 4): then samples:u64 overhead:u64 outside:u64,
-   counted in sample periods. */
-#define PROF_CPU_RECORD_SAMPLED 40u
+   counted in sample periods, and hook_ps:u64, the measured cost of one call's hooks in ps. */
+#define PROF_CPU_RECORD_SAMPLED 48u
 
 /* Event words of a PRFE chunk. */
 #define PROF_W_EXIT 0x80000000u

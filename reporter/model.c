@@ -583,7 +583,7 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
         t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
         t->cpu_ns = t->wall_ns = NAN;
-        t->samples = t->overhead = t->outside = NAN;
+        t->samples = t->overhead = t->outside = t->hook_ns = NAN;
         char key[64];
         if (t->name[0])
             t->key = key_get(m, t->name);
@@ -650,6 +650,7 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
                 t->samples = strtod(f[4], NULL);
                 t->overhead = strtod(f[5], NULL);
                 t->outside = strtod(f[6], NULL);
+                t->hook_ns = strtod(f[7], NULL) / 1000;
             }
         }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4 && lens[2] > 0) {

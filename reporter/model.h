@@ -45,8 +45,9 @@ struct thread_rec {
        when the run does not say (older files, killed runs) */
     double cpu_ns, wall_ns;
     /* A sampled run's ThreadCpu record: the thread's CPU-time samples, those in the
-       collector's own code and those outside every region; NaN when the run does not say */
-    double samples, overhead, outside;
+       collector's own code and those outside every region, and the measured cost of one
+       call's hooks in ns (taken out of its Wall times); NaN when the run does not say */
+    double samples, overhead, outside, hook_ns;
 };
 
 /* One region (all regions with the same id text, across threads and runs). */

@@ -1079,7 +1079,7 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_col_t col, si
  */
 static void timing_summary(const struct model *m, char *buf, size_t size)
 {
-    double samples = 0, overhead = 0, outside = 0, period = 0;
+    double samples = 0, overhead = 0, outside = 0, period = 0, hook_sum = 0, hook_n = 0;
     size_t sampled = 0;
     const char *method = NULL;
     for (size_t k = 0; k < m->nruns; k++)
@@ -1095,22 +1095,26 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
             samples += t->samples * p;
             overhead += t->overhead * p;
             outside += t->outside * p;
+            hook_sum += t->hook_ns;
+            hook_n++;
         }
     }
     if (!sampled) {
         snprintf(buf, size, "every call timed exactly (a clock read at its start and end)");
         return;
     }
-    char a[32], c[32], d[32], e[32];
+    char a[32], c[32], d[32], e[32], h[32];
     snprintf(buf, size,
              "%s%zu of %zu runs: calls counted exactly; Total and Self from CPU-time samples, "
              "one per %s of a thread's CPU time (%s), with their 95 %% bounds (Total +/-, Self "
              "+/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose calls "
              "last long. Sampled CPU time %s; of it %s (%.1f %%) in the collector's own code, "
-             "left out of every region, and %s outside every region",
+             "left out of every region, and %s outside every region. A call's hooks cost %s "
+             "(measured by those samples), taken out of Wall for each call inside a timed one",
              "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method,
              time_text(c, sizeof c, samples, NULL), time_text(d, sizeof d, overhead, NULL),
-             samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL));
+             samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL),
+             time_text(h, sizeof h, hook_n > 0 ? hook_sum / hook_n : 0, NULL));
 }
 
 static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank, size_t n)

@@ -152,7 +152,7 @@ static void many_paths_encode_in_order(void **state)
         assert_ptr_equal(prof_cct_child(&c, top, i, canon), kids[i]);
     assert_int_equal(prof_cct_calls(&c), N - 1);
     struct prof_sbuf b = {0};
-    prof_cct_encode(&c, &b, 0);
+    prof_cct_encode(&c, &b, 0, 0);
     size_t off = 0, nhist;
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t cnt[PROF_HIST_BUCKETS];
