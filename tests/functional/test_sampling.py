@@ -104,7 +104,8 @@ def test_sampled_shares_follow_the_work_and_waits_keep_their_wall_time(tmp_path,
     # and together they are the thread's CPU time (perf: to the period; the CPU timer comes
     # in ticks of the scheduler, so a generous margin).
     assert samples * PERIOD_NS <= cpu * 1.05 + 2 * PERIOD_NS
-    assert samples * PERIOD_NS >= cpu * 0.7 - 4_000_000
+    if not SAN:  # ThreadSanitizer defers the timer's signals and merges their overruns
+        assert samples * PERIOD_NS >= cpu * 0.7 - 4_000_000
 
 
 def test_the_report_shows_sampled_time_its_bounds_and_the_wait(tmp_path):
