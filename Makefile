@@ -1,20 +1,22 @@
 # Makefile - build, test, install and demonstrate profreport.
 #
-#   make            the library (static and shared), pkg-config file, examples
-#   make check      every test: warnings as errors, then again under SAN=address,undefined
-#                   and SAN=thread, and a short run of each fuzz target (installs missing
-#                   Debian packages when run as root)
+#   make            the libraries (static and shared), pkg-config files, CMake package, examples
+#   make check      the reporter's flow check (scripts/flowcheck.sh), every test: warnings as
+#                   errors, then again under SAN=address,undefined and SAN=thread, and a short
+#                   run of each fuzz target (installs missing Debian packages when run as root)
 #   make fuzz       run each libFuzzer target (tests/fuzz) for FUZZ_TIME seconds (default 60);
 #                   make fuzz-runfile, fuzz-seed, fuzz-part, fuzz-workbook: one of them
-#   make demo       build, run the examples several times into demo/runs, write
-#                   demo/report.xlsx and its charts
+#   make demo       build, run the examples several times into demo/runs, write one
+#                   report per example, demo/NAME.xlsx and its charts
 #   make bench      speed figures against peers (bench/README.md)
-#   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall
+#   make install    PREFIX=/usr/local DESTDIR=  ;  make uninstall  (ldconfig only as root,
+#                   without DESTDIR, for a library folder the loader searches)
 #   make format-check / make format
 #
 # Variables: SAN=address,undefined|thread (sanitizer build in build/san-*), WERROR=-Werror,
 # CFLAGS (default -O2 -g), PREFIX, DESTDIR, FUZZ_TIME, FUZZ_SMOKE_TIME (default 10),
-# CHECK_JOBS (make check's parallel builds; default: the CPUs).
+# CHECK_JOBS (make check's parallel builds; default: the CPUs), DEMO_DIR (default demo),
+# DEMO_RUNS (default 5).
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -23,8 +25,9 @@ INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/profreport
 
-VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' collector/profreport.h)
+VERSION := $(shell sed -n 's/^\#define PROF_VERSION_STRING "\(.*\)"/\1/p' include/profreport.h)
 # The soname's number: the major part of the header's version, and while the major is 0 the
 # minor too (libprofreport.so.0.2), since a 0.x minor may change the binary interface: a program
 # built against another minor then fails to load instead of misreading a changed struct.
@@ -51,11 +54,15 @@ endif
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wwrite-strings
 # Every compile writes the headers it read into a .d file beside its output (included below).
 DEPFLAGS := -MMD -MP
-LIB_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
-	-pthread -Icollector -Iformat -Icommon
-APP_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Icollector
+# include/ holds the two installed headers; the collector's own headers stay in collector/,
+# which only the collector (and the unit tests of its modules) see: format/ and common/ are
+# compiled without it.
+SHARED_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC \
+	-fvisibility=hidden -pthread -Iinclude -Iformat -Icommon
+LIB_CFLAGS := $(SHARED_CFLAGS) -Icollector
+APP_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Iinclude
 APP_CXXFLAGS := -std=c++17 $(DEPFLAGS) -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLAGS) -pthread \
-	-Icollector
+	-Iinclude
 # Programs link the shared library found in the build tree.
 APP_LDFLAGS := $(SANFLAGS) -L$(BUILD) -Wl,-rpath,$(abspath $(BUILD)) -pthread
 APP_LIBS := -lprofreport
@@ -85,12 +92,15 @@ AUTO_PROG_LIBS := $(patsubst tests/programs/auto/%_lib.c,$(BUILD)/tests/programs
 AUTO_PROG_BINS := $(patsubst tests/programs/auto/%,$(BUILD)/tests/programs/auto/%,\
 	$(basename $(filter-out %_lib.c,$(AUTO_PROG_SRC)))) $(AUTO_PROG_LIBS)
 
-REPORTER_SRC := $(wildcard reporter/*.c)
+# The command's stages, each a folder (docs/ARCHITECTURE.md): base/ (shared helpers), read/,
+# model/, out/, and at the root main.c and the pieces that wire stages together.
+REPORTER_DIRS := reporter reporter/base reporter/read reporter/model reporter/out
+REPORTER_SRC := $(wildcard $(REPORTER_DIRS:%=%/*.c))
 REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
 REPORTER_LIB := $(BUILD)/libreporter.a
 REPORTER := $(BUILD)/profreport
 REPORTER_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
-	-Icollector -Iformat -Icommon -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
+	-Iinclude -Iformat -Icommon -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 REPORTER_LIBS := $(REPORTER_LIB) $(STATIC_LIB) -lxlsxwriter -lcsv -lm -pthread
 
 EXAMPLES_C := $(wildcard examples/*.c)
@@ -110,9 +120,14 @@ PLAIN_SRC := $(wildcard tests/plain/*.c)
 PLAIN_BINS := $(PLAIN_SRC:tests/plain/%.c=$(BUILD)/tests/plain/%)
 
 .PHONY: all lib reporter examples check test unit functional demo bench install uninstall clean \
-	format format-check deps fuzz fuzz-smoke test-bins FORCE
+	format format-check deps deps-build fuzz fuzz-smoke test-bins flowcheck FORCE
 
-all: lib reporter examples $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc
+# pkg-config files (shared and static, of each library) and the CMake package (cmake/).
+PC_FILES := $(patsubst %.in,$(BUILD)/%,$(wildcard *.pc.in))
+CMAKE_FILES := $(BUILD)/cmake/profreportConfig.cmake $(BUILD)/cmake/profreportConfigVersion.cmake
+MAN_PAGES := $(BUILD)/man/profreport.1 $(BUILD)/man/profreport.3
+
+all: lib reporter examples $(PC_FILES) $(CMAKE_FILES) $(MAN_PAGES)
 
 PRELOAD := $(BUILD)/libprofreport-malloc.so
 
@@ -125,11 +140,11 @@ $(BUILD)/collector/%.o: collector/%.c
 
 $(BUILD)/format/%.o: format/%.c
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+	$(CC) $(SHARED_CFLAGS) -c $< -o $@
 
 $(BUILD)/common/%.o: common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+	$(CC) $(SHARED_CFLAGS) -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -161,14 +176,15 @@ $(AUTO_LINKS): $(AUTO_SHARED)
 # It names sites with libprofreport-auto's symbolizer (symbols.c, compiled in: libdw, libiberty).
 $(PRELOAD): preload/malloc.c collector/symbols.c $(SHARED_LINKS)
 	$(CC) -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
-	    -Icollector -Icommon -shared -o $@ preload/malloc.c collector/symbols.c -L$(BUILD) -lprofreport \
+	    -Iinclude -Icollector -Icommon -shared -o $@ preload/malloc.c collector/symbols.c -L$(BUILD) -lprofreport \
 	    -Wl,-rpath,'$$ORIGIN' -Wl,--exclude-libs,ALL $(AUTO_DEPLIBS)
 
 # The install paths baked into the build (the .pc files, the reporter's templates folder) are
 # recorded in a stamp file, rewritten only when they change, so that `make install PREFIX=/opt/x`
 # after a plain `make` rebuilds what depends on them (as git does with GIT-PREFIX).
 CONFIG_STAMP := $(BUILD)/CONFIG-PATHS
-CONFIG_PATHS := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DATADIR=$(DATADIR)
+CONFIG_PATHS := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DATADIR=$(DATADIR) \
+	CMAKEDIR=$(CMAKEDIR)
 
 $(CONFIG_STAMP): FORCE
 	@mkdir -p $(@D)
@@ -177,10 +193,26 @@ $(CONFIG_STAMP): FORCE
 
 FORCE:
 
-$(BUILD)/%.pc: %.pc.in collector/profreport.h $(CONFIG_STAMP)
+$(BUILD)/%.pc: %.pc.in include/profreport.h $(CONFIG_STAMP)
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# The man pages as installed: their title line names the header's version.
+$(BUILD)/man/%: man/% include/profreport.h
+	@mkdir -p $(@D)
+	sed -e '1,/^\.TH/s/^\(\.TH [^"]*"profreport \)[^"]*"/\1$(VERSION)"/' $< > $@
+
+# The CMake package finds the libraries and the header relative to its own folder (relocatable),
+# and serves only projects of the pointer size it was built for.
+$(BUILD)/cmake/%.cmake: cmake/%.cmake.in include/profreport.h $(CONFIG_STAMP)
+	@mkdir -p $(@D)
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' \
+	    -e 's|@VERSION_MAJOR@|$(word 1,$(VERSION_PARTS))|g' -e 's|@VERSION_MINOR@|$(word 2,$(VERSION_PARTS))|g' \
+	    -e "s|@SIZEOF_VOID_P@|$$(echo __SIZEOF_POINTER__ | $(CC) -E -P - | tail -n 1)|g" \
+	    -e "s|@LIBDIR_FROM_CMAKEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g" \
+	    -e "s|@INCLUDEDIR_FROM_CMAKEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g" \
+	    $< > $@
 
 # ---- the profreport command ----
 
@@ -190,8 +222,8 @@ $(BUILD)/reporter/%.o: reporter/%.c
 	@mkdir -p $(@D)
 	$(CC) $(REPORTER_CFLAGS) -c $< -o $@
 
-# main.c and charts.c hold the installed templates folder.
-$(BUILD)/reporter/main.o $(BUILD)/reporter/charts.o: $(CONFIG_STAMP)
+# charts.c and gnuplot.c hold the installed templates folder.
+$(BUILD)/reporter/out/charts.o $(BUILD)/reporter/out/gnuplot.o: $(CONFIG_STAMP)
 
 # Everything but main.o, so unit tests can link the modules they test.
 $(REPORTER_LIB): $(filter-out $(BUILD)/reporter/main.o,$(REPORTER_OBJ))
@@ -214,14 +246,17 @@ $(BUILD)/examples/%: examples/%.cpp $(SHARED_LINKS)
 
 # ---- tests ----
 
+# Unit tests of the collector's modules include its private headers too.
+UNIT_CFLAGS := $(REPORTER_CFLAGS) -Icollector
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
+	$(CC) $(UNIT_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
 
 # functions.c and symbols.c live in libprofreport-auto only.
 $(BUILD)/tests/unit/test_functions: tests/unit/test_functions.c $(AUTO_STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(REPORTER_CFLAGS) $< -o $@ $(AUTO_STATIC) $(AUTO_DEPLIBS) -pthread -lcmocka
+	$(CC) $(UNIT_CFLAGS) $< -o $@ $(AUTO_STATIC) $(AUTO_DEPLIBS) -pthread -lcmocka
 
 $(BUILD)/tests/programs/%: tests/programs/%.c $(SHARED_LINKS)
 	@mkdir -p $(@D)
@@ -280,7 +315,7 @@ test-bins: all $(UNIT_BINS) $(PROGRAM_BINS) $(AUTO_PROG_BINS) $(PLAIN_BINS)
 
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-check: deps
+check: deps flowcheck
 	$(MAKE) -j$(CHECK_JOBS) WERROR=-Werror test-bins
 	$(MAKE) WERROR=-Werror test
 	$(MAKE) -j$(CHECK_JOBS) WERROR=-Werror SAN=address,undefined test-bins
@@ -293,7 +328,14 @@ check: deps
 	@echo "make check: all tests passed"
 
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh check
+
+deps-build:
+	@sh scripts/deps.sh build
+
+# The reporter's stages include only what comes before them (scripts/flowcheck.sh).
+flowcheck:
+	@sh scripts/flowcheck.sh
 
 # ---- fuzzing (README.md, "Fuzzing") ----
 
@@ -306,7 +348,7 @@ FUZZ_TARGETS := runfile seed part workbook
 FUZZ_DIR := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-	-pthread -Icollector -Iformat -Icommon -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
+	-pthread -Iinclude -Icollector -Iformat -Icommon -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_REPORTER_OBJ := $(filter-out $(FUZZ_DIR)/reporter/main.o,$(REPORTER_SRC:%.c=$(FUZZ_DIR)/%.o))
 FUZZ_OBJ := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/tests/fuzz/fuzz_%.o) $(FUZZ_DIR)/tests/fuzz/fuzz.o
@@ -361,18 +403,20 @@ fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
 # ---- demo ----
 
 DEMO_RUNS ?= 5
+DEMO_DIR ?= demo
+DEMO_PROGRAMS := $(notdir $(EXAMPLE_BINS))
 
-demo: deps all
-	rm -rf demo/runs
-	@mkdir -p demo/runs
-	@set -e; for i in $$(seq 1 $(DEMO_RUNS)); do \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/basic > /dev/null; \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/worker_pool > /dev/null; \
-	    PROFILER_DIR=demo/runs $(BUILD)/examples/cxx_app > /dev/null; \
-	done
-	@echo "demo: $$(ls demo/runs/*.csv | wc -l) run files in demo/runs/"
-	$(REPORTER) demo/runs -o demo/report.xlsx --title "profreport demo"
-	@echo "demo: open demo/report.xlsx; chart images are in demo/report-charts/"
+# One report per program (demo/NAME.xlsx, charts in demo/NAME-charts/) from its own runs
+# folder, demo/runs/NAME: a report is of one program (profreport(1), SEVERAL PROGRAMS).
+demo: deps-build all
+	rm -rf $(DEMO_DIR)
+	@set -e; for i in $$(seq 1 $(DEMO_RUNS)); do for p in $(DEMO_PROGRAMS); do \
+	    PROFILER_DIR=$(DEMO_DIR)/runs/$$p $(BUILD)/examples/$$p > /dev/null; done; done
+	@set -e; for p in $(DEMO_PROGRAMS); do \
+	    echo "demo: $$(ls $(DEMO_DIR)/runs/$$p/*.csv | wc -l) run files in $(DEMO_DIR)/runs/$$p/"; \
+	    $(REPORTER) $(DEMO_DIR)/runs/$$p -o $(DEMO_DIR)/$$p.xlsx --title "profreport demo: $$p"; done
+	@echo "demo: open $(DEMO_PROGRAMS:%=$(DEMO_DIR)/%.xlsx); chart images are in" \
+	    "$(DEMO_DIR)/NAME-charts/"
 
 # ---- bench ----
 
@@ -382,37 +426,44 @@ bench: lib
 
 # ---- install ----
 
+# The loader's configuration: install runs ldconfig only when LIBDIR is a folder it lists.
+LD_SO_CONF ?= /etc/ld.so.conf /etc/ld.so.conf.d/*.conf
+
 install: all
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
 	    $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(DATADIR)/profreport/templates
 	install -m 755 $(REPORTER) $(DESTDIR)$(BINDIR)/
 	install -m 644 templates/*.gp $(DESTDIR)$(DATADIR)/profreport/templates/
-	install -m 644 man/profreport.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/man/profreport.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so.$(SOMAJOR)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/libprofreport.so
 	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/
-	install -m 644 collector/profreport.h collector/profreport_new.hpp $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 $(BUILD)/profreport.pc $(BUILD)/profreport-auto.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 include/profreport.h include/profreport_new.hpp $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(PC_FILES) $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 	install -m 644 $(AUTO_STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(AUTO_SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(AUTO_SHARED)) $(DESTDIR)$(LIBDIR)/libprofreport-auto.so.$(SOMAJOR)
 	ln -sf $(notdir $(AUTO_SHARED)) $(DESTDIR)$(LIBDIR)/libprofreport-auto.so
-	install -m 644 man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
-	-[ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && ldconfig || true
+	install -m 644 $(BUILD)/man/profreport.3 $(DESTDIR)$(MANDIR)/man3/
+	@# The loader's cache is the system's: renewed only for a folder it searches (LD_SO_CONF),
+	@# by root, and never for a staged tree.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null && \
+	    printf '%s\n' /lib /usr/lib /lib64 /usr/lib64 $$(grep -hs '^/' $(LD_SO_CONF)) | \
+	    grep -qxF '$(abspath $(LIBDIR))'; then echo ldconfig; ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libprofreport.a $(DESTDIR)$(LIBDIR)/libprofreport.so* \
 	    $(DESTDIR)$(LIBDIR)/libprofreport-auto.a $(DESTDIR)$(LIBDIR)/libprofreport-auto.so* \
-	    $(DESTDIR)$(PKGCONFIGDIR)/profreport-auto.pc \
+	    $(PC_FILES:$(BUILD)/%=$(DESTDIR)$(PKGCONFIGDIR)/%) \
 	    $(DESTDIR)$(LIBDIR)/libprofreport-malloc.so \
 	    $(DESTDIR)$(INCLUDEDIR)/profreport.h $(DESTDIR)$(INCLUDEDIR)/profreport_new.hpp \
-	    $(DESTDIR)$(PKGCONFIGDIR)/profreport.pc \
 	    $(DESTDIR)$(MANDIR)/man3/profreport.3 $(DESTDIR)$(MANDIR)/man1/profreport.1 \
 	    $(DESTDIR)$(BINDIR)/profreport
-	rm -rf $(DESTDIR)$(DATADIR)/profreport
+	rm -rf $(DESTDIR)$(DATADIR)/profreport $(DESTDIR)$(CMAKEDIR)
 
 # The headers each output was built from (DEPFLAGS); none exist before the first build, which
 # builds everything anyway.
@@ -424,9 +475,10 @@ clean:
 
 # ---- formatting ----
 
-FORMAT_FILES := $(wildcard collector/*.[ch] collector/*.hpp format/*.[ch] common/*.[ch] preload/*.c reporter/*.[ch] \
+FORMAT_FILES := $(wildcard collector/*.[ch] include/*.h include/*.hpp format/*.[ch] common/*.[ch] preload/*.c $(REPORTER_DIRS:%=%/*.[ch]) \
 	examples/*.c examples/*.cpp tests/unit/*.c tests/programs/*.c tests/programs/*.cpp \
-	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c bench/*.c tests/fuzz/*.[ch])
+	tests/programs/auto/*.c tests/programs/auto/*.cpp tests/plain/*.c tests/integration/*.c bench/*.c \
+	tests/fuzz/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)

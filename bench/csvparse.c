@@ -10,7 +10,7 @@
  * reporter's options. The callbacks only count fields, field bytes and records. By default
  * libcsv's own space test runs (spaces and tabs are trimmed from unquoted fields); --no-trim
  * installs a space function that says no byte is a space, as the reporter does for input that
- * holds spaces or tabs (reporter/runfile.c), and libcsv then calls it for every byte of an
+ * holds spaces or tabs (reporter/read/runfile.c), and libcsv then calls it for every byte of an
  * unquoted field. Prints "records N fields N bytes N".
  */
 #include <csv.h>
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #define BLOCK (64 * 1024)
-/* reporter/runfile.c's RUNFILE_CSV_OPTS. */
+/* reporter/read/runfile.c's RUNFILE_CSV_OPTS. */
 #define OPTS (CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL)
 
 struct counts {

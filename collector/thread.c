@@ -189,25 +189,66 @@ static int64_t thread_cpu_ns(const struct prof_thread *t)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Write the thread's CPU and wall time since it began recording the run, as a PRFC chunk
-   (t->lock held, t->fd open); nothing when its CPU clock cannot be read. At each buffer write
-   and snapshot, so a killed run's threads keep theirs up to their last write, and at the end. */
+/*
+ * The time the thread of t has spent runnable but waiting for a CPU, in ns: the second field
+ * of the kernel's schedstat (its run-queue delay), which grows when other tasks compete for
+ * the CPUs. -1 when the kernel does not say (no /proc, no schedstat).
+ */
+static int64_t thread_wait_ns(const struct prof_thread *t)
+{
+    char path[64], text[96];
+    if (t == prof_self)
+        snprintf(path, sizeof path, "/proc/thread-self/schedstat");
+    else
+        snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", (long)t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    text[n] = 0;
+    /* "<ns on a CPU> <ns waiting on a run queue> <timeslices>" */
+    char *p = text, *end;
+    strtoull(p, &end, 10);
+    if (end == p || *end != ' ')
+        return -1;
+    p = end + 1;
+    unsigned long long wait = strtoull(p, &end, 10);
+    if (end == p)
+        return -1;
+    return (int64_t)wait;
+}
+
+/* Write the thread's CPU, wall and run-queue wait time since it began recording the run, as a
+   PRFC chunk (t->lock held, t->fd open); nothing when its CPU clock cannot be read, and no wait
+   when the kernel does not say it. At each buffer write and snapshot, so a killed run's threads
+   keep theirs up to their last write, and at the end. */
 static int write_cpu(struct prof_thread *t)
 {
     int64_t cpu = thread_cpu_ns(t);
     if (!t->cpu_known || cpu < 0)
         return 0;
+    int64_t wait = t->wait_known ? thread_wait_ns(t) : -1;
+    uint64_t wait_ns =
+        wait >= 0 && (uint64_t)wait > t->wait_begin_ns ? (uint64_t)wait - t->wait_begin_ns : 0;
     double period_ticks = (double)t->sampling.period_ns * (double)t->frequency / 1e9;
     double hook_ps = t->summary.sampled && t->frequency
                          ? hook_ticks(t, period_ticks) * 1e12 / (double)t->frequency
                          : 0;
-    uint64_t rec[6] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+    /* A sampled thread's record always has the wait: UINT64_MAX when the kernel does not say
+       it (format.h). */
+    uint64_t rec[7] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
                        prof_monotonic_ns() - t->wall_begin_ns,
+                       wait >= 0 ? wait_ns : UINT64_MAX,
                        PROF_LOAD(t->sampling.samples),
                        PROF_LOAD(t->sampling.overhead),
                        PROF_LOAD(t->sampling.outside),
                        (uint64_t)(hook_ps + 0.5)};
-    size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED : PROF_CPU_RECORD;
+    size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED
+                 : wait >= 0        ? PROF_CPU_RECORD_WAIT
+                                    : PROF_CPU_RECORD;
     return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, len);
 }
 
@@ -795,6 +836,9 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     int64_t cpu = thread_cpu_ns(t);
     t->cpu_known = cpu >= 0;
     t->cpu_begin_ns = cpu >= 0 ? (uint64_t)cpu : 0;
+    int64_t wait = thread_wait_ns(t);
+    t->wait_known = wait >= 0;
+    t->wait_begin_ns = wait >= 0 ? (uint64_t)wait : 0;
     t->wall_begin_ns = prof_monotonic_ns();
     if (!t->name[0] && t->tid == getpid())
         strcpy(t->name, "main");

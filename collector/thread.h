@@ -187,8 +187,9 @@ struct prof_thread {
        time (its clock) and CLOCK_MONOTONIC time when it began recording the run, in ns:
        ThreadCpu (FORMAT.md 1.2) costs two clock reads per thread and run, none per event */
     pthread_t owner;
-    uint64_t cpu_begin_ns, wall_begin_ns;
-    int cpu_known; /* cpu_begin_ns was read */
+    uint64_t cpu_begin_ns, wall_begin_ns, wait_begin_ns;
+    int cpu_known;  /* cpu_begin_ns was read */
+    int wait_known; /* wait_begin_ns was read (the kernel's schedstat: run-queue wait) */
     char name[PROF_NAME_MAX];
     int registered, fork_pending;
     uint64_t stray, mismatch, depth_limit;

@@ -39,8 +39,9 @@ struct part_info {
     char *state; /* from the end chunk: "exited" or "running"; NULL when missing */
     int damaged; /* truncated or malformed; -1: skipped */
     uint64_t stray, unterminated, clock;
-    int has_cpu; /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
-    uint64_t cpu_ns, wall_ns;
+    int has_cpu;  /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
+    int has_wait; /* and wait_ns, its time waiting for a CPU */
+    uint64_t cpu_ns, wall_ns, wait_ns;
     int has_samples; /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps */
     uint64_t samples[4];
     char *unterminated_names[UNTERMINATED_NAMES];
@@ -764,9 +765,12 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
                 memcpy(&pi->cpu_ns, p, 8);
                 memcpy(&pi->wall_ns, p + 8, 8);
                 pi->has_cpu = 1;
+                pi->has_wait = len >= PROF_CPU_RECORD_WAIT;
+                if (pi->has_wait)
+                    memcpy(&pi->wait_ns, p + 16, 8);
                 pi->has_samples = len >= PROF_CPU_RECORD_SAMPLED;
                 if (pi->has_samples)
-                    memcpy(pi->samples, p + PROF_CPU_RECORD, sizeof pi->samples);
+                    memcpy(pi->samples, p + PROF_CPU_RECORD_WAIT, sizeof pi->samples);
             }
         } else if (type == PROF_CHUNK_END && pi) {
             free(pi->state);
@@ -901,10 +905,10 @@ enum prof_error prof_parts_open(const char *const *paths, size_t count,
 
 /* A metadata record being put together: its fields, and room for the numbers among them. */
 struct rec {
-    const char *f[8];
-    size_t len[8];
+    const char *f[10];
+    size_t len[10];
     size_t n;
-    char num[8][24];
+    char num[10][24];
 };
 
 /* Add a field of n bytes (NULL: an empty field). */
@@ -1057,6 +1061,10 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, pi->number);
         rec_u64(&r, pi->cpu_ns);
         rec_u64(&r, pi->wall_ns);
+        if (pi->has_samples && pi->wait_ns == UINT64_MAX)
+            rec_str(&r, NULL); /* a sampled thread's record keeps its place: wait unknown */
+        else if (pi->has_wait)
+            rec_u64(&r, pi->wait_ns);
         for (size_t i = 0; pi->has_samples && i < 4; i++)
             rec_u64(&r, pi->samples[i]);
         rec_emit(s, &r);

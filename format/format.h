@@ -91,11 +91,12 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
    as an unknown key. */
 #define PROF_THREAD_CPU_RECORD "ThreadCpu"
 #define PROF_THREAD_CPU_FIELDS 4
-/* Version 4, a thread of a sampled run: four more fields, the CPU-time samples the thread
-   took, those that landed in the collector's own code (overhead), those outside every
-   instrumented function, and what one call's hooks cost it (ps, taken out of Wall):
-   "ThreadCpu,<n>,<cpu>,<wall>,<samples>,<overhead>,<outside>,<hook ps>". */
-#define PROF_THREAD_CPU_FIELDS_SAMPLED 8
+/* Version 4, a thread of a sampled run: after the run-queue wait (empty when unknown), four
+   more fields, the CPU-time samples the thread took, those that landed in the collector's own
+   code (overhead), those outside every instrumented function, and what one call's hooks cost
+   it (ps, taken out of Wall):
+   "ThreadCpu,<n>,<cpu>,<wall>,<wait>,<samples>,<overhead>,<outside>,<hook ps>". */
+#define PROF_THREAD_CPU_FIELDS_SAMPLED 9
 
 /* The record saying how a summary run's time was measured (1.2), version 4:
    "Timing,exact" or "Timing,sampled,<method>,<period ns>,<short ns>,<clock ns>": every call
@@ -165,11 +166,14 @@ const char *prof_free_kind_name(int kind);
 #define PROF_CHUNK_CPU PROF_CHUNK('P', 'R', 'F', 'C')
 
 /* Bytes of a PRFC chunk's payload: cpu_ns:u64 wall_ns:u64 (a reader takes the first 16 bytes
-   of a longer one, for fields added later). */
+   of a longer one, for fields added later), then, when the kernel says it, wait_ns:u64 (the
+   run-queue wait, PROF_CPU_RECORD_WAIT bytes in all). */
 #define PROF_CPU_RECORD 16u
-/* A sampled thread's PRFC payload (part version 4): then samples:u64 overhead:u64 outside:u64,
-   counted in sample periods, and hook_ps:u64, the measured cost of one call's hooks in ps. */
-#define PROF_CPU_RECORD_SAMPLED 48u
+#define PROF_CPU_RECORD_WAIT 24u
+/* A sampled thread's PRFC payload (part version 4): the wait always (UINT64_MAX: unknown),
+   then samples:u64 overhead:u64 outside:u64, counted in sample periods, and hook_ps:u64, the
+   measured cost of one call's hooks in ps. */
+#define PROF_CPU_RECORD_SAMPLED 56u
 
 /* Event words of a PRFE chunk. */
 #define PROF_W_EXIT 0x80000000u

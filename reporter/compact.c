@@ -6,12 +6,12 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "compact.h"
 
-#include "atomicfile.h"
+#include "base/atomicfile.h"
 #include "fileutil.h"
-#include "input.h"
-#include "model.h"
-#include "partfile.h"
-#include "util.h"
+#include "read/input.h"
+#include "model/model.h"
+#include "read/partfile.h"
+#include "base/util.h"
 
 #include "csvwrite.h"
 #include "format.h"

@@ -10,9 +10,9 @@
 #ifndef PROFREPORT_COMPACT_H
 #define PROFREPORT_COMPACT_H
 
-#include "cct.h"
-#include "rep_error.h"
-#include "runfile.h"
+#include "model/cct.h"
+#include "base/rep_error.h"
+#include "read/runfile.h"
 
 #include <profreport.h>
 

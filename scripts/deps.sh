@@ -1,14 +1,30 @@
 #!/bin/sh
-# deps.sh - install the Debian packages profreport needs to build, test and demonstrate, when
-# they are missing: with apt-get when run as root, otherwise print the exact command to run.
-# `deps.sh bench` installs the peers `make bench` compares profreport with instead.
+# deps.sh - install the Debian packages a make target needs, when they are missing: with apt-get
+# when run as root, otherwise print the exact command to run.
+#   deps.sh build   the build and `make demo`: compilers, libraries, gnuplot and its font
+#   deps.sh check   the build's list and the tools `make check` runs (default)
+#   deps.sh bench   the peers `make bench` compares profreport with
 set -u
 
-PACKAGES="gcc g++ make pkg-config libcsv-dev libxlsxwriter-dev gnuplot-nox fonts-dejavu-core
-libcmocka-dev python3 python3-pytest python3-openpyxl libdw-dev libiberty-dev uftrace
-valgrind clang-format clang libclang-rt-dev libreoffice-calc-nogui poppler-utils"
+# What building the library, the command and the examples needs, and what `make demo` runs.
+BUILD="gcc g++ make pkg-config libcsv-dev libxlsxwriter-dev libdw-dev libiberty-dev gnuplot-nox
+fonts-dejavu-core"
+# What the tests use, each for a reason: cmocka the unit tests; pytest and openpyxl the
+# functional tests; valgrind (callgrind_annotate, memcheck) and uftrace as independent
+# measurers; LibreOffice and poppler to print workbooks; clang and its runtime for the fuzz
+# targets; clang-format for format-check; cmake, meson and ninja to build the integration
+# projects in tests/integration against an installed profreport.
+CHECK="libcmocka-dev python3 python3-pytest python3-openpyxl valgrind uftrace
+libreoffice-calc-nogui poppler-utils clang libclang-rt-dev clang-format cmake meson ninja-build"
 # The reporter bench's peers (bench/README.md); pandas is measured too when it is installed.
-[ "${1:-}" = bench ] && PACKAGES="mawk datamash"
+BENCH="mawk datamash"
+
+case "${1:-check}" in
+    build) PACKAGES=$BUILD ;;
+    check) PACKAGES="$BUILD $CHECK" ;;
+    bench) PACKAGES=$BENCH ;;
+    *) echo "usage: deps.sh [build|check|bench]" >&2; exit 2 ;;
+esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: not a Debian system; make sure these (or your system's equivalents) are installed:"

@@ -48,7 +48,7 @@ set xlabel ARG5
 set yrange [rows - 0.5:-0.5]
 if (logscale) {
     set logscale x 10
-    set format x "%.0s%c"
+    set format x "%g"
     scale = 1
 } else {
     set format x "%g" . unit

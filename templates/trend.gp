@@ -59,7 +59,7 @@ if (last - first < 25) { set xtics 1 } else { set xtics }
 set format x "%.0f"
 if (logscale) {
     set logscale y 10
-    set format y "%.0s%c"
+    set format y "%g"
     scale = 1
 } else {
     set format y "%g" . unit

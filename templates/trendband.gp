@@ -62,7 +62,7 @@ set xtics
 set format x "%.0f"
 if (logscale) {
     set logscale y 10
-    set format y "%.0s%c"
+    set format y "%g"
     scale = 1
 } else {
     set format y "%g" . unit

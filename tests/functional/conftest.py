@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("PROF_BUILD", ROOT / "build")).resolve()
 SAN = os.environ.get("PROF_SAN", "")
 PROGRAMS = BUILD / "tests" / "programs"
-INCLUDE = ROOT / "collector"
+INCLUDE = ROOT / "include"
 
 # profiling_YYYY.MM.DD_HH.MM.SS_<pid>_<token>.csv (token: 8 hex digits drawn once per process
 # image), and -N before .csv for a process's later runs. Groups: date and time 1-6, pid 7, N 8.
@@ -193,10 +193,12 @@ def fresh_dir(tmp_path):
     return Path(tmp_path) / f"runs{next(_counter)}"
 
 
-def run_command(argv, env=None, cwd=None, timeout=120, stdin=subprocess.DEVNULL):
-    """Run a command, capturing stdout and stderr; the result also carries the pid."""
+def run_command(argv, env=None, cwd=None, timeout=120, stdin=subprocess.DEVNULL, preexec=None):
+    """Run a command, capturing stdout and stderr; the result also carries the pid. preexec
+    runs in the child before the command (a CPU affinity, say)."""
     with subprocess.Popen([str(a) for a in argv], env=env, cwd=cwd, stdin=stdin,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as p:
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          preexec_fn=preexec) as p:
         try:
             out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -209,7 +211,7 @@ def run_command(argv, env=None, cwd=None, timeout=120, stdin=subprocess.DEVNULL)
 
 
 def run_program(tmp_path, name, *args, env=None, profile_dir=None, timeout=120, cwd=None,
-                check=True):
+                check=True, preexec=None):
     """Run tests/programs/NAME with a fresh PROFILER_DIR; return (process, run files).
 
     profile_dir: use this folder instead of a fresh one. env: extra variables (None removes).
@@ -219,7 +221,7 @@ def run_program(tmp_path, name, *args, env=None, profile_dir=None, timeout=120, 
     extra = {"PROFILER_DIR": str(folder)}
     extra.update(env or {})
     proc = run_command([program(name), *args], env=clean_env(extra), cwd=cwd or tmp_path,
-                       timeout=timeout)
+                       timeout=timeout, preexec=preexec)
     if check:
         assert proc.returncode == 0, (
             f"{name} exited with {proc.returncode}\nstdout: {proc.stdout!r}\n"

@@ -36,8 +36,8 @@ COST_COLUMNS = [
     ("Min", "cost"), ("Max", "cost"), ("P90", "cost"), ("P99", "cost"), ("Runs", None),
     ("Run mean", "cost"), ("Run std dev", "cost"), ("Run CV", None), ("95% CI +/-", "cost"),
     ("Fastest run", "cost"), ("Slowest run", "cost"), ("Never stopped", None),
-    ("Percentiles", None), ("Source file", None), ("Line", None), ("Total +/-", "total"),
-    ("Self +/-", "total"), ("Wall", "total"), ("Off-CPU", "total"),
+    ("Percentiles", None), ("Source file", None), ("Line", None), ("Short name", None),
+    ("Total +/-", "total"), ("Self +/-", "total"), ("Wall", "total"), ("Off-CPU", "total"),
 ]
 
 UNITS_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
@@ -128,6 +128,7 @@ class RunSpec:
     host: str = "testhost"
     start: str = "2026-01-01T10:00:00.000000Z"
     clock: str = "tsc"
+    extra: list = field(default_factory=list)  # records after the Thread records (ThreadCpu)
 
     def records(self):
         recs = [["Frequency", self.frequency], ["Format", "profreport-run", 1],
@@ -137,6 +138,7 @@ class RunSpec:
                 ["Complete", self.complete], ["Threads", len(self.threads)]]
         for t in self.threads:
             recs.append(["Thread", t.number, t.tid, t.name, t.state])
+        recs.extend(self.extra)
         if self.mode == "events":
             recs.append(EVENT_HEADER)
             recs.extend(r.record() for r in self.rows)
@@ -324,9 +326,21 @@ class Expected:
     regions: dict  # id -> Expect
     busy: float  # ns in depth-0 regions, all threads of all runs
     self_all: float  # self ns of every region
-    edges: dict  # (caller or None, callee) -> [calls, total ns, self ns]
+    edges: dict  # (caller or None, callee) -> [calls, total ns, self ns, outer ns]
     thread_busy: dict  # (run index, thread number) -> ns
     thread_events: dict  # (run index, thread number) -> rows
+
+
+def inside_same_edge(run, row):
+    """Whether a stopped row runs inside another stopped row of its thread along the same
+    caller -> callee edge (an enclosing call: shallower, and its time span covers the row's),
+    so that the edge's Total must not count it again."""
+    if not row.depth:
+        return False
+    end = row.start + row.ticks
+    return any(o is not row and o.thread == row.thread and o.ticks is not None
+               and o.depth < row.depth and o.region == row.region and o.parent == row.parent
+               and o.start <= row.start and o.start + o.ticks >= end for o in run.rows)
 
 
 def expect_events(runs):
@@ -357,10 +371,12 @@ def expect_events(runs):
             key = names[row.thread]
             e.key_calls[key] = e.key_calls.get(key, 0) + 1
             edge = edges.setdefault((row.parent if row.depth else None, row.region),
-                                    [0, 0.0, 0.0])
+                                    [0, 0.0, 0.0, 0.0])
             edge[0] += 1
             edge[1] += ns
             edge[2] += self_ns
+            if not inside_same_edge(run, row):
+                edge[3] += ns
     return Expected(regions, busy, self_all, edges, tbusy, tevents)
 
 
@@ -423,7 +439,7 @@ def compare_cost_row(got, want, cost_unit_ns=1.0, total_unit_ns=1.0, headers_by_
     returns the list of mismatches (empty when all columns agree)."""
     problems = []
     for name, kind in COST_COLUMNS[1:]:
-        if name in skip or name in ("Percentiles", "Source file", "Line"):
+        if name in skip or name in ("Percentiles", "Source file", "Line", "Short name"):
             continue
         header = headers_by_name[name]
         value = want[name]

@@ -1,7 +1,7 @@
 """test_collector.py - functional tests of the collector library (libprofreport).
 
 Each test runs a program of tests/programs and checks the run file it leaves against
-docs/FORMAT.md and collector/profreport.h. Expected numbers come from the programs' known
+docs/FORMAT.md and include/profreport.h. Expected numbers come from the programs' known
 structure (see the comment at the top of each program), never from a previous output.
 """
 

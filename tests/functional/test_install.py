@@ -19,9 +19,10 @@ SAN = os.environ.get("PROF_SAN", "")
 pytestmark = pytest.mark.skipif(SAN != "", reason="install is tested once, in the plain build")
 
 
-def make(build, *args):
+def make(build, *args, env=None):
     """Run make in the project with build as BUILD, outside the jobserver of the calling make."""
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    env = {k: v for k, v in (env or os.environ).items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     done = subprocess.run(["make", "-s", "-C", str(ROOT), f"BUILD={build}", *args], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -110,6 +111,18 @@ def test_destdir_stages_the_prefix_and_a_moved_tree_still_finds_its_templates(tm
     assert (staged / "include" / "profreport.h").is_file()
     assert (staged / "share" / "profreport" / "templates" / "callcost.gp").is_file()
     assert pc_vars(staged / "lib" / "pkgconfig" / "profreport.pc")["prefix"] == prefix
+    # The version has one source, the header: the installed man pages and the command say it,
+    # and so do the pages in the tree (read with man -l).
+    version = re.search(r'^#define PROF_VERSION_STRING "(.*)"$',
+                        (ROOT / "include" / "profreport.h").read_text(), re.M).group(1)
+    for page in ("man1/profreport.1", "man3/profreport.3"):
+        for text in ((staged / "share" / "man" / page).read_text(),
+                     (ROOT / "man" / Path(page).name).read_text()):
+            title = next(line for line in text.splitlines() if line.startswith(".TH "))
+            assert re.search(rf'^\.TH PROFREPORT \d \S+ "profreport {re.escape(version)}"', title), title
+    said = subprocess.run([str(staged / "bin" / "profreport"), "--version"], capture_output=True,
+                          text=True).stdout
+    assert said.startswith(f"profreport {version} "), said
     runs = tmp_path / "runs"
     subprocess.run([str(BUILD / "examples" / "basic")], env=dict(os.environ, PROFILER_DIR=str(runs)),
                    check=True, capture_output=True, timeout=60)
@@ -120,7 +133,7 @@ def test_soname_carries_the_minor_while_the_major_is_zero():
     """A 0.x minor may change the binary interface, so a program built against one minor must
     not load another: the soname is libprofreport.so.0.MINOR, read from the header's version
     here, and every built program and the preload library need exactly that name."""
-    header = (ROOT / "collector" / "profreport.h").read_text()
+    header = (ROOT / "include" / "profreport.h").read_text()
     major, minor, patch = (int(re.search(rf"#define PROF_VERSION_{k} (\d+)", header).group(1))
                            for k in ("MAJOR", "MINOR", "PATCH"))
     want = f"0.{minor}" if major == 0 else f"{major}"
@@ -131,3 +144,25 @@ def test_soname_carries_the_minor_while_the_major_is_zero():
     for user in (BUILD / "examples" / "basic", BUILD / "libprofreport-malloc.so"):
         dyn = subprocess.run(["readelf", "-d", str(user)], capture_output=True, text=True).stdout
         assert f"Shared library: [libprofreport.so.{want}]" in dyn, dyn
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's install may run ldconfig")
+def test_install_runs_ldconfig_only_for_a_folder_the_loader_searches_without_destdir(tmp_path):
+    """As root, `make install` renews the loader's cache for a prefix whose lib folder the
+    loader's configuration (LD_SO_CONF) lists, and for nothing else: not for a private prefix,
+    not for a staged install of a listed one. An ldconfig first on PATH records its calls."""
+    build = copied_build(tmp_path)
+    bin_dir, calls = tmp_path / "bin", tmp_path / "ldconfig-calls"
+    bin_dir.mkdir()
+    (bin_dir / "ldconfig").write_text(f"#!/bin/sh\necho called >> '{calls}'\n")
+    (bin_dir / "ldconfig").chmod(0o755)
+    listed = tmp_path / "listed"
+    conf = tmp_path / "ld.so.conf"
+    conf.write_text(f"# the loader's folders\n{listed / 'lib'}\n")
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    common = [f"LD_SO_CONF={conf}"]
+    make(build, "install", f"PREFIX={tmp_path / 'private'}", *common, env=env)
+    make(build, "install", f"PREFIX={listed}", f"DESTDIR={tmp_path / 'stage'}", *common, env=env)
+    assert not calls.exists()
+    make(build, "install", f"PREFIX={listed}", *common, env=env)
+    assert calls.read_text() == "called\n"

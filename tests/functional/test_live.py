@@ -98,7 +98,7 @@ def test_module_api_compiles_out(tmp_path):
     for src, compiler in (("live.c", "cc"), ("api_cxx.cpp", "c++")):
         exe = tmp_path / src.split(".")[0]
         subprocess.run([compiler, "-Wall", "-Wextra", "-Werror", "-DPROFILER_DISABLE",
-                        "-I", str(root / "collector"), str(root / "tests/programs" / src),
+                        "-I", str(root / "include"), str(root / "tests/programs" / src),
                         "-o", str(exe), "-pthread"], check=True)
         symbols = subprocess.run(["nm", str(exe)], capture_output=True, text=True,
                                  check=True).stdout

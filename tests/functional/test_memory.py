@@ -294,7 +294,7 @@ def test_mem_free_result_lets_the_caller_skip_a_double_free(tmp_path):
     exe = tmp_path / "memfree_off"
     cc = os.environ.get("CC", "cc")
     build = subprocess.run([cc, "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O2",
-                            "-DPROFILER_DISABLE", f"-I{ROOT / 'collector'}", ROOT / src, "-o",
+                            "-DPROFILER_DISABLE", f"-I{ROOT / 'include'}", ROOT / src, "-o",
                             exe], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     symbols = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout

@@ -100,8 +100,9 @@ def svg_texts(path):
 @pytest.mark.parametrize("sort", ["total", "calls"])
 def test_self_time_charts_show_the_top_regions_by_self_time(tmp_path, sort):
     """Whatever --sort says, the Charts sheet opens with the top N regions by self time, their
-    self time (ns with --unit ns) and share of all self time, and a native bar chart of those
-    cells; the gnuplot chart selftime.png/.svg shows the same regions, each with its share."""
+    self time (ns with --unit ns) and share of all self time, and native bar charts of those
+    cells on the Charts sheet and on the Summary (where the time goes, its first chart); the
+    gnuplot chart selftime.png/.svg shows the same regions, each with its share."""
     folder = tmp_path / "runs"
     runs = ranking_runs()
     for r in runs:
@@ -123,7 +124,8 @@ def test_self_time_charts_show_the_top_regions_by_self_time(tmp_path, sort):
         charts = [z.read(n).decode() for n in z.namelist()
                   if re.fullmatch(r"xl/charts/chart\d+\.xml", n)]
     mine = [c for c in charts if "Charts!$B$3:$B$5" in c]
-    assert len(mine) == 1 and "Charts!$A$3:$A$5" in mine[0]
+    assert len(mine) == 2 and all("Charts!$A$3:$A$5" in c for c in mine)
+    assert sum("Where the time goes: self time, top 3" in c for c in mine) == 1
     texts = svg_texts(tmp_path / "out-charts" / "selftime.svg")
     for name in want:
         assert name in texts, (name, texts)

@@ -5,7 +5,10 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import run_once, summary_paths
+from reporter_helpers import Book
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("PROF_BUILD", ROOT / "build"))
@@ -27,7 +30,7 @@ def test_readme_example_leaves_one_run_file_per_run(tmp_path):
     src.write_text(readme_c_example())
     exe = tmp_path / "app"
     flags = ["-fsanitize=" + SAN] if SAN else []
-    subprocess.run(["cc", *flags, str(src), "-I", str(ROOT / "collector"),
+    subprocess.run(["cc", *flags, str(src), "-I", str(ROOT / "include"),
                     str(BUILD / "libprofreport.a"), "-pthread", "-o", str(exe)], check=True)
     runs = tmp_path / "runs"
     env = dict(os.environ, PROFILER_DIR=str(runs))
@@ -62,8 +65,8 @@ def test_readme_auto_instrumentation_command_times_every_function(tmp_path):
             word = str(src)
         elif word.startswith("build/"):
             word = str(BUILD / word[len("build/"):])
-        elif word == "-Icollector":
-            word = "-I" + str(ROOT / "collector")
+        elif word == "-Iinclude":
+            word = "-I" + str(ROOT / "include")
         argv.append(word)
     flags = ["-fsanitize=" + SAN] if SAN else []
     subprocess.run([argv[0], *flags, *argv[1:], "-o", str(exe)], check=True, cwd=ROOT)
@@ -103,7 +106,32 @@ def test_docs_name_the_format_version_runs_are_written_in(tmp_path):
     man1 = (ROOT / "man" / "profreport.1").read_text()
     versions = re.search(r"Run files of format versions ([\d, and]+) \(see", man1).group(1)
     assert re.findall(r"\d+", versions)[-1] == written
-    header = (ROOT / "collector" / "profreport.h").read_text()
+    header = (ROOT / "include" / "profreport.h").read_text()
     assert re.findall(r"^#define PROF_FORMAT_VERSION (\d+)$", header, re.M) == [written]
     p = subprocess.run([str(BUILD / "profreport"), "--version"], capture_output=True, text=True)
     assert p.returncode == 0 and f"(run-file format {written})" in p.stdout
+
+
+def test_make_demo_writes_the_report_the_readme_names_for_every_example(tmp_path):
+    """`make demo` (into a folder of the test, 2 runs each) writes one workbook per example
+    program, the ones the README's "Two commands" names, each of its own program's runs only:
+    nothing left out, nothing merged."""
+    if SAN:
+        pytest.skip("the demo is the plain build's")
+    block = (ROOT / "README.md").read_text().split("## Two commands", 1)[1].split("```", 2)[1]
+    named = re.findall(r"demo/(\w+)\.xlsx", block)
+    examples = sorted(p.stem for p in (ROOT / "examples").iterdir() if p.suffix in (".c", ".cpp"))
+    assert sorted(named) == examples, (named, examples)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    demo = tmp_path / "demo"
+    done = subprocess.run(["make", "-s", "-C", str(ROOT), f"BUILD={BUILD}", f"DEMO_DIR={demo}",
+                           "DEMO_RUNS=2", "demo"], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "left out" not in done.stdout, done.stdout
+    assert sorted(p.stem for p in demo.glob("*.xlsx")) == examples
+    for name in examples:
+        summary = Book(demo / f"{name}.xlsx").summary()
+        assert summary["Runs"] == 2, (name, summary)
+        assert summary["Program"] == f"{BUILD / 'examples' / name} (2 runs)", (name, summary)
+        assert list((demo / f"{name}-charts").glob("*.png")), name

@@ -205,7 +205,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
     headers, table = book.table("Runs")
     assert headers == ["Run", "File", "Start", "Program", "Pid", "Host", "Mode", "Clock",
                        "Frequency (Hz)", "Threads", "Duration (ns)", "Events", "Complete",
-                       "Recovered"]
+                       "Recovered", "CPU wait %", "Check"]
     assert len(table) == 3
     for k, (run, path, row) in enumerate(zip(runs, paths, table)):
         assert row["Run"] == k + 1
@@ -257,10 +257,13 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
         got[(caller, r["Callee"])] = r
     assert set(got) == set(exp.edges)
     assert ("rec", "rec") in got and ("rec", "inner") in got and ("outer", "inner") in got
-    for key, (n, total, self_ns) in exp.edges.items():
+    # An edge's Total counts each instant once: ("rec", "rec") calls inside another
+    # ("rec", "rec") call add nothing; its Mean is over every call.
+    assert exp.edges[("rec", "rec")][3] < exp.edges[("rec", "rec")][1]
+    for key, (n, total, self_ns, outer) in exp.edges.items():
         r = got[key]
         assert r["Calls"] == n, key
-        close(r["Total (ns)"], total, what=f"edge {key} total")
+        close(r["Total (ns)"], outer, what=f"edge {key} total")
         close(r["Self (ns)"], self_ns, what=f"edge {key} self")
         close(r["Mean (ns)"], total / n, what=f"edge {key} mean")
         close(r["Share of callee's calls"], n / exp.regions[key[1]].calls, what=f"edge {key}")
@@ -365,7 +368,8 @@ def test_unit_option_scales_values_and_headers(tmp_path, unit):
         assert render_time(total.value, total.number_format).endswith(f" {want or 'ms'}")
     summary = book.rows("Summary")
     (top_head,) = [r for r in summary if r[0] == "Region"]
-    assert top_head[:5] == ["Region", head("Total", want), "Total %", "Calls", head("Mean", want)]
+    assert top_head[:7] == ["Region", head("Self", want), "Self %", head("Total", want), "Total %",
+                            "Calls", head("Mean", want)]
     assert book.rows("Call tree")[0][3:6] == [head("Total", want), head("Self", want),
                                               head("Mean", want)]
     assert book.rows("Runs")[0][10] == head("Duration", want)
@@ -943,7 +947,7 @@ def test_gnuplot_charts_are_embedded_and_saved(tmp_path):
     media, native, data = media_and_charts(out)
     assert len(media) == 6 and all(n.endswith(".png") for n in media), media
     assert all(data[n][:8] == PNG_SIGNATURE for n in media)
-    assert len(native) == 4, native
+    assert len(native) == 5, native
     check_chart_files(charts)
     assert not (tmp_path / "out-charts").exists()
 
@@ -985,7 +989,7 @@ def test_no_gnuplot_keeps_native_charts_and_makes_no_pictures(tmp_path):
     out = tmp_path / "out.xlsx"
     must_run(folder, "-o", out, "--no-gnuplot")
     media, native, _ = media_and_charts(out)
-    assert media == [] and len(native) == 4
+    assert media == [] and len(native) == 5
     assert sorted(os.listdir(tmp_path)) == ["out.xlsx", "runs"]
     assert Book(out).warnings() == []
 
@@ -1002,7 +1006,7 @@ def test_missing_gnuplot_is_a_warning_not_a_failure(tmp_path):
     p = must_run(folder, "-o", out, *templates_args(), env={"PATH": str(bindir)})
     assert b"gnuplot" in p.stderr
     media, native, _ = media_and_charts(out)
-    assert media == [] and len(native) == 4
+    assert media == [] and len(native) == 5
     assert not (tmp_path / "out-charts").exists()
     warnings = Book(out).warnings()
     assert len(warnings) == 1, warnings
@@ -1090,7 +1094,7 @@ def test_program_that_is_not_gnuplot_is_one_warning(tmp_path):
              env={"PATH": f"{bindir}:/usr/bin:/bin", "PROFREPORT_THREADS": "2"})
     assert log.read_text().splitlines() == ["run", "run"]
     media, native, _ = media_and_charts(out)
-    assert media == [] and len(native) == 4
+    assert media == [] and len(native) == 5
     assert not (tmp_path / "out-charts").exists()
     warnings = Book(out).warnings()
     assert len(warnings) == 1, warnings

@@ -26,12 +26,13 @@ def path_row(run, thread, *path):
 
 
 def thread_samples(run):
-    """{thread: (cpu ns, samples, overhead, outside)} from the ThreadCpu records."""
+    """{thread: (cpu ns, samples, overhead, outside)} from the ThreadCpu records of sampled
+    threads: thread, cpu, wall, wait (empty when unknown), samples, overhead, outside, hook."""
     out = {}
     for r in run.values("ThreadCpu"):
-        assert len(r) in (3, 7), r
-        if len(r) == 7:
-            out[r[0]] = (int(r[1]), int(r[3]), int(r[4]), int(r[5]))
+        assert len(r) in (3, 4, 8), r
+        if len(r) == 8:
+            out[r[0]] = (int(r[1]), int(r[4]), int(r[5]), int(r[6]))
     return out
 
 
@@ -96,7 +97,7 @@ def test_sampled_shares_follow_the_work_and_waits_keep_their_wall_time(tmp_path,
     cpu, samples, overhead, outside = thread_samples(run)["1"]
     # The hooks' measured cost per call (ps; what Wall loses for each call inside a timed one,
     # checked in test_csvwrite.c) is at most what all overhead samples spread over the calls.
-    hook_ps = int(run.values("ThreadCpu")[0][6])
+    hook_ps = int(run.values("ThreadCpu")[0][7])
     calls = sum(int(r["Calls"]) for r in run.rows)
     assert 0 <= hook_ps <= overhead * PERIOD_NS * 1000 / calls + 1
     in_paths = sum(int(r["Samples"]) for r in run.rows)

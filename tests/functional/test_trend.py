@@ -7,6 +7,7 @@ copy of the templates whose trendband.gp prints its data file (every field as th
 to the picture's file instead of drawing it."""
 
 import math
+import re
 import random
 import shutil
 
@@ -95,3 +96,38 @@ def test_thirty_runs_still_draw_every_run(tmp_path):
     assert (charts / "trend.png").read_bytes()[:4] == b"\x89PNG"
     assert (charts / "trend.svg").exists()
     assert not (charts / "trendband.png").exists()
+
+
+def svg_texts(path):
+    """The text drawn in an SVG picture, one string per text element."""
+    return [re.sub(r"<[^>]*>", "", t).strip() for t in
+            re.findall(r"<text[^>]*>(.*?)</text>", path.read_text(), re.S)]
+
+
+def test_trend_draws_the_top_eight_regions_and_plain_tick_labels(tmp_path):
+    """Twelve regions over five runs: the trend chart's key names the top eight by total time,
+    each in a colour of its own, and none of the other four; the distribution chart of means
+    spread over four decades (a log axis) labels its ticks with plain numbers (0.1, 1, 10,
+    100), never with SI suffixes of the unit (100m, 10k)."""
+    folder = tmp_path / "runs"
+    names = [f"region{i:02d}" for i in range(12)]
+    for k in range(5):
+        trees = [Tree(name, 10 ** (1 + i // 3) * (12 - i) + k) for i, name in enumerate(names)]
+        rows, end = lay_out(1, trees)
+        RunSpec(f"profiling_2026.05.01_00.00.00_{k + 1:03d}.csv", 10**9, [Thread(1, 1, "main")],
+                rows, duration=end + 1).write(folder)
+    out = tmp_path / "out.xlsx"
+    must_run(folder, "-o", out, "--templates", TEMPLATES)
+    charts = tmp_path / "out-charts"
+    texts = svg_texts(charts / "trend.svg")
+    order = sorted(names, key=lambda n: -(10 ** (1 + names.index(n) // 3) * (12 - names.index(n))))
+    assert [n for n in order if n in texts] == order[:8]
+    svg = (charts / "trend.svg").read_text()
+    colours = set(re.findall(r"stroke='(rgb\([^)]*\))'", svg)) - {"rgb(  0,   0,   0)",
+                                                                  "rgb(224, 224, 224)",
+                                                                  "rgb(255, 255, 255)"}
+    assert len(colours) >= 8, colours
+    ticks = [t for t in svg_texts(charts / "distribution.svg") if re.fullmatch(r"[-0-9.a-zA-Z]+", t)]
+    numeric = [t for t in ticks if t[0].isdigit()]
+    assert numeric, ticks
+    assert all(re.fullmatch(r"[0-9.]+", t) for t in numeric), numeric

@@ -9,16 +9,16 @@
 #ifndef PROFREPORT_FUZZ_H
 #define PROFREPORT_FUZZ_H
 
-#include "cct.h"
-#include "export.h"
-#include "input.h"
-#include "model.h"
+#include "model/cct.h"
+#include "out/export.h"
+#include "read/input.h"
+#include "model/model.h"
 #include "format.h"
 #include "hist.h"
-#include "partfile.h"
-#include "runfile.h"
-#include "util.h"
-#include "workbook.h"
+#include "read/partfile.h"
+#include "read/runfile.h"
+#include "base/util.h"
+#include "out/workbook.h"
 
 #include <stddef.h>
 #include <stdint.h>

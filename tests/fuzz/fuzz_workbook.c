@@ -204,7 +204,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                  "no gnuplot charts: fuzzing",
                                  NULL};
         struct rep_error bad;
-        FUZZ_CHECK(workbook_write(book, &m, &ri, &bad) == 0);
+        unsigned long cut = 0;
+        FUZZ_CHECK(workbook_write(book, &m, &ri, &cut, &bad) == 0);
+        workbook_warn_cut(&m, cut);
         FUZZ_CHECK(exports_write(x, &m, &why) == 0);
         FUZZ_CHECK(exports_commit(x, &why) == 0);
     }

@@ -123,8 +123,8 @@ static void parts_merge_into_one_run_file(void **state)
 }
 
 /* A thread's last CPU chunk becomes its ThreadCpu record after the Thread records, whether
-   the part ended cleanly or not; a thread without one (an older part) has none, and a chunk
-   cut short is damage. */
+   the part ended cleanly or not, with the run-queue wait when the chunk has it (24 bytes); a
+   thread without one (an older part) has none, and a chunk cut short is damage. */
 static void cpu_chunks_become_thread_cpu_records(void **state)
 {
     (void)state;
@@ -134,9 +134,10 @@ static void cpu_chunks_become_thread_cpu_records(void **state)
     char *p2 = make_part(2, "worker", ids, 1, w, 3, NULL);
     char *p3 = make_part(3, "old", ids, 1, w, 3, "exited");
     char *p5 = make_part(4, "killed", ids, 1, w, 3, NULL);
-    /* 16 bytes and more (a later version's fields are ignored), then too short. */
+    /* 16 bytes, 24 with the wait, more (a later version's fields are ignored), then too
+       short. */
     uint64_t cpu0[2] = {1, 2}, cpu1[2] = {1500000, 2000000};
-    uint64_t cpu2[3] = {7, 18446744073709551615ull, 99};
+    uint64_t cpu2[4] = {7, 18446744073709551615ull, 99, 5};
     int fd = open(p1, O_WRONLY | O_APPEND);
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, cpu0, sizeof cpu0), 0);
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, cpu1, sizeof cpu1), 0);
@@ -159,7 +160,7 @@ static void cpu_chunks_become_thread_cpu_records(void **state)
                                  "Thread,3,99,old,exited\n"
                                  "Thread,4,99,killed,incomplete\n"
                                  "ThreadCpu,1,1500000,2000000\n"
-                                 "ThreadCpu,2,7,18446744073709551615\n"
+                                 "ThreadCpu,2,7,18446744073709551615,99\n"
                                  "ThreadCpu,4,1,2\n"
                                  "Warning,"));
     free(text);

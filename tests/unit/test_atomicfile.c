@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
+#include "base/atomicfile.h"
 #include "files.h"
-#include "util.h"
+#include "base/util.h"
 
 /* A fresh empty folder under /tmp for one test (the caller removes it). */
 static char *fresh_dir(void)

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "read/batch.h"
 #include "corpus.h"
-#include "runfile.h"
+#include "read/runfile.h"
 #include "strbuf.h"
 
 /* ---- a handler that writes every call, every member, into a trace ---- */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cct.h"
-#include "util.h"
+#include "model/cct.h"
+#include "base/util.h"
 
 /* The child of parent with this name, or CCT_NONE (by walking the sibling list). */
 static uint32_t child_named(const struct cct *t, uint32_t parent, const char *name)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "compact.h"
-#include "runfile.h"
+#include "read/runfile.h"
 
 #define HEAD_EVENTS                                                                                \
     "Frequency,1000\nFormat,profreport-run,3\nMode,events\n"                                       \

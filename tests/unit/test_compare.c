@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "model.h"
-#include "util.h"
+#include "model/compare.h"
+#include "model/model.h"
+#include "read/input.h"
+#include "base/util.h"
 
 #define assert_close(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 #define assert_rel(a, b, rel) assert_true(fabs((a) - (b)) <= (rel)*fabs(b))
@@ -397,7 +398,7 @@ static void add_runs(struct model *m, const char *const *texts, size_t n)
     for (size_t i = 0; i < n; i++) {
         FILE *f = fmemopen((void *)(uintptr_t)texts[i], strlen(texts[i]), "r");
         assert_non_null(f);
-        assert_int_equal(model_add_run(m, f, "mem.csv", 0), RUNFILE_OK);
+        assert_int_equal(input_add_run(m, f, "mem.csv", 0), RUNFILE_OK);
         fclose(f);
     }
 }

@@ -11,7 +11,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "cpus.h"
+#include "base/cpus.h"
 
 /* The CPUs this process may run on now. */
 static int allowed(void)

@@ -14,10 +14,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "cct.h"
-#include "export.h"
-#include "model.h"
-#include "util.h"
+#include "model/cct.h"
+#include "out/export.h"
+#include "model/model.h"
+#include "read/input.h"
+#include "base/util.h"
 
 /* s after one of the sbuf formatters, as a fresh string. */
 #define FORMAT(call, ...)                                                                          \
@@ -281,7 +282,7 @@ static void model_of(struct model *m, const char *text)
 {
     model_init(m);
     FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
-    assert_int_equal(model_add_run(m, f, "mem.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "mem.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 
@@ -310,7 +311,7 @@ static void csv_callcost_has_workbook_columns_in_ns(void **state)
     /* top: 2 calls, total 600, self 500 of 600, busy 600; mean 300, median 300, sample
        std dev sqrt(2 * 100^2) = 141.42..., min 200, max 400, P90 380, P99 398. */
     const char *want_top = "\ntop,2,600,1,500,0.8333333333333334,300,300,141.4213562373095,200,"
-                           "400,380,398,1,300,,,,300,300,0,exact,,,,,,\n";
+                           "400,380,398,1,300,,,,300,300,0,exact,,,top,,,,\n";
     assert_non_null(strstr(text, want_top));
     assert_non_null(strstr(text, "\n'=cmd|'/c calc'!A0,1,100,"));
     assert_true(strncmp(text, "Region,Calls,Total (ns),Total %,Self (ns)", 41) == 0);

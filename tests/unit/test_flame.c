@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cct.h"
-#include "flame.h"
-#include "util.h"
+#include "model/cct.h"
+#include "model/flame.h"
+#include "base/util.h"
 
 /* Add a node named name below parent with this inclusive time (and self time 0). */
 static uint32_t add(struct cct *t, uint32_t parent, const char *name, double total)

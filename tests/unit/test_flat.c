@@ -13,16 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "flat.h"
-#include "model.h"
+#include "model/compare.h"
+#include "out/flat.h"
+#include "model/model.h"
+#include "read/input.h"
 
 /* Read text as one run file into m. */
 static void read_run(struct model *m, const char *text)
 {
     FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
     assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "input.h"
-#include "model.h"
-#include "util.h"
+#include "read/input.h"
+#include "model/model.h"
+#include "base/util.h"
 
 static const char run_text[] = "Frequency,1000\nFormat,profreport-run,2\nMode,events\n"
                                "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"

@@ -12,24 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memsum.h"
-#include "model.h"
-
-#define RUN_HEAD                                                                                   \
-    "Frequency,1000\nFormat,profreport-run,3\nMode,events\n"                                       \
-    "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\na,5,1,,0,5,0,0\n"
-#define MEM_HEAD                                                                                   \
-    "Table,memory\nKind,Thread,Region,Site,Count,Bytes,AllocKind,FreeKind,OtherThread,OtherSite,"  \
-    "Function,Stack\n"
-
-/* Read text as one run file into m. */
-static void read_run(struct model *m, const char *text)
-{
-    FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
-    assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
-    fclose(f);
-}
+#include "out/memsum.h"
+#include "runtext.h"
 
 /* What memsum_print writes for m (caller frees). */
 static char *memsum_text(const struct model *m)
@@ -50,13 +34,15 @@ static void one_line_per_kind_over_all_runs(void **state)
     (void)state;
     struct model m;
     model_init(&m);
-    read_run(&m, RUN_HEAD MEM_HEAD "leak,1,,a.c:3,2,64,malloc,,,,make,\n"
-                                   "leak,1,,b.c:9,1,10,malloc,,,,keep,\n"
-                                   "runtime-reachable,1,,dl.c:4,1,320,malloc,,,,,\n"
-                                   "double-free,1,,a.c:7,1,32,malloc,free,1,a.c:6,,\n"
-                                   "region-bytes,1,,,9,999,,,,,,\n");
-    read_run(&m, RUN_HEAD MEM_HEAD "leak,1,,a.c:3,3,96,malloc,,,,make,\n"
-                                   "cross-thread-free,2,,c.c:1,2,16,malloc,free,1,c.c:2,,\n");
+    runtext_read(&m,
+                 RUNTEXT_HEAD RUNTEXT_MEM_HEAD "leak,1,,a.c:3,2,64,malloc,,,,make,\n"
+                                               "leak,1,,b.c:9,1,10,malloc,,,,keep,\n"
+                                               "runtime-reachable,1,,dl.c:4,1,320,malloc,,,,,\n"
+                                               "double-free,1,,a.c:7,1,32,malloc,free,1,a.c:6,,\n"
+                                               "region-bytes,1,,,9,999,,,,,,\n");
+    runtext_read(&m, RUNTEXT_HEAD RUNTEXT_MEM_HEAD
+                 "leak,1,,a.c:3,3,96,malloc,,,,make,\n"
+                 "cross-thread-free,2,,c.c:1,2,16,malloc,free,1,c.c:2,,\n");
     char *text = memsum_text(&m);
     assert_string_equal(text,
                         "memory:   leaks: 6 blocks, 170 bytes at 2 sites\n"
@@ -75,11 +61,11 @@ static void nothing_found_and_no_checks(void **state)
     (void)state;
     struct model m;
     model_init(&m);
-    read_run(&m, RUN_HEAD);
+    runtext_read(&m, RUNTEXT_HEAD);
     char *text = memsum_text(&m);
     assert_string_equal(text, "");
     free(text);
-    read_run(&m, RUN_HEAD MEM_HEAD "region-bytes,1,,,9,999,,,,,,\n");
+    runtext_read(&m, RUNTEXT_HEAD RUNTEXT_MEM_HEAD "region-bytes,1,,,9,999,,,,,,\n");
     text = memsum_text(&m);
     assert_string_equal(text, "memory:   no leaks and no bad frees\n");
     free(text);

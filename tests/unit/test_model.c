@@ -12,15 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "read/input.h"
+#include "base/util.h"
 
 /* Read text as one run file into m. */
 static void read_run(struct model *m, const char *text)
 {
     FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
     assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 
@@ -41,6 +42,73 @@ static void thread_record_text_is_repaired(void **state)
                                           "3");
     assert_string_equal(m.threads[0].name, "wo\xef\xbf\xbdk");
     assert_string_equal(m.threads[0].state, "ex\xef\xbf\xbdited");
+    model_release(&m);
+}
+
+/* A sink that counts the rows it is given. */
+static void count_event(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                        const struct prof_event_rec *e, size_t region, double ns, double self_ns,
+                        double start_ns)
+{
+    (void)m, (void)run, (void)t, (void)e, (void)region, (void)ns, (void)self_ns, (void)start_ns;
+    ++*(int *)ctx;
+}
+
+/* model_finish puts every region's costs in order once, so the outputs read quantiles from a
+   const model, and detaches the row sink: no row reaches it after the model is complete. */
+static void finishing_sorts_the_costs_and_detaches_the_sink(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    int rows = 0;
+    struct model_sink sink = {.ctx = &rows, .event = count_event};
+    m.sink = &sink;
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                 "a,5,1,,0,5,0,0\na,2,1,,0,2,10,0\na,9,1,,0,9,20,0\na,1,1,,0,1,30,0\n");
+    assert_int_equal(rows, 4);
+    const struct dist *d = &m.regions[model_find(&m, "a", 1)].cost;
+    assert_false(d->sorted);
+    model_finish(&m);
+    assert_true(d->sorted);
+    double want[] = {1e6, 2e6, 5e6, 9e6}; /* ns at 1000 ticks a second */
+    for (int i = 0; i < 4; i++)
+        assert_true(d->exact[i] == want[i]);
+    assert_null(m.sink);
+    model_release(&m);
+}
+
+/* A run left out, by the program pick or as no run file, leaves nothing of itself behind
+   (its run, threads and warnings rolled back) but the "skipped" warning of a bad file. */
+static void a_run_left_out_leaves_no_record(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_pick(&m, PICK_NAME, "a");
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\nProgram,/bin/a\n"
+                 "Thread,1,11,main,exited\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\nx,5,1,,0,5,0,0\n");
+    struct model_mark before = model_mark(&m);
+    assert_int_equal(before.runs, 1);
+    assert_int_equal(before.threads, 1);
+    read_run(&m, "Frequency,1000\nFormat,profreport-run,2\nMode,events\nProgram,/bin/b\n"
+                 "Thread,1,22,other,exited\nThread,2,23,other2,exited\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\ny,5,1,,0,5,0,0\n");
+    struct model_mark after = model_mark(&m);
+    assert_memory_equal(&before, &after, sizeof before);
+    assert_string_equal(m.threads[0].tid, "11");
+    static const char bad[] = "Thread,1,33,t,exited\nnot a run\n";
+    FILE *f = fmemopen((void *)(uintptr_t)bad, strlen(bad), "r");
+    assert_non_null(f);
+    assert_int_equal(input_add_run(&m, f, "bad.csv", 0), RUNFILE_SKIPPED);
+    fclose(f);
+    after = model_mark(&m);
+    assert_int_equal(after.runs, 1);
+    assert_int_equal(after.threads, 1);
+    assert_int_equal(after.warnings, before.warnings + 1);
+    assert_string_equal(m.warnings[after.warnings - 1].kind, "skipped");
     model_release(&m);
 }
 
@@ -540,6 +608,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thread_record_text_is_repaired),
+        cmocka_unit_test(a_run_left_out_leaves_no_record),
+        cmocka_unit_test(finishing_sorts_the_costs_and_detaches_the_sink),
         cmocka_unit_test(call_paths_are_kept_only_when_asked),
         cmocka_unit_test(call_paths_merge_threads_and_runs),
         cmocka_unit_test(warning_kind_is_repaired),

@@ -1,5 +1,5 @@
 /*
- * test_partfile.c - unit tests of reporter/partfile.c: a killed run's parts read straight into
+ * test_partfile.c - unit tests of reporter/read/partfile.c: a killed run's parts read straight into
  * a run_handler give the handler exactly what the run file written from them gives it.
  */
 #define _GNU_SOURCE /* open_memstream */
@@ -18,9 +18,9 @@
 #include "format.h"
 #include "partwrite.h"
 #include "strbuf.h"
-#include "model.h"
-#include "partfile.h"
-#include "runfile.h"
+#include "model/model.h"
+#include "read/partfile.h"
+#include "read/runfile.h"
 #include "summary.h"
 
 /* Every callback as one line of text, bytes shown as they are. */

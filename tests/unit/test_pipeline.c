@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "cpus.h"
-#include "pipeline.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/cpus.h"
+#include "read/pipeline.h"
+#include "base/util.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "plainsplit.h"
+#include "read/plainsplit.h"
 #include "strbuf.h"
 
 /* The space function of the reader: no byte is a space. */

@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "programs.h"
+#include "model/model.h"
+#include "read/input.h"
+#include "model/programs.h"
 
 /* Read a run of one "work" row into m: its Program (NULL: none, as the seed form), Host, Clock
    and Frequency. */
@@ -31,7 +32,7 @@ static void read_run(struct model *m, const char *program, const char *host, con
                          program ? "\n" : "", host, clock) >= 0);
     FILE *f = fmemopen(text, strlen(text), "r");
     assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
     free(text);
 }

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "charts.h"
-#include "export.h"
-#include "model.h"
-#include "rep_error.h"
+#include "base/atomicfile.h"
+#include "out/charts.h"
+#include "out/export.h"
+#include "model/model.h"
+#include "base/rep_error.h"
 
 /* rep_fail records the code and the formatted message and returns -1, so that a function can
    end with `return rep_fail(...)`. */
@@ -124,7 +124,7 @@ static void failing_stages_return_their_message_and_print_nothing(void **state)
     struct chart_env env = {"/nonexistent-templates", NULL, "/tmp", 5};
     struct chart_request req = {"../evil", "/tmp/chart", "t", "y", NULL};
     rep_error_clear(&e);
-    assert_int_equal(chart_render(&env, &req, &e), -1);
+    assert_int_equal(gnuplot_render(&env, &req, &e), -1);
     assert_int_equal(e.code, REP_ERR_CHART);
     assert_string_equal(e.msg, "bad chart template name '../evil'");
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rowscan.h"
+#include "read/rowscan.h"
 
 /* A line in a buffer as the reader has it: text, then zeros; end is the line's end (tight) or
    the buffer's. */

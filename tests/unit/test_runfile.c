@@ -16,9 +16,9 @@
 
 #include "corpus.h"
 #include "format.h"
-#include "runfile.h"
+#include "read/runfile.h"
 #include "strbuf.h"
-#include "util.h"
+#include "base/util.h"
 
 /* What the callbacks saw, one line of text per call. */
 struct log {

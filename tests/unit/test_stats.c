@@ -10,8 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats.h"
-#include "util.h"
+#include "model/stats.h"
+#include "base/util.h"
 
 #define assert_close(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
@@ -34,6 +34,32 @@ static void exact_quantiles_interpolate(void **state)
     assert_close(dist_stddev(&d), sqrt(5.0 / 3.0), 1e-12);
     assert_close(d.min, 1, 0);
     assert_close(d.max, 4, 0);
+    dist_release(&d);
+}
+
+/* A quantile reads the dist without changing it: the values stay in the order added until
+   dist_finish puts them in order, and the quantiles are the same before and after. */
+static void quantiles_leave_the_dist_as_it_is_until_finished(void **state)
+{
+    (void)state;
+    struct dist d;
+    dist_init(&d);
+    double v[] = {4, 1, 3, 2};
+    for (int i = 0; i < 4; i++)
+        dist_add(&d, v[i]);
+    assert_close(dist_quantile(&d, 0.5), 2.5, 1e-12);
+    for (int i = 0; i < 4; i++)
+        assert_close(d.exact[i], v[i], 0);
+    assert_false(d.sorted);
+    dist_finish(&d);
+    assert_true(d.sorted);
+    for (int i = 0; i < 4; i++)
+        assert_close(d.exact[i], i + 1, 0);
+    assert_close(dist_quantile(&d, 0.5), 2.5, 1e-12);
+    assert_close(dist_quantile(&d, 0.9), 3.7, 1e-12);
+    dist_add(&d, 0); /* a value added after: out of order again, and still read right */
+    assert_false(d.sorted);
+    assert_close(dist_quantile(&d, 0.5), 2, 1e-12);
     dist_release(&d);
 }
 
@@ -178,6 +204,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exact_quantiles_interpolate),
+        cmocka_unit_test(quantiles_leave_the_dist_as_it_is_until_finished),
         cmocka_unit_test(single_value),
         cmocka_unit_test(histogram_quantiles_are_within_bound),
         cmocka_unit_test(small_costs_in_histogram),

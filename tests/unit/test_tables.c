@@ -12,16 +12,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
-#include "tables.h"
-#include "util.h"
+#include "model/model.h"
+#include "read/input.h"
+#include "model/tables.h"
+#include "base/util.h"
 
 /* Read text as one run file into m. */
 static void read_run(struct model *m, const char *text)
 {
     FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
     assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 
@@ -50,9 +51,9 @@ static void time_headers_carry_their_unit(void **state)
     assert_string_equal(column_header(h, sizeof h, &t.cols[3], us, ms), "Total %");
     assert_string_equal(column_header(h, sizeof h, &t.cols[6], us, ms), "Mean (us)");
     assert_string_equal(column_header(h, sizeof h, &t.cols[17], us, ms), "95% CI +/- (us)");
-    assert_string_equal(column_header(h, sizeof h, &t.cols[24], us, ms), "Total +/- (ms)");
-    assert_string_equal(column_header(h, sizeof h, &t.cols[27], us, ms), "Off-CPU (ms)");
-    assert_int_equal(t.ncols, 28);
+    assert_string_equal(column_header(h, sizeof h, &t.cols[25], us, ms), "Total +/- (ms)");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[28], us, ms), "Off-CPU (ms)");
+    assert_int_equal(t.ncols, 29);
     assert_int_equal(t.nrows, 0);
     table_close(&t);
     table_open(&t, &m, TABLE_RUNS);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "units.h"
+#include "model/units.h"
 
 /* time_text of ns with the unit forced (NULL: auto), checked against want. */
 static void shows(double ns, const char *forced, const char *want)

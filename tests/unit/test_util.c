@@ -1,5 +1,5 @@
 /*
- * test_util.c - unit tests of reporter/util.c's array helpers.
+ * test_util.c - unit tests of reporter/base/util.c's array helpers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* The lower bound is the first place not below the key: a match, a gap, either end. */
 static void lower_bound_finds_the_first_place_not_below(void **state)

@@ -21,16 +21,17 @@
 #include <unistd.h>
 
 #include "files.h"
-#include "model.h"
-#include "rep_error.h"
-#include "workbook.h"
+#include "model/model.h"
+#include "read/input.h"
+#include "base/rep_error.h"
+#include "out/workbook.h"
 
 /* Read text as one run file into m. */
 static void read_run(struct model *m, const char *text)
 {
     FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
     assert_non_null(f);
-    assert_int_equal(model_add_run(m, f, "run.csv", 0), RUNFILE_OK);
+    assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
 }
 
@@ -80,12 +81,12 @@ static size_t sheet_count(const char *zip, size_t len)
     return n / 2;
 }
 
-/* Write m and count its sheets. */
-static size_t sheets_of(struct model *m, const struct report_info *ri)
+/* Write m and count its sheets; *cut (when cut is not NULL): the strings cut. */
+static size_t sheets_cut(const struct model *m, const struct report_info *ri, unsigned long *cut)
 {
     char *dir, *path = book_path(&dir);
     struct rep_error e;
-    assert_int_equal(workbook_write(path, m, ri, &e), 0);
+    assert_int_equal(workbook_write(path, m, ri, cut, &e), 0);
     size_t len;
     char *zip = file_read(path, &len);
     assert_memory_equal(zip, "PK\3\4", 4);
@@ -96,6 +97,12 @@ static size_t sheets_of(struct model *m, const struct report_info *ri)
     free(path);
     free(dir);
     return n;
+}
+
+/* Write m and count its sheets. */
+static size_t sheets_of(const struct model *m, const struct report_info *ri)
+{
+    return sheets_cut(m, ri, NULL);
 }
 
 /* Without memory findings or a comparison the workbook has its ten sheets: Summary, Call cost,
@@ -150,7 +157,7 @@ static void a_comparison_adds_its_two_sheets(void **state)
 }
 
 /* A region id longer than Excel's 32767-character cell limit is cut wherever it is written,
-   and the workbook says so once, as a "cut" warning in the model that counts the cuts. */
+   and the workbook says so once, as a "cut" warning that workbook_warn_cut adds to the model. */
 static void overlong_strings_are_cut_and_counted(void **state)
 {
     (void)state;
@@ -167,7 +174,10 @@ static void overlong_strings_are_cut_and_counted(void **state)
     free(text);
     size_t before = m.nwarnings;
     struct report_info ri = info();
-    assert_int_equal(sheets_of(&m, &ri), 10);
+    unsigned long cut = 0;
+    assert_int_equal(sheets_cut(&m, &ri, &cut), 10);
+    assert_int_equal(m.nwarnings, before); /* the workbook changes no model */
+    workbook_warn_cut(&m, cut);
     assert_int_equal(m.nwarnings, before + 1);
     const struct warning_rec *w = &m.warnings[before];
     assert_string_equal(w->kind, "cut");
@@ -195,7 +205,7 @@ static void an_unwritable_place_is_an_error_value(void **state)
     int saved = dup(2);
     dup2(fd, 2);
     struct rep_error e;
-    int rc = workbook_write("/nonexistent-folder/r.xlsx", &m, &ri, &e);
+    int rc = workbook_write("/nonexistent-folder/r.xlsx", &m, &ri, NULL, &e);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);

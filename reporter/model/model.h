@@ -1,0 +1,288 @@
+/*
+ * model.h - model.c: every run merged into regions, runs, threads, edges, memory findings
+ * and warnings, fed row by row by runfile.c's parser.
+ *
+ * Ownership: the model owns everything its arrays point to (model_release frees it), except
+ * the --include/--exclude globs and the sink, which are borrowed.
+ */
+#ifndef PROFREPORT_MODEL_H
+#define PROFREPORT_MODEL_H
+
+#include "model/cct.h"
+#include "model/rows.h"
+#include "model/stats.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One run file (or a killed run recovered from its parts). */
+struct run_rec {
+    char *file; /* as the user named it, UTF-8 repaired */
+    char *program, *command, *host, *start, *clock, *pid, *mode;
+    uint64_t frequency;
+    double duration_ns; /* Duration record, else the latest region end seen */
+    uint64_t events;    /* rows read (summary mode: calls) */
+    unsigned threads;
+    int complete;   /* Complete,yes (seed files: 1 unless truncated) */
+    int has_memory; /* the run file has a memory section (memory checks were used) */
+    int recovered;  /* rebuilt from .part files */
+    enum run_kind kind;
+    /* runcheck.c: the threads' share of wanted CPU time spent waiting for a CPU (NaN: the run
+       does not say) and whether that makes it a busy machine's run; its busy time over the
+       median run's (NaN: none) and whether that makes it an outlier */
+    double wait_share, busy_ratio;
+    int busy_machine, outlier;
+    /* The Timing record (format 4): sampled timing's method ("perf-task-clock", "cpu-timer")
+       and sample period in ns; NULL and 0 for a run that timed every call */
+    char *sampling;
+    double period_ns;
+};
+
+/* One thread of one run. key groups threads of the same name across runs (Hit count). */
+struct thread_rec {
+    size_t run, key;
+    unsigned number;
+    char *tid, *name, *state;
+    uint64_t events;
+    double busy_ns; /* time in regions at depth 0 */
+    /* From the ThreadCpu record: CPU time and wall time while the thread recorded, and the
+       time it waited for a CPU, ns; NaN when the run does not say (older files, killed runs) */
+    double cpu_ns, wall_ns, wait_ns;
+    /* A sampled run's ThreadCpu record: the thread's CPU-time samples, those in the
+       collector's own code and those outside every region, and the measured cost of one
+       call's hooks in ns (taken out of its Wall times); NaN when the run does not say */
+    double samples, overhead, outside, hook_ns;
+};
+
+/* One region (all regions with the same id text, across threads and runs). */
+struct region {
+    char *name; /* raw bytes of the id */
+    size_t len;
+    char *display;    /* valid UTF-8, for output */
+    char *short_name; /* display shortened by structure (shortname.h), unique; NULL before
+                         model_short_names */
+    char *file;       /* source file (instrumented functions' Function records), or NULL */
+    unsigned long line;
+    int excluded;             /* by --include / --exclude */
+    struct dist cost;         /* inclusive ns per call */
+    double self_ns, outer_ns; /* outer: non-nested calls only (recursion counted once) */
+    /* Sampled runs: the variances of outer_ns and self_ns (each sample of period p adds p^2),
+       the wall time of the calling contexts whose every call was timed (outermost ones), and
+       the sampled CPU time of those same contexts */
+    double var_outer, var_self, wall_ns, wall_cpu_ns;
+    int sampled; /* a row of a sampled run */
+    uint64_t unterminated;
+    double *run_sum;     /* per run: ns over calls */
+    double *run_outer;   /* per run: ns over non-nested calls (the run's share of Total) */
+    uint64_t *run_calls; /* per run */
+    size_t run_cap;
+    double *key_sum, *key_self; /* per thread key: ns over non-nested calls, self ns */
+    uint64_t *key_calls;
+    size_t key_cap;
+};
+
+/* Caller -> callee, exact (from the Parent column of events rows and version 3 summary rows).
+   caller is SIZE_MAX for top-level calls. */
+struct edge {
+    size_t caller, callee;
+    uint64_t calls;
+    double total_ns, self_ns; /* over every instance (total_ns / calls: the mean cost) */
+    double outer_ns; /* total_ns but instances inside another of the same edge: the Total */
+};
+
+/* One row of a run's memory section (FORMAT.md 1.5), strings UTF-8 repaired. */
+struct mem_rec {
+    size_t run;
+    char *kind, *region, *site, *alloc_kind, *free_kind, *other_site;
+    char *function, *stack; /* the site's function; a leak's allocation stack ("" if unknown) */
+    unsigned thread, other_thread; /* 0: none */
+    uint64_t count, bytes;
+};
+
+struct warning_rec {
+    char *where; /* file, or file:line */
+    char *kind;
+    uint64_t count;
+    char *message;
+};
+
+/* The runs of one program (their Program record) that the model met. */
+struct program_count {
+    char *name;  /* the Program record, UTF-8 repaired; NULL: runs without one */
+    size_t runs; /* runs read up to their table */
+    size_t kept; /* of them, the runs in the model */
+};
+
+/* Which runs the model keeps, by their Program record (model_pick). A run left out is read up
+   to its table and counted in the model's programs, nothing more. A run without a Program
+   record (the seed form) is kept whatever the pick but PICK_NONE: it names no other program. */
+enum program_pick {
+    PICK_ALL,   /* every run: a model's default */
+    PICK_NONE,  /* none: each run is only counted (a first look at the inputs) */
+    PICK_EXACT, /* the runs whose Program is the name given */
+    PICK_NAME,  /* the runs whose Program, or its last path component, is the name given */
+    PICK_FIRST  /* the program of the first run read, then as PICK_EXACT */
+};
+
+struct model;
+
+/* The order of model_ranked (--sort): largest first by the region's total (outer) time, self
+   time, calls, or mean cost per call. */
+enum model_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_MEAN, SORT_COUNT };
+/* "total", "self", "calls", "mean": the --sort values, in enum order. */
+extern const char *const model_sort_names[SORT_COUNT];
+/* "total time", "self time", "calls", "mean cost per call": for headings ("Top regions by"). */
+extern const char *const model_sort_labels[SORT_COUNT];
+/* The order named s, or -1 when s names none. */
+int model_sort_parse(const char *s);
+
+/*
+ * Rows as they are read, for the exports that need more than the model keeps (instances,
+ * call paths). Every row of every run is passed on, --include/--exclude notwithstanding.
+ * ns, self_ns and start_ns are the row's ticks converted with its run's Frequency (self_ns
+ * equals ns in the seed form). run_end's kept is 0 when the run was dropped (skipped file).
+ */
+struct model_sink {
+    void *ctx;
+    void (*run_begin)(void *ctx, const struct model *m, size_t run);
+    void (*event)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                  const struct prof_event_rec *e, size_t region, double ns, double self_ns,
+                  double start_ns);
+    void (*summary)(void *ctx, const struct model *m, size_t run, const struct thread_rec *t,
+                    const struct prof_summary_rec *s, double ns_per_tick);
+    void (*run_end)(void *ctx, const struct model *m, size_t run, int kept);
+};
+
+/*
+ * The calling-context tree of every row read (model_keep_paths), --include/--exclude
+ * notwithstanding: events rows through their Depth and end order, version 3 summary rows under
+ * their Parent's node, version 1 and 2 summary rows and seed rows as top-level paths. The
+ * stream of the thread being read is closed at the end of each run.
+ */
+struct model_paths {
+    struct cct tree;
+    struct cct_stream stream;
+    int streaming; /* stream is open for (run, thread) */
+    size_t run;
+    unsigned thread;
+    uint32_t *name_of; /* region index -> tree name index + 1 (0: not interned yet) */
+    size_t nname_of;
+};
+
+struct model {
+    const struct model_sink *sink; /* NULL, or told of every row (not owned) */
+    struct model_paths *paths;     /* NULL unless model_keep_paths was called */
+    struct region *regions;
+    size_t nregions, regions_cap;
+    uint64_t *region_table; /* open addressing: index + 1, hash bits above (model.c) */
+    size_t region_mask;
+    struct run_rec *runs;
+    size_t nruns;
+    struct thread_rec *threads;
+    size_t nthreads;
+    char **keys; /* thread key names */
+    size_t nkeys;
+    struct edge *edges;
+    size_t nedges, edges_cap;
+    size_t *edge_table;
+    size_t edge_mask;
+    struct warning_rec *warnings;
+    size_t nwarnings;
+    struct mem_rec *mem; /* memory sections of every run, in file order */
+    size_t nmem, mem_cap;
+    const char *const *include, *const *exclude; /* globs, not owned */
+    size_t ninclude, nexclude;
+    enum model_sort sort; /* model_ranked's order (SORT_TOTAL after model_init) */
+    uint64_t events, skipped_rows;
+    double self_total_ns; /* all regions, filtered or not: the base of "% time" */
+    int any_summary, any_approximate;
+    enum program_pick pick;
+    char *pick_name;                /* owned */
+    struct program_count *programs; /* every program met, in the order first met */
+    size_t nprograms;
+};
+
+void model_init(struct model *m);
+void model_release(struct model *m);
+/*
+ * The model complete, once every run is read: each region's cost distribution put in order
+ * (dist_finish) and the row sink detached. From here on the outputs take const struct model *
+ * and change nothing; model_warn still adds a warning.
+ */
+void model_finish(struct model *m);
+/* Build the calling-context tree while rows stream in (the Call paths sheet, folded stacks
+   and callgrind need it); call before the first run is read. */
+void model_keep_paths(struct model *m);
+/* The calling-context tree of the runs read so far, or NULL when it is not kept. */
+const struct cct *model_paths(const struct model *m);
+/* Read one run into the model from read(src, ...), which feeds the model's run_handler: a run
+   file's parser (input_add_run, read/input.h), or a killed run's parts (read/partfile.h).
+   name is shown in messages; recovered marks a run rebuilt from .part files. Returns the
+   reader's status; problems become warnings. */
+enum run_status model_read_run(struct model *m, const char *name, int recovered, run_reader read,
+                               void *src);
+/* Give every region its short name (shortname.h): the same in the terminal, the charts and
+   the sheets' Short name column (once, after the last run is read). */
+void model_short_names(struct model *m);
+/* The region's short name, or its display name before model_short_names. */
+const char *model_short(const struct region *r);
+/* Keep only the runs pick and name (copied) select, from the next run read on. */
+void model_pick(struct model *m, enum program_pick pick, const char *name);
+/* Whether a Program record names the program name: the whole path, or its last component. */
+int model_program_is(const char *program, const char *name);
+/* Add a warning (copies the strings). */
+void model_warn(struct model *m, const char *where, const char *kind, uint64_t count,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- for reading runs into the model (ingest.c) ---- */
+
+/* How many runs, threads, warnings, thread keys and memory findings the model holds. */
+struct model_mark {
+    size_t runs, threads, warnings, keys, mem;
+};
+/* The model's counts now. */
+struct model_mark model_mark(const struct model *m);
+/* Free every run, thread, warning, thread key and memory finding added since mark: a skipped
+   run forgotten with the one code that frees these records (model_release uses it too). */
+void model_rollback(struct model *m, const struct model_mark *mark);
+/* The count of the runs of program (NULL: without a Program record), made on first sight. */
+struct program_count *model_program_count(struct model *m, const char *program);
+/* Whether the model keeps a run of program, by its pick (model_pick). */
+int model_program_wanted(struct model *m, const char *program);
+/* The index of the region with id s[0..n), or SIZE_MAX when there is none. */
+size_t model_find(const struct model *m, const char *s, size_t n);
+/* Region indexes in m->sort's order (largest first, ties by name), excluded ones left out. */
+size_t *model_ranked(const struct model *m, size_t *n);
+/* model_ranked in the order sort, whatever m->sort says (the self time charts). */
+size_t *model_ranked_by(const struct model *m, enum model_sort sort, size_t *n);
+/* Mean cost per call of region r in run k (NaN when it did not run). */
+double model_run_mean(const struct region *r, size_t k);
+/* A thread is mostly idle (waiting, not working) when its CPU time is under this share of
+   its wall time while it recorded, over at least MODEL_IDLE_MIN_NS of wall time (shorter
+   threads are too brief to judge). */
+#define MODEL_IDLE_SHARE 0.10
+#define MODEL_IDLE_MIN_NS 1e6
+/* 1 when thread t was mostly idle, 0 when not, -1 when its run does not say (no ThreadCpu
+   record, or too short to judge). */
+int model_thread_idle(const struct thread_rec *t);
+/* Time spent in top-level regions, all threads of all runs: the base of "Total %". */
+double model_busy(const struct model *m);
+
+/* The Call cost sheet's figures for one region: ns, fractions, NaN when undefined. */
+struct cost_row {
+    uint64_t calls, never;
+    double total, total_share, self, self_share;
+    double mean, median, stddev, min, max, p90, p99;
+    size_t runs; /* runs where the region ran */
+    double run_mean, run_stddev, run_cv, ci95, fastest, slowest;
+    int approximate; /* percentiles from the histogram */
+    /* Sampled runs: the 95 % bounds of total and self (1.96 standard deviations of their
+       sample counts), the wall time of the contexts timed on every call and its part off the
+       CPU (wall minus their sampled CPU time); NaN when not sampled or not timed */
+    double total_pm, self_pm, wall, offcpu;
+};
+/* Fill *out for region r; busy is model_busy(m). */
+void model_cost_row(const struct model *m, size_t r, double busy, struct cost_row *out);
+
+#endif /* PROFREPORT_MODEL_H */
