@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include "auto.h"
 
+#include "crash.h"
 #include "functions.h"
 #include "hooks.h"
 #include "live.h"
@@ -52,7 +53,7 @@ static double parse_ns(const char *s)
 /* Read the hooks' settings from the environment, once per process. */
 static void configure(void)
 {
-    const char *v = getenv("PROFILER_MAX_DEPTH");
+    const char *v = prof_getenv("PROFILER_MAX_DEPTH");
     if (v && *v) {
         char *end;
         unsigned long d = strtoul(v, &end, 10);
@@ -61,7 +62,7 @@ static void configure(void)
         else
             max_depth = d < PROF_MAX_DEPTH ? (uint32_t)d : PROF_MAX_DEPTH;
     }
-    v = getenv("PROFILER_MIN_DURATION");
+    v = prof_getenv("PROFILER_MIN_DURATION");
     if (v && *v) {
         double ns = parse_ns(v);
         if (ns < 0)
@@ -101,7 +102,7 @@ static __attribute__((noinline, cold)) struct prof_thread *attach(void)
  */
 static void hide(struct prof_thread *t, uint64_t spent)
 {
-    uint32_t open = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+    uint32_t open = t->depth < t->stack_cap ? t->depth : t->stack_cap;
     for (uint32_t d = 0; d < open; d++)
         t->stack[d].start += spent;
     if (t->mode == PROF_MODE_EVENTS)
@@ -113,9 +114,11 @@ static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, vo
 {
     uint64_t t0 = prof_ticks();
     t->hooks.in_hook = 1;
+    int cancel = prof_cancel_hold(); /* libdw opens and reads files, under its own lock */
     prof_mem_quiet_begin(); /* libdw's allocations are the collector's, not the program's */
     const struct prof_fn *fn = prof_fn_get(addr);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
     uint32_t idx = fn ? prof_id_add(t, addr, fn) : UINT32_MAX;
     t->hooks.in_hook = 0;
     if (idx == UINT32_MAX)
@@ -136,14 +139,53 @@ static __attribute__((noinline, cold)) struct prof_thread *exit_resync(void)
     return nested() ? NULL : prof_resync();
 }
 
-/* Enter an instrumented function on the thread's current recorder (marked busy), from stack
-   position here (the function's stack pointer). */
-static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn,
-                                                        uintptr_t here)
+/* A call at depth d, beyond the stack's room or PROFILER_MAX_DEPTH, or inside such a call:
+   nonzero when it is folded into the deepest call kept (counted for the depth-limit warning),
+   0 when the stack grew to hold it. */
+static __attribute__((noinline, cold)) int too_deep(struct prof_thread *t, uint32_t d)
 {
-    /* Frames a longjmp left below here; calls past PROFILER_MAX_DEPTH were deeper still. A
-       frame at here itself may be the caller's: gcc instruments the functions it inlines, and
-       their hooks run on their caller's stack pointer. */
+    if (!t->hooks.excess && d < max_depth && (d < t->stack_cap || prof_stack_grow(t) == 0))
+        return 0;
+    t->hooks.excess++;
+    PROF_STORE(t->depth_limit, t->depth_limit + 1);
+    return 1;
+}
+
+/* The cold half of left_before_call: frames below here, then those of here's own stack frame
+   that a call from site whose hook returns to hook shows were left (prof_close_reused). */
+static __attribute__((noinline, cold)) uint32_t
+close_before_call(struct prof_thread *t, uintptr_t here, const void *site, const void *hook)
+{
+    return prof_close_unwound(t, here, 0) + prof_close_reused(t, here, 0, site, hook);
+}
+
+/*
+ * Before a function is entered from site at stack position here, its enter hook returning to
+ * hook: close the frames a longjmp left. Those below here, and those at here itself that
+ * cannot be live: a frame at here may be the caller's (gcc instruments the functions it
+ * inlines, and their hooks run on their caller's stack pointer, with its call site), but not
+ * one with another call site or entered by the same code. Looked into only when the innermost
+ * frame is below here or of here's stack frame. Returns the frames closed.
+ */
+static inline __attribute__((always_inline)) uint32_t
+left_before_call(struct prof_thread *t, uintptr_t here, const void *site, const void *hook)
+{
+    uint32_t k = t->depth - 1;
+    if (PROF_LIKELY(k >= t->stack_cap))
+        return 0;
+    const struct prof_frame *f = &t->stack[k];
+    if (PROF_LIKELY(f->where > (here | 1) && f->origin != here))
+        return 0;
+    return close_before_call(t, here, site, hook);
+}
+
+/* Enter an instrumented function called from site on the thread's current recorder (marked
+   busy), from stack position here (the function's stack pointer), its hook returning to
+   hook. */
+static inline __attribute__((always_inline)) void enter(struct prof_thread *t, void *fn, void *site,
+                                                        void *hook, uintptr_t here)
+{
+    /* Calls past PROFILER_MAX_DEPTH were deeper than any frame a longjmp left. */
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         if (idx == PROF_IDX_SKIP)
@@ -152,15 +194,15 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
         if (idx >= PROF_IDX_SKIP)
             return;
     }
-    if (PROF_UNLIKELY(prof_unwound_check(t, here)))
+    if (PROF_UNLIKELY(left_before_call(t, here, site, hook)))
         t->hooks.excess = 0;
     uint32_t d = t->depth;
-    if (PROF_UNLIKELY(t->hooks.excess || d >= max_depth)) {
-        t->hooks.excess++;
+    if (PROF_UNLIKELY(t->hooks.excess || d >= t->stack_cap || d >= max_depth) && too_deep(t, d))
         return;
-    }
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
+        t->stack[d].origin = (uintptr_t)site; /* before the clock is read: d < stack_cap */
+        t->stack[d].hook = (uintptr_t)hook;
         prof_summary_start(t, fn, t->fns[idx], idx, d, here | 1);
         return;
     }
@@ -177,19 +219,20 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     f->idx = idx;
     f->serial = ++t->serial;
     f->where = here | 1;
+    f->origin = (uintptr_t)site;
+    f->hook = (uintptr_t)hook;
     f->start = now;
 }
 
 /* Enter an instrumented function. */
 void __cyg_profile_func_enter(void *fn, void *site)
 {
-    (void)site;
     uintptr_t here = PROF_CALLER_SP();
     struct prof_thread *t = prof_current(attach);
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
-    enter(t, fn, here);
+    enter(t, fn, site, __builtin_return_address(0), here);
     prof_busy_unmark(t);
 }
 
@@ -233,7 +276,7 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
 static __attribute__((noinline, cold)) int unwind_to(struct prof_thread *t, const void *fn,
                                                      uint64_t now)
 {
-    uint32_t open = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+    uint32_t open = t->depth < t->stack_cap ? t->depth : t->stack_cap;
     if (t->depth > open)
         return 0;
     uint32_t k = open;
@@ -259,7 +302,7 @@ static __attribute__((noinline, cold)) uint32_t close_left(struct prof_thread *t
 {
     uintptr_t below = here;
     if (tail) {
-        uint32_t k = t->depth < PROF_MAX_DEPTH ? t->depth : PROF_MAX_DEPTH;
+        uint32_t k = t->depth < t->stack_cap ? t->depth : t->stack_cap;
         while (k > 0 && t->stack[k - 1].where < here)
             k--;
         if (k < t->depth && t->stack[k].id == fn)
@@ -277,14 +320,14 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
        function's frame found innermost is its own call's, not a deeper one's. A tail-called
        hook whose innermost frame is fn's, with a live frame under it, has nothing to close. */
     uint32_t d = t->depth, k = d - 1;
-    if (PROF_UNLIKELY(k < PROF_MAX_DEPTH && t->stack[k].where < here) &&
+    if (PROF_UNLIKELY(k < t->stack_cap && t->stack[k].where < here) &&
         !(tail && t->stack[k].id == fn && (k == 0 || t->stack[k - 1].where >= here)) &&
         close_left(t, fn, here, tail))
         t->hooks.excess = 0;
     /* The usual case: the innermost frame is this function's. A filtered-out function never
        has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
     d = t->depth;
-    if (PROF_LIKELY(d - 1 < PROF_MAX_DEPTH && !t->hooks.excess && t->stack[d - 1].id == fn)) {
+    if (PROF_LIKELY(d - 1 < t->stack_cap && !t->hooks.excess && t->stack[d - 1].id == fn)) {
         pop(t, prof_stop_ticks(t, d - 1), 1);
         return;
     }
@@ -296,7 +339,7 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
         t->hooks.excess--;
         return;
     }
-    if (PROF_UNLIKELY(d == 0 || d > PROF_MAX_DEPTH || t->stack[d - 1].id != fn) &&
+    if (PROF_UNLIKELY(d == 0 || d > t->stack_cap || t->stack[d - 1].id != fn) &&
         !unwind_to(t, fn, now))
         return;
     pop(t, now, 1);
@@ -397,4 +440,5 @@ __attribute__((constructor(101))) static void register_hooks(void)
     prof_run_default_timing(PROF_TIMING_SAMPLED);
     prof_hooks_add(&hooks);
     prof_hooks_add(&prof_live_hooks);
+    prof_hooks_add(&prof_crash_hooks);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Nodes per slab: slabs never move, so frames and caches keep pointing at their nodes. */
 #define PROF_CCT_SLAB 256u
@@ -273,14 +274,15 @@ void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double perio
 {
     uint32_t n = c->nnodes;
     uint64_t *incl = NULL;
+    size_t size = (size_t)n * sizeof *incl;
     if (period_ticks > 0 && n) {
-        prof_mem_quiet_begin();
-        incl = calloc(n, sizeof *incl);
-        prof_mem_quiet_end();
-        if (!incl) {
+        /* Straight from the kernel: the crash handler encodes too, where malloc may not run. */
+        void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
             b->failed = 1;
             return;
         }
+        incl = m;
         for (uint32_t i = n; i-- > 0;) {
             const struct prof_node *x = node_at(c, i);
             incl[i] += LOAD(x->samples);
@@ -290,9 +292,8 @@ void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double perio
     }
     for (uint32_t i = 0; i < n; i++)
         node_encode(b, node_at(c, i), period_ticks, hook_ticks, incl ? incl[i] : 0);
-    prof_mem_quiet_begin();
-    free(incl);
-    prof_mem_quiet_end();
+    if (incl)
+        munmap(incl, size);
 }
 
 /* Sum the calls of every node. */

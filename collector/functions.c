@@ -10,6 +10,7 @@
 #include "functions.h"
 
 #include "hash.h"
+#include "status.h"
 
 #include "profreport.h"
 
@@ -34,8 +35,8 @@ static void fork_release(void) { pthread_mutex_unlock(&lock); }
 
 static void setup(void)
 {
-    include = getenv("PROFILER_INCLUDE");
-    exclude = getenv("PROFILER_EXCLUDE");
+    include = prof_getenv("PROFILER_INCLUDE");
+    exclude = prof_getenv("PROFILER_EXCLUDE");
     if (include && !include[0])
         include = NULL;
     if (exclude && !exclude[0])

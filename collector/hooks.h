@@ -42,7 +42,7 @@ struct prof_hooks {
     void (*run_end)(struct prof_mem_report *memory);
 };
 
-/* Hook sets the table holds; the library registers three. */
+/* Hook sets the table holds; the library registers four. */
 #define PROF_HOOKS_MAX 8
 
 /*

@@ -87,7 +87,8 @@ static void report(struct prof_thread *t, uint64_t now)
 {
     struct prof_live_state *s = t->live;
     uint64_t elapsed = now - s->since;
-    prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
+    int cancel = prof_cancel_hold(); /* write() to stderr */
+    prof_mem_quiet_begin();          /* the collector's allocations are not the program's */
     uint32_t *order = malloc((t->nids ? t->nids : 1) * sizeof *order);
     uint32_t n = 0;
     for (uint32_t i = 0; order && i < t->nids && i < s->cap; i++)
@@ -112,6 +113,7 @@ static void report(struct prof_thread *t, uint64_t now)
     }
     free(order);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
     if (s->count)
         memset(s->count, 0, s->cap * sizeof *s->count);
     s->since = now;
@@ -124,7 +126,7 @@ static void live_stop(struct prof_thread *t, uint32_t d, uint64_t now)
 {
     struct prof_live_state *s = t->live;
     /* Counters grow here, not with the id table: a new id's first stop (rare) pays for it. */
-    if (d < PROF_MAX_DEPTH && (t->stack[d].idx < s->cap || grow(t) == 0)) {
+    if (d < t->stack_cap && (t->stack[d].idx < s->cap || grow(t) == 0)) {
         struct prof_live *l = &s->count[t->stack[d].idx];
         l->calls++;
         l->ticks += now > t->stack[d].start ? now - t->stack[d].start : 0;

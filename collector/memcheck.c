@@ -126,7 +126,7 @@ static const struct prof_hooks hooks;
  */
 __attribute__((constructor(101))) static void register_fork(void)
 {
-    const char *v = getenv("PROFILER_MEM_STACK");
+    const char *v = prof_getenv("PROFILER_MEM_STACK");
     if (v && *v) {
         char *end;
         unsigned long n = strtoul(v, &end, 10);
@@ -170,8 +170,8 @@ static int op_begin(struct prof_mem_op *op, struct prof_site site, int kind,
     if (t) {
         op->thread = t->number;
         uint32_t d = t->depth;
-        if (d > PROF_MAX_DEPTH)
-            d = PROF_MAX_DEPTH;
+        if (d > t->stack_cap)
+            d = t->stack_cap;
         if (d)
             op->region = t->stack[d - 1].id;
     } else if (me.exiting && me.gen == PROF_LOAD(prof_gen)) {
@@ -244,8 +244,8 @@ static int mem_grow(struct prof_thread *t, uint32_t idx)
 static void count_region(struct prof_thread *t, uint64_t size)
 {
     uint32_t d = t->depth;
-    if (d > PROF_MAX_DEPTH)
-        d = PROF_MAX_DEPTH;
+    if (d > t->stack_cap)
+        d = t->stack_cap;
     uint32_t idx = d ? t->stack[d - 1].idx : UINT32_MAX;
     struct prof_mem_counts *mc = t->mem;
     if (!mc || (idx != UINT32_MAX && idx >= mc->cap)) {

@@ -6,6 +6,7 @@
  */
 #include "regions.h"
 
+#include "crash.h"
 #include "hooks.h"
 #include "live.h"
 #include "run.h"
@@ -14,10 +15,12 @@
 #include <errno.h>
 #include <stdint.h>
 
-/* The live report counts the stops of regions: registered when regions are linked in. */
+/* The live report counts the stops of regions, and a crash writes what they recorded:
+   registered when regions are linked in. */
 __attribute__((constructor(101))) static void register_live_report(void)
 {
     prof_hooks_add(&prof_live_hooks);
+    prof_hooks_add(&prof_crash_hooks);
 }
 
 /* The index of a region id text on this thread. */
@@ -28,9 +31,10 @@ static inline uint32_t id_index(struct prof_thread *t, const char *id)
 }
 
 /* Open a region on the thread's current recorder (its generation marked busy), at stack
-   position where (PROF_WHERE_NONE for a region placed by hand). */
-static inline __attribute__((always_inline)) void start_region(struct prof_thread *t,
-                                                               const char *id, uintptr_t where)
+   position where (PROF_WHERE_NONE for a region placed by hand), for the stack frame whose
+   stack pointer is origin. */
+static inline __attribute__((always_inline)) void
+start_region(struct prof_thread *t, const char *id, uintptr_t where, uintptr_t origin)
 {
     if (PROF_UNLIKELY(!id))
         id = "(null)";
@@ -42,7 +46,12 @@ static inline __attribute__((always_inline)) void start_region(struct prof_threa
     uint32_t d = t->depth;
     PROF_STORE(t->depth, d + 1);
     if (t->mode == PROF_MODE_SUMMARY) {
+        uint32_t cap = t->stack_cap;
+        if (PROF_LIKELY(d < cap))
+            t->stack[d].origin = origin; /* before the clock is read */
         prof_summary_start(t, id, NULL, idx, d, where);
+        if (PROF_UNLIKELY(d >= cap) && d < t->stack_cap) /* the stack grew (else folded) */
+            t->stack[d].origin = origin;
         return;
     }
     prof_make_room(t);
@@ -50,13 +59,14 @@ static inline __attribute__((always_inline)) void start_region(struct prof_threa
     if (PROF_UNLIKELY(now < t->last))
         now = t->last; /* never let a clock step back make a negative gap */
     prof_put_enter(t, idx, now);
-    if (PROF_LIKELY(d < PROF_MAX_DEPTH)) {
+    if (PROF_LIKELY(d < t->stack_cap) || prof_stack_grow(t) == 0) {
         struct prof_frame *f = &t->stack[d];
         f->id = id;
         f->fn = NULL;
         f->idx = idx;
         f->serial = ++t->serial;
         f->where = where;
+        f->origin = origin;
         f->start = now;
     }
 }
@@ -72,7 +82,7 @@ void prof_start(const char *id)
         return;
     prof_busy_mark(t);
     prof_unwound_check(t, here);
-    start_region(t, id, PROF_WHERE_NONE);
+    start_region(t, id, PROF_WHERE_NONE, here);
     prof_busy_unmark(t);
 }
 
@@ -115,16 +125,32 @@ void prof_stop(void)
     prof_busy_unmark(t);
 }
 
-/* Before a scope whose token lives at where opens, from stack position here: close the
-   innermost frames a longjmp left (prof_unwound_check), and one whose token was where the new
-   one is (the same block entered again after a longjmp out of it, at the same stack depth). */
+/* The cold half of unwound_check_at. */
+static __attribute__((noinline, cold)) void close_left_at(struct prof_thread *t, uintptr_t here,
+                                                          uintptr_t where)
+{
+    prof_close_unwound(t, here, where == PROF_WHERE_NONE ? 0 : where);
+    if (where != PROF_WHERE_NONE)
+        prof_close_reused(t, here, where, NULL, NULL);
+}
+
+/*
+ * Before a scope whose token lives at where opens, from stack position here: close the
+ * innermost frames a longjmp left (prof_unwound_check), and a region whose token was where the
+ * new one is, with the regions opened after it (the same block entered again after a longjmp
+ * out of it: its token shares the stack frame with others when the compiler inlined it,
+ * prof_close_reused). Only when the innermost frame is below here or of here's stack frame.
+ */
 static inline __attribute__((always_inline)) void unwound_check_at(struct prof_thread *t,
                                                                    uintptr_t here, uintptr_t where)
 {
-    uintptr_t same = where == PROF_WHERE_NONE ? 0 : where;
     uint32_t k = t->depth - 1;
-    if (k < PROF_MAX_DEPTH && (t->stack[k].where < here || t->stack[k].where == same))
-        prof_close_unwound(t, here, same);
+    if (k >= t->stack_cap)
+        return;
+    const struct prof_frame *f = &t->stack[k];
+    if (f->where < here || (where != PROF_WHERE_NONE &&
+                            (f->where == where || f->origin == here || f->where == (here | 1))))
+        close_left_at(t, here, where);
 }
 
 /* A scope token whose start was dropped (a signal handler interrupted the collector). */
@@ -149,9 +175,9 @@ scope_begin(const char *id, uintptr_t where, uintptr_t here, unsigned *nesting)
     prof_busy_mark(t);
     unwound_check_at(t, here, where);
     uint32_t d = t->depth;
-    start_region(t, id, where);
+    start_region(t, id, where, here);
     if (PROF_LIKELY(t->depth > d)) { /* else out of memory: nothing opened */
-        if (d < PROF_MAX_DEPTH) {
+        if (d < t->stack_cap) {
             t->stack[d].nesting = nesting;
             tok.serial = t->stack[d].serial;
         }
@@ -192,7 +218,7 @@ void prof_scope_end(const struct prof_scope *tok)
     prof_busy_unmark(t);
     /* Still open: at its depth, the same instance (beyond the stack, trust the depth alone). */
     int open = t->depth > tok->depth &&
-               (tok->depth >= PROF_MAX_DEPTH || t->stack[tok->depth].serial == tok->serial);
+               (tok->depth >= t->stack_cap || t->stack[tok->depth].serial == tok->serial);
     if (!open || t->depth > tok->depth + 1)
         PROF_STORE(t->mismatch, t->mismatch + 1);
     if (!open)

@@ -8,6 +8,7 @@
 #include "csvwrite.h"
 #include "fileutil.h"
 #include "hooks.h"
+#include "partwrite.h"
 #include "sample.h"
 #include "status.h"
 #include "thread.h"
@@ -26,6 +27,12 @@
 
 /* Set once PROFILER_ENABLE=0 is seen: lets every event return before pthread_once. */
 static int prof_off;
+
+/* The calling thread's rounds of key destructors so far (thread_key_destructor), and whether
+   its recorder was ended in the last: an event after that is dropped, never a second recorder
+   for the same thread. */
+static __thread unsigned key_rounds __attribute__((tls_model("initial-exec")));
+static __thread int thread_ended __attribute__((tls_model("initial-exec")));
 
 /* Everything here is guarded by g.lock except the atomics noted. */
 static struct {
@@ -55,6 +62,10 @@ static struct {
     /* the current run (whether it stopped or failed: status.c) */
     int active; /* recording */
     char *dir;
+    /* dir, opened once: every file of the run is made relative to it, so the folder swapped
+       for a link while the program runs leads nowhere. -1: none. dir_id: which folder it is. */
+    int dirfd;
+    struct prof_part_id dir_id;
     char runname[128];
     unsigned runs;    /* runs started by this process: the second and later get a -N suffix */
     uint32_t token;   /* random, drawn once per process image: run names never repeat */
@@ -74,7 +85,7 @@ static struct {
     size_t ndone;
     struct prof_thread *orphans; /* a fork child's copies of the parent's other recorders */
     char *orphan_paths;          /* and of the parent's list of ended threads */
-} g = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+} g = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .dirfd = -1};
 
 /* Whether an environment switch says "off". */
 static int env_off(const char *v)
@@ -156,6 +167,7 @@ static void thread_key_destructor(void *p);
 static void fork_prepare(void);
 static void fork_parent(void);
 static void fork_child(void);
+static void fork_child_found_late(void);
 
 /* PROFILER_MODE's default (prof_run_default_mode). */
 static enum prof_mode default_mode = PROF_MODE_EVENTS;
@@ -267,7 +279,7 @@ static void configure_timing(void)
    "0" gives 0. */
 static uint64_t env_seconds(const char *name, const char *what, uint64_t fallback)
 {
-    const char *v = getenv(name);
+    const char *v = prof_getenv(name);
     if (!v || !*v)
         return fallback;
     char *end;
@@ -282,7 +294,7 @@ static uint64_t env_seconds(const char *name, const char *what, uint64_t fallbac
    0. */
 static uint64_t env_count(const char *name, uint64_t fallback)
 {
-    const char *v = getenv(name);
+    const char *v = prof_getenv(name);
     if (!v || !*v)
         return fallback;
     char *end;
@@ -298,12 +310,12 @@ static uint64_t env_count(const char *name, uint64_t fallback)
 static void process_init(void)
 {
     g.initialised = 1;
-    if (env_off(getenv("PROFILER_ENABLE"))) {
+    if (env_off(prof_getenv("PROFILER_ENABLE"))) {
         g.disabled = 1;
         __atomic_store_n(&prof_off, 1, __ATOMIC_RELAXED);
         return;
     }
-    const char *mode = getenv("PROFILER_MODE");
+    const char *mode = prof_getenv("PROFILER_MODE");
     g.mode = default_mode;
     if (mode && strcmp(mode, "summary") == 0)
         g.mode = PROF_MODE_SUMMARY;
@@ -312,7 +324,7 @@ static void process_init(void)
     else if (mode && *mode)
         prof_warn("PROFILER_MODE='%s' is not 'events' or 'summary'; using '%s'", mode,
                   default_mode == PROF_MODE_SUMMARY ? "summary" : "events");
-    const char *clock = getenv("PROFILER_CLOCK");
+    const char *clock = prof_getenv("PROFILER_CLOCK");
     enum prof_clock want = PROF_CLOCK_TSC;
     if (clock && strcmp(clock, "monotonic") == 0)
         want = PROF_CLOCK_MONOTONIC;
@@ -329,7 +341,7 @@ static void process_init(void)
     g.max_nodes = nodes && nodes < UINT32_MAX ? (uint32_t)nodes : UINT32_MAX - 1;
     configure_timing();
 
-    const char *wt = getenv("PROFILER_WRITE_THREADS");
+    const char *wt = prof_getenv("PROFILER_WRITE_THREADS");
     g.write_threads = PROF_SPLIT_AUTO;
     if (wt && strcmp(wt, "1") == 0)
         g.write_threads = PROF_SPLIT_NEVER;
@@ -356,20 +368,76 @@ static void process_init(void)
         g.host[0] = 0;
 }
 
-/* The run's folder, made with its parents when missing, and writable: 0 or an errno value. */
-static int make_dirs(const char *dir)
+/* Whether g.dirfd is still the run's folder (the program may close it or reuse its number). */
+static int folder_is_ours(void)
 {
-    int err = prof_mkdirs(dir);
-    if (!err) {
-        struct stat st;
-        if (stat(dir, &st) != 0)
-            err = errno;
-        else if (!S_ISDIR(st.st_mode))
-            err = ENOTDIR;
-        else if (access(dir, W_OK | X_OK) != 0)
-            err = errno;
+    struct stat st;
+    return g.dirfd >= 0 && fstat(g.dirfd, &st) == 0 && S_ISDIR(st.st_mode) &&
+           st.st_dev == g.dir_id.dev && st.st_ino == g.dir_id.ino;
+}
+
+/* Let go of the run's folder: closed only when the descriptor is still ours. */
+static void folder_close(void)
+{
+    if (folder_is_ours())
+        close(g.dirfd);
+    g.dirfd = -1;
+}
+
+/*
+ * The run's folder, usable (run lock held): open, and the folder the run opened. When the
+ * program closed the descriptor (closefrom) the folder is opened again by its name, and used
+ * only if it is the same folder (device and inode), not whatever the name leads to now.
+ */
+static int folder_usable(void)
+{
+    if (folder_is_ours())
+        return 1;
+    g.dirfd = -1; /* not ours any more: never closed */
+    int fd = open(g.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == g.dir_id.dev && st.st_ino == g.dir_id.ino) {
+        g.dirfd = fd;
+        return 1;
     }
-    return err;
+    if (fd >= 0)
+        close(fd);
+    return 0;
+}
+
+/*
+ * The run's folder, made with its parents when missing (mode 0755), then opened once (g.dirfd)
+ * without following a link at its last step, and writable: 0 or an errno value. g.dir becomes
+ * its absolute path (the program may chdir before the run file is written).
+ */
+static int open_folder(void)
+{
+    int err = prof_mkdirs(g.dir);
+    if (err)
+        return err;
+    /* A link named by the user leads where the user meant; what is opened is then fixed. */
+    char *abs = realpath(g.dir, NULL);
+    if (!abs)
+        return errno;
+    free(g.dir);
+    g.dir = abs;
+    folder_close();
+    int fd = open(g.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        err = errno;
+    else if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
+        err = errno;
+    if (err) {
+        close(fd);
+        return err;
+    }
+    g.dirfd = fd;
+    g.dir_id.dev = st.st_dev;
+    g.dir_id.ino = st.st_ino;
+    return 0;
 }
 
 /* Add one key/value pair to the run's part header. */
@@ -465,8 +533,20 @@ static int name_run(int lock_free)
    for name_run. */
 static enum prof_error run_begin(const char *dir, int lock_free)
 {
+    /*
+     * A program that runs with changed credentials (setuid, setgid) writes with rights its user
+     * does not have, and its environment (PROFILER_DIR) and working folder (the default folder
+     * is relative to it) are that user's to choose. It records only into an absolute folder
+     * named by the program itself (PROFILER_INIT), and decides so before any folder is made.
+     */
+    if (prof_secure() && (!dir || dir[0] != '/')) {
+        prof_fail("not recording: the program runs setuid or setgid and names no absolute "
+                  "folder in PROFILER_INIT (PROFILER_* variables are ignored)",
+                  NULL, EPERM);
+        return PROF_ERR_DISABLED;
+    }
     if (!dir || !*dir)
-        dir = getenv("PROFILER_DIR");
+        dir = prof_getenv("PROFILER_DIR");
     if (!dir || !*dir)
         dir = "profiler-runs";
     free(g.dir);
@@ -475,16 +555,10 @@ static enum prof_error run_begin(const char *dir, int lock_free)
         prof_fail("cannot start a run", NULL, ENOMEM);
         return PROF_ERR_NOMEM;
     }
-    int err = make_dirs(g.dir);
+    int err = open_folder();
     if (err) {
         prof_fail("cannot use output folder", g.dir, err);
         return PROF_ERR_IO;
-    }
-    /* Absolute from now on: the program may chdir before the run file is written. */
-    char *abs = realpath(g.dir, NULL);
-    if (abs) {
-        free(g.dir);
-        g.dir = abs;
     }
     g.pid = getpid();
     g.runs++;
@@ -505,10 +579,22 @@ static enum prof_error run_begin(const char *dir, int lock_free)
 /* The run-level facts a recorder needs. */
 static struct prof_run_info run_info(void)
 {
-    struct prof_run_info ri = {
-        g.dir,           g.runname,   g.header.data,   g.header.len,       g.base_ticks,
-        g.mode,          g.frequency, g.live_interval, g.flush_interval,   g.max_events,
-        &g.events_total, g.max_nodes, g.sample_method, g.sample_period_ns, g.short_ticks};
+    struct prof_run_info ri = {.dir = g.dir,
+                               .runname = g.runname,
+                               .header = g.header.data,
+                               .dirfd = g.dirfd,
+                               .header_len = g.header.len,
+                               .base_ticks = g.base_ticks,
+                               .mode = g.mode,
+                               .frequency = g.frequency,
+                               .live_interval = g.live_interval,
+                               .flush_interval = g.flush_interval,
+                               .max_events = g.max_events,
+                               .events_total = &g.events_total,
+                               .max_nodes = g.max_nodes,
+                               .sample_method = g.sample_method,
+                               .sample_period_ns = g.sample_period_ns,
+                               .short_ticks = g.short_ticks};
     return ri;
 }
 
@@ -576,9 +662,12 @@ struct prof_thread *prof_attach(void)
         prof_dropped_event();
         return NULL;
     }
+    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED) || thread_ended)
+        return NULL; /* PROFILER_ENABLE=0, or the thread's recorder has ended */
     /* Called inside the collector's quiet section, we are in an allocation (memcheck.c), maybe
        one the C library makes while it holds a lock of its own: start without taking one. */
     int lock_free = prof_mem_quiet != 0;
+    int cancel = prof_cancel_hold(); /* the part's open and write, under the run lock */
     prof_busy_begin();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     struct prof_thread *t = attach(lock_free);
@@ -587,6 +676,7 @@ struct prof_thread *prof_attach(void)
         prof_thread_forget_keys(t);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return t;
 }
 
@@ -619,7 +709,9 @@ struct prof_thread *prof_resync(void)
 /* prof_attach's work. */
 static struct prof_thread *attach(int lock_free)
 {
-    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
+    /* A child sharing its parent's memory (vfork) records nothing and changes nothing; one
+       made without fork's handlers (_Fork, clone) is handled as a fork child now. */
+    if (prof_process_check() == PROF_PROCESS_SHARED)
         return NULL;
     pthread_once(&g.once, process_init);
     if (g.disabled || prof_stopped())
@@ -651,6 +743,10 @@ static struct prof_thread *attach(int lock_free)
         if (g.key_ok)
             pthread_setspecific(g.key, t);
     }
+    if (!t->registered && !folder_usable()) {
+        prof_fail("the program closed or reused the descriptor of the output folder", g.dir, EBADF);
+        goto fail;
+    }
     if (!t->registered) {
         struct prof_run_info ri = run_info();
         enum prof_error e = prof_thread_begin(t, &ri, g.next_number, keep);
@@ -671,23 +767,46 @@ fail:
     return NULL;
 }
 
+/* The round of key destructors in which a thread's recorder ends: the one before the C
+   library's last (PTHREAD_DESTRUCTOR_ITERATIONS, 4 in glibc), in which the sanitizers' runtimes
+   finish a thread the same way (after that, not even a mutex may be taken). */
+#define KEY_ROUND_END (PTHREAD_DESTRUCTOR_ITERATIONS > 2 ? PTHREAD_DESTRUCTOR_ITERATIONS - 1 : 1)
+
 /*
  * A thread is exiting: its data goes to its part now, and its recorder is freed. Only the
- * part's path stays, for the run file.
+ * part's path stays, for the run file. The program's own key destructors may record after
+ * ours (a key made later runs later in each round): the recorder stays, set again for the
+ * next round, until round KEY_ROUND_END; what the thread records after that is dropped, never
+ * a second recorder for the same thread.
  */
 static void thread_key_destructor(void *p)
 {
     struct prof_thread *t = p;
+    if (prof_process_check() == PROF_PROCESS_SHARED)
+        return; /* the recorder is the parent's */
+    if (++key_rounds < KEY_ROUND_END && pthread_setspecific(g.key, t) == 0)
+        return;
+    thread_ended = 1;
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_busy_mark(t); /* a signal handler's event takes the slow path, and is dropped */
     prof_mem_quiet_begin();
     prof_hooks_thread_exit(t);
     pthread_mutex_lock(&g.lock);
     if (t->registered) {
+        /* A copy of the descriptor, to note the part's final size and time once it is closed:
+           at the end of the run it is read by name only if it is still that file. */
+        int fd = prof_part_is(t->fd, &t->part_id) ? fcntl(t->fd, F_DUPFD_CLOEXEC, 3) : -1;
         prof_thread_end(t, "exited");
+        if (fd >= 0) {
+            prof_part_seal(fd, &t->part_id);
+            close(fd);
+        }
         registry_remove(t);
         if (t->path) {
+            /* The part's path, then which file it is: read back only if it still is. */
             prof_sbuf_add(&g.done, t->path, strlen(t->path) + 1);
+            prof_sbuf_add(&g.done, (const char *)&t->part_id, sizeof t->part_id);
             g.ndone++;
             if (g.done.failed) /* the part stays on disk, for profreport to recover */
                 prof_fail("cannot keep the list of ended threads", NULL, ENOMEM);
@@ -698,6 +817,7 @@ static void thread_key_destructor(void *p)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
 }
 
 /* The run file's second writer thread (csvwrite.h), at its start and end: the collector's own
@@ -713,6 +833,68 @@ static void split_thread(int begin)
     }
 }
 
+/* The run's parts as the run file is written from them: a name, which file it is, and a
+   descriptor to read it through (-1: removed or replaced while the program ran). */
+struct part_ref {
+    const char *path;
+    struct prof_part_id id;
+    int fd;
+};
+
+/* The part's name in the run's folder. */
+static const char *part_name(const char *path) { return path + strlen(g.dir) + 1; }
+
+/* Remove a part that was read into the run file, if its name still leads to it. */
+static void part_remove(const struct part_ref *r)
+{
+    struct stat st;
+    if (fstatat(g.dirfd, part_name(r->path), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(st.st_mode) && st.st_dev == r->id.dev && st.st_ino == r->id.ino)
+        unlinkat(g.dirfd, part_name(r->path), 0);
+}
+
+/*
+ * The parts of the run (run lock held), each with a descriptor to read it through: a live
+ * thread's own (a copy taken before its part is closed), so a part removed while the program
+ * ran is still read; an ended thread's opened again by name only if it is still the same file,
+ * so a FIFO or another file planted at its name is never read. at_exit names live threads.
+ */
+static struct part_ref *collect_parts(int at_exit, size_t *count)
+{
+    size_t n = g.done.failed ? 0 : g.ndone;
+    for (struct prof_thread *t = g.head; t; t = t->next)
+        n++;
+    struct part_ref *refs = calloc(n ? n : 1, sizeof *refs);
+    size_t np = 0;
+    int dir_ok = folder_usable();
+    if (refs && !g.done.failed)
+        for (size_t off = 0; off < g.done.len;) {
+            struct part_ref *r = &refs[np++];
+            r->path = g.done.data + off;
+            off += strlen(r->path) + 1;
+            memcpy(&r->id, g.done.data + off, sizeof r->id);
+            off += sizeof r->id;
+            r->fd = dir_ok ? prof_part_reopen(g.dirfd, part_name(r->path), &r->id) : -1;
+        }
+    struct prof_thread *me = prof_thread_self();
+    for (struct prof_thread *t = g.head; t; t = t->next) {
+        int fd = prof_part_is(t->fd, &t->part_id) ? fcntl(t->fd, F_DUPFD_CLOEXEC, 3) : -1;
+        prof_thread_end(t, at_exit && t == me ? "exited" : "running");
+        if (!t->path || !refs) {
+            if (fd >= 0)
+                close(fd);
+            continue;
+        }
+        struct part_ref *r = &refs[np++];
+        r->path = t->path;
+        r->id = t->part_id;
+        r->fd =
+            fd >= 0 || !dir_ok ? fd : prof_part_reopen(g.dirfd, part_name(t->path), &t->part_id);
+    }
+    *count = np;
+    return refs;
+}
+
 /* Write the run file from the registry's parts (run lock held); at_exit names live threads. */
 static enum prof_error run_finish(int at_exit)
 {
@@ -723,7 +905,7 @@ static enum prof_error run_finish(int at_exit)
     uint64_t end_ticks, end_ns;
     prof_clock_pair(&end_ticks, &end_ns);
     struct prof_run_override ov = {
-        0, end_ticks - g.base_ticks, 1, g.header.data, g.header.len, NULL, 0};
+        0, end_ticks - g.base_ticks, 1, g.header.data, g.header.len, NULL, 0, NULL};
     /* Measure the TSC rate again over the whole run: more exact than the 2 ms at start. */
     if (g.clock == PROF_CLOCK_TSC && end_ns - g.base_ns >= 100000000u)
         ov.frequency = prof_frequency_from(end_ticks - g.base_ticks, end_ns - g.base_ns);
@@ -733,86 +915,106 @@ static enum prof_error run_finish(int at_exit)
     ov.memory = memory.rows;
     ov.nmemory = memory.n;
 
-    size_t n = g.done.failed ? 0 : g.ndone;
-    for (struct prof_thread *t = g.head; t; t = t->next)
-        n++;
-    const char **paths = calloc(n ? n : 1, sizeof *paths);
-    size_t np = 0;
-    if (paths && !g.done.failed)
-        for (size_t off = 0; off < g.done.len; off += strlen(g.done.data + off) + 1)
-            paths[np++] = g.done.data + off;
-    struct prof_thread *me = prof_thread_self();
-    for (struct prof_thread *t = g.head; t; t = t->next) {
-        prof_thread_end(t, at_exit && t == me ? "exited" : "running");
-        if (t->path && paths)
-            paths[np++] = t->path;
+    size_t nrefs = 0;
+    struct part_ref *refs = collect_parts(at_exit, &nrefs);
+    /* The parts that can be read, in the order of refs; the others are missing. */
+    const char **paths = calloc(nrefs ? nrefs : 1, sizeof *paths);
+    int *fds = calloc(nrefs ? nrefs : 1, sizeof *fds);
+    size_t np = 0, missing = 0;
+    const char *first_missing = NULL;
+    for (size_t i = 0; refs && paths && fds && i < nrefs; i++) {
+        if (refs[i].fd < 0) {
+            if (!missing++)
+                first_missing = refs[i].path;
+            continue;
+        }
+        paths[np] = refs[i].path;
+        fds[np++] = refs[i].fd;
     }
+    ov.fds = fds;
     enum prof_error err = PROF_OK;
     /* After a failure the user has had the one warning; say nothing more, keep what exists. */
     int quiet = prof_failed();
-    if (quiet)
+    if (quiet || missing)
         ov.complete = 0;
-    if (quiet && np == 0) {
-        free(paths);
-        prof_mem_report_release(&memory);
-        goto release;
-    }
+    if (missing && !quiet)
+        prof_warn("%zu part%s of this run %s removed or replaced while the program ran "
+                  "(the first: '%s'); the run file lacks %s thread%s",
+                  missing, missing == 1 ? "" : "s", missing == 1 ? "was" : "were", first_missing,
+                  missing == 1 ? "its" : "their", missing == 1 ? "" : "s");
+    if (quiet && np == 0)
+        goto done;
 
     size_t dl = strlen(g.dir) + strlen(g.runname) + 16;
     char *final = malloc(dl), *tmp = NULL;
-    if (!paths || !final) {
+    if (!refs || !paths || !fds || !final) {
         err = PROF_ERR_NOMEM;
         if (!quiet)
             prof_warn("cannot write the run file: %s; parts kept in '%s'", prof_errno_text(ENOMEM),
                       g.dir);
+    } else if (!folder_usable()) {
+        err = PROF_ERR_IO;
+        if (!quiet)
+            prof_warn("cannot write the run file: the program closed the descriptor of '%s' and "
+                      "the folder is gone or replaced; parts kept there",
+                      g.dir);
     } else {
         snprintf(final, dl, "%s/%s.csv", g.dir, g.runname);
+        const char *final_name = part_name(final);
         /* The folder may be shared: a new file under a random name, and a rename that replaces
-           nothing (fileutil.h), so a link planted at either name leads nowhere. */
-        int fd = prof_file_create_temp(g.dir, g.runname, ".csv.tmp", 0644, &tmp);
+           nothing (fileutil.h), so a link planted at either name leads nowhere; both relative
+           to the folder the run opened. */
+        int fd = prof_file_create_temp_at(g.dirfd, NULL, g.runname, ".csv.tmp", 0644, &tmp);
         FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
         if (!out) {
             int e = errno;
             if (fd >= 0) {
                 close(fd);
-                unlink(tmp);
+                unlinkat(g.dirfd, tmp, 0);
             }
             err = PROF_ERR_IO;
             if (!quiet)
                 prof_warn("cannot create a temporary file in '%s': %s; parts kept there", g.dir,
                           prof_errno_text(e));
         } else {
-            struct prof_xfsz_guard guard;
-            prof_xfsz_hold(&guard);
-            struct prof_split_opts split = {g.write_threads, g.dir, split_thread, 0};
+            struct prof_signal_guard guard;
+            prof_signals_hold(&guard);
+            struct prof_split_opts split = {g.write_threads, g.dir, split_thread, 0, &g.dirfd};
             err = prof_assemble_split(paths, np, out, &ov, &split);
             int e = errno;
             if (fclose(out) != 0 && err == PROF_OK) {
                 err = PROF_ERR_IO;
                 e = errno;
             }
-            prof_xfsz_release(&guard);
-            if (err == PROF_OK && prof_file_publish(tmp, final) != 0) {
+            prof_signals_release(&guard);
+            if (err == PROF_OK && prof_file_publish_at(g.dirfd, tmp, final_name) != 0) {
                 err = PROF_ERR_IO;
                 e = errno;
             }
             if (err != PROF_OK) {
-                unlink(tmp);
+                unlinkat(g.dirfd, tmp, 0);
                 if (!quiet)
                     prof_warn("cannot write '%s': %s; parts kept in '%s'", final,
                               err == PROF_ERR_IO ? prof_errno_text(e) : prof_strerror(err), g.dir);
             } else {
-                for (size_t i = 0; i < np; i++)
-                    unlink(paths[i]);
+                for (size_t i = 0; i < nrefs; i++)
+                    if (refs[i].fd >= 0)
+                        part_remove(&refs[i]);
             }
         }
     }
     free(final);
     free(tmp);
+
+done:
+    for (size_t i = 0; refs && i < nrefs; i++)
+        if (refs[i].fd >= 0)
+            close(refs[i].fd);
+    free(refs);
     free(paths);
+    free(fds);
     prof_mem_report_release(&memory);
 
-release:;
     /* Live threads keep their recorder for a later run. */
     struct prof_thread *t = g.head;
     while (t) {
@@ -829,6 +1031,9 @@ release:;
 /* Write the run file now. */
 enum prof_error prof_finish(void)
 {
+    if (prof_process_check() == PROF_PROCESS_SHARED)
+        return PROF_ERR_STATE; /* a vfork child: the run is its parent's */
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
@@ -843,18 +1048,21 @@ enum prof_error prof_finish(void)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return err;
 }
 
 /* Choose the output folder and begin a run. */
 enum prof_error prof_init(const char *dir)
 {
+    int cancel = prof_cancel_hold();
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
     prof_mem_quiet_end();
     if (g.disabled) {
         prof_busy_end();
+        prof_cancel_release(cancel);
         return PROF_ERR_DISABLED;
     }
     prof_mem_quiet_begin();
@@ -870,6 +1078,7 @@ enum prof_error prof_init(const char *dir)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
     return err;
 }
 
@@ -878,6 +1087,11 @@ __attribute__((destructor)) static void at_exit(void)
 {
     if (!g.initialised || g.disabled)
         return;
+    /* A vfork child that called exit: the run is its parent's. A child of _Fork is handled as
+       a fork child here, so it neither writes its parent's run nor removes its parts. */
+    if (prof_process_check() == PROF_PROCESS_SHARED)
+        return;
+    int cancel = prof_cancel_hold(); /* exit() may run on any thread */
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_mutex_lock(&g.lock);
@@ -887,6 +1101,35 @@ __attribute__((destructor)) static void at_exit(void)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
+    prof_cancel_release(cancel);
+}
+
+/* Before an exec: the run file of this image, as at exit; nonzero when a run was finished. */
+int prof_exec_begin(void)
+{
+    if (!g.initialised || g.disabled || prof_process_check() == PROF_PROCESS_SHARED)
+        return 0;
+    prof_busy_begin();
+    prof_mem_quiet_begin();
+    pthread_mutex_lock(&g.lock);
+    free_orphans();
+    int finished = g.active && !g.fork_child_pending;
+    if (finished)
+        run_finish(1);
+    pthread_mutex_unlock(&g.lock);
+    prof_mem_quiet_end();
+    prof_busy_end();
+    return finished;
+}
+
+/* The exec failed: the image goes on, and its next event begins a new run (unless a failure
+   stopped profiling). */
+void prof_exec_failed(int finished)
+{
+    if (finished && !prof_failed()) {
+        prof_status_restart();
+        __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+    }
 }
 
 /*
@@ -898,6 +1141,7 @@ __attribute__((destructor)) static void at_exit(void)
 __attribute__((constructor)) static void at_load(void)
 {
     prof_mem_quiet_begin();
+    prof_process_setup(fork_child_found_late);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     learn_utc_offset(time(NULL));
     prof_mem_quiet_end();
@@ -909,17 +1153,22 @@ static void fork_parent(void) { pthread_mutex_unlock(&g.lock); }
 
 /*
  * The child records a run of its own. Only async-signal-safe work here (a multithreaded parent
- * may have held malloc's locks): files are created at the child's next event.
+ * may have held malloc's locks): files are created at the child's next event. t: the recorder
+ * of the thread that forked, the child's only thread; NULL when that is not known (a child
+ * found late, on another thread), and then every recorder is dropped but none freed, since any
+ * of them may be that thread's.
  */
-static void fork_child(void)
+static void child_begin(struct prof_thread *t, int known)
 {
     pthread_mutex_init(&g.lock, NULL);
-    struct prof_thread *t = prof_thread_self();
     /* The parent's other threads do not exist here: their recorders are freed at the child's
        next event or exit (not here: free() is not async-signal-safe). */
     for (struct prof_thread *o = g.head, *next; o; o = next) {
         next = o->next;
-        if (o != t) {
+        if (!known) {
+            prof_thread_forked(o);
+            o->next = o->prev = NULL;
+        } else if (o != t) {
             o->next = g.orphans;
             g.orphans = o;
         }
@@ -946,4 +1195,33 @@ static void fork_child(void)
     if (t)
         prof_thread_forked(t);
     __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+}
+
+/* The crash handler's way to the registry (crash.c): the run lock if it is free now, never
+   waiting for it. */
+struct prof_thread *prof_run_crash_hold(int *held)
+{
+    *held = pthread_mutex_trylock(&g.lock) == 0;
+    return *held && g.active ? g.head : NULL;
+}
+
+/* Give back what prof_run_crash_hold took. */
+void prof_run_crash_release(void) { pthread_mutex_unlock(&g.lock); }
+
+/* fork's child handler. */
+static void fork_child(void)
+{
+    prof_process_forked();
+    child_begin(prof_thread_self(), 1);
+}
+
+/*
+ * A child made without fork's handlers (_Fork, clone), found at a slow path (status.c). The
+ * thread that finds it is the one that forked when it has a recorder (a thread the child
+ * started has none before its first attach, which is a slow path too).
+ */
+static void fork_child_found_late(void)
+{
+    struct prof_thread *t = prof_thread_self();
+    child_begin(t, t != NULL);
 }

@@ -9,6 +9,7 @@
 #ifndef PROF_RUN_H
 #define PROF_RUN_H
 
+#include "profreport.h"
 #include "thread.h"
 
 /* The slow path of every event; returns the caller's recorder or NULL when not recording. */
@@ -28,5 +29,18 @@ enum prof_timing { PROF_TIMING_EXACT, PROF_TIMING_SAMPLED };
 /* The timing used when PROFILER_TIMING is unset: exact, unless libprofreport-auto asks for
    sampled timing at load. */
 void prof_run_default_timing(enum prof_timing timing);
+/* For the crash handler (crash.c): try the run lock without waiting; when *held is set, the
+   registry's first recorder (NULL when no run records), and the lock stays held until
+   prof_run_crash_release. Async-signal-safe in practice (a trylock is one atomic exchange). */
+struct prof_thread *prof_run_crash_hold(int *held);
+void prof_run_crash_release(void);
+/*
+ * exec ends a process image as exit does: the preload library (preload/exec.c) calls
+ * prof_exec_begin before it, which writes the run file of this image now (nothing in a vfork
+ * child: the run is its parent's), and prof_exec_failed with what it returned when the exec
+ * came back, so the image records on in a run of its own. Exported for that library only.
+ */
+PROF_API int prof_exec_begin(void);
+PROF_API void prof_exec_failed(int finished);
 
 #endif /* PROF_RUN_H */

@@ -46,8 +46,8 @@ static void charge(struct prof_thread *t, uint64_t w)
     if (gen != PROF_LOAD(prof_gen) || !t->summary.sampled || t->mode != PROF_MODE_SUMMARY)
         return; /* not recording this run: nothing to charge */
     uint32_t d = t->depth;
-    if (d > PROF_MAX_DEPTH)
-        d = PROF_MAX_DEPTH;
+    if (d > t->stack_cap)
+        d = t->stack_cap; /* deeper calls were folded into the deepest frame */
     struct prof_node *n = d ? prof_node_above(t, d) : NULL;
     if (!n || n == &t->summary.cct.root)
         PROF_STORE(s->outside, s->outside + w);

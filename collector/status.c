@@ -1,13 +1,20 @@
 /*
  * status.c - whether this process records: the generations every event checks, the thread's
- * busy and quiet marks and its dropped events, and failing quietly with one warning.
+ * busy and quiet marks and its dropped events, failing quietly with one warning, which process
+ * the state belongs to, and the environment as a process with changed credentials may read it.
  */
+#define _GNU_SOURCE /* secure_getenv, MADV_WIPEONFORK */
 #include "status.h"
 
 #include "fileutil.h"
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 unsigned prof_gen = 1;
 unsigned prof_mod_gen = 1;
@@ -82,3 +89,91 @@ void prof_status_restart(void)
     __atomic_store_n(&warned, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&stopped, 0, __ATOMIC_RELAXED);
 }
+
+/*
+ * The process this image's collector state belongs to. fork() tells the collector through its
+ * pthread_atfork handler (prof_process_forked); _Fork() and a raw clone() do not, so the slow
+ * paths compare the pid. A child that got a copy of memory (fork without the handlers) is told
+ * from one that shares its parent's (vfork, CLONE_VM) by a page the kernel empties in the
+ * former (MADV_WIPEONFORK): zero there, still the parent's pid in the latter.
+ */
+static pid_t known_pid;   /* atomic */
+static pid_t *image_page; /* NULL when the kernel cannot wipe it */
+static int process_lock;  /* spin lock: the checks are rare, and must not allocate */
+static void (*on_new_process)(void);
+
+/* Take and release the spin lock. */
+static void process_lock_take(void)
+{
+    while (__atomic_exchange_n(&process_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+static void process_lock_drop(void) { __atomic_store_n(&process_lock, 0, __ATOMIC_RELEASE); }
+
+/* Note the current process, in memory and in the page (process lock held). */
+static void process_note(pid_t pid)
+{
+    if (!image_page) {
+        void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED && madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK) == 0)
+            image_page = p;
+        else if (p != MAP_FAILED)
+            munmap(p, (size_t)sysconf(_SC_PAGESIZE));
+    }
+    if (image_page)
+        *image_page = pid;
+    __atomic_store_n(&known_pid, pid, __ATOMIC_RELEASE);
+}
+
+/* At load: the process the state belongs to, and what to do in a child found late. */
+void prof_process_setup(void (*new_process)(void))
+{
+    process_lock_take();
+    on_new_process = new_process;
+    if (!__atomic_load_n(&known_pid, __ATOMIC_ACQUIRE))
+        process_note(getpid());
+    process_lock_drop();
+}
+
+/* fork's child handler: the state is this process's now (async-signal-safe). */
+void prof_process_forked(void)
+{
+    process_lock = 0; /* the parent's other threads are gone, with any hold they had */
+    if (image_page)
+        *image_page = getpid();
+    __atomic_store_n(&known_pid, getpid(), __ATOMIC_RELEASE);
+}
+
+/* Which process calls: the state's, a child made without fork's handlers (handled now, as
+   fork's child handler would have), or a child sharing the parent's memory. */
+int prof_process_check(void)
+{
+    pid_t now = getpid();
+    if (__atomic_load_n(&known_pid, __ATOMIC_ACQUIRE) == now)
+        return PROF_PROCESS_SAME;
+    process_lock_take();
+    int r = PROF_PROCESS_SAME;
+    pid_t known = __atomic_load_n(&known_pid, __ATOMIC_ACQUIRE);
+    if (known == 0) {
+        process_note(now);
+    } else if (known != now) {
+        if (image_page && *image_page == 0) {
+            if (on_new_process)
+                on_new_process();
+            process_note(now);
+            r = PROF_PROCESS_FORKED;
+        } else {
+            r = PROF_PROCESS_SHARED; /* changes nothing: the memory is the parent's */
+        }
+    }
+    process_lock_drop();
+    return r;
+}
+
+/* Whether the program runs with credentials it did not start with (setuid, setgid, file
+   capabilities): the kernel's AT_SECURE, which glibc's secure_getenv follows too. */
+int prof_secure(void) { return getauxval(AT_SECURE) != 0; }
+
+/* A PROFILER_* variable: NULL in a secure process. */
+const char *prof_getenv(const char *name) { return secure_getenv(name); }

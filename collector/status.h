@@ -72,4 +72,21 @@ void prof_stop_all(void);
 /* A run begins: no failure, not stopped, and the next failure is warned about again. */
 void prof_status_restart(void);
 
+/*
+ * Which process is this? The collector's state belongs to one process. A child made by fork()
+ * is told by fork's handler (prof_process_forked); one made by _Fork() or clone() is found by
+ * prof_process_check on the slow paths (an attach, a buffer write, the end), which then calls
+ * the handler given to prof_process_setup before anything is written. A child that shares its
+ * parent's memory (vfork, CLONE_VM) must change nothing: it records nothing.
+ */
+enum { PROF_PROCESS_SAME, PROF_PROCESS_FORKED, PROF_PROCESS_SHARED };
+void prof_process_setup(void (*new_process)(void));
+void prof_process_forked(void);
+int prof_process_check(void);
+
+/* Nonzero when the program runs with changed credentials (setuid, setgid: AT_SECURE). */
+int prof_secure(void);
+/* getenv for PROFILER_* variables: secure_getenv, so NULL when prof_secure(). */
+const char *prof_getenv(const char *name);
+
 #endif /* PROF_STATUS_H */

@@ -27,9 +27,32 @@ struct prof_symbolizer {
     char *exe; /* the main program's path */
 };
 
+/*
+ * Never the network: libdwfl's standard callbacks end with a query to the debuginfod servers in
+ * $DEBUGINFOD_URLS (set by default on several distributions), which stalls the profiled program
+ * for as long as a server takes to answer, and makes a setuid program create debuginfod's cache
+ * folder. Here a module's own file is reported by path (module_of), so no ELF is searched for,
+ * and separate debug info is found by build id under the debug folders on this machine
+ * (/usr/lib/debug/.build-id, where distributions' debug packages put it). Debug info from a
+ * server belongs in the reporter, asked for by the user.
+ */
+
+/* No search for a module's ELF file: every module is reported with its path. */
+static int find_elf_none(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                         char **file_name, Elf **elfp)
+{
+    (void)mod;
+    (void)userdata;
+    (void)modname;
+    (void)base;
+    (void)file_name;
+    *elfp = NULL;
+    return -1;
+}
+
 static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_elf = find_elf_none,
+    .find_debuginfo = dwfl_build_id_find_debuginfo, /* no network, unlike the standard one */
     .section_address = dwfl_offline_section_address,
 };
 

@@ -81,13 +81,12 @@ void prof_thread_free(struct prof_thread *t)
 {
     if (!t)
         return;
-    if (t->fd >= 0)
-        close(t->fd);
+    prof_part_close(&t->fd, &t->part_id); /* a fork child's copy may have another's number */
     stats_free(t);
     if (t->buf)
         prof_mem_unmap(t->buf, PROF_BUFFER_WORDS * sizeof *t->buf);
     if (t->stack)
-        prof_mem_unmap(t->stack, PROF_MAX_DEPTH * sizeof *t->stack);
+        prof_mem_unmap(t->stack, t->stack_cap * sizeof *t->stack);
     free(t->slots);
     free(t->ids);
     free(t->fns);
@@ -105,48 +104,91 @@ static void add_cstr(struct prof_sbuf *b, const char *s)
     prof_sbuf_char(b, 0);
 }
 
-/* Write where the functions among the new ids come from, as one PRFL chunk (t->lock held). */
-static int write_locations(struct prof_thread *t)
+/* Append v in hexadecimal with a 0x prefix ("0x1470"), without printf: the crash path builds
+   its chunks here too (prof_thread_crash_write). */
+static void add_hex(struct prof_sbuf *b, uint64_t v)
 {
-    struct prof_sbuf b = {0};
+    char num[19], *p = num + sizeof num;
+    do {
+        *--p = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    *--p = 'x';
+    *--p = '0';
+    prof_sbuf_add(b, p, (size_t)(num + sizeof num - p));
+}
+
+/* Write where the functions among the new ids come from, as one PRFL chunk built in b (t->lock
+   held). */
+static int write_locations(struct prof_thread *t, struct prof_sbuf *b)
+{
+    b->len = 0;
     for (uint32_t i = t->ids_written; i < t->nids; i++) {
         const struct prof_fn *fn = t->fns[i];
         if (!fn)
             continue;
-        char num[24];
-        prof_sbuf_add(&b, (const char *)&i, sizeof i);
-        add_cstr(&b, fn->file);
-        snprintf(num, sizeof num, "%u", fn->line);
-        add_cstr(&b, fn->file ? num : "");
-        add_cstr(&b, fn->module);
-        snprintf(num, sizeof num, "0x%llx", (unsigned long long)fn->offset);
-        add_cstr(&b, num);
+        prof_sbuf_add(b, (const char *)&i, sizeof i);
+        add_cstr(b, fn->file);
+        if (fn->file)
+            prof_sbuf_u64(b, fn->line);
+        prof_sbuf_char(b, 0);
+        add_cstr(b, fn->module);
+        add_hex(b, fn->offset);
+        prof_sbuf_char(b, 0);
     }
-    int err = b.failed ? ENOMEM : 0;
-    if (!err && b.len)
-        err = prof_part_write(t->fd, PROF_CHUNK_LOCATIONS, b.data, b.len);
-    prof_sbuf_release(&b);
+    int err = b->failed ? ENOMEM : 0;
+    if (!err && b->len)
+        err = prof_part_write(t->fd, PROF_CHUNK_LOCATIONS, b->data, b->len);
     return err;
 }
 
-/* Write the ids defined since the last write as one PRFI chunk (t->lock held). */
-static int write_ids(struct prof_thread *t)
+/* Write the ids defined since the last write as one PRFI chunk, and their functions'
+   locations, built in b (t->lock held). */
+static int write_ids(struct prof_thread *t, struct prof_sbuf *b)
 {
     if (t->ids_written == t->nids)
         return 0;
-    struct prof_sbuf b = {0};
+    b->len = 0;
     for (uint32_t i = t->ids_written; i < t->nids; i++) {
         uint32_t hdr[2] = {i, (uint32_t)strlen(t->ids[i])};
-        prof_sbuf_add(&b, (const char *)hdr, sizeof hdr);
-        prof_sbuf_add(&b, t->ids[i], hdr[1]);
+        prof_sbuf_add(b, (const char *)hdr, sizeof hdr);
+        prof_sbuf_add(b, t->ids[i], hdr[1]);
     }
-    int err = b.failed ? ENOMEM : prof_part_write(t->fd, PROF_CHUNK_IDS, b.data, b.len);
-    prof_sbuf_release(&b);
+    int err = b->failed ? ENOMEM : prof_part_write(t->fd, PROF_CHUNK_IDS, b->data, b->len);
     if (!err)
-        err = write_locations(t);
+        err = write_locations(t, b);
     if (!err)
         t->ids_written = t->nids;
     return err;
+}
+
+/* Write the buffered event words from t->flushed to pos (t->lock held). */
+static int write_events(struct prof_thread *t, uint32_t pos)
+{
+    int err = 0;
+    if (pos > t->flushed)
+        err = prof_part_write(t->fd, PROF_CHUNK_EVENTS, t->buf + t->flushed,
+                              (size_t)(pos - t->flushed) * 4);
+    if (!err)
+        t->flushed = pos;
+    return err;
+}
+
+/*
+ * Whether the part may be written (t->lock held): its descriptor is still the file the
+ * collector made. The program may have closed it (closefrom) and got the number back for a
+ * file of its own, or put another file there (dup2): then recording stops with one warning, and
+ * the descriptor, no longer ours, is neither written nor closed.
+ */
+static int part_writable(struct prof_thread *t)
+{
+    if (t->fd < 0)
+        return 0;
+    if (prof_part_is(t->fd, &t->part_id))
+        return 1;
+    t->fd = -1;
+    prof_fail("the program closed or reused the descriptor of", t->path, EBADF);
+    return 0;
 }
 
 /* Write new ids and the unwritten event words (t->lock held); 0 or an errno value. */
@@ -155,13 +197,24 @@ static int write_pending(struct prof_thread *t)
     if (t->fd < 0)
         return 0;
     uint32_t pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
-    int err = write_ids(t);
-    if (!err && pos > t->flushed)
-        err = prof_part_write(t->fd, PROF_CHUNK_EVENTS, t->buf + t->flushed,
-                              (size_t)(pos - t->flushed) * 4);
+    struct prof_sbuf b = {0};
+    int err = write_ids(t, &b);
+    prof_sbuf_release(&b);
     if (!err)
-        t->flushed = pos;
+        err = write_events(t, pos);
     return err;
+}
+
+/* The overhead samples a thread needs before their cost per call is taken out of Wall: the
+   estimate's relative error is about 1 / sqrt(samples), 18 % here. */
+#define PROF_HOOK_SAMPLES 30u
+
+/* Sampled timing: the sample period in ticks; 0 for a thread that times every call. */
+static double sample_period_ticks(const struct prof_thread *t)
+{
+    if (!t->summary.sampled)
+        return 0;
+    return (double)t->sampling.period_ns * (double)t->frequency / 1e9;
 }
 
 /*
@@ -173,7 +226,11 @@ static double hook_ticks(const struct prof_thread *t, double period_ticks)
 {
     uint64_t calls = prof_cct_calls(&t->summary.cct);
     uint64_t hot = PROF_LOAD(t->sampling.overhead) - PROF_LOAD(t->sampling.slow);
-    return calls && period_ticks > 0 ? (double)hot * period_ticks / (double)calls : 0;
+    /* Too few samples say too little (one sample over a handful of calls would take a period
+       off each): below PROF_HOOK_SAMPLES nothing is taken out. */
+    if (hot < PROF_HOOK_SAMPLES || !calls || period_ticks <= 0)
+        return 0;
+    return (double)hot * period_ticks / (double)calls;
 }
 
 /* The CPU time the thread of t has used, in ns; -1 when it cannot be read. Its own clock on
@@ -298,8 +355,11 @@ static void count_events(struct prof_thread *t)
    beginning. */
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
+    int cancel = prof_cancel_hold();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
+    prof_process_check();   /* a child of _Fork drops the parent's buffer and part here */
     pthread_mutex_lock(&t->lock);
+    part_writable(t);
     int err = write_pending(t);
     if (!err && t->fd >= 0)
         err = write_cpu(t);
@@ -318,6 +378,7 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
         t->flush_at = t->last + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
 }
 
 /* Grow the id table to twice its size (owner thread). */
@@ -456,14 +517,13 @@ __attribute__((noinline)) uint32_t prof_id_add(struct prof_thread *t, const void
    stream. */
 static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
 {
-    uint32_t n =
-        t->summary.stream_depth < PROF_MAX_DEPTH ? t->summary.stream_depth : PROF_MAX_DEPTH;
+    uint32_t n = t->summary.stream_depth < t->stack_cap ? t->summary.stream_depth : t->stack_cap;
     for (uint32_t d = 0; d < n; d++) {
         struct prof_frame *f = &t->stack[d];
         f->node = prof_node_for(t, d, f->idx);
         f->child = 0; /* from now on: the time of its children counted in summary mode */
     }
-    t->summary.start_limit = PROF_MAX_DEPTH;
+    t->summary.start_limit = t->stack_cap;
 }
 
 /*
@@ -477,7 +537,7 @@ static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, u
     if (t->summary.start_limit == 0)
         stream_setup(t);
     t->summary.stream_depth = d;
-    uint64_t hidden = d < PROF_MAX_DEPTH ? t->stack[d].child : 0;
+    uint64_t hidden = d < t->stack_cap ? t->stack[d].child : 0;
     if (t->pos + 7 > PROF_BUFFER_WORDS)
         prof_thread_flush(t);
     if (hidden) {
@@ -491,14 +551,15 @@ static __attribute__((noinline, cold)) void stream_stop(struct prof_thread *t, u
 }
 
 /* Summary mode's start at a depth from start_limit on: past PROFILER_MAX_EVENTS, its first
-   event (the regions open at the cap get their nodes), or past PROF_MAX_DEPTH (not counted). */
+   event (the regions open at the cap get their nodes), or beyond the stack's room (it grows,
+   or past PROF_MAX_DEPTH the region is folded into the deepest one kept). */
 __attribute__((noinline, cold)) void prof_summary_start_slow(struct prof_thread *t, const void *id,
                                                              const struct prof_fn *fn, uint32_t idx,
                                                              uint32_t d, uintptr_t where)
 {
     if (t->summary.start_limit == 0)
         stream_setup(t);
-    if (d >= PROF_MAX_DEPTH) {
+    if (d >= t->stack_cap && prof_stack_grow(t) != 0) {
         PROF_STORE(t->depth_limit, t->depth_limit + 1);
         return;
     }
@@ -550,7 +611,8 @@ __attribute__((noinline)) void prof_summary_stop_timed(struct prof_thread *t, st
         t->summary.lost++;
 }
 
-/* Summary mode's stop of a frame past PROF_MAX_DEPTH (never counted), of one open at
+/* Summary mode's stop of a frame beyond the stack (folded: its time stays in the deepest
+   frame's self time), of one open at
    PROFILER_MAX_EVENTS (it ends in the event stream), or of an instance folded into its parent's
    node (PROFILER_MAX_NODES: its own time stays in the parent's self time, its children's goes
    to the parent's children). */
@@ -559,22 +621,37 @@ __attribute__((noinline, cold)) void prof_summary_stop_slow(struct prof_thread *
 {
     if (d < t->summary.stream_depth)
         stream_stop(t, d, now);
-    else if (d < PROF_MAX_DEPTH && d > 0)
+    else if (d < t->stack_cap && d > 0)
         t->stack[d - 1].child += t->stack[d].child;
 }
 
-/* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
-__attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below,
-                                                            uintptr_t same)
+/* Double the stack's room, up to PROF_MAX_DEPTH (owner thread, marked busy: a signal handler
+   drops its event rather than use the stack being moved). */
+__attribute__((noinline, cold)) int prof_stack_grow(struct prof_thread *t)
 {
-    if (below <= t->stack_lo || below > t->stack_hi)
-        return 0; /* an event on another stack (a handler on sigaltstack, a coroutine) */
+    if (t->stack_cap >= PROF_MAX_DEPTH || t->stack_stuck)
+        return -1;
+    uint32_t cap = t->stack_cap * 2 < PROF_MAX_DEPTH ? t->stack_cap * 2 : PROF_MAX_DEPTH;
+    struct prof_frame *s = prof_mem_map(cap * sizeof *s);
+    if (!s) {
+        t->stack_stuck = 1;
+        return -1;
+    }
+    memcpy(s, t->stack, t->stack_cap * sizeof *s);
+    prof_mem_unmap(t->stack, t->stack_cap * sizeof *s);
+    t->stack = s;
+    t->stack_cap = cap;
+    if (t->summary.start_limit) /* else the first event past PROFILER_MAX_EVENTS sets it */
+        t->summary.start_limit = cap;
+    return 0;
+}
+
+/* Close the n innermost frames (all on the stack) at one time, counted unwound. */
+static void close_innermost(struct prof_thread *t, uint32_t n)
+{
     uint64_t now = prof_ticks();
-    uint32_t n = 0;
-    for (uint32_t d = t->depth; d - 1 < PROF_MAX_DEPTH; d--, n++) {
+    for (uint32_t d = t->depth, k = 0; k < n; d--, k++) {
         struct prof_frame *f = &t->stack[d - 1];
-        if ((f->where >= below && f->where != same) || f->where < t->stack_lo)
-            break;
         /* A module's region: the entries it counted were left with it. */
         if (!(f->where & 1) && f->nesting)
             *f->nesting = 0;
@@ -589,7 +666,53 @@ __attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *
     if (t->mode == PROF_MODE_SUMMARY)
         prof_summary_due(t, now);
     PROF_STORE(t->unwound, t->unwound + n);
+}
+
+/* Close the innermost frames a longjmp left behind (see prof_unwound_check), at one time. */
+__attribute__((noinline, cold)) uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below,
+                                                            uintptr_t same)
+{
+    if (below <= t->stack_lo || below > t->stack_hi)
+        return 0; /* an event on another stack (a handler on sigaltstack, a coroutine) */
+    uint32_t n = 0;
+    for (uint32_t d = t->depth; d - 1 < t->stack_cap; d--, n++) {
+        const struct prof_frame *f = &t->stack[d - 1];
+        if ((f->where >= below && f->where != same) || f->where < t->stack_lo)
+            break;
+    }
+    if (n)
+        close_innermost(t, n);
     return n;
+}
+
+/* Close the frames of here's own stack frame that cannot be live (see thread.h). */
+__attribute__((noinline, cold)) uint32_t prof_close_reused(struct prof_thread *t, uintptr_t here,
+                                                           uintptr_t token, const void *site,
+                                                           const void *hook)
+{
+    uint32_t top = t->depth, cut = top;
+    if (here <= t->stack_lo || here > t->stack_hi || top > t->stack_cap)
+        return 0; /* another stack, or calls beyond the stack innermost: nothing to compare */
+    /* The frames of here's stack frame are innermost, above those of its callers. */
+    for (uint32_t k = top; k-- > 0;) {
+        const struct prof_frame *f = &t->stack[k];
+        if (f->where == PROF_WHERE_NONE)
+            break; /* a region placed by hand may close anywhere: never passed */
+        if (f->where & 1) {
+            if (f->where != (here | 1))
+                break;
+            if (!token && (f->origin != (uintptr_t)site || f->hook == (uintptr_t)hook))
+                cut = k;
+        } else {
+            if (f->origin != here)
+                break;
+            if (token && f->where == token)
+                cut = k;
+        }
+    }
+    if (cut < top)
+        close_innermost(t, top - cut);
+    return top - cut;
 }
 
 /* Write one warning chunk (t->lock held). */
@@ -620,13 +743,13 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
        PROF_PENDING) then miss the histogram but not the other columns. */
     if (t == prof_self)
         prof_summary_apply(t);
-    int err = write_ids(t);
+    struct prof_sbuf b = {0};
+    int err = write_ids(t, &b);
+    prof_sbuf_release(&b);
     if (err)
         return err;
-    struct prof_sbuf b = {0};
-    double period_ticks = 0;
-    if (t->summary.sampled)
-        period_ticks = (double)t->sampling.period_ns * (double)t->frequency / 1e9;
+    b = (struct prof_sbuf){0};
+    double period_ticks = sample_period_ticks(t);
     prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks));
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
@@ -642,9 +765,11 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     if (!now)
         now = prof_ticks(); /* after a call that read no clock (sampled timing) */
     prof_busy_begin();      /* a sample here is the collector's slow path, not a hook's cost */
+    int cancel = prof_cancel_hold();
     prof_mem_quiet_begin();
+    prof_process_check();
     pthread_mutex_lock(&t->lock);
-    int err = t->fd >= 0 ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
+    int err = part_writable(t) ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
     if (!err && t->fd >= 0)
         err = write_cpu(t);
     if (err) {
@@ -655,6 +780,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     t->flush_at = now + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
+    prof_cancel_release(cancel);
     prof_busy_end();
 }
 
@@ -686,7 +812,7 @@ static int write_summary(struct prof_thread *t)
         struct prof_sbuf msg = {0};
         prof_sbuf_str(&msg, open == 1 ? "region never stopped" : "regions never stopped");
         if (t == prof_self) {
-            uint32_t top = below + open < PROF_MAX_DEPTH ? below + open : PROF_MAX_DEPTH;
+            uint32_t top = below + open < t->stack_cap ? below + open : t->stack_cap;
             for (uint32_t k = 0; k + below < top && k < 5; k++) {
                 prof_sbuf_str(&msg, k ? ", " : ": ");
                 prof_sbuf_str(&msg, t->ids[t->stack[top - 1 - k].idx]);
@@ -698,14 +824,9 @@ static int write_summary(struct prof_thread *t)
         err = msg.failed ? ENOMEM : prof_thread_write_warning(t, "unterminated", open, msg.data);
         prof_sbuf_release(&msg);
     }
-    uint64_t stray = PROF_LOAD(t->stray) - t->stray_at_cap, deep = PROF_LOAD(t->depth_limit);
+    uint64_t stray = PROF_LOAD(t->stray) - t->stray_at_cap;
     if (!err && stray)
         err = prof_thread_write_warning(t, "stray-stop", stray, "a stop with no region open");
-    if (!err && deep) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "regions nested deeper than %d were not counted", PROF_MAX_DEPTH);
-        err = prof_thread_write_warning(t, "depth-limit", deep, msg);
-    }
     uint64_t folded = PROF_LOAD(t->summary.cct.folded);
     if (!err && folded) {
         char msg[160];
@@ -726,7 +847,7 @@ static int write_summary(struct prof_thread *t)
 void prof_thread_end(struct prof_thread *t, const char *state)
 {
     pthread_mutex_lock(&t->lock);
-    if (t->fd >= 0) {
+    if (part_writable(t)) {
         int err = write_pending(t);
         if (!err && t->mode == PROF_MODE_SUMMARY)
             err = write_summary(t);
@@ -736,6 +857,12 @@ void prof_thread_end(struct prof_thread *t, const char *state)
                 t, "scope-mismatch", mismatch,
                 "a scope ended after its region was stopped by hand, or with "
                 "regions inside it still open");
+        uint64_t deep = PROF_LOAD(t->depth_limit);
+        if (!err && deep)
+            err = prof_thread_write_warning(
+                t, "depth-limit", deep,
+                "calls nested deeper than PROFILER_MAX_DEPTH (or regions deeper than 1048576) "
+                "were folded into the deepest one kept: their time is in its self time");
         uint64_t unwound = PROF_LOAD(t->unwound);
         if (!err && unwound)
             err = prof_thread_write_warning(
@@ -797,13 +924,15 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
                                   unsigned number, int keep_stack)
 {
     uint32_t inherited = keep_stack ? t->depth : 0;
-    if (inherited > PROF_MAX_DEPTH)
-        inherited = PROF_MAX_DEPTH;
+    if (inherited > t->stack_cap)
+        inherited = t->stack_cap;
     /* Straight from the kernel, so they go back to it when the thread ends. */
     if (!t->buf)
         t->buf = prof_mem_map(PROF_BUFFER_WORDS * sizeof *t->buf);
-    if (!t->stack)
-        t->stack = prof_mem_map(PROF_MAX_DEPTH * sizeof *t->stack);
+    if (!t->stack) {
+        t->stack = prof_mem_map(PROF_STACK_INITIAL * sizeof *t->stack);
+        t->stack_cap = t->stack ? PROF_STACK_INITIAL : 0;
+    }
     /* The function of each inherited frame, before the id table goes (the hooks leave it out
        of their frames to save a store per call). */
     for (uint32_t d = 0; d < inherited; d++)
@@ -857,7 +986,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->capped = 0;
     t->stray_at_cap = 0;
     t->summary.stream_depth = 0;
-    t->summary.start_limit = PROF_MAX_DEPTH;
+    t->summary.start_limit = t->stack_cap;
 
     free(t->path);
     size_t plen = strlen(run->dir) + strlen(run->runname) + 32;
@@ -865,7 +994,14 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     if (!t->path)
         return PROF_ERR_NOMEM;
     snprintf(t->path, plen, "%s/%s.%u.part", run->dir, run->runname, number);
-    t->fd = prof_file_create(t->path, 0644); /* the folder may be shared: never through a link */
+    /* The folder may be shared: never through a link, and relative to the folder the run
+       opened, whatever its name leads to now. */
+    const char *name = run->dirfd == AT_FDCWD ? t->path : t->path + strlen(run->dir) + 1;
+    t->fd = prof_file_create_at(run->dirfd, name, 0644);
+    if (t->fd >= 0 && prof_part_identify(t->fd, &t->part_id) != 0) {
+        close(t->fd);
+        t->fd = -1;
+    }
     if (t->fd < 0) {
         prof_fail("cannot create", t->path, errno);
         free(t->path);
@@ -919,10 +1055,13 @@ void prof_thread_name_later(struct prof_thread *t, const char *name)
 /* Name the recording thread, in its part at once. */
 void prof_thread_rename(struct prof_thread *t, const char *name)
 {
+    int cancel = prof_cancel_hold();
     prof_busy_mark(t);
+    prof_process_check();
     pthread_mutex_lock(&t->lock);
     snprintf(t->name, sizeof t->name, "%s", name);
-    int err = t->fd >= 0 ? prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) : 0;
+    int err =
+        part_writable(t) ? prof_part_write(t->fd, PROF_CHUNK_NAME, t->name, strlen(t->name)) : 0;
     if (err) {
         close(t->fd);
         t->fd = -1;
@@ -930,6 +1069,7 @@ void prof_thread_rename(struct prof_thread *t, const char *name)
     }
     pthread_mutex_unlock(&t->lock);
     prof_busy_unmark(t);
+    prof_cancel_release(cancel);
 }
 
 /* The name given before the thread's first region becomes the recorder's name. */
@@ -944,13 +1084,74 @@ static void take_name(struct prof_thread *t)
 /* A fork child: the part file and the buffered events are the parent's; drop them. */
 void prof_thread_forked(struct prof_thread *t)
 {
-    if (t->fd >= 0)
-        close(t->fd);
-    t->fd = -1;
+    prof_part_close(&t->fd, &t->part_id);
     t->pos = t->flushed = 0;
     t->registered = 0;
     t->fork_pending = 1;
     /* The thread that forked is the child's only thread: its name follows the new pid. */
     if (strcmp(t->name, "main") == 0)
         t->name[0] = 0;
+}
+
+/* The most bytes one chunk of the crash path needs (t->lock held): the new ids, their
+   functions' locations, or summary mode's records (a node's and its whole histogram each). */
+static size_t crash_bound(const struct prof_thread *t)
+{
+    size_t ids = 0, locations = 0;
+    for (uint32_t i = t->ids_written; i < t->nids; i++) {
+        ids += 8 + strlen(t->ids[i]);
+        const struct prof_fn *fn = t->fns[i];
+        if (fn)
+            locations += 4 + (fn->file ? strlen(fn->file) : 0) + 21 +
+                         (fn->module ? strlen(fn->module) : 0) + 21 + 2;
+    }
+    size_t need = ids > locations ? ids : locations;
+    if (t->mode == PROF_MODE_SUMMARY) {
+        size_t rows = (size_t)t->summary.cct.nnodes *
+                      (PROF_SUMMARY_HEAD + (size_t)PROF_SUMMARY_PAIR * PROF_HIST_BUCKETS);
+        if (rows > need)
+            need = rows;
+    }
+    return need ? need : 1;
+}
+
+/*
+ * The program crashed (crash.c, in its signal handler, holding t->lock): write what the part
+ * lacks, new ids, the buffered events or summary mode's statistics as a snapshot, and the CPU
+ * time, then the crash chunk (mark, len bytes). No allocation (chunks are built in memory
+ * straight from the kernel), no lock, no stdio: async-signal-safe in practice. The histogram
+ * updates still queued (fewer than PROF_PENDING) are added only on the crashing thread's own
+ * recorder, and only when the signal came outside the collector: another thread's are its
+ * owner's to add, and an interrupted prof_summary_apply would count them twice.
+ */
+int prof_thread_crash_write(struct prof_thread *t, const void *mark, size_t len)
+{
+    if (t->fd < 0)
+        return 0;
+    uint32_t pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
+    size_t need = crash_bound(t);
+    char *mem = prof_mem_map(need);
+    if (!mem)
+        return ENOMEM;
+    struct prof_sbuf b;
+    prof_sbuf_fixed(&b, mem, need);
+    int err = write_ids(t, &b);
+    if (!err)
+        err = write_events(t, pos);
+    if (!err && t->mode == PROF_MODE_SUMMARY) {
+        if (t == prof_self && !(t->gen & PROF_GEN_BUSY) && !prof_busy)
+            prof_summary_apply(t);
+        b.len = 0;
+        double period_ticks = sample_period_ticks(t);
+        prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks));
+        err = b.failed ? ENOMEM : 0;
+        if (!err && b.len)
+            err = prof_part_write(t->fd, PROF_CHUNK_SNAPSHOT, b.data, b.len);
+    }
+    if (!err)
+        err = write_cpu(t);
+    if (!err)
+        err = prof_part_write(t->fd, PROF_CHUNK_CRASH, mark, len);
+    prof_mem_unmap(mem, need);
+    return err;
 }

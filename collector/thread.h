@@ -19,6 +19,7 @@
 #include "compiler.h"
 #include "context.h"
 #include "format.h"
+#include "partwrite.h"
 #include "status.h"
 #include "symbols.h"
 #include "timer.h"
@@ -28,7 +29,14 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define PROF_MAX_DEPTH 4096
+/* A recorder's stack of open frames starts with PROF_STACK_INITIAL and doubles when a region
+   or call goes deeper, up to PROF_MAX_DEPTH (80 MiB of frames: deeper than an 8 MiB thread
+   stack lets calls go). Beyond the stack, events mode still records regions (their records
+   need no frame); a function call, and in summary mode a region, is folded into the deepest
+   frame kept: its time stays in that frame's self time, and depth_limit counts it for the
+   thread's depth-limit warning. */
+#define PROF_STACK_INITIAL 4096u
+#define PROF_MAX_DEPTH (1u << 20)
 #define PROF_NAME_MAX 64
 #define PROF_BUFFER_WORDS 65536u /* 256 KiB of event words per thread between writes */
 #define PROF_PENDING 32          /* summary mode: histogram updates applied in batches */
@@ -58,6 +66,13 @@ struct prof_frame {
        address, an instrumented function's stack pointer plus one (odd, so it never equals a
        token's address), or PROF_WHERE_NONE for a region placed by hand. */
     uintptr_t where;
+    /* Which stack frame opened it (see prof_close_reused): a region's opener's stack pointer,
+       an instrumented function's call site (its return address; an inlined function's is its
+       container's, as gcc passes it). */
+    uintptr_t origin;
+    /* An instrumented function's enter hook's return address: the code that called the hook,
+       in the function's prologue or, inlined, where its container's body inlines it. */
+    uintptr_t hook;
 };
 
 /* A frame with no stack position: PROFILER_START regions, which may close in any function. */
@@ -89,7 +104,7 @@ struct prof_summary {
     /*
      * Events mode past PROFILER_MAX_EVENTS (the recorder then counts in summary mode): the
      * regions open at the cap, the outermost stream_depth of the stack, still end in the event
-     * stream. start_limit: prof_summary_start's slow path from this depth on, PROF_MAX_DEPTH,
+     * stream. start_limit: prof_summary_start's slow path from this depth on, the stack's size,
      * or 0 until the first event after the cap gives those regions their statistics (one test
      * on the hot path for both).
      */
@@ -128,8 +143,8 @@ struct prof_sample_state {
 
 /* The function hooks' state (auto.c, the only writer; reset by its thread_begin hook). */
 struct prof_hooks_state {
-    uint32_t excess;     /* calls deeper than PROFILER_MAX_DEPTH open now, not recorded */
-    int in_hook;         /* inside the hooks' slow path: calls made from there record nothing */
+    uint32_t excess; /* calls open now and folded (deeper than PROFILER_MAX_DEPTH or the stack) */
+    int in_hook;     /* inside the hooks' slow path: calls made from there record nothing */
     uint64_t fold_ticks; /* PROFILER_MIN_DURATION in ticks; 0: no folding */
     uint64_t folded;     /* calls shorter than PROFILER_MIN_DURATION folded into their parent */
 };
@@ -158,7 +173,9 @@ struct prof_thread {
     uint32_t mask;
     uint32_t nslots; /* used slots: ids plus filtered-out functions */
     struct prof_frame *stack;
-    uint32_t epoch; /* buffer writes so far: a folded call needs its enter record still there */
+    uint32_t stack_cap; /* frames the stack has room for (prof_stack_grow) */
+    int stack_stuck;    /* it could not grow: never again, so a frame folded stays folded */
+    uint32_t epoch;     /* buffer writes so far: a folded call needs its enter record still there */
     /* Called on every stop (the frame at depth d still on the stack) when a feature watches
        stops: the live report (live.c). NULL: none. */
     void (*on_stop)(struct prof_thread *t, uint32_t d, uint64_t now);
@@ -177,9 +194,10 @@ struct prof_thread {
     const uint64_t *dropped;
     uint64_t dropped_seen;
     int fd;
-    uint32_t flushed;           /* words of buf already written */
-    const char **ids;           /* index -> id text (a function's name for a function) */
-    const struct prof_fn **fns; /* index -> the function, or NULL for a region id */
+    struct prof_part_id part_id; /* the file fd was opened on: checked before each write */
+    uint32_t flushed;            /* words of buf already written */
+    const char **ids;            /* index -> id text (a function's name for a function) */
+    const struct prof_fn **fns;  /* index -> the function, or NULL for a region id */
     uint32_t nids, ids_cap, ids_written;
     unsigned number;
     pid_t tid;
@@ -213,6 +231,7 @@ struct prof_thread {
 /* Run-level facts a recorder needs to start its part file. */
 struct prof_run_info {
     const char *dir, *runname, *header; /* header: NUL-separated key/value pairs, run-level */
+    int dirfd; /* dir, open: parts are made relative to it (AT_FDCWD: by path) */
     size_t header_len;
     uint64_t base_ticks;
     enum prof_mode mode;
@@ -243,6 +262,25 @@ static inline void prof_busy_unmark(struct prof_thread *t)
     t->gen &= ~PROF_GEN_BUSY;
 }
 
+/*
+ * The collector's slow paths make calls that are cancellation points of the C library (open,
+ * write, and what libdw and stdio call): a host thread cancelled inside one would unwind with
+ * the run's or its recorder's lock held. Each slow path that may reach one holds the thread's
+ * cancellation off (not itself a cancellation point) and gives its state back after, with no
+ * lock held: a pending request then takes effect at the host's next cancellation point.
+ */
+static inline int prof_cancel_hold(void)
+{
+    int old = PTHREAD_CANCEL_ENABLE;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    return old;
+}
+static inline void prof_cancel_release(int old)
+{
+    if (old != PTHREAD_CANCEL_DISABLE)
+        pthread_setcancelstate(old, &old);
+}
+
 /* The calling thread's recorder; initial-exec: one instruction to reach it. */
 extern __thread struct prof_thread *prof_self __attribute__((tls_model("initial-exec")))
 PROF_INTERNAL;
@@ -263,6 +301,9 @@ prof_current(struct prof_thread *(*slow)(void))
 /* The calling thread's recorder, or NULL. */
 struct prof_thread *prof_thread_self(void);
 void prof_thread_set_self(struct prof_thread *t);
+/* Make room for twice as many frames (at most PROF_MAX_DEPTH): 0, or -1 when the stack is at
+   PROF_MAX_DEPTH or memory ran out (the caller folds the frame: depth_limit). */
+int prof_stack_grow(struct prof_thread *t);
 /* Allocate an empty recorder; NULL when memory runs out. */
 struct prof_thread *prof_thread_new(void);
 /* Start recording the current run into a new part file (under the run lock). */
@@ -280,6 +321,9 @@ void prof_thread_forked(struct prof_thread *t);
 void prof_thread_rename(struct prof_thread *t, const char *name);
 /* Name the calling thread when it next begins recording; t (its stale recorder) or NULL. */
 void prof_thread_name_later(struct prof_thread *t, const char *name);
+/* The program crashed: write what the part lacks and the crash chunk (mark, len bytes), from a
+   signal handler that holds t->lock (crash.c); 0 or an errno value. */
+int prof_thread_crash_write(struct prof_thread *t, const void *mark, size_t len);
 /* Write one warning chunk (kind, count, message) into the part (t->lock held, a feature's
    thread_write hook); 0 or an errno value. */
 int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t count,
@@ -361,7 +405,7 @@ static inline __attribute__((always_inline)) void prof_summary_stop(struct prof_
                                                                     uint32_t d, uint64_t now)
 {
     struct prof_frame *f = &t->stack[d];
-    if (PROF_UNLIKELY(d < t->summary.stream_depth || d >= PROF_MAX_DEPTH ||
+    if (PROF_UNLIKELY(d < t->summary.stream_depth || d >= t->stack_cap ||
                       ((uintptr_t)f->node & 1))) {
         prof_summary_stop_slow(t, d, now);
         return;
@@ -492,6 +536,21 @@ static inline void prof_record_exit(struct prof_thread *t, uint64_t now)
 uint32_t prof_close_unwound(struct prof_thread *t, uintptr_t below, uintptr_t same);
 
 /*
+ * Before an event from stack position here: close the innermost frames that belong to here's
+ * own stack frame (regions opened from here, function frames at here, as gcc's hooks of
+ * inlined functions are) and cannot be live, with every frame opened after them. For a scope
+ * whose token lives at token (nonzero): a region whose token was there (the same block entered
+ * again after a longjmp out of it). For a function called from site whose enter hook returns to
+ * hook (token 0): a function frame at here with another call site (a frame a longjmp left,
+ * whose address a new call reuses), or with the same hook return address (the same code
+ * entered again: an inlined function shares its container's position and call site, but each
+ * inlined copy calls the hook from its own place, and never nests in itself, even when gcc
+ * inlines a recursive function into itself). Returns the frames closed.
+ */
+uint32_t prof_close_reused(struct prof_thread *t, uintptr_t here, uintptr_t token, const void *site,
+                           const void *hook);
+
+/*
  * Before an event from stack position `below` (the caller's stack pointer, which every live
  * frame's position is at or above: stacks grow down), close the innermost frames that a
  * longjmp left: their position is lower, so the stack frame holding their token, or the
@@ -502,7 +561,7 @@ static inline __attribute__((always_inline)) uint32_t prof_unwound_check(struct 
                                                                          uintptr_t below)
 {
     uint32_t k = t->depth - 1;
-    if (PROF_LIKELY(k >= PROF_MAX_DEPTH || t->stack[k].where >= below))
+    if (PROF_LIKELY(k >= t->stack_cap || t->stack[k].where >= below))
         return 0;
     return prof_close_unwound(t, below, 0);
 }

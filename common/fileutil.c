@@ -1,7 +1,7 @@
 /*
  * fileutil.c - files in folders other people may write, folders made with their parents,
- * writes that must not hurt the host (file-size limits), and error texts safe to build inside
- * an allocation.
+ * writes that must not hurt the host (file-size limits, closed pipes), and error texts safe to
+ * build inside an allocation.
  */
 #define _GNU_SOURCE /* renameat2, strerrordesc_np */
 #include "fileutil.h"
@@ -17,26 +17,34 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Create path for writing as a new file: O_EXCL refuses any existing name, a dangling symbolic
-   link included, and O_NOFOLLOW says the same for a link once more. */
+/* Create name in the folder dirfd (AT_FDCWD: name is a path) for reading and writing, as a new
+   file: O_EXCL refuses any existing name, a dangling symbolic link included, and O_NOFOLLOW
+   says the same for a link once more. */
+int prof_file_create_at(int dirfd, const char *name, mode_t mode)
+{
+    return openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+/* prof_file_create_at relative to the working folder. */
 int prof_file_create(const char *path, mode_t mode)
 {
-    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    return prof_file_create_at(AT_FDCWD, path, mode);
 }
 
 /* Create a new file under a name nobody can plant in advance: the suffix is random. */
-int prof_file_create_temp(const char *dir, const char *base, const char *ext, mode_t mode,
-                          char **path)
+int prof_file_create_temp_at(int dirfd, const char *dir, const char *base, const char *ext,
+                             mode_t mode, char **path)
 {
-    size_t len = strlen(dir) + strlen(base) + strlen(ext) + 16;
+    size_t len = (dir ? strlen(dir) : 0) + strlen(base) + strlen(ext) + 16;
     char *p = malloc(len);
     if (!p) {
         errno = ENOMEM;
         return -1;
     }
     for (int attempt = 0; attempt < 16; attempt++) {
-        snprintf(p, len, "%s/.%s.%08x%s", dir, base, (unsigned)prof_random32(), ext);
-        int fd = prof_file_create(p, mode);
+        snprintf(p, len, "%s%s.%s.%08x%s", dir ? dir : "", dir ? "/" : "", base,
+                 (unsigned)prof_random32(), ext);
+        int fd = prof_file_create_at(dirfd, p, mode);
         if (fd >= 0) {
             *path = p;
             return fd;
@@ -50,7 +58,16 @@ int prof_file_create_temp(const char *dir, const char *base, const char *ext, mo
     return -1;
 }
 
-/* mkdir -p: each prefix of dir that ends at a '/' in turn, then dir itself. */
+/* prof_file_create_temp_at in the folder dir, by path. */
+int prof_file_create_temp(const char *dir, const char *base, const char *ext, mode_t mode,
+                          char **path)
+{
+    return prof_file_create_temp_at(AT_FDCWD, dir, base, ext, mode, path);
+}
+
+/* mkdir -p: each prefix of dir that ends at a '/' in turn, then dir itself. Mode 0755: a
+   folder nobody else may write, whatever the umask (a setuid program's umask is its
+   caller's). */
 int prof_mkdirs(const char *dir)
 {
     char *p = strdup(dir);
@@ -62,7 +79,7 @@ int prof_mkdirs(const char *dir)
             continue;
         char c = *s;
         *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
             err = errno;
             break;
         }
@@ -76,19 +93,25 @@ int prof_mkdirs(const char *dir)
 
 /* Rename without replacing: renameat2 where the file system has it, else link and unlink (a
    link never replaces either). Only a file system with neither gets a plain rename. */
-int prof_file_publish(const char *from, const char *to)
+int prof_file_publish_at(int dirfd, const char *from, const char *to)
 {
-    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    if (renameat2(dirfd, from, dirfd, to, RENAME_NOREPLACE) == 0)
         return 0;
     if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
         return -1;
-    if (link(from, to) == 0) {
-        unlink(from);
+    if (linkat(dirfd, from, dirfd, to, 0) == 0) {
+        unlinkat(dirfd, from, 0);
         return 0;
     }
     if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP)
         return -1;
-    return rename(from, to);
+    return renameat(dirfd, from, dirfd, to);
+}
+
+/* prof_file_publish_at with paths. */
+int prof_file_publish(const char *from, const char *to)
+{
+    return prof_file_publish_at(AT_FDCWD, from, to);
 }
 
 /* 32 random bits. Without getrandom the time, the pid and this library's address still differ
@@ -106,34 +129,59 @@ uint32_t prof_random32(void)
     return (uint32_t)(x >> 32);
 }
 
-/*
- * Block SIGXFSZ in this thread, noting whether one was pending already (the host's, then: a
- * signal of the same number pending twice is delivered once, so ours must not be taken).
- */
-void prof_xfsz_hold(struct prof_xfsz_guard *g)
+/* The signals a write of ours may raise: SIGXFSZ past a file-size limit, SIGPIPE on a pipe
+   whose reader is gone (stderr piped into head). Both kill the program by default. */
+static const int held_signals[] = {SIGXFSZ, SIGPIPE};
+#define NHELD (sizeof held_signals / sizeof held_signals[0])
+
+/* The set of held_signals. */
+static void held_set(sigset_t *set)
 {
-    sigset_t xfsz, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &xfsz, &g->old);
-    g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ) == 1;
+    sigemptyset(set);
+    for (size_t i = 0; i < NHELD; i++)
+        sigaddset(set, held_signals[i]);
 }
 
 /*
- * Take the SIGXFSZ our write raised, if any, then restore the mask. The kernel sends it to the
- * writing thread only when the write fails with EFBIG, so one that became pending while we held
- * it blocked is ours (a kill(2) by someone else landing in those microseconds is the only other
- * source, and a signal of that number would have killed the program anyway).
+ * Block SIGXFSZ and SIGPIPE in this thread, noting which were pending already (the host's,
+ * then: a signal of the same number pending twice is delivered once, so ours must not be taken).
  */
-void prof_xfsz_release(const struct prof_xfsz_guard *g)
+void prof_signals_hold(struct prof_signal_guard *g)
 {
-    sigset_t xfsz, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ) == 1) {
-        const struct timespec zero = {0, 0};
-        while (sigtimedwait(&xfsz, NULL, &zero) < 0 && errno == EINTR)
-            ;
+    sigset_t held, pending;
+    held_set(&held);
+    pthread_sigmask(SIG_BLOCK, &held, &g->old);
+    g->was_pending = 0;
+    if (sigpending(&pending) != 0) {
+        g->was_pending = ~0u; /* unknown: take nothing */
+        return;
+    }
+    for (size_t i = 0; i < NHELD; i++)
+        if (sigismember(&pending, held_signals[i]) == 1)
+            g->was_pending |= 1u << i;
+}
+
+/*
+ * Take the SIGXFSZ or SIGPIPE our write raised, if any, then restore the mask. The kernel sends
+ * them to the writing thread only when the write fails (EFBIG, EPIPE), so one that became
+ * pending while we held it blocked is ours (a kill(2) by someone else landing in those
+ * microseconds is the only other source, and a signal of that number would most likely have
+ * ended the program anyway).
+ */
+void prof_signals_release(const struct prof_signal_guard *g)
+{
+    sigset_t pending;
+    if (sigpending(&pending) == 0) {
+        for (size_t i = 0; i < NHELD; i++) {
+            if ((g->was_pending & (1u << i)) || sigismember(&pending, held_signals[i]) != 1)
+                continue;
+            sigset_t one;
+            sigemptyset(&one);
+            sigaddset(&one, held_signals[i]);
+            const struct timespec zero = {0, 0};
+            while (sigtimedwait(&one, NULL, &zero) < 0 && errno == EINTR)
+                ;
+        }
     }
     pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
@@ -142,11 +190,11 @@ void prof_xfsz_release(const struct prof_xfsz_guard *g)
 void prof_write_stderr(const char *line, size_t len)
 {
     int saved = errno;
-    struct prof_xfsz_guard g;
-    prof_xfsz_hold(&g);
+    struct prof_signal_guard g;
+    prof_signals_hold(&g);
     ssize_t w = write(STDERR_FILENO, line, len);
     (void)w;
-    prof_xfsz_release(&g);
+    prof_signals_release(&g);
     errno = saved;
 }
 

@@ -17,6 +17,10 @@ static int sbuf_reserve(struct prof_sbuf *b, size_t n)
         return 0;
     if (b->len + n <= b->cap)
         return 1;
+    if (b->fixed) {
+        b->failed = 1;
+        return 0;
+    }
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + n) {
         if (cap > SIZE_MAX / 2) {
@@ -33,6 +37,15 @@ static int sbuf_reserve(struct prof_sbuf *b, size_t n)
     b->data = d;
     b->cap = cap;
     return 1;
+}
+
+/* A buffer that never grows, over mem. */
+void prof_sbuf_fixed(struct prof_sbuf *b, char *mem, size_t cap)
+{
+    memset(b, 0, sizeof *b);
+    b->data = mem;
+    b->cap = cap;
+    b->fixed = 1;
 }
 
 /* Append n bytes. */
@@ -171,6 +184,11 @@ const char *prof_sbuf_cstr(struct prof_sbuf *b)
 /* Free the buffer's memory and leave it empty and usable. */
 void prof_sbuf_release(struct prof_sbuf *b)
 {
+    if (b->fixed) { /* the caller's memory: emptied, kept */
+        b->len = 0;
+        b->failed = 0;
+        return;
+    }
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;

@@ -3,7 +3,8 @@
  * fields: the one string buffer of the collector (part chunks, the run file) and of the
  * profreport command (exports).
  *
- * A prof_sbuf owns its data; prof_sbuf_release frees it. Appends never fail loudly: when memory
+ * A prof_sbuf owns its data (unless made over the caller's memory by prof_sbuf_fixed);
+ * prof_sbuf_release frees it. Appends never fail loudly: when memory
  * runs out the buffer is marked failed and later appends do nothing, so a caller checks once.
  */
 #ifndef PROF_STRBUF_H
@@ -18,7 +19,12 @@ struct prof_sbuf {
     char *data;
     size_t len, cap;
     int failed;
+    int fixed; /* data is the caller's memory of cap bytes: never grown nor freed */
 };
+
+/* A buffer over the caller's memory of cap bytes, which appends never grow (an append that does
+   not fit marks it failed): no allocation, so a signal handler may build in it (crash.c). */
+void prof_sbuf_fixed(struct prof_sbuf *b, char *mem, size_t cap);
 
 /* Append n bytes, a NUL-terminated string, one byte, or v in decimal. */
 void prof_sbuf_add(struct prof_sbuf *b, const char *s, size_t n);
@@ -40,7 +46,8 @@ void prof_sbuf_csv(struct prof_sbuf *b, const char *s, size_t n);
 /* The text NUL-terminated (the NUL is not counted in len): "" while empty, NULL when the buffer
    failed. Valid until the next append. */
 const char *prof_sbuf_cstr(struct prof_sbuf *b);
-/* Free the buffer's memory and leave it empty and usable. */
+/* Free the buffer's memory (a fixed one's is the caller's: kept) and leave it empty and
+   usable. */
 void prof_sbuf_release(struct prof_sbuf *b);
 
 /* Two decimal digits for each value 0..99 (strbuf.c). */

@@ -6,6 +6,7 @@
  * Two passes over the parts: the first learns what the metadata section must say (threads,
  * warnings, completeness), the second hands over the rows. Memory stays O(ids + depth) per part.
  */
+#define _GNU_SOURCE /* fopencookie */
 #include "assemble.h"
 
 #include "hash.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define UNTERMINATED_NAMES 5
 
@@ -44,6 +46,10 @@ struct part_info {
     uint64_t cpu_ns, wall_ns, wait_ns;
     int has_samples; /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps */
     uint64_t samples[4];
+    /* a PRFX chunk: the program crashed by signal crash_signal (0: no chunk), which came to
+       thread number crash_thread (0: one that recorded nothing) */
+    uint32_t crash_signal, crash_thread;
+    char crash_name[16];
     char *unterminated_names[UNTERMINATED_NAMES];
     size_t nnames;
     struct warning *warnings;
@@ -659,15 +665,90 @@ static enum prof_error header_chunk(struct reader *r, uint32_t type, const unsig
     return PROF_OK;
 }
 
+/* A PRFX chunk (its PROF_CRASH_RECORD bytes there): the signal, its thread and its name, of
+   which letters and digits are kept (a name that is not one reads as "signal <n>" later). */
+static void crash_read(struct part_info *pi, const unsigned char *p, size_t len)
+{
+    memcpy(&pi->crash_signal, p, 4);
+    memcpy(&pi->crash_thread, p + 4, 4);
+    size_t n = 0;
+    for (size_t i = PROF_CRASH_RECORD; i < len && p[i] && n + 1 < sizeof pi->crash_name; i++)
+        if ((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9'))
+            pi->crash_name[n++] = (char)p[i];
+    pi->crash_name[n] = 0;
+}
+
+/* A stream reading fd from its start with pread, at an offset of its own: the head and the
+   tail of a split read one part at once, and the caller's descriptor keeps its offset. */
+struct pread_cookie {
+    int fd;
+    off64_t off;
+};
+
+/* fopencookie's read: the next bytes at the stream's own offset. */
+static ssize_t cookie_read(void *c, char *buf, size_t n)
+{
+    struct pread_cookie *k = c;
+    ssize_t r;
+    do
+        r = pread(k->fd, buf, n, k->off);
+    while (r < 0 && errno == EINTR);
+    if (r > 0)
+        k->off += r;
+    return r;
+}
+
+/* fopencookie's seek (the reader passes over chunks it skips). */
+static int cookie_seek(void *c, off64_t *pos, int whence)
+{
+    struct pread_cookie *k = c;
+    off64_t base = 0;
+    struct stat st;
+    if (whence == SEEK_CUR)
+        base = k->off;
+    else if (whence == SEEK_END)
+        base = fstat(k->fd, &st) == 0 ? st.st_size : -1;
+    if (base < 0 || base + *pos < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    k->off = base + *pos;
+    *pos = k->off;
+    return 0;
+}
+
+/* fopencookie's close: the descriptor stays the caller's. */
+static int cookie_close(void *c)
+{
+    free(c);
+    return 0;
+}
+
+/* A read stream over fd from its start, or NULL. */
+static FILE *fd_stream(int fd)
+{
+    struct pread_cookie *k = malloc(sizeof *k);
+    if (!k)
+        return NULL;
+    k->fd = fd;
+    k->off = 0;
+    cookie_io_functions_t io = {cookie_read, NULL, cookie_seek, cookie_close};
+    FILE *f = fopencookie(k, "rb", io);
+    if (!f)
+        free(k);
+    return f;
+}
+
 /*
  * Read one part. Pass one (pi set) fills the metadata and part info; pass two (pi NULL) hands
  * its rows to the sink, all of them or (sp set) those on one side of a cut. A damaged part is
  * read up to the damage.
  */
-static enum prof_error read_part(struct prof_parts *pp, const char *path, struct part_info *pi,
+static enum prof_error read_part(struct prof_parts *pp, size_t index, struct part_info *pi,
                                  const struct prof_run_sink *out, const struct span *sp)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = pp->ov && pp->ov->fds ? pp->ov->fds[index] : -1;
+    FILE *f = fd >= 0 ? fd_stream(fd) : fopen(pp->paths[index], "rb");
     if (!f)
         return PROF_ERR_IO;
     struct prof_part_reader rd = {.f = f};
@@ -685,7 +766,7 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
     }
     uint64_t off = 0, nevents = 0; /* pass one: bytes and events chunks read so far */
     struct stat st;
-    if (pi && fstat(fileno(f), &st) == 0 && st.st_size > 0)
+    if (pi && fstat(fd >= 0 ? fd : fileno(f), &st) == 0 && st.st_size > 0)
         pi->size = (uint64_t)st.st_size;
 
     uint32_t type;
@@ -772,7 +853,13 @@ static enum prof_error read_part(struct prof_parts *pp, const char *path, struct
                 if (pi->has_samples)
                     memcpy(pi->samples, p + PROF_CPU_RECORD_WAIT, sizeof pi->samples);
             }
+        } else if (type == PROF_CHUNK_CRASH && pi) {
+            if (len < PROF_CRASH_RECORD)
+                err = PROF_ERR_FORMAT;
+            else
+                crash_read(pi, p, len);
         } else if (type == PROF_CHUNK_END && pi) {
+            pi->crash_signal = 0; /* an end after a crash chunk: the program lived on */
             free(pi->state);
             pi->state = dup_n((const char *)p, strnlen((const char *)p, len));
         }
@@ -846,7 +933,7 @@ enum prof_error prof_parts_open(const char *const *paths, size_t count,
     /* A part that cannot be read at all spoils a recovery only if it is the only one. */
     struct part_info *info = p->info;
     for (size_t i = 0; i < count && err == PROF_OK; i++) {
-        enum prof_error e = read_part(p, paths[i], &info[i], NULL, NULL);
+        enum prof_error e = read_part(p, i, &info[i], NULL, NULL);
         if (e == PROF_ERR_NOMEM) {
             err = e;
         } else if (e != PROF_OK) {
@@ -994,7 +1081,10 @@ static void part_warnings(const struct prof_run_sink *s, const struct part_info 
         rec_str(&r, "incomplete");
         rec_str(&r, pi->number);
         rec_str(&r, "1");
-        rec_str(&r, "the thread's data ends early (the run was killed or a write failed)");
+        if (pi->crash_signal && !pi->damaged)
+            rec_str(&r, "the thread's data ends where the program crashed");
+        else
+            rec_str(&r, "the thread's data ends early (the run was killed or a write failed)");
         rec_emit(s, &r);
     }
 }
@@ -1039,6 +1129,17 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
     rec_u64(&r, p->duration);
     rec_emit(s, &r);
     rec_pair(s, &r, "Complete", p->complete ? "yes" : "no");
+    for (size_t k = 0; k < p->count; k++) {
+        const struct part_info *pi = &p->info[p->order[k]];
+        if (pi->damaged < 0 || !pi->crash_signal)
+            continue;
+        rec_str(&r, PROF_CRASH_KEY); /* the first part's word: every part says the same */
+        rec_u64(&r, pi->crash_signal);
+        rec_str(&r, pi->crash_name);
+        rec_u64(&r, pi->crash_thread);
+        rec_emit(s, &r);
+        break;
+    }
     rec_str(&r, "Threads");
     rec_u64(&r, p->usable);
     rec_emit(s, &r);
@@ -1121,7 +1222,7 @@ static enum prof_error emit(struct prof_parts *p, const struct prof_run_sink *si
         struct span sp = {SPAN_HEAD, 0, NULL};
         if (cut && k == cut->at)
             sp.chunks = cut->chunks;
-        err = read_part(p, p->paths[p->order[k]], NULL, sink, cut && k >= cut->at ? &sp : NULL);
+        err = read_part(p, p->order[k], NULL, sink, cut && k >= cut->at ? &sp : NULL);
         if (err == PROF_OK && sink->status)
             err = sink->status(sink->ctx);
     }
@@ -1216,7 +1317,7 @@ enum prof_error prof_parts_emit_tail(struct prof_parts *p, const struct prof_run
             sp.chunks = cut->chunks;
             sp.mark = &pi->mark;
         }
-        err = read_part(p, p->paths[p->order[k]], NULL, sink, &sp);
+        err = read_part(p, p->order[k], NULL, sink, &sp);
         if (err == PROF_OK && sink->status)
             err = sink->status(sink->ctx);
     }

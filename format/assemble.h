@@ -92,6 +92,10 @@ struct prof_run_override {
     size_t header_len;
     const struct prof_memory_rec *memory; /* the run's memory findings, or NULL */
     size_t nmemory;
+    /* One readable descriptor per path, the part read through it and never opened by name (so
+       a part removed or swapped after the collector made it is read, or not at all), or NULL:
+       open the paths. The descriptors stay the caller's, their offsets untouched. */
+    const int *fds;
 };
 
 /* What the first pass over a run's parts learned. */

@@ -437,20 +437,22 @@ static int split_wanted(struct prof_parts *parts, FILE *out, const struct prof_s
 static void split_start(struct split *s)
 {
     char *path = NULL;
-    int fd = prof_file_create_temp(s->opts->dir, "runfile-tail", ".tmp", 0600, &path);
+    int at = s->opts->dirfd ? *s->opts->dirfd : AT_FDCWD;
+    int fd = prof_file_create_temp_at(at, s->opts->dirfd ? NULL : s->opts->dir, "runfile-tail",
+                                      ".tmp", 0600, &path);
     if (fd < 0)
         return;
     /* The file is new and ours (created exclusively, never through a link); its second
        descriptor, to read it back, must be the same file. */
     struct stat a, b;
-    s->tmp_rd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    s->tmp_rd = openat(at, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (s->tmp_rd >= 0 && (fstat(fd, &a) != 0 || fstat(s->tmp_rd, &b) != 0 ||
                            a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
         close(s->tmp_rd);
         s->tmp_rd = -1;
     }
     /* Nothing is left behind, whatever happens next. */
-    unlink(path);
+    unlinkat(at, path, 0);
     free(path);
     s->tmp = s->tmp_rd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!s->tmp) {

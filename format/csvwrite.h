@@ -74,6 +74,9 @@ struct prof_split_opts {
     /* Called by the second thread first (1) and last (0): the collector marks it as its own. */
     void (*thread_hook)(int begin);
     unsigned faults; /* PROF_SPLIT_FAULT_*: tests only, 0 otherwise */
+    /* dir, open (the collector's run folder): the temporary file is made relative to it, so
+       the folder swapped for a link leads nowhere. NULL: dir by its path. */
+    const int *dirfd;
 };
 
 /*

@@ -164,6 +164,13 @@ const char *prof_free_kind_name(int kind);
 #define PROF_CHUNK_LOCATIONS PROF_CHUNK('P', 'R', 'F', 'L')
 #define PROF_CHUNK_MEMORY PROF_CHUNK('P', 'R', 'F', 'M')
 #define PROF_CHUNK_CPU PROF_CHUNK('P', 'R', 'F', 'C')
+#define PROF_CHUNK_CRASH PROF_CHUNK('P', 'R', 'F', 'X')
+
+/* A PRFX chunk's payload: signal:u32 thread:u32 (the number of the thread the signal came to, 0
+   when it recorded nothing), then the signal's name, NUL-ended ("SIGSEGV"). */
+#define PROF_CRASH_RECORD 8u
+/* The run file's record of a crashed run (1.2): "Crash,<signal>,<name>,<thread>". */
+#define PROF_CRASH_KEY "Crash"
 
 /* Bytes of a PRFC chunk's payload: cpu_ns:u64 wall_ns:u64 (a reader takes the first 16 bytes
    of a longer one, for fields added later), then, when the kernel says it, wait_ns:u64 (the

@@ -38,6 +38,8 @@ static int read_payload(struct prof_part_reader *r, size_t len, size_t left)
         size_t want = len;
         if (left == SIZE_MAX && want - have > PART_READ_STEP)
             want = have + (have > PART_READ_STEP ? have : PART_READ_STEP);
+        if (want > len) /* doubling must not read into the next chunk */
+            want = len;
         if (want > r->cap) {
             unsigned char *p = realloc(r->payload, want);
             if (!p)

@@ -42,6 +42,15 @@ extern "C" {
 #define PROF_API
 #endif
 
+/* The header's own functions are never instrumented: under -finstrument-functions their enter
+   and exit hooks would bracket the region they open or close (a guard's constructor would
+   close its own scope on return). */
+#if defined(__GNUC__)
+#define PROF_NO_INSTRUMENT __attribute__((no_instrument_function))
+#else
+#define PROF_NO_INSTRUMENT
+#endif
+
 /* Parameter i is an address kept, never read through: gcc then does not take the token
    passed in its own initializer for a read of an uninitialized object. */
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 10
@@ -216,8 +225,11 @@ PROF_API int prof_mem_free_at(void *ptr, enum prof_mem_kind kind, const void *ca
 class prof_scope_guard
 {
   public:
-    explicit prof_scope_guard(const char *id) : token_(prof_scope_begin_at(id, &token_)) {}
-    ~prof_scope_guard() { prof_scope_end(&token_); }
+    PROF_NO_INSTRUMENT explicit prof_scope_guard(const char *id)
+        : token_(prof_scope_begin_at(id, &token_))
+    {
+    }
+    PROF_NO_INSTRUMENT ~prof_scope_guard() { prof_scope_end(&token_); }
     prof_scope_guard(const prof_scope_guard &) = delete;
     prof_scope_guard &operator=(const prof_scope_guard &) = delete;
 
@@ -231,11 +243,11 @@ class prof_scope_guard
 class prof_api_guard
 {
   public:
-    prof_api_guard(const struct prof_api *api, unsigned *nesting)
+    PROF_NO_INSTRUMENT prof_api_guard(const struct prof_api *api, unsigned *nesting)
         : scope_(prof_api_enter_at(api, nesting, &scope_))
     {
     }
-    ~prof_api_guard() { prof_api_leave(&scope_); }
+    PROF_NO_INSTRUMENT ~prof_api_guard() { prof_api_leave(&scope_); }
     prof_api_guard(const prof_api_guard &) = delete;
     prof_api_guard &operator=(const prof_api_guard &) = delete;
 
@@ -258,7 +270,7 @@ class prof_api_guard
 #define PROFILER_MEM_ALLOC(ptr, size, kind) ((void)0)
 /* An int expression like the macro it replaces, usable as a statement without a warning:
    0, never a double free known, so the caller frees. Evaluates no argument. */
-static inline int prof_mem_free_off(void) { return 0; }
+PROF_NO_INSTRUMENT static inline int prof_mem_free_off(void) { return 0; }
 #define PROFILER_MEM_FREE(ptr, kind) prof_mem_free_off()
 #else
 #define PROFILER_START(id) prof_start(id)

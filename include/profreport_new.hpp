@@ -41,7 +41,8 @@ PROF_API void prof_mem_delete(void *ptr, enum prof_mem_kind kind, const void *ca
 namespace prof_mem_detail
 {
 /* Allocate as operator new must: retry through the new handler, else throw std::bad_alloc. */
-inline void *allocate(std::size_t size, enum prof_mem_kind kind, const void *caller)
+PROF_NO_INSTRUMENT inline void *allocate(std::size_t size, enum prof_mem_kind kind,
+                                         const void *caller)
 {
     for (;;) {
         void *p = prof_mem_new(size, kind, caller);
@@ -55,8 +56,8 @@ inline void *allocate(std::size_t size, enum prof_mem_kind kind, const void *cal
 }
 
 /* The nothrow form: NULL instead of an exception. */
-inline void *allocate_nothrow(std::size_t size, enum prof_mem_kind kind,
-                              const void *caller) noexcept
+PROF_NO_INSTRUMENT inline void *allocate_nothrow(std::size_t size, enum prof_mem_kind kind,
+                                                 const void *caller) noexcept
 {
     try {
         return allocate(size, kind, caller);
@@ -69,52 +70,56 @@ inline void *allocate_nothrow(std::size_t size, enum prof_mem_kind kind,
 /* Each operator is out of line, so that its return address is the code that called new. */
 #define PROF_MEM_CALLER __builtin_return_address(0)
 
-__attribute__((noinline)) void *operator new(std::size_t size)
+PROF_NO_INSTRUMENT __attribute__((noinline)) void *operator new(std::size_t size)
 {
     return prof_mem_detail::allocate(size, PROF_MEM_NEW, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void *operator new[](std::size_t size)
+PROF_NO_INSTRUMENT __attribute__((noinline)) void *operator new[](std::size_t size)
 {
     return prof_mem_detail::allocate(size, PROF_MEM_NEW_ARRAY, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void *operator new(std::size_t size, const std::nothrow_t &) noexcept
+PROF_NO_INSTRUMENT __attribute__((noinline)) void *operator new(std::size_t size,
+                                                                const std::nothrow_t &) noexcept
 {
     return prof_mem_detail::allocate_nothrow(size, PROF_MEM_NEW, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void *operator new[](std::size_t size, const std::nothrow_t &) noexcept
+PROF_NO_INSTRUMENT __attribute__((noinline)) void *operator new[](std::size_t size,
+                                                                  const std::nothrow_t &) noexcept
 {
     return prof_mem_detail::allocate_nothrow(size, PROF_MEM_NEW_ARRAY, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void operator delete(void *p) noexcept
+PROF_NO_INSTRUMENT __attribute__((noinline)) void operator delete(void *p) noexcept
 {
     prof_mem_delete(p, PROF_MEM_NEW, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void operator delete[](void *p) noexcept
+PROF_NO_INSTRUMENT __attribute__((noinline)) void operator delete[](void *p) noexcept
 {
     prof_mem_delete(p, PROF_MEM_NEW_ARRAY, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void operator delete(void *p, const std::nothrow_t &) noexcept
+PROF_NO_INSTRUMENT __attribute__((noinline)) void operator delete(void *p,
+                                                                  const std::nothrow_t &) noexcept
 {
     prof_mem_delete(p, PROF_MEM_NEW, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void operator delete[](void *p, const std::nothrow_t &) noexcept
+PROF_NO_INSTRUMENT __attribute__((noinline)) void operator delete[](void *p,
+                                                                    const std::nothrow_t &) noexcept
 {
     prof_mem_delete(p, PROF_MEM_NEW_ARRAY, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void operator delete(void *p, std::size_t) noexcept
+PROF_NO_INSTRUMENT __attribute__((noinline)) void operator delete(void *p, std::size_t) noexcept
 {
     prof_mem_delete(p, PROF_MEM_NEW, PROF_MEM_CALLER);
 }
 
-__attribute__((noinline)) void operator delete[](void *p, std::size_t) noexcept
+PROF_NO_INSTRUMENT __attribute__((noinline)) void operator delete[](void *p, std::size_t) noexcept
 {
     prof_mem_delete(p, PROF_MEM_NEW_ARRAY, PROF_MEM_CALLER);
 }

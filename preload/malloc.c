@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +36,10 @@ extern void *__libc_pvalloc(size_t size);
 
 #define EXPORT __attribute__((visibility("default")))
 #define CALLER __builtin_return_address(0)
+
+/* Whether the running glibc refuses an alignment that is not a power of two in aligned_alloc
+   (2.38 and later); before 2.38 aligned_alloc was memalign, which rounds it up. */
+static int aligned_alloc_strict;
 
 /* libdw's view of the process, opened at the first site named (the run's end). */
 static struct prof_symbolizer *symbols;
@@ -68,8 +73,20 @@ static int describe(const void *addr, char *function, size_t function_size, char
     return 1;
 }
 
-/* At load: sites get names, and the stack walk is ready before the program's first malloc. */
-__attribute__((constructor)) static void preload_init(void) { prof_mem_set_symbolizer(describe); }
+/* At load: sites get names, and the stack walk is ready before the program's first malloc;
+   which aligned_alloc rule the C library follows (gnu_get_libc_version allocates nothing). */
+__attribute__((constructor)) static void preload_init(void)
+{
+    unsigned major = 0, minor = 0;
+    const char *v = gnu_get_libc_version();
+    for (; *v >= '0' && *v <= '9'; v++)
+        major = major * 10 + (unsigned)(*v - '0');
+    if (*v == '.')
+        for (v++; *v >= '0' && *v <= '9'; v++)
+            minor = minor * 10 + (unsigned)(*v - '0');
+    aligned_alloc_strict = major > 2 || (major == 2 && minor >= 38);
+    prof_mem_set_symbolizer(describe);
+}
 
 /* malloc. */
 EXPORT void *malloc(size_t size)
@@ -120,10 +137,10 @@ EXPORT void *memalign(size_t alignment, size_t size)
     return p;
 }
 
-/* aligned_alloc: glibc's rule, a power of two alignment. */
+/* aligned_alloc: as the running glibc does it. */
 EXPORT void *aligned_alloc(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+    if (aligned_alloc_strict && (alignment == 0 || (alignment & (alignment - 1)) != 0)) {
         errno = EINVAL;
         return NULL;
     }

@@ -173,6 +173,7 @@ static void print_summary(const struct report *r, const struct options *o,
         flat_print(stdout, &r->m, ri);
     flat_print_idle(stdout, &r->m, o->top);
     flat_print_runchecks(stdout, &r->m, o->top);
+    flat_print_crashes(stdout, &r->m, o->top);
     printf("\n");
     memsum_print(stdout, &r->m);
     printf("workbook: %s\n", o->output);

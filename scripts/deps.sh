@@ -17,7 +17,10 @@ fonts-dejavu-core"
 CHECK="libcmocka-dev python3 python3-pytest python3-openpyxl valgrind uftrace
 libreoffice-calc-nogui poppler-utils clang libclang-rt-dev clang-format cmake meson ninja-build"
 # The reporter bench's peers (bench/README.md); pandas is measured too when it is installed.
-BENCH="mawk datamash"
+# The reporter bench's peers; the accuracy bench fetches Debian sources (dpkg-dev's dpkg-source,
+# xz-utils), builds them with gcc, g++ and clang, and compares with perf, gprof (binutils) and
+# uftrace.
+BENCH="mawk datamash dpkg-dev xz-utils gcc g++ clang binutils linux-perf uftrace"
 
 case "${1:-check}" in
     build) PACKAGES=$BUILD ;;

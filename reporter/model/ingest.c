@@ -260,6 +260,27 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
     return &m->threads[*slot - 1];
 }
 
+/* A Crash record, "Crash,<signal>,<name>,<thread>" (FORMAT.md 1.2): the run's signal as text,
+   by its name when the record has a usable one. */
+static void crash_meta(struct run_rec *run, const char *const *f, size_t n)
+{
+    char *end;
+    unsigned long sig = strtoul(f[1], &end, 10);
+    if (*end || sig == 0 || sig > 1000 || run->crash_signal)
+        return;
+    int named = n >= 3 && f[2][0] && strlen(f[2]) < 16 &&
+                strspn(f[2], "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == strlen(f[2]);
+    char text[64];
+    if (named)
+        snprintf(text, sizeof text, "%s (signal %lu)", f[2], sig);
+    else
+        snprintf(text, sizeof text, "signal %lu", sig);
+    run->crash_signal = (int)sig;
+    run->crash = xstrdup(text);
+    unsigned long th = n >= 4 ? strtoul(f[3], &end, 10) : 0;
+    run->crash_thread = n >= 4 && !*end && th < 1000000 ? (unsigned)th : 0;
+}
+
 /* A metadata record: run facts, threads and the collector's warnings. */
 static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t n)
 {
@@ -291,6 +312,8 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         }
     } else if (strcmp(f[0], "Complete") == 0)
         run->complete = strcmp(f[1], "no") != 0;
+    else if (strcmp(f[0], PROF_CRASH_KEY) == 0)
+        crash_meta(run, f, n);
     else if (strcmp(f[0], "Duration") == 0) {
         run->duration_ns = strtod(f[1], NULL); /* ticks until begin converts */
         in->has_duration = 1;
@@ -695,7 +718,12 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
                    in.unterminated > 5 ? ", ..." : "");
     if (run->duration_ns < in.max_end_ns)
         run->duration_ns = in.max_end_ns;
-    if (!run->complete)
+    if (run->crash)
+        model_warn(m, name, "crashed", 1,
+                   "the program crashed (%s): its data ends there; regions open at the crash "
+                   "never stopped",
+                   run->crash);
+    else if (!run->complete)
         model_warn(m, name, "incomplete", 1,
                    recovered ? "run rebuilt from the temporary files of a killed run"
                              : "the run's data ends early (killed, or a write failed)");

@@ -13,6 +13,7 @@
 #include "base/util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ static void run_rec_release(struct run_rec *r)
     free(r->pid);
     free(r->mode);
     free(r->sampling);
+    free(r->crash);
 }
 
 /* Free the strings of a thread. */
@@ -379,4 +381,28 @@ void model_cost_row(const struct model *m, size_t ri, double busy, struct cost_r
     out->self_pm = sampled ? 1.96 * sqrt(r->var_self) : NAN;
     out->wall = r->wall_ns > 0 ? r->wall_ns : NAN;
     out->offcpu = r->wall_ns > 0 ? fmax(0, r->wall_ns - r->wall_cpu_ns) : NAN;
+}
+
+/* The runs that crashed. */
+size_t model_crashed_runs(const struct model *m)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < m->nruns; k++)
+        n += m->runs[k].crash != NULL;
+    return n;
+}
+
+/* Run k's crash in words. */
+void model_run_crash_text(const struct model *m, size_t k, char *buf, size_t size)
+{
+    const struct run_rec *r = &m->runs[k];
+    int n = snprintf(buf, size, "run %zu: %s", k + 1, r->crash ? r->crash : "no crash");
+    if (n < 0 || (size_t)n >= size || !r->crash_thread)
+        return;
+    const char *name = "";
+    for (size_t i = 0; i < m->nthreads; i++)
+        if (m->threads[i].run == k && m->threads[i].number == r->crash_thread)
+            name = m->threads[i].name ? m->threads[i].name : "";
+    snprintf(buf + n, size - (size_t)n, name[0] ? " in thread %u (%s)" : " in thread %u%s",
+             r->crash_thread, name);
 }

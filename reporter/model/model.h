@@ -37,6 +37,12 @@ struct run_rec {
        and sample period in ns; NULL and 0 for a run that timed every call */
     char *sampling;
     double period_ns;
+    /* The Crash record (a run that ended by a fatal signal): the signal's number (0: the run
+       did not crash), its text for output ("SIGSEGV (signal 11)") and the number of the thread
+       it came to (0: one that recorded nothing) */
+    int crash_signal;
+    char *crash;
+    unsigned crash_thread;
 };
 
 /* One thread of one run. key groups threads of the same name across runs (Hit count). */
@@ -266,6 +272,12 @@ double model_run_mean(const struct region *r, size_t k);
 /* 1 when thread t was mostly idle, 0 when not, -1 when its run does not say (no ThreadCpu
    record, or too short to judge). */
 int model_thread_idle(const struct thread_rec *t);
+
+/* The runs that crashed (a Crash record). */
+size_t model_crashed_runs(const struct model *m);
+/* Run k's crash in words, into buf: "run 2: SIGSEGV (signal 11) in thread 1 (main)"; the
+   thread is left out when the signal came to one that recorded nothing. */
+void model_run_crash_text(const struct model *m, size_t k, char *buf, size_t size);
 /* Time spent in top-level regions, all threads of all runs: the base of "Total %". */
 double model_busy(const struct model *m);
 

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "model/paths.h"
 #include "base/util.h"
+#include "strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,37 +59,99 @@ uint32_t *paths_heaviest(const struct cct *t, size_t *n, double *all_self_ns)
     return p.nodes;
 }
 
-/* "main > run > fib" for a node, outermost first; long paths keep their innermost frames. */
-char *paths_text(const struct cct *t, uint32_t node, size_t *depth)
+/* Frames a repeat may span: a recursion through up to this many functions folds. */
+#define REPEAT_SPAN 4
+
+/* Append " > " (unless out is empty) and a frame's text to out. */
+static void put_frame(struct prof_sbuf *out, const char *text)
+{
+    if (out->len)
+        prof_sbuf_str(out, " > ");
+    prof_sbuf_str(out, text);
+}
+
+/*
+ * The path's frames[0..n) as text, a run of the same frames repeated (recursion) folded to
+ * "walk ×9" or "[a > b] ×4": at each frame the span of 1 to REPEAT_SPAN frames whose back-to-back
+ * repeats cover the most frames.
+ */
+static void fold_frames(struct prof_sbuf *out, char *const *frames, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t best_span = 1, best_times = 1;
+        for (size_t span = 1; span <= REPEAT_SPAN && i + 2 * span <= n; span++) {
+            size_t times = 1;
+            for (;;) {
+                size_t at = i + times * span, k = 0;
+                if (at + span > n)
+                    break;
+                while (k < span && strcmp(frames[i + k], frames[at + k]) == 0)
+                    k++;
+                if (k < span)
+                    break;
+                times++;
+            }
+            if (times >= 2 && span * times > best_span * best_times) {
+                best_span = span;
+                best_times = times;
+            }
+        }
+        if (best_times < 2) {
+            put_frame(out, frames[i++]);
+            continue;
+        }
+        struct prof_sbuf group = {0};
+        for (size_t k = 0; k < best_span; k++)
+            put_frame(&group, frames[i + k]);
+        char times[32];
+        snprintf(times, sizeof times, " \xc3\x97%zu", best_times); /* U+00D7 */
+        if (out->len)
+            prof_sbuf_str(out, " > ");
+        if (best_span > 1)
+            prof_sbuf_str(out, "[");
+        prof_sbuf_str(out, sbuf_text(&group));
+        if (best_span > 1)
+            prof_sbuf_str(out, "]");
+        prof_sbuf_str(out, times);
+        prof_sbuf_release(&group);
+        i += best_span * best_times;
+    }
+}
+
+/*
+ * "main > parse > walk ×9" for node, outermost first: each frame's name from name_of (a tree
+ * name index to the text to show; NULL: the name repaired for display), recursion folded. A
+ * text longer than PATH_TEXT_MAX keeps its innermost part after "... ". *depth gets the number
+ * of frames.
+ */
+char *paths_text(const struct cct *t, uint32_t node, const char *const *name_of, size_t *depth)
 {
     size_t n = 0;
     for (uint32_t k = node; k != t->root && k != CCT_NONE; k = t->nodes[k].parent)
         n++;
     *depth = n;
-    char **parts = xmalloc((n ? n : 1) * sizeof *parts);
-    size_t i = n, total = 0;
+    char **frames = xmalloc((n ? n : 1) * sizeof *frames);
+    size_t i = n;
     for (uint32_t k = node; k != t->root && k != CCT_NONE; k = t->nodes[k].parent) {
         uint32_t name = t->nodes[k].name;
-        parts[--i] = region_display(t->names[name], t->name_lens[name]);
+        frames[--i] = name_of && name_of[name] ? xstrdup(name_of[name])
+                                               : region_display(t->names[name], t->name_lens[name]);
     }
-    size_t first = 0;
-    for (size_t j = n; j-- > 0;) { /* drop outer frames until the rest fits */
-        total += strlen(parts[j]) + 3;
-        if (total > PATH_TEXT_MAX) {
-            first = j + 1;
-            break;
-        }
-    }
-    size_t len = 8;
-    for (size_t j = first; j < n; j++)
-        len += strlen(parts[j]) + 3;
-    char *out = xmalloc(len), *o = out;
-    if (first > 0)
-        o += sprintf(o, "... > ");
-    for (size_t j = first; j < n; j++)
-        o += sprintf(o, "%s%s", j > first ? " > " : "", parts[j]);
+    struct prof_sbuf out = {0};
+    fold_frames(&out, frames, n);
     for (size_t j = 0; j < n; j++)
-        free(parts[j]);
-    free(parts);
-    return out;
+        free(frames[j]);
+    free(frames);
+    char *text = sbuf_take(&out);
+    size_t len = strlen(text);
+    if (len <= PATH_TEXT_MAX)
+        return text;
+    /* The innermost part, from a frame's start. */
+    const char *tail = text + len - PATH_TEXT_MAX;
+    const char *cut = strstr(tail, " > ");
+    tail = cut ? cut + 3 : tail;
+    char *kept = xmalloc(strlen(tail) + 8);
+    sprintf(kept, "... > %s", tail);
+    free(text);
+    return kept;
 }

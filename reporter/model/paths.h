@@ -22,9 +22,12 @@
  */
 uint32_t *paths_heaviest(const struct cct *t, size_t *n, double *all_self_ns);
 /*
- * "main > run > fib" for node, outermost first, names repaired for display; a path longer than
- * PATH_TEXT_MAX keeps its innermost frames after "... > ". *depth gets its number of frames.
+ * "main > parse > walk ×9" for node, outermost first: each frame's name from name_of[tree
+ * name index] (the short names; NULL, or a NULL entry: the name repaired for display), a run
+ * of the same frames repeated back to back (recursion, through up to 4 functions) folded to
+ * "walk ×9" or "[a > b] ×4". A text longer than PATH_TEXT_MAX keeps its innermost part after
+ * "... > ". *depth gets the number of frames.
  */
-char *paths_text(const struct cct *t, uint32_t node, size_t *depth);
+char *paths_text(const struct cct *t, uint32_t node, const char *const *name_of, size_t *depth);
 
 #endif /* PROFREPORT_PATHS_H */

@@ -47,26 +47,34 @@ static void busy_machine(struct model *m)
     free(wait);
 }
 
-/* Each run's busy time against the median of the runs', and whether it is an outlier. */
+/* Whether run r can be held against the others: it ran to its end (a crashed, killed or cut
+   run is short for a reason of its own). */
+static int comparable(const struct run_rec *r) { return r->complete && !r->crash; }
+
+/* Each comparable run's busy time against the median of theirs, and whether it is an
+   outlier. */
 static void outliers(struct model *m)
 {
-    size_t n = m->nruns;
+    size_t n = m->nruns, nc = 0;
     double *busy = xcalloc(n ? n : 1, sizeof *busy);
     for (size_t i = 0; i < m->nthreads; i++)
         if (m->threads[i].run < n)
             busy[m->threads[i].run] += m->threads[i].busy_ns;
     double *v = xmalloc((n ? n : 1) * sizeof *v);
     for (size_t k = 0; k < n; k++)
-        v[k] = busy[k];
-    double med = n ? median(v, n) : NAN;
+        if (comparable(&m->runs[k]))
+            v[nc++] = busy[k];
+    double med = nc ? median(v, nc) : NAN;
+    nc = 0;
     for (size_t k = 0; k < n; k++)
-        v[k] = fabs(busy[k] - med);
-    double mad = n ? median(v, n) : NAN;
+        if (comparable(&m->runs[k]))
+            v[nc++] = fabs(busy[k] - med);
+    double mad = nc ? median(v, nc) : NAN;
     for (size_t k = 0; k < n; k++) {
         struct run_rec *r = &m->runs[k];
-        r->busy_ratio = med > 0 ? busy[k] / med : NAN;
         r->outlier = 0;
-        if (n < RUNCHECK_OUTLIER_RUNS || !(med > 0) ||
+        r->busy_ratio = comparable(r) && med > 0 ? busy[k] / med : NAN;
+        if (nc < RUNCHECK_OUTLIER_RUNS || !isfinite(r->busy_ratio) ||
             fabs(r->busy_ratio - 1) < RUNCHECK_OUTLIER_MIN)
             continue;
         /* MAD 0 (most runs alike): any run as far from them as RUNCHECK_OUTLIER_MIN is one. */
@@ -160,16 +168,18 @@ const char *runcheck_busy_summary(const struct model *m, char *buf, size_t size)
 
 const char *runcheck_outlier_summary(const struct model *m, char *buf, size_t size)
 {
-    if (m->nruns < RUNCHECK_OUTLIER_RUNS) {
-        snprintf(buf, size, "cannot tell from %zu run%s (at least %d)", m->nruns,
-                 m->nruns == 1 ? "" : "s", RUNCHECK_OUTLIER_RUNS);
+    size_t nc = 0;
+    for (size_t k = 0; k < m->nruns; k++)
+        nc += comparable(&m->runs[k]);
+    if (nc < RUNCHECK_OUTLIER_RUNS) {
+        snprintf(buf, size, "cannot tell from %zu complete run%s (at least %d)", nc,
+                 nc == 1 ? "" : "s", RUNCHECK_OUTLIER_RUNS);
         return buf;
     }
     size_t n = runcheck_outlier_runs(m);
     size_t len =
-        n ? (size_t)snprintf(buf, size, "%zu of %zu (busy time far from the median run's", n,
-                             m->nruns)
-          : (size_t)snprintf(buf, size, "none of %zu (busy time near the median run's)", m->nruns);
+        n ? (size_t)snprintf(buf, size, "%zu of %zu (busy time far from the median run's", n, nc)
+          : (size_t)snprintf(buf, size, "none of %zu (busy time near the median run's)", nc);
     if (n) {
         list_runs(m, 0, buf, size, len);
         /* list_runs opened its own bracket: "(busy time ... (run 2: ...; see Runs)" reads

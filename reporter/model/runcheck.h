@@ -18,10 +18,10 @@
 #define RUNCHECK_BUSY_SHARE 0.10
 #define RUNCHECK_BUSY_MIN_NS 1e6
 
-/* A run is an outlier when its busy time (its threads' time in top-level regions) is far from
-   the median of the runs': a modified z-score (0.6745 |x - median| / MAD, Iglewicz and Hoaglin)
-   above RUNCHECK_OUTLIER_Z, and at least RUNCHECK_OUTLIER_MIN away from the median in ratio,
-   among at least RUNCHECK_OUTLIER_RUNS runs. */
+/* A run that ran to its end (no crash, complete) is an outlier when its busy time (its
+   threads' time in top-level regions) is far from the median of such runs': a modified z-score
+   (0.6745 |x - median| / MAD, Iglewicz and Hoaglin) above RUNCHECK_OUTLIER_Z, and at least
+   RUNCHECK_OUTLIER_MIN away from the median in ratio, among at least RUNCHECK_OUTLIER_RUNS runs. */
 #define RUNCHECK_OUTLIER_Z 3.5
 #define RUNCHECK_OUTLIER_MIN 0.05
 #define RUNCHECK_OUTLIER_RUNS 3

@@ -16,15 +16,15 @@
 const char *const table_names[TABLE_COUNT] = {"callcost", "calltree", "runs", "threads"};
 
 static const struct column callcost_cols[] = {
-    {"Region", COL_TEXT},         {"Calls", COL_COUNT},         {"Total", COL_TOTAL_NS},
-    {"Total %", COL_SHARE},       {"Self", COL_TOTAL_NS},       {"Self %", COL_SHARE},
-    {"Mean", COL_COST_NS},        {"Median", COL_COST_NS},      {"Std dev", COL_COST_NS},
-    {"Min", COL_COST_NS},         {"Max", COL_COST_NS},         {"P90", COL_COST_NS},
-    {"P99", COL_COST_NS},         {"Runs", COL_COUNT},          {"Run mean", COL_COST_NS},
-    {"Run std dev", COL_COST_NS}, {"Run CV", COL_SHARE},        {"95% CI +/-", COL_COST_NS},
-    {"Fastest run", COL_COST_NS}, {"Slowest run", COL_COST_NS}, {"Never stopped", COL_COUNT},
-    {"Percentiles", COL_TEXT},    {"Source file", COL_TEXT},    {"Line", COL_NUMBER},
-    {"Short name", COL_TEXT},     {"Total +/-", COL_TOTAL_NS},  {"Self +/-", COL_TOTAL_NS},
+    {"Region", COL_TEXT},         {"Short name", COL_TEXT},     {"Calls", COL_COUNT},
+    {"Total", COL_TOTAL_NS},      {"Total %", COL_SHARE},       {"Self", COL_TOTAL_NS},
+    {"Self %", COL_SHARE},        {"Mean", COL_COST_NS},        {"Median", COL_COST_NS},
+    {"Std dev", COL_COST_NS},     {"Min", COL_COST_NS},         {"Max", COL_COST_NS},
+    {"P90", COL_COST_NS},         {"P99", COL_COST_NS},         {"Runs", COL_COUNT},
+    {"Run mean", COL_COST_NS},    {"Run std dev", COL_COST_NS}, {"Run CV", COL_SHARE},
+    {"95% CI +/-", COL_COST_NS},  {"Fastest run", COL_COST_NS}, {"Slowest run", COL_COST_NS},
+    {"Never stopped", COL_COUNT}, {"Percentiles", COL_TEXT},    {"Source file", COL_TEXT},
+    {"Line", COL_NUMBER},         {"Total +/-", COL_TOTAL_NS},  {"Self +/-", COL_TOTAL_NS},
     {"Wall", COL_TOTAL_NS},       {"Off-CPU", COL_TOTAL_NS}};
 _Static_assert(sizeof callcost_cols / sizeof *callcost_cols == CC_NCOLS,
                "enum callcost_col names every Call cost column");
@@ -36,12 +36,12 @@ static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
                                               {"Mean", COL_COST_NS},
                                               {"Share of callee's calls", COL_SHARE}};
 static const struct column runs_cols[] = {
-    {"Run", COL_COUNT},     {"File", COL_TEXT},         {"Start", COL_TEXT},
-    {"Program", COL_TEXT},  {"Pid", COL_TEXT},          {"Host", COL_TEXT},
-    {"Mode", COL_TEXT},     {"Clock", COL_TEXT},        {"Frequency (Hz)", COL_COUNT},
-    {"Threads", COL_COUNT}, {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
-    {"Complete", COL_TEXT}, {"Recovered", COL_TEXT},    {"CPU wait %", COL_SHARE},
-    {"Check", COL_TEXT}};
+    {"Run", COL_COUNT},        {"File", COL_TEXT},         {"Start", COL_TEXT},
+    {"Program", COL_TEXT},     {"Pid", COL_TEXT},          {"Host", COL_TEXT},
+    {"Mode", COL_TEXT},        {"Clock", COL_TEXT},        {"Frequency (Hz)", COL_COUNT},
+    {"Threads", COL_COUNT},    {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
+    {"Complete", COL_TEXT},    {"Recovered", COL_TEXT},    {"Crash", COL_TEXT},
+    {"CPU wait %", COL_SHARE}, {"Check", COL_TEXT}};
 static const struct column threads_cols[] = {
     {"Run", COL_COUNT},    {"File", COL_TEXT},     {"Thread", COL_COUNT},
     {"Tid", COL_TEXT},     {"Name", COL_TEXT},     {"State", COL_TEXT},
@@ -130,20 +130,34 @@ void table_row(const struct table *t, size_t i, struct cell *c)
         struct cost_row x;
         const struct region *r = &m->regions[t->order[i]];
         model_cost_row(m, t->order[i], t->busy, &x);
-        struct cell row[] = {text(r->display),     count(x.calls),
-                             num(x.total),         num(x.total_share),
-                             num(x.self),          num(x.self_share),
-                             num(x.mean),          num(x.median),
-                             num(x.stddev),        num(x.min),
-                             num(x.max),           num(x.p90),
-                             num(x.p99),           count(x.runs),
-                             num(x.run_mean),      num(x.run_stddev),
-                             num(x.run_cv),        num(x.ci95),
-                             num(x.fastest),       num(x.slowest),
-                             count(x.never),       text(x.approximate ? "histogram" : "exact"),
-                             text(r->file),        r->line ? count(r->line) : text(NULL),
-                             text(model_short(r)), num(x.total_pm),
-                             num(x.self_pm),       num(x.wall),
+        struct cell row[] = {text(r->display),
+                             text(model_short(r)),
+                             count(x.calls),
+                             num(x.total),
+                             num(x.total_share),
+                             num(x.self),
+                             num(x.self_share),
+                             num(x.mean),
+                             num(x.median),
+                             num(x.stddev),
+                             num(x.min),
+                             num(x.max),
+                             num(x.p90),
+                             num(x.p99),
+                             count(x.runs),
+                             num(x.run_mean),
+                             num(x.run_stddev),
+                             num(x.run_cv),
+                             num(x.ci95),
+                             num(x.fastest),
+                             num(x.slowest),
+                             count(x.never),
+                             text(x.approximate ? "histogram" : "exact"),
+                             text(r->file),
+                             r->line ? count(r->line) : text(NULL),
+                             num(x.total_pm),
+                             num(x.self_pm),
+                             num(x.wall),
                              num(x.offcpu)};
         memcpy(c, row, sizeof row);
         break;
@@ -179,6 +193,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              count(r->events),
                              text(r->complete ? "yes" : "no"),
                              text(r->recovered ? "yes" : "no"),
+                             text(r->crash),
                              num(r->wait_share),
                              text(t->notes[i][0] ? t->notes[i] : NULL)};
         memcpy(c, row, sizeof row);

@@ -67,6 +67,7 @@ struct table {
 /* The Call cost table's columns, in order: the terminal profile and the charts pick theirs. */
 enum callcost_col {
     CC_REGION,
+    CC_SHORT,
     CC_CALLS,
     CC_TOTAL,
     CC_TOTAL_SHARE,
@@ -90,7 +91,6 @@ enum callcost_col {
     CC_PERCENTILES,
     CC_FILE,
     CC_LINE,
-    CC_SHORT,
     CC_TOTAL_PM, /* sampled runs (format 4) */
     CC_SELF_PM,
     CC_WALL,

@@ -841,11 +841,12 @@ static void sink_run_end(void *ctx, const struct model *m, size_t run, int kept)
     prof_sbuf_release(&name);
     trace_flush(x, 0);
     /* otherData holds strings only: the trace viewers show it as a table. */
-    const char *keys[] = {"file",  "program", "command", "pid",     "host",
-                          "start", "clock",   "mode",    "complete"};
+    const char *keys[] = {"file",  "program", "command", "pid",      "host",
+                          "start", "clock",   "mode",    "complete", "crash"};
     const char *vals[] = {r->file,  r->program, r->command,
                           r->pid,   r->host,    r->start,
-                          r->clock, r->mode,    r->complete ? "yes" : "no"};
+                          r->clock, r->mode,    r->complete ? "yes" : "no",
+                          r->crash};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         if (!vals[k])
             continue;

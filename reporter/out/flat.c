@@ -234,7 +234,8 @@ void flat_print_runchecks(FILE *out, const struct model *m, size_t top)
                 busy, m->nruns, m->nruns == 1 ? "" : "s", 100 * RUNCHECK_BUSY_SHARE);
     for (size_t k = 0, shown = 0; busy && k < m->nruns && shown < top; k++)
         if (m->runs[k].busy_machine) {
-            fprintf(out, "  run %zu: waited %.1f%%\n", k + 1, 100 * m->runs[k].wait_share);
+            fprintf(out, "  run %zu waited %.1f%% of the time\n", k + 1,
+                    100 * m->runs[k].wait_share);
             shown++;
         }
     if (outl)
@@ -244,7 +245,29 @@ void flat_print_runchecks(FILE *out, const struct model *m, size_t top)
                 outl, m->nruns);
     for (size_t k = 0, shown = 0; outl && k < m->nruns && shown < top; k++)
         if (m->runs[k].outlier) {
-            fprintf(out, "  run %zu: %.2fx the median\n", k + 1, m->runs[k].busy_ratio);
+            fprintf(out, "  run %zu took %.2fx the median\n", k + 1, m->runs[k].busy_ratio);
             shown++;
         }
+}
+
+/* The runs that crashed: how many, then the first top of them with their signals. */
+void flat_print_crashes(FILE *out, const struct model *m, size_t top)
+{
+    size_t crashed = model_crashed_runs(m), shown = 0;
+    if (crashed == 0)
+        return;
+    fprintf(out, "\ncrashed: %zu of %zu run%s ended by a fatal signal (see the Runs sheet)\n",
+            crashed, m->nruns, m->nruns == 1 ? "" : "s");
+    for (size_t k = 0; k < m->nruns && shown < top; k++) {
+        if (!m->runs[k].crash)
+            continue;
+        char line[256];
+        model_run_crash_text(m, k, line, sizeof line);
+        char *v = text_visible(line, strlen(line), 1); /* a thread name's ESC stays text */
+        fprintf(out, "  %s\n", v);
+        free(v);
+        shown++;
+    }
+    if (crashed > shown)
+        fprintf(out, "  ... %zu more in the Runs sheet\n", crashed - shown);
 }

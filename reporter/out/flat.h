@@ -20,5 +20,7 @@ void flat_print_compare(FILE *out, const struct comparison *c, const struct repo
 void flat_print_idle(FILE *out, const struct model *m, size_t top);
 /* The runs measured on a busy machine and the outlier runs, at most top of each. */
 void flat_print_runchecks(FILE *out, const struct model *m, size_t top);
+/* The runs that crashed, with their signals: the first top of them. */
+void flat_print_crashes(FILE *out, const struct model *m, size_t top);
 
 #endif /* PROFREPORT_FLAT_H */

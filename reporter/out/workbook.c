@@ -33,6 +33,9 @@
    text wraps. Numbers set their column's width whatever it is, so that none shows as ###. */
 #define WIDTH_NAMES 60
 #define WIDTH_PROSE 100
+/* The Summary's columns of names and facts: narrower, so that its first page prints at 8 pt or
+   more (longer text wraps). */
+#define WIDTH_SUMMARY 40
 
 /* The formats every sheet uses. */
 struct fmts {
@@ -172,8 +175,19 @@ static unsigned wrap_lines(const char *text, double width, double scale)
 }
 
 /* A string cell; cut to Excel's limit of CELL_MAX characters, and counted, when too long. */
+static void put_str_cap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
+                        lxw_format *f, double names_cap);
+
 static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
                     lxw_format *f)
+{
+    put_str_cap(b, ws, r, c, s, f, WIDTH_NAMES);
+}
+
+/* put_str with names wider than names_cap characters wrapped (a column that must stay narrow
+   on paper: the Summary's). */
+static void put_str_cap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
+                        lxw_format *f, double names_cap)
 {
     if (!s)
         return;
@@ -190,12 +204,12 @@ static void put_str(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
     }
     /* The column fits the text up to a cap; longer names wrap rather than being cut off by
        the next cell. A title spills into the empty cells beside it. */
-    double cap = f && f == b->f.wrap ? WIDTH_PROSE : WIDTH_NAMES;
+    double cap = f && f == b->f.wrap ? WIDTH_PROSE : names_cap;
     if (f == b->f.header || f == b->f.header_right)
         measure(b, ws, c, header_width(v));
     else if (f != b->f.title)
         measure(b, ws, c, (chars < cap ? (double)chars : cap) * (f == b->f.bold ? 1.15 : 1));
-    if (!f && chars > WIDTH_NAMES)
+    if (!f && chars > names_cap)
         f = b->f.long_name;
     /* Widths count characters as wide as a digit; bold headers are wider. */
     if (f == b->f.header || f == b->f.header_right)
@@ -272,6 +286,30 @@ static void page_setup(const struct book *b, lxw_worksheet *ws, int head_row)
         worksheet_repeat_rows(ws, (lxw_row_t)head_row, (lxw_row_t)head_row);
     worksheet_set_header(ws, b->page_header);
     worksheet_set_footer(ws, "&CPage &P of &N");
+}
+
+/* Rows of a long table that print: its top, and a note of how many more the sheet holds. */
+#define PRINT_ROWS 40
+/* Columns of a wide table that print (Hit count's runs and threads, say). */
+#define PRINT_COLS 12
+
+/*
+ * Print rows 0..last_row and columns first_col..last_col of ws only, with the footer saying
+ * that the top shown of total rows printed (what: "regions"); whoever wants every row prints
+ * the sheet without its print range. Nothing changes when the whole table fits (shown ==
+ * total and no column is left out).
+ */
+static void print_top(lxw_worksheet *ws, lxw_row_t last_row, lxw_col_t first_col,
+                      lxw_col_t last_col, size_t shown, size_t total, const char *what)
+{
+    worksheet_print_area(ws, 0, first_col, last_row, last_col);
+    if (shown >= total)
+        return;
+    char footer[256];
+    snprintf(footer, sizeof footer,
+             "&LPrinted: the top %zu of %zu %s; the sheet holds them all&CPage &P of &N", shown,
+             total, what);
+    worksheet_set_footer(ws, footer);
 }
 
 /* The page header for title: "&L" title "&R&A" (the sheet's name), its '&' doubled so that
@@ -504,14 +542,19 @@ static void sheet_call_cost(struct book *b)
         worksheet_add_table(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(ncols - 1), &opt);
         lxw_conditional_format bar = {0};
         bar.type = LXW_CONDITIONAL_DATA_BAR;
-        worksheet_conditional_format_range(ws, 1, 3, (lxw_row_t)n, 3, &bar);
-        worksheet_conditional_format_range(ws, 1, 5, (lxw_row_t)n, 5, &bar);
+        worksheet_conditional_format_range(ws, 1, CC_TOTAL_SHARE, (lxw_row_t)n, CC_TOTAL_SHARE,
+                                           &bar);
+        worksheet_conditional_format_range(ws, 1, CC_SELF_SHARE, (lxw_row_t)n, CC_SELF_SHARE, &bar);
     } else {
         put_headers(b, ws, 0, heads, ncols);
         put_str(b, ws, 1, 0, "no regions", b->f.note);
     }
     worksheet_freeze_panes(ws, 1, 1);
     page_setup(b, ws, 0);
+    /* On paper: the top regions by their short names, with calls, total and self time and
+       the mean and median cost (the rest of the columns in the sheet). */
+    size_t top = n < PRINT_ROWS ? n : PRINT_ROWS;
+    print_top(ws, (lxw_row_t)(top ? top : 1), CC_SHORT, CC_MEDIAN, top, n, "regions");
 }
 
 /* Hit count: calls per region in total, per run and per thread (by thread name). */
@@ -555,6 +598,9 @@ static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
         put_str(b, ws, 1, 0, "no regions", b->f.note);
     worksheet_freeze_panes(ws, 1, 1);
     page_setup(b, ws, 0);
+    size_t top = n < PRINT_ROWS ? n : PRINT_ROWS;
+    print_top(ws, (lxw_row_t)(top ? top : 1), 0, c - 1 < PRINT_COLS ? c - 1 : PRINT_COLS - 1, top,
+              n, "regions");
     lxw_conditional_format bar = {0};
     bar.type = LXW_CONDITIONAL_DATA_BAR;
     if (n > 0)
@@ -659,6 +705,11 @@ static void sheet_runs(struct book *b, const size_t *rank, size_t n)
     top = put_matrix(b, ws, top, title, &mean, rank, n);
     struct matrix calls = {m->nruns, run_head, run_calls_cell, b->f.count};
     put_matrix(b, ws, top, "Calls, region x run", &calls, rank, n);
+    /* On paper: every run, then the top of the first matrix. */
+    size_t shown = n < PRINT_ROWS ? n : PRINT_ROWS;
+    size_t cols = m->nruns < PRINT_COLS ? m->nruns : PRINT_COLS;
+    print_top(ws, (lxw_row_t)(m->nruns + 4 + shown), 0, (lxw_col_t)(nh - 1 > cols ? nh - 1 : cols),
+              shown, n, "regions of the matrices");
 }
 
 /* Threads: one row per thread of each run, then total and self time per region and thread. */
@@ -681,6 +732,12 @@ static void sheet_threads(struct book *b, const size_t *rank, size_t nregions)
     snprintf(title, sizeof title, "%s, region x thread", with_unit(b, h, sizeof h, "Self time"));
     struct matrix self = {m->nkeys, thread_head, key_self_cell, NULL};
     put_matrix(b, ws, top, title, &self, rank, nregions);
+    /* On paper: every thread, then the top of the first matrix. */
+    size_t shown = nregions < PRINT_ROWS ? nregions : PRINT_ROWS;
+    size_t cols = m->nkeys < PRINT_COLS ? m->nkeys : PRINT_COLS;
+    print_top(ws, (lxw_row_t)(m->nthreads + 4 + shown), 0,
+              (lxw_col_t)(nh - 1 > cols ? nh - 1 : cols), shown, nregions,
+              "regions of the matrices");
 }
 
 /* Call tree: exact caller -> callee edges, heaviest first. */
@@ -699,6 +756,8 @@ static void sheet_call_tree(struct book *b)
         worksheet_autofilter(ws, 0, 0, (lxw_row_t)n, (lxw_col_t)(nh - 1));
     worksheet_freeze_panes(ws, 1, 0);
     page_setup(b, ws, 0);
+    size_t top = n < PRINT_ROWS ? n : PRINT_ROWS;
+    print_top(ws, (lxw_row_t)(top ? top : 1), 0, (lxw_col_t)(nh - 1), top, n, "edges");
 }
 
 static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_row_t first, lxw_col_t col,
@@ -722,11 +781,17 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
     double all;
     uint32_t *nodes = paths_heaviest(t, &np, &all);
     size_t shown = np < PATHS_SHOWN ? np : PATHS_SHOWN;
+    /* Frames by their short names, as the other sheets and the charts show them. */
+    const char **name_of = xcalloc(t && t->nnames ? t->nnames : 1, sizeof *name_of);
+    for (size_t i = 0; t && i < t->nnames; i++) {
+        size_t r = model_find(b->m, t->names[i], t->name_lens[i]);
+        name_of[i] = r != SIZE_MAX ? model_short(&b->m->regions[r]) : NULL;
+    }
     for (size_t i = 0; i < shown; i++) {
         const struct cct_node *node = &t->nodes[nodes[i]];
         lxw_row_t row = (lxw_row_t)(i + 1);
         size_t depth = 0;
-        char *text = paths_text(t, nodes[i], &depth);
+        char *text = paths_text(t, nodes[i], name_of, &depth);
         char *region = region_display(t->names[node->name], t->name_lens[node->name]);
         put_str(b, ws, row, 0, text, NULL);
         put_num(b, ws, row, 1, (double)(depth - 1), b->f.count);
@@ -760,8 +825,11 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         put_str(b, ws, (lxw_row_t)shown + 2, 0, note, b->f.note);
     }
     free(nodes);
+    free(name_of);
     worksheet_freeze_panes(ws, 1, 1);
     page_setup(b, ws, 0);
+    /* On paper: the table (its chart beside it would shrink the page). */
+    print_top(ws, (lxw_row_t)(shown + 2), 0, (lxw_col_t)(nh - 1), shown, np, "call paths");
 }
 
 /* One table of leak sites (the top of them) from row on; returns the row after it. */
@@ -936,7 +1004,7 @@ static void kv(struct book *b, lxw_worksheet *ws, lxw_row_t *row, const char *ke
                const char *value)
 {
     put_str(b, ws, *row, 0, key, b->f.bold);
-    put_str(b, ws, *row, 1, value, NULL);
+    put_str_cap(b, ws, *row, 1, value, NULL, WIDTH_SUMMARY);
     (*row)++;
 }
 
@@ -1029,6 +1097,19 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     }
     kv_num(b, ws, &row, "Incomplete runs", (double)incomplete, b->f.count);
     kv_num(b, ws, &row, "Runs recovered from killed processes", (double)recovered, b->f.count);
+    size_t crashed = model_crashed_runs(m);
+    kv_num(b, ws, &row, "Crashed runs", (double)crashed, b->f.count);
+    for (size_t k = 0, shown = 0; k < m->nruns && shown < 5; k++) {
+        if (!m->runs[k].crash)
+            continue;
+        model_run_crash_text(m, k, buf, sizeof buf);
+        kv(b, ws, &row, shown ? "" : "Crashes", buf);
+        shown++;
+    }
+    if (crashed > 5) {
+        snprintf(buf, sizeof buf, "... %zu more in the Runs sheet's Crash column", crashed - 5);
+        kv(b, ws, &row, "", buf);
+    }
     kv_num(b, ws, &row, "Inputs (run files and killed runs)", (double)ri->ninputs, b->f.count);
     kv_num(b, ws, &row, "Threads", (double)m->nthreads, b->f.count);
     size_t idle = 0, timed = 0;
@@ -1119,7 +1200,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     for (size_t i = 0; i < top; i++, row++) {
         struct region *r = &m->regions[rank[i]];
         /* The short name the terminal and the charts show; Call cost has the full one. */
-        put_str(b, ws, row, 0, model_short(r), NULL);
+        put_str_cap(b, ws, row, 0, model_short(r), NULL, WIDTH_SUMMARY);
         shortened += strcmp(model_short(r), r->display) != 0;
         put_time(b, ws, row, 1, r->self_ns);
         put_num(b, ws, row, 2, m->self_total_ns > 0 ? r->self_ns / m->self_total_ns : NAN,
@@ -1151,7 +1232,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         char title[96];
         lxw_chart_options place = {0};
         place.x_scale = 1.2;
-        place.y_scale = 1.3;
+        place.y_scale = 1.8; /* 26 rows: one chart to a printed page, every label shown */
         lxw_chart *self = workbook_add_chart(b->wb, LXW_CHART_BAR);
         lxw_chart_series *sr = chart_add_series(self, NULL, NULL);
         chart_series_set_categories(sr, "Charts", 2, 0, (lxw_row_t)(tself + 1), 0);
@@ -1162,17 +1243,23 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         set_time_axis(b, self, largest_self);
         chart_axis_set_reverse(self->y_axis); /* the most self time on top */
         chart_legend_set_position(self, LXW_CHART_LEGEND_NONE);
-        worksheet_insert_chart_opt(ws, 1, 8, self, &place);
+        /* Below the table, not beside it: the page keeps the table's width, and its text
+           prints large enough to read. Where the time goes first, then the two others. */
+        lxw_row_t below = (lxw_row_t)(row + 1);
+        worksheet_insert_chart_opt(ws, below, 0, self, &place);
         snprintf(title, sizeof title, "%s, top %zu",
                  with_unit(b, h[4], sizeof h[4], "Mean cost per call"), top);
         /* The other two read this sheet's own table: its short names and numbers. */
         lxw_chart *cost = bar_chart(b, "Summary", top_row, 6, top, title, "cost per call");
         set_time_axis(b, cost, largest_mean);
-        worksheet_insert_chart_opt(ws, 23, 8, cost, &place);
+        worksheet_insert_chart_opt(ws, below + 28, 0, cost, &place);
         snprintf(title, sizeof title, "Calls, top %zu regions by %s", top,
                  model_sort_labels[m->sort]);
         worksheet_insert_chart_opt(
-            ws, 45, 8, bar_chart(b, "Summary", top_row, 5, top, title, "calls"), &place);
+            ws, below + 56, 0, bar_chart(b, "Summary", top_row, 5, top, title, "calls"), &place);
+        /* Each chart starts a printed page of its own, so that no page break cuts one. */
+        lxw_row_t breaks[] = {below, below + 28, below + 56, 0};
+        worksheet_set_h_pagebreaks(ws, breaks);
     }
 }
 
@@ -1399,7 +1486,10 @@ static void sheet_charts(struct book *b)
         put_str(b, ws, row, 0, ri->charts_note ? ri->charts_note : "no gnuplot charts", b->f.note);
         return;
     }
+    /* Each picture starts a printed page, so that no page break cuts one. */
+    lxw_row_t *breaks = xcalloc(ri->nimages + 1, sizeof *breaks);
     for (size_t i = 0; i < ri->nimages; i++) {
+        breaks[i] = row;
         put_str(b, ws, row, 0, ri->image_titles[i], b->f.bold);
         lxw_image_options opt = {0};
         opt.x_scale = 0.8;
@@ -1407,6 +1497,8 @@ static void sheet_charts(struct book *b)
         worksheet_insert_image_opt(ws, row + 1, 0, ri->images[i], &opt);
         row = (lxw_row_t)(row + 3 + png_rows(ri->images[i], 0.8));
     }
+    worksheet_set_h_pagebreaks(ws, breaks);
+    free(breaks);
 }
 
 /* About: what every sheet and column means. */
@@ -1422,7 +1514,8 @@ static void sheet_about(struct book *b)
                     "one program is reported (--program NAME, else the one with the most runs; "
                     "--all-programs merges them); the others are named with their runs. Runs "
                     "unlike each other: runs from different hosts or clocks, or tick rates of one "
-                    "clock more than 1 % apart."},
+                    "clock more than 1 % apart. Crashed runs: runs that ended by a fatal signal, "
+                    "each named with its signal and the thread it came to."},
         {"Times", "A time cell holds a number of nanoseconds, shown in its own unit (ns, us, ms "
                   "or s) with at least 3 significant digits by its number format, as the "
                   "terminal prints it: 1092010972 shows as 1.09 s. Sort and compute with the "
@@ -1482,13 +1575,16 @@ static void sheet_about(struct book *b)
                           "lock, or waiting for a CPU."},
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
-        {"Runs", "One row per run file, then region x run matrices of mean cost and calls. CPU "
-                 "wait %: of the time the run's threads wanted a CPU (their CPU time plus the time "
-                 "they were runnable but waited, the kernel's run-queue delay), the share they "
-                 "waited; Check: 'busy machine' when that is over 10 % (other programs took the "
-                 "CPUs, so the times include waiting), 'outlier' when the run's busy time is far "
-                 "from the median run's (a modified z-score over 3.5 and at least 5 % off, among "
-                 "3 runs or more)."},
+        {"Runs", "One row per run file (or killed run rebuilt from its parts), then region x "
+                 "run matrices of mean cost and calls. Crash: the signal that ended a run that "
+                 "crashed (the collector wrote what every thread had recorded, then let the "
+                 "signal end the program); empty for the others. CPU wait %: of the time the "
+                 "run's threads wanted a CPU (their CPU time plus the time they were runnable but "
+                 "waited, the kernel's run-queue delay), the share they waited; Check: 'busy "
+                 "machine' when that is over 10 % (other programs took the CPUs, so the times "
+                 "include waiting), 'outlier' when the run's busy time is far from the median "
+                 "run's (a modified z-score over 3.5 and at least 5 % off, among 3 runs or "
+                 "more)."},
         {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
                     "base of Total %). Wall and CPU: the thread's wall-clock and CPU time from its "
                     "first event to its end (or the run's end), empty when the run does not say; "
@@ -1506,7 +1602,9 @@ static void sheet_about(struct book *b)
                        "and runs) with the most self time, and a chart of the heaviest: where "
                        "the time is spent and through which callers. Built from each row's "
                        "Depth and end order, or from format 3 summary rows' Node and Parent; "
-                       "format 1-2 summary rows count as top-level paths."},
+                       "format 1-2 summary rows count as top-level paths. Frames show their "
+                       "short names, and a run of frames repeated back to back (recursion) is "
+                       "folded: walk ×9, [a > b] ×3."},
         {"Memory", "Only when a run used memory checks. Largest leak sites over all runs (site, "
                    "function, allocation stack), with a chart; the runtime's own blocks, still "
                    "reachable at exit (dynamic loader, C/C++ libraries: not leaks); then per run "

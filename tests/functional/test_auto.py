@@ -3,6 +3,7 @@ libprofreport-auto): real instrumented programs, their run files read with the c
 their workbooks with openpyxl, against counts known from the programs' own structure and, where
 it is installed, against uftrace's counts for the same binary."""
 
+import itertools
 import re
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from conftest import (
     SAN,
     SUMMARY_COLUMNS,
     clean_env,
+    compile_program,
     event_paths,
     parse_run,
     run_command,
@@ -197,14 +199,19 @@ def test_exclude_and_include_filter_by_glob(tmp_path):
     assert counts(one) == {"shapes::Square::area() const": 3}
 
 
-def test_max_depth_stops_recording_below_it(tmp_path):
+def test_max_depth_folds_the_calls_below_it_with_a_warning(tmp_path):
     _, run = run_calls(tmp_path, 12, 9, 5, env={"PROFILER_MAX_DEPTH": "3"})
     assert max(int(r["Depth"]) for r in run.rows) == 2
     c = counts(run)
     assert c["fib"] == 3  # fib(12) at depth 1 and its two children at depth 2
-    assert c["shared_twice_square"] == 5 and "shared_square" not in c  # depth 3: not recorded
+    assert c["shared_twice_square"] == 5 and "shared_square" not in c  # depth 3: folded
     assert c["is_even"] == 1 and c["is_odd"] == 1
-    assert run.warnings == []
+    # Every call is a row or counted in the depth-limit warning (as in the folding test below).
+    even, odd = parity_calls(9)
+    every = fib_calls(12) + even + odd + 5 + 5 + 10 + 1
+    (deep,) = run.warnings
+    assert deep["kind"] == "depth-limit"
+    assert sum(n for name, n in c.items() if name != "manual loop") + deep["count"] == every
 
 
 def test_min_duration_folds_short_calls_into_their_parent(tmp_path):
@@ -289,16 +296,10 @@ def test_summary_and_events_runs_of_one_program_report_the_same_counts(tmp_path)
     assert hits(ehits) == hits(shits) == hits(sahits)
 
 
-@pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
-@pytest.mark.skipif(SAN != "", reason="uftrace's preloaded runtime does not mix with sanitizers")
-def test_counts_match_uftrace_for_the_same_binary(tmp_path):
-    from conftest import program
-    binary = program("auto/calls")
-    args = ["13", "7", "6"]
-    _, ours = run_calls(sub(tmp_path, "events"), *args)
-    _, summary = run_once(sub(tmp_path, "summary"), "auto/calls", *args)
-    data = tmp_path / "uftrace.data"
-    rec = run_command(["uftrace", "record", "--no-libcall", "-d", data, binary, *args],
+def uftrace_calls(tmp_path, binary, args, *opts):
+    """{function: calls} that uftrace records of binary run with args, given record options."""
+    data = tmp_path / f"uftrace-{next(_uftrace_runs)}.data"
+    rec = run_command(["uftrace", "record", "--no-libcall", *opts, "-d", data, binary, *args],
                       env=clean_env(), cwd=tmp_path, timeout=120)
     assert rec.returncode == 0, rec.stderr
     rep = run_command(["uftrace", "report", "-d", data, "-s", "call"], env=clean_env(),
@@ -309,6 +310,21 @@ def test_counts_match_uftrace_for_the_same_binary(tmp_path):
         m = re.match(r"\s*[\d.]+ \S+\s+[\d.]+ \S+\s+(\d+)\s+(\S+)\s*$", line)
         if m:
             theirs[m.group(2)] = int(m.group(1))
+    return theirs
+
+
+_uftrace_runs = itertools.count(1)
+
+
+@pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
+@pytest.mark.skipif(SAN != "", reason="uftrace's preloaded runtime does not mix with sanitizers")
+def test_counts_match_uftrace_for_the_same_binary(tmp_path):
+    from conftest import program
+    binary = program("auto/calls")
+    args = ["13", "7", "6"]
+    _, ours = run_calls(sub(tmp_path, "events"), *args)
+    _, summary = run_once(sub(tmp_path, "summary"), "auto/calls", *args)
+    theirs = uftrace_calls(tmp_path, binary, args)
     mine = counts(ours)
     by_path = {k[1]: r["Calls"] for k, r in summary_regions(summary.rows).items()}
     for name in ["main", "fib", "is_even", "is_odd", "helper", "shared_twice_square",
@@ -422,3 +438,85 @@ def test_callgrind_export_names_source_files_and_lines(tmp_path):
     assert re.search(r"tests/programs/auto/calls\.c:fib$", text, re.M), text
     assert re.search(r"shared_lib\.c:shared_square$", text, re.M), text
     assert re.search(r" regions:manual loop$", text, re.M), text
+
+
+@pytest.mark.parametrize("lang", ["c", "c++"])
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_scopes_and_module_regions_measure_the_work_inside_them_when_instrumented(
+        tmp_path, lang, opt):
+    """PROFILER_SCOPE and PROFILER_API in an instrumented program (scopes.c): the header's own
+    functions (C++'s guard classes) are invisible to the hooks, so each region holds the
+    pause_ms call made inside it, and no function of the header is a row."""
+    exe = compile_program(tmp_path, SOURCE / "scopes.c", lang, opt, auto=True)
+    folder = tmp_path / "runs"
+    proc = run_command([exe], env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    files = list(folder.glob("profiling_*.csv"))
+    assert len(files) == 1
+    run = parse_run(files[0])
+    paths = summary_paths(run.rows)
+    assert {path: int(r["Calls"]) for (_, path), r in paths.items()} == {
+        ("main",): 1, ("main", "scoped"): 1, ("main", "scoped", "pause_ms"): 1,
+        ("main", "store_put"): 1, ("main", "store_put", "store"): 1,
+        ("main", "store_put", "store", "pause_ms"): 1}
+    for region in ("scoped", "store"):
+        outer = next(r for (_, p), r in paths.items() if p[-1] == region)
+        inner = next(r for (_, p), r in paths.items() if p[-2:] == (region, "pause_ms"))
+        # Sampled timing (the default): pause_ms sleeps, so its time is wall time (Wall, its
+        # one call timed), not CPU samples; the samples still add up along the path.
+        assert int(outer["Wall"]) >= int(inner["Wall"]) > 0
+        assert int(outer["Ticks"]) - int(outer["Self"]) == int(inner["Ticks"])
+
+
+def deeprec_counts(run):
+    """{function: calls} of a deeprec run in either mode."""
+    if run.value("Mode") == "events":
+        return dict(counts(run))
+    return {k[1]: r["Calls"] for k, r in summary_regions(run.rows).items()}
+
+
+@pytest.mark.parametrize("mode", ["events", "summary"])
+def test_recursion_10000_deep_counts_every_call(tmp_path, mode):
+    """deeprec.c: 3 recursions 10,000 deep, beyond the 4096 frames a recorder starts with: every
+    call is counted (30,000, as the program's structure says), the paths are 10,001 deep, and
+    there is no warning."""
+    _, run = run_auto(tmp_path, "auto/deeprec", 10000, 3, env={"PROFILER_MODE": mode})
+    assert deeprec_counts(run) == {"main": 1, "descend": 30000}
+    assert run.warnings == []
+    if mode == "events":
+        assert max(int(r["Depth"]) for r in run.rows) == 10000
+    else:
+        paths = summary_paths(run.rows)
+        assert max(len(p) for _, p in paths) == 10001
+        assert all(r["Calls"] == "3" for (_, p), r in paths.items() if p[-1] == "descend")
+
+
+@pytest.mark.skipif(shutil.which("uftrace") is None, reason="uftrace is not installed")
+@pytest.mark.skipif(SAN != "", reason="uftrace's preloaded runtime does not mix with sanitizers")
+@pytest.mark.parametrize("mode", ["events", "summary"])
+def test_depth_limit_folds_deeper_calls_as_uftrace_counts_them(tmp_path, mode):
+    """deeprec 1000 deep, 3 times, against uftrace on the same binary: without a limit both
+    count every call; with PROFILER_MAX_DEPTH=100 (uftrace -D 100) the calls kept are those
+    uftrace records at that depth, and the depth-limit warning counts the rest, so kept plus
+    folded is uftrace's total. The workbook's Warnings sheet shows it."""
+    from conftest import program
+    binary = program("auto/deeprec")
+
+    args = ["1000", "3"]
+    names = ("main", "descend")
+    every = {k: v for k, v in uftrace_calls(tmp_path, binary, args).items() if k in names}
+    at_100 = {k: v for k, v in uftrace_calls(tmp_path, binary, args, "-D", "100").items()
+              if k in names}
+    _, run = run_auto(sub(tmp_path, "all"), "auto/deeprec", 1000, 3, env={"PROFILER_MODE": mode})
+    assert deeprec_counts(run) == every and run.warnings == []
+    _, run = run_auto(sub(tmp_path, "limited"), "auto/deeprec", 1000, 3,
+                      env={"PROFILER_MODE": mode, "PROFILER_MAX_DEPTH": "100"})
+    kept = deeprec_counts(run)
+    assert kept == at_100 and kept["descend"] < every["descend"]
+    (deep,) = run.warnings
+    assert deep["kind"] == "depth-limit"
+    assert kept["descend"] + deep["count"] == every["descend"]
+    out = tmp_path / f"{mode}.xlsx"
+    must_run(run.path, "-o", out, "-q", "--no-gnuplot")
+    assert [(w["Kind"], w["Count"]) for w in Book(out).warnings()] == [
+        ("depth-limit", deep["count"])]

@@ -1004,20 +1004,19 @@ def test_regions_nested_5000_deep_in_events_mode(tmp_path):
     assert run.warnings == []
 
 
-def test_summary_mode_counts_4096_levels_and_warns_about_deeper(tmp_path):
-    """Summary mode counts regions nested up to 4096 deep and reports the deeper ones in one
-    Warning,depth-limit (5000 nested regions: 4096 calls counted, 904 not), each level a path
-    of its own."""
+def test_summary_mode_counts_regions_nested_5000_deep(tmp_path):
+    """Summary mode counts regions nested deeper than the 4096 frames a recorder starts with
+    (its stack grows): 5000 nested regions are 5000 calls, each level a path of its own, and no
+    warning."""
     _, run = run_once(tmp_path, "deep", 5000, env={"PROFILER_MODE": "summary"})
     paths = summary_paths(run.rows)
-    assert sorted(len(path) for _, path in paths) == list(range(1, 4097))
+    assert sorted(len(path) for _, path in paths) == list(range(1, 5001))
     for row in run.rows:
         check_summary_row(row)
     (row,) = summary_regions(run.rows).values()
-    assert row["Calls"] == 4096
+    assert row["Calls"] == 5000
     assert row["Self"] == row["Outer"]
-    assert [(w["kind"], w["thread"], w["count"]) for w in run.warnings] == [
-        ("depth-limit", 1, 904)]
+    assert run.warnings == []
 
 
 def test_summary_mode_past_max_nodes_folds_new_paths_into_their_parent(tmp_path):

@@ -98,7 +98,11 @@ def test_link_at_a_part_name_is_not_followed(tmp_path):
 LIMIT = 64 * 1024
 
 
-@pytest.mark.parametrize("regions,where", [(40000, "a part"), (3000, "the run file")])
+# Sizes that do not depend on the timings' digits: a region's events are 12 bytes of its part
+# (enter 2 words, exit 1; PROFILER_FLUSH_INTERVAL=0 adds no chunk), so 5000 make a part of
+# about 60,000 bytes, under LIMIT; its run-file row ("r,T,1,,0,S,St,0") is at least 16 bytes,
+# so the run file is at least 80,000, over it. 40000 regions make a part over it.
+@pytest.mark.parametrize("regions,where", [(40000, ".part'"), (5000, ".csv'")])
 def test_file_size_limit_stops_profiling_not_the_program(tmp_path, regions, where):
     """Under a file-size limit the collector's write that meets the limit (while the program
     runs: a part; at exit: the run file) gets one warning and profiling stops; the program
@@ -108,14 +112,15 @@ def test_file_size_limit_stops_profiling_not_the_program(tmp_path, regions, wher
     mine = tmp_path / "mine.bin"
     with subprocess.Popen(
             [str(program("fsize")), str(regions), str(mine)],
-            env=clean_env({"PROFILER_DIR": folder}), cwd=tmp_path, stdout=subprocess.PIPE,
+            env=clean_env({"PROFILER_DIR": folder, "PROFILER_FLUSH_INTERVAL": "0"}),
+            cwd=tmp_path, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))) as p:
         out, err = p.communicate(timeout=60)
     assert p.returncode == 5, (p.returncode, err)
     assert out == f"blocked 0 default 1 wrote {LIMIT} efbig 1 caught 1\n".encode(), out
     lines = library_lines(err)
-    assert len(lines) == 1 and "File too large" in lines[0], lines
+    assert len(lines) == 1 and "File too large" in lines[0] and where in lines[0], lines
     assert err.decode().splitlines() == lines
     assert not run_files(folder) or all(
         parse_run(f).value("Complete") == "no" for f in run_files(folder))
@@ -224,3 +229,62 @@ def test_fork_racing_with_finish_takes_the_locks_in_one_order(tmp_path):
     assert len(files) == rounds
     for f in files[:: max(1, rounds // 20)]:
         assert len(parse_run(f).rows_of("round")) == 1
+
+
+# ---- cancelled threads ----
+
+
+@pytest.mark.parametrize("mode", ["events", "summary"])
+def test_threads_cancelled_at_the_collectors_io_end_where_the_host_said(tmp_path, mode):
+    """Threads with a cancellation pending (cancel.c) record their first region (the part's
+    open and write), buffer writes or snapshots, and a name: the collector's I/O is no
+    cancellation point, so each ends at its own pthread_testcancel with every region recorded,
+    and nothing hangs. Three runs, each with its complete run file."""
+    n = 2
+    for i in range(3):
+        folder = fresh_dir(tmp_path)
+        env = {"PROFILER_DIR": folder, "PROFILER_MODE": mode}
+        if mode == "summary":
+            env["PROFILER_FLUSH_INTERVAL"] = "0.000001"  # a snapshot at almost every stop
+        proc = run_command([program("cancel"), str(n)], env=clean_env(env), cwd=tmp_path,
+                           timeout=60)
+        assert proc.returncode == 0 and proc.stderr == b"", proc
+        assert proc.stdout == f"cancel: {n} {n} {n} cancelled\n".encode()
+        (path,) = run_files(folder)
+        run = parse_run(path)
+        assert run.value("Complete") == "yes" and run.warnings == []
+        assert sorted(os.listdir(folder)) == [path.name]
+        threads = run.threads
+        assert len(threads) == 3 * n + 1 and len({t["tid"] for t in threads}) == 3 * n + 1
+        assert all(t["state"] == "exited" for t in threads)
+        assert sorted(t["name"] for t in threads if t["name"]) == ["main"] + ["named"] * n
+        if mode == "events":
+            calls = {}
+            for r in run.rows:
+                calls[r["Region"]] = calls.get(r["Region"], 0) + 1
+        else:
+            calls = {}
+            for r in run.rows:
+                calls[r["Region"]] = calls.get(r["Region"], 0) + int(r["Calls"])
+        assert calls == {"first": n, "rec": 50000 * n, "named": 2 * n, "main": 1}
+
+
+def test_a_key_destructor_that_records_after_the_librarys_keeps_its_thread(tmp_path):
+    """keydtor.c: the program's key destructor, which runs after the library's in each of four
+    rounds, records: its regions of the first two rounds are the worker's, those after the
+    library ended the worker's recorder (in the third) are dropped, and the worker is one
+    thread (one tid, one thread record), never registered again."""
+    folder = fresh_dir(tmp_path)
+    proc = run_command([program("keydtor")], env=clean_env({"PROFILER_DIR": folder}),
+                       cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == b"", proc
+    assert proc.stdout == b"keydtor: 4 rounds\n"
+    (path,) = run_files(folder)
+    run = parse_run(path)
+    assert run.value("Complete") == "yes" and run.warnings == []
+    threads = run.threads
+    assert [t["state"] for t in threads] == ["exited", "exited"]
+    assert len({t["tid"] for t in threads}) == 2
+    worker = next(str(t["number"]) for t in threads if t["name"] != "main")
+    assert sorted(r["Region"] for r in run.rows if r["Thread"] == worker) == [
+        "in-destructor"] * 2 + ["work"]

@@ -5,11 +5,14 @@ and an unwound warning counting the frames closed; a region placed by hand and c
 function stays intact. Run files are read with the csv module (conftest.py), workbooks with
 openpyxl (reporter_helpers.py)."""
 
+import re
 from collections import Counter
 
 import pytest
 
-from conftest import check_events_structure, run_once, scaled, summary_paths, summary_regions
+from conftest import (ROOT, check_events_structure, clean_env, compile_program, event_paths,
+                      parse_run, run_command, run_files, run_once, scaled, summary_paths,
+                      summary_regions)
 from reporter_helpers import Book, must_run, templates_args
 
 N = 1000
@@ -49,6 +52,15 @@ def summary_paths_of(run):
     return {" > ".join(path): int(r["Calls"]) for (_, path), r in summary_paths(run.rows).items()}
 
 
+def unfold(path):
+    """A Call paths sheet's path with its folded recursion ("level ×3") written out again."""
+    out = []
+    for frame in path.split(" > "):
+        name, times = re.fullmatch(r"(.*?)(?: \u00d7(\d+))?", frame).groups()
+        out += [name] * int(times or 1)
+    return " > ".join(out)
+
+
 def report(run, tmp_path):
     """The workbook of one run: (Call paths {path: calls}, Call tree {(caller, callee): calls})."""
     out = tmp_path / "report.xlsx"
@@ -56,7 +68,7 @@ def report(run, tmp_path):
     book = Book(out)
     _, paths = book.table("Call paths")
     _, tree = book.table("Call tree")
-    return ({r["Call path"]: r["Calls"] for r in paths},
+    return ({unfold(r["Call path"]): r["Calls"] for r in paths},
             {(r["Caller"], r["Callee"]): r["Calls"] for r in tree})
 
 
@@ -154,3 +166,68 @@ def test_regions_recorded_on_another_stack_do_not_close_the_threads_own(tmp_path
     assert run.warnings == []
     assert [(r["Parent"], r["Depth"]) for r in run.rows_of("handler")] == [("worker", "1")] * 3
     assert [(r["Parent"], r["Depth"]) for r in run.rows_of("worker")] == [("", "0")]
+
+
+def run_built(tmp_path, exe, n, mode):
+    """Run a program built by the test with n calls in mode; its one run file, parsed."""
+    folder = tmp_path / f"runs-{exe.name}-{mode}"
+    proc = run_command([exe, str(n)], env=clean_env({"PROFILER_DIR": folder, "PROFILER_MODE": mode}),
+                       cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0 and proc.stderr == b"", proc
+    (path,) = run_files(folder)
+    return parse_run(path)
+
+
+def deepest(run):
+    """The deepest nesting of a run in either mode (1: top level only), found without building
+    the paths (a run whose depth grew with every jump would make them quadratic)."""
+    if run.value("Mode") == "events":
+        return 1 + max(int(r["Depth"]) for r in run.rows)
+    depth = {}
+    for r in run.rows:  # parents come before their children (FORMAT.md 1.4)
+        depth[(r["Thread"], r["Node"])] = 1 + depth.get((r["Thread"], r["Parent"]), 0)
+    return max(depth.values())
+
+
+def any_paths(run):
+    """{call path: calls} of a run in either mode (events: replayed in end order, FORMAT.md
+    1.3, as summary mode keeps them)."""
+    if run.value("Mode") == "summary":
+        return summary_paths_of(run)
+    return {" > ".join(path): n for (_, path), n in event_paths(run.rows).items()}
+
+
+@pytest.mark.parametrize("mode", ["events", "summary"])
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_inlined_scopes_left_by_longjmp_are_closed_when_their_block_opens_again(
+        tmp_path, opt, mode):
+    """longjmp_inline.c: two scopes inlined into main's loop, left by longjmp in every other of
+    200,000 calls, their tokens in main's own stack frame. The outer scope's token, where an
+    abandoned one was, closes both abandoned regions: every call is counted, the paths are never
+    deeper than work > inner, and the unwound warning counts the regions closed."""
+    n = scaled(200000)
+    exe = compile_program(tmp_path, ROOT / "tests/programs/longjmp_inline.c", "c", opt)
+    run = run_built(tmp_path, exe, n, mode)
+    assert deepest(run) == 2
+    assert any_paths(run) == {"work": n, "work > inner": n}
+    assert warnings_by_kind(run) == {"unwound": n}
+
+
+@pytest.mark.parametrize("mode", ["events", "summary"])
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_a_call_from_an_abandoned_frames_position_leaves_it(tmp_path, opt, mode):
+    """longjmp_pcall.c (instrumented functions only, the pcall pattern): after each longjmp,
+    main calls the next function from the position of the two frames the jump abandoned (the
+    function and the check inlined into it, which share one stack frame): the same function
+    from the same call site, or its twin from another one, in a new frame at the abandoned
+    one's address. Each call closes the abandoned frames, so depth never grows: 200,000 of
+    200,000 calls are counted, on their real paths."""
+    n = scaled(200000)
+    exe = compile_program(tmp_path, ROOT / "tests/programs/auto/longjmp_pcall.c", "c", opt,
+                          auto=True)
+    run = run_built(tmp_path, exe, n, mode)
+    assert deepest(run) == 3
+    assert any_paths(run) == {"main": 1, "main > work": 3 * n // 4,
+                              "main > work > check": 3 * n // 4, "main > work_again": n // 4,
+                              "main > work_again > check": n // 4}
+    assert warnings_by_kind(run) == {"unwound": n}

@@ -205,7 +205,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
     headers, table = book.table("Runs")
     assert headers == ["Run", "File", "Start", "Program", "Pid", "Host", "Mode", "Clock",
                        "Frequency (Hz)", "Threads", "Duration (ns)", "Events", "Complete",
-                       "Recovered", "CPU wait %", "Check"]
+                       "Recovered", "Crash", "CPU wait %", "Check"]
     assert len(table) == 3
     for k, (run, path, row) in enumerate(zip(runs, paths, table)):
         assert row["Run"] == k + 1
@@ -217,7 +217,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
         assert row["Threads"] == len(run.threads)
         assert row["Events"] == len(run.rows)
         close(row["Duration (ns)"], run.duration * 1e9 / run.frequency, what="Duration")
-        assert (row["Complete"], row["Recovered"]) == ("yes", "no")
+        assert (row["Complete"], row["Recovered"], row["Crash"]) == ("yes", "no", None)
 
     title, mhead, means = book.matrix("Mean cost per call")
     assert "(ns)" in title
@@ -348,8 +348,8 @@ def test_unit_option_scales_values_and_headers(tmp_path, unit):
     book = Book(out)
     exp = expect_events(runs)
     headers, rows, _ = book.cost()
-    cost_unit = unit_of(headers[6])
-    total_unit = unit_of(headers[2])
+    cost_unit = unit_of(headers[7])
+    total_unit = unit_of(headers[3])
     want = None if unit == "auto" else unit
     assert cost_unit == total_unit == want
     assert headers == cost_headers(want, want)
@@ -363,7 +363,7 @@ def test_unit_option_scales_values_and_headers(tmp_path, unit):
     # means and ms for these totals.
     ws = book.wb["Call cost"]
     for r in range(2, ws.max_row + 1):
-        mean, total = ws.cell(r, 7), ws.cell(r, 3)
+        mean, total = ws.cell(r, 8), ws.cell(r, 4)  # Region, Short name, Calls, Total, ..., Mean
         assert render_time(mean.value, mean.number_format).endswith(f" {want or 'us'}")
         assert render_time(total.value, total.number_format).endswith(f" {want or 'ms'}")
     summary = book.rows("Summary")

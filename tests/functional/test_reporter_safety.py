@@ -161,6 +161,14 @@ def test_file_size_limit_is_an_error_and_leaves_no_temporary(tmp_path):
     assert listing(out) == []
 
 
+def default_disposition(sig):
+    """In a child before exec: sig's default action, unblocked. A command started with a signal
+    ignored keeps it ignored (as a shell's background job or nohup starts it), so a test that
+    sends one sets the disposition it depends on instead of inheriting the caller's."""
+    signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_removes_the_temporaries(tmp_path, sig):
     """SIGTERM or SIGINT while the command reads its input (here a pipe that nobody writes
@@ -173,7 +181,8 @@ def test_signal_removes_the_temporaries(tmp_path, sig):
     p = subprocess.Popen([str(PROFREPORT), str(fifo), "-o", str(out / "r.xlsx"),
                           "--no-gnuplot", "--trace", str(out / "t.json"), "--json",
                           str(out / "s.json")], env=clean_env(), stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: default_disposition(sig))
     try:
         deadline = time.monotonic() + 20
         while len(listing(out)) < 3 and time.monotonic() < deadline:

@@ -44,7 +44,7 @@ def test_an_outlier_run_is_flagged_by_a_robust_rule(tmp_path):
     s = Book(out).summary()
     assert s["Outlier runs"].startswith("1 of 5 (busy time far from the median run's: run 5:")
     text = p.stdout.decode()
-    assert "outliers: 1 of 5 runs" in text and "run 5: 1.49x the median" in text
+    assert "outliers: 1 of 5 runs" in text and "run 5 took 1.49x the median" in text
 
     near = tmp_path / "near"
     write_runs(near, [100_000_000, 102_000_000, 98_000_000, 101_000_000, 99_000_000])
@@ -58,7 +58,7 @@ def test_an_outlier_run_is_flagged_by_a_robust_rule(tmp_path):
     write_runs(two, [100_000_000, 300_000_000])
     out = tmp_path / "two.xlsx"
     must_run(two, "-o", out, "--no-gnuplot")
-    assert Book(out).summary()["Outlier runs"] == "cannot tell from 2 runs (at least 3)"
+    assert Book(out).summary()["Outlier runs"] == "cannot tell from 2 complete runs (at least 3)"
 
 
 def test_a_run_whose_threads_waited_for_a_cpu_is_flagged(tmp_path):
@@ -77,7 +77,7 @@ def test_a_run_whose_threads_waited_for_a_cpu_is_flagged(tmp_path):
     assert Book(out).summary()["Runs on a busy machine"] == (
         "1 of 2 (run 1: waited for a CPU 29 %; see Runs)")
     text = p.stdout.decode()
-    assert "busy machine: in 1 of 3 runs" in text and "run 1: waited 28.6%" in text
+    assert "busy machine: in 1 of 3 runs" in text and "run 1 waited 28.6% of the time" in text
 
     old = tmp_path / "old"
     write_runs(old, [100_000_000])

@@ -94,7 +94,7 @@ static void parts_merge_into_one_run_file(void **state)
     char *p1 = make_part(1, "main", ids1, 2, w1, 6, "exited");
     char *p2 = make_part(2, "worker", ids2, 1, w2, 3, "exited");
     const char *paths[] = {p1, p2};
-    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
     char *text = assemble(paths, 2, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -151,7 +151,7 @@ static void cpu_chunks_become_thread_cpu_records(void **state)
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, cpu0, sizeof cpu0), 0);
     close(fd);
     const char *paths[] = {p3, p2, p1, p5};
-    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
     char *text = assemble(paths, 4, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -216,6 +216,75 @@ static void killed_run_recovers_incomplete(void **state)
     free(text);
     unlink(p);
     free(p);
+}
+
+/* Append a crash chunk (signal, thread, name) to the part at path. */
+static void add_crash(const char *path, uint32_t sig, uint32_t thread, const char *name)
+{
+    char payload[64];
+    uint32_t head[2] = {sig, thread};
+    memcpy(payload, head, sizeof head);
+    size_t n = strlen(name) + 1;
+    memcpy(payload + PROF_CRASH_RECORD, name, n);
+    int fd = open(path, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CRASH, payload, PROF_CRASH_RECORD + n), 0);
+    close(fd);
+}
+
+/* A crashed run's parts (a crash chunk after their data, no end) give one Crash record after
+   Complete, from the first part in thread order, and their incomplete warnings say where the
+   data ends; a part that ended cleanly after its crash chunk (the program lived on) keeps its
+   state and gives no Crash record. A crash chunk shorter than its record
+   is damage: its part is incomplete as a killed one's, with no Crash record from it. */
+static void crash_chunks_become_the_crash_record(void **state)
+{
+    (void)state;
+    const char *ids[] = {"work"};
+    uint32_t w[] = {0, 100, PROF_W_EXIT | 7};
+    char *p1 = make_part(1, "main", ids, 1, w, 3, NULL);
+    char *p2 = make_part(2, "worker", ids, 1, w, 3, NULL);
+    char *p3 = make_part(3, "done", ids, 1, w, 3, NULL);
+    add_crash(p3, 6, 3, "SIGABRT"); /* then it ended cleanly: the program lived on */
+    int fd = open(p3, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+    add_crash(p2, 11, 1, "SIGSEGV");
+    add_crash(p1, 11, 1, "SIGSEGV");
+    const char *paths[] = {p3, p2, p1};
+    enum prof_error err;
+    char *text = assemble(paths, 3, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Complete,no\nCrash,11,SIGSEGV,1\nThreads,3\n"));
+    assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"
+                                 "Thread,2,99,worker,incomplete\n"
+                                 "Thread,3,99,done,exited\n"));
+    assert_non_null(
+        strstr(text, "Warning,incomplete,1,1,the thread's data ends where the program crashed\n"
+                     "Warning,incomplete,2,1,the thread's data ends where the program crashed\n"));
+    assert_non_null(strstr(text, "\nwork,7,1,,0,7,100,0\n"));
+    free(text);
+    const char *lived[] = {p3};
+    text = assemble(lived, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Complete,yes\nThreads,1\n"));
+    free(text);
+
+    char *p4 = make_part(1, "main", ids, 1, w, 3, NULL);
+    fd = open(p4, O_WRONLY | O_APPEND);
+    uint32_t short_crash = 6;
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CRASH, &short_crash, 4), 0);
+    close(fd);
+    const char *one[] = {p4};
+    text = assemble(one, 1, NULL, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_null(strstr(text, "Crash,"));
+    assert_non_null(strstr(text, "Warning,incomplete,1,1,the thread's data ends early"));
+    free(text);
+    char *all[] = {p1, p2, p3, p4};
+    for (size_t i = 0; i < 4; i++) {
+        unlink(all[i]);
+        free(all[i]);
+    }
 }
 
 /* A file that is not a part, or of an unknown version, is refused. */
@@ -328,7 +397,7 @@ static void damage_keeps_the_rows_before_it(void **state)
 static void run_without_parts_is_empty(void **state)
 {
     (void)state;
-    struct prof_run_override ov = {1000, 5, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {1000, 5, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
     char *text = assemble(NULL, 0, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -581,7 +650,7 @@ static void memory_findings_then_region_bytes(void **state)
                                       .stack = "load_all (app.c:7) < main (app.c:20)",
                                       .count = 1,
                                       .bytes = 64};
-    struct prof_run_override ov = {1000, 5, 1, NULL, 0, &finding, 1};
+    struct prof_run_override ov = {1000, 5, 1, NULL, 0, &finding, 1, NULL};
     const char *paths[] = {p};
     enum prof_error err;
     char *text = assemble(paths, 1, &ov, &err);
@@ -713,7 +782,7 @@ static void writer_matches_a_plain_reference(void **state)
             assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
         close(fd);
     }
-    struct prof_run_override ov = {2000, 123456789012ull, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {2000, 123456789012ull, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
     char *text = assemble((const char *const *)paths, 3, &ov, &err);
     assert_int_equal(err, PROF_OK);
@@ -802,7 +871,7 @@ static char *write_run(const char *dir, const char *const *paths, size_t n,
     snprintf(file, sizeof file, "%s/run.csv", dir);
     FILE *out = fopen(file, "wb");
     assert_non_null(out);
-    struct prof_run_override ov = {2000, 5, 1, NULL, 0, NULL, 0};
+    struct prof_run_override ov = {2000, 5, 1, NULL, 0, NULL, 0, NULL};
     assert_int_equal(prof_assemble_split(paths, n, out, &ov, opts), PROF_OK);
     assert_int_equal(fclose(out), 0);
     /* Nothing of the second thread's is left beside the run file. */
@@ -862,7 +931,7 @@ static void split_writes_the_serial_bytes(void **state)
 
         size_t len1, len2;
         char *serial = write_run(dir, pp, sc->n, NULL, &len1);
-        struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, dir, count_hook, 0};
+        struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, dir, count_hook, 0, NULL};
         __atomic_store_n(&hook_calls, 0, __ATOMIC_RELAXED);
         char *split = write_run(dir, pp, sc->n, &opts, &len2);
         assert_int_equal(__atomic_load_n(&hook_calls, __ATOMIC_RELAXED), 2); /* it ran */
@@ -906,7 +975,7 @@ static void split_failures_fall_back_to_one_thread(void **state)
         char missing[sizeof dir + 16];
         snprintf(missing, sizeof missing, "%s/missing", dir);
         struct prof_split_opts opts = {PROF_SPLIT_ALWAYS, faults[i] ? dir : missing, NULL,
-                                       faults[i]};
+                                       faults[i], NULL};
         char *split = write_run(dir, pp, 2, &opts, &len2);
         assert_int_equal(len1, len2);
         assert_memory_equal(serial, split, len1);
@@ -929,6 +998,7 @@ int main(void)
         cmocka_unit_test(split_failures_fall_back_to_one_thread),
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(cpu_chunks_become_thread_cpu_records),
+        cmocka_unit_test(crash_chunks_become_the_crash_record),
         cmocka_unit_test(summary_records_become_rows),
         cmocka_unit_test(summary_record_of_unknown_id_is_damage),
         cmocka_unit_test(v3_records_keep_their_paths),

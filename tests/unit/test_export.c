@@ -310,11 +310,11 @@ static void csv_callcost_has_workbook_columns_in_ns(void **state)
     fclose(f);
     /* top: 2 calls, total 600, self 500 of 600, busy 600; mean 300, median 300, sample
        std dev sqrt(2 * 100^2) = 141.42..., min 200, max 400, P90 380, P99 398. */
-    const char *want_top = "\ntop,2,600,1,500,0.8333333333333334,300,300,141.4213562373095,200,"
-                           "400,380,398,1,300,,,,300,300,0,exact,,,top,,,,\n";
+    const char *want_top = "\ntop,top,2,600,1,500,0.8333333333333334,300,300,141.4213562373095,"
+                           "200,400,380,398,1,300,,,,300,300,0,exact,,,,,,\n";
     assert_non_null(strstr(text, want_top));
-    assert_non_null(strstr(text, "\n'=cmd|'/c calc'!A0,1,100,"));
-    assert_true(strncmp(text, "Region,Calls,Total (ns),Total %,Self (ns)", 41) == 0);
+    assert_non_null(strstr(text, "\n'=cmd|'/c calc'!A0,'=cmd|'/c calc'!A0,1,100,"));
+    assert_true(strncmp(text, "Region,Short name,Calls,Total (ns),Total %,Self (ns)", 52) == 0);
     free(text);
     model_release(&m);
 }
@@ -331,8 +331,10 @@ static void json_holds_every_table(void **state)
     assert_int_equal(export_json_write(f, &m, "profreport x", NULL), 0);
     fclose(f);
     assert_non_null(strstr(text, "\"command\": \"profreport x\""));
-    assert_non_null(strstr(text, "\"callcost\": [\n  {\"Region\": \"top\", \"Calls\": 2, "
-                                 "\"Total (ns)\": 600,"));
+    assert_non_null(strstr(text,
+                           "\"callcost\": [\n  {\"Region\": \"top\", \"Short name\": \"top\", "
+                           "\"Calls\": 2, "
+                           "\"Total (ns)\": 600,"));
     assert_non_null(strstr(text, "\"Run std dev (ns)\": null"));
     assert_non_null(strstr(text, "{\"Caller\": \"top\", \"Callee\": \"=cmd|'/c calc'!A0\", "
                                  "\"Calls\": 1, \"Total (ns)\": 100,"));

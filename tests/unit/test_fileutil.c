@@ -131,6 +131,99 @@ static void mkdirs_makes_the_missing_parents(void **state)
     free(d);
 }
 
+/* Folders are made 0755 whatever the umask: never writable by others. */
+static void mkdirs_never_makes_a_folder_others_can_write(void **state)
+{
+    (void)state;
+    char *d = scratch(), p[256];
+    mode_t old = umask(0);
+    assert_int_equal(prof_mkdirs(in(p, sizeof p, d, "x/y")), 0);
+    umask(old);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0755);
+    assert_int_equal(stat(in(p, sizeof p, d, "x"), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0755);
+    rmdir(in(p, sizeof p, d, "x/y"));
+    rmdir(in(p, sizeof p, d, "x"));
+    rmdir(d);
+    free(d);
+}
+
+/* Files made relative to a folder's descriptor stay in that folder when its name is given to
+   a link to another folder; publishing there replaces nothing either. */
+static void files_made_at_a_folder_descriptor_follow_the_folder_not_its_name(void **state)
+{
+    (void)state;
+    char *d = scratch(), p[256], q[256], r[256];
+    assert_int_equal(mkdir(in(p, sizeof p, d, "runs"), 0755), 0);
+    assert_int_equal(mkdir(in(q, sizeof q, d, "elsewhere"), 0755), 0);
+    int dirfd = open(p, O_RDONLY | O_DIRECTORY);
+    assert_true(dirfd >= 0);
+    assert_int_equal(rename(p, in(r, sizeof r, d, "moved")), 0);
+    assert_int_equal(symlink(q, p), 0);
+    char *tmp = NULL;
+    int fd = prof_file_create_temp_at(dirfd, NULL, "run", ".tmp", 0600, &tmp);
+    assert_true(fd >= 0);
+    assert_null(strchr(tmp, '/'));
+    close(fd);
+    assert_int_equal(prof_file_publish_at(dirfd, tmp, "run.csv"), 0);
+    fd = prof_file_create_at(dirfd, "again", 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(prof_file_publish_at(dirfd, "again", "run.csv"), -1);
+    assert_int_equal(errno, EEXIST);
+    char f[300];
+    snprintf(f, sizeof f, "%s/run.csv", r);
+    assert_int_equal(access(f, F_OK), 0);
+    snprintf(f, sizeof f, "%s/run.csv", q);
+    assert_int_equal(access(f, F_OK), -1);
+    unlinkat(dirfd, "run.csv", 0);
+    unlinkat(dirfd, "again", 0);
+    close(dirfd);
+    free(tmp);
+    unlink(p);
+    rmdir(q);
+    rmdir(r);
+    rmdir(d);
+    free(d);
+}
+
+/* A write to a pipe whose reader is gone fails with EPIPE under the guard, the SIGPIPE it
+   raised is taken away and the mask restored; a SIGPIPE pending before stays the caller's. */
+static void closed_pipe_raises_no_sigpipe_under_the_guard(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    close(fds[0]);
+    sigset_t pipe_set, before, after, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_SETMASK, NULL, &before);
+    struct prof_signal_guard g;
+    prof_signals_hold(&g);
+    assert_int_equal(prof_write_all(fds[1], "x", 1), EPIPE);
+    prof_signals_release(&g);
+    pthread_sigmask(SIG_SETMASK, NULL, &after);
+    assert_int_equal(sigismember(&after, SIGPIPE), sigismember(&before, SIGPIPE));
+    assert_int_equal(sigpending(&pending), 0);
+    assert_false(sigismember(&pending, SIGPIPE));
+
+    /* The program's own SIGPIPE, pending (blocked) before the write, is not taken. */
+    pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+    pthread_kill(pthread_self(), SIGPIPE);
+    prof_signals_hold(&g);
+    assert_int_equal(prof_write_all(fds[1], "x", 1), EPIPE);
+    prof_signals_release(&g);
+    assert_int_equal(sigpending(&pending), 0);
+    assert_true(sigismember(&pending, SIGPIPE));
+    const struct timespec zero = {0, 0};
+    assert_int_equal(sigtimedwait(&pipe_set, NULL, &zero), SIGPIPE);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    close(fds[1]);
+}
+
 /* Publishing gives the file its final name but never replaces one already there. */
 static void publish_never_replaces(void **state)
 {
@@ -219,7 +312,10 @@ int main(void)
         cmocka_unit_test(create_never_follows_a_planted_link),
         cmocka_unit_test(temporaries_have_unpredictable_distinct_names),
         cmocka_unit_test(mkdirs_makes_the_missing_parents),
+        cmocka_unit_test(mkdirs_never_makes_a_folder_others_can_write),
+        cmocka_unit_test(files_made_at_a_folder_descriptor_follow_the_folder_not_its_name),
         cmocka_unit_test(publish_never_replaces),
+        cmocka_unit_test(closed_pipe_raises_no_sigpipe_under_the_guard),
         cmocka_unit_test(writes_are_complete_across_short_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

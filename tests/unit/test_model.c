@@ -127,6 +127,41 @@ static void warning_kind_is_repaired(void **state)
     model_release(&m);
 }
 
+/* A Crash record names the run's signal and thread; the first one counts, a name that is not
+   letters and digits (or none) gives way to the number, and a record without a usable signal
+   number is ignored. */
+static void crash_record_names_the_signal_and_thread(void **state)
+{
+    (void)state;
+    static const char *const runs[][2] = {
+        {"Crash,11,SIGSEGV,1\nCrash,6,SIGABRT,2\n", "SIGSEGV (signal 11)"},
+        {"Crash,7,SIG BUS\xff,1\n", "signal 7"},
+        {"Crash,7\n", "signal 7"},
+        {"Crash,0,SIGSEGV,1\nCrash,x,SIGSEGV,1\nCrash,99999,SIGSEGV,1\n", NULL},
+    };
+    struct model m;
+    model_init(&m);
+    char text[512], line[128];
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+        snprintf(text, sizeof text,
+                 "Frequency,1000\nFormat,profreport-run,3\nMode,events\nComplete,no\n%s"
+                 "Threads,1\nThread,1,12,main,incomplete\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\na,5,1,,0,5,0,0\n",
+                 runs[k][0]);
+        read_run(&m, text);
+        if (runs[k][1])
+            assert_string_equal(m.runs[k].crash, runs[k][1]);
+        else
+            assert_null(m.runs[k].crash);
+    }
+    assert_int_equal(model_crashed_runs(&m), 3);
+    model_run_crash_text(&m, 0, line, sizeof line);
+    assert_string_equal(line, "run 1: SIGSEGV (signal 11) in thread 1 (main)");
+    model_run_crash_text(&m, 2, line, sizeof line);
+    assert_string_equal(line, "run 3: signal 7");
+    model_release(&m);
+}
+
 /* Thread numbers are keys, not sizes: a row of thread 4000000000 makes one thread (it made the
    model ask for 32 GiB and the command stop), and numbers that share a hash slot stay apart. */
 static void thread_numbers_of_any_size_are_kept_apart(void **state)
@@ -613,6 +648,7 @@ int main(void)
         cmocka_unit_test(call_paths_are_kept_only_when_asked),
         cmocka_unit_test(call_paths_merge_threads_and_runs),
         cmocka_unit_test(warning_kind_is_repaired),
+        cmocka_unit_test(crash_record_names_the_signal_and_thread),
         cmocka_unit_test(thread_numbers_of_any_size_are_kept_apart),
         cmocka_unit_test(busy_time_of_a_killed_run_follows_threads_of_any_number),
         cmocka_unit_test(version_3_summary_rows_add_up_per_region),

@@ -39,7 +39,7 @@ static void paths_come_heaviest_first_with_their_text(void **state)
     static const size_t depth_want[] = {2, 1, 1, 2};
     for (size_t i = 0; i < n; i++) {
         size_t depth;
-        char *text = paths_text(t, v[i], &depth);
+        char *text = paths_text(t, v[i], NULL, &depth);
         assert_string_equal(text, want[i]);
         assert_int_equal(depth, depth_want[i]);
         free(text);
@@ -90,7 +90,7 @@ static void long_paths_keep_their_innermost_frames(void **state)
     char *s = NULL;
     for (size_t i = 0; i < n && !s; i++) {
         size_t d;
-        char *x = paths_text(t, v[i], &d);
+        char *x = paths_text(t, v[i], NULL, &d);
         if (d == 300) {
             s = x;
             depth = d;
@@ -109,11 +109,59 @@ static void long_paths_keep_their_innermost_frames(void **state)
     model_release(&m);
 }
 
+/* Recursion folds: a run of one frame repeated is "walk ×9", of a cycle of frames "[a > b] ×3";
+   frames come from the names given (the short names) where there is one. */
+static void recursion_folds_and_short_names_show(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_keep_paths(&m);
+    /* main > walk x9 > leaf, then main > a > b > a > b > a > b > c */
+    char text[4096], *p = text;
+    p += sprintf(p, "Frequency,1000000000\nFormat,profreport-run,2\nMode,events\n"
+                    "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                    "leaf,1,1,walk,10,1,9,0\n");
+    for (int d = 9; d >= 1; d--)
+        p += sprintf(p, "walk,%d,1,%s,%d,1,%d,%d\n", 11 - d, d > 1 ? "walk" : "main", d, d, d > 1);
+    const char *cycle[] = {"a", "b", "a", "b", "a", "b"};
+    p += sprintf(p, "c,1,1,b,7,1,26,0\n");
+    for (int d = 6; d >= 1; d--)
+        p += sprintf(p, "%s,%d,1,%s,%d,1,%d,%d\n", cycle[d - 1], 8 - d,
+                     d > 1 ? cycle[d - 2] : "main", d, 20 + d, d > 2);
+    p += sprintf(p, "main,40,1,,0,15,0,0\n");
+    runtext_read(&m, text);
+    const struct cct *t = model_paths(&m);
+    size_t n;
+    uint32_t *v = paths_heaviest(t, &n, NULL);
+    int seen = 0;
+    const char **names = calloc(t->nnames, sizeof *names);
+    for (size_t i = 0; i < t->nnames; i++)
+        if (strcmp(t->names[i], "leaf") == 0)
+            names[i] = "the leaf";
+    for (size_t i = 0; i < n; i++) {
+        size_t d;
+        char *x = paths_text(t, v[i], names, &d);
+        if (strcmp(x, "main > walk \xc3\x97"
+                      "9 > the leaf") == 0)
+            seen += d == 11;
+        else if (strcmp(x, "main > [a > b] \xc3\x97"
+                           "3 > c") == 0)
+            seen += d == 8;
+        free(x);
+    }
+    assert_int_equal(seen, 2);
+    free(names);
+    free(v);
+    model_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths_come_heaviest_first_with_their_text),
         cmocka_unit_test(no_tree_no_paths),
+        cmocka_unit_test(recursion_folds_and_short_names_show),
         cmocka_unit_test(long_paths_keep_their_innermost_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

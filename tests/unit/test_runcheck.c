@@ -100,7 +100,7 @@ static void an_outlier_stands_far_from_the_median(void **state)
     runcheck_apply(&m);
     assert_false(m.runs[0].outlier || m.runs[1].outlier);
     assert_string_equal(runcheck_outlier_summary(&m, buf, sizeof buf),
-                        "cannot tell from 2 runs (at least 3)");
+                        "cannot tell from 2 complete runs (at least 3)");
     model_release(&m);
 }
 

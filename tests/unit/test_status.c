@@ -1,7 +1,9 @@
 /*
  * test_status.c - unit tests of status.c: a failure stops profiling, moves the generation and
- * warns once until the next run begins; dropped events count on their own thread only.
+ * warns once until the next run begins; dropped events count on their own thread only; children
+ * made without fork's handlers are told apart.
  */
+#define _GNU_SOURCE /* vfork */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "status.h"
+
+extern pid_t _Fork(void);
 
 /* Run f with stderr going to a file; return what it wrote (the caller frees). */
 static char *stderr_of(void (*f)(void))
@@ -112,6 +117,52 @@ static void busy_and_quiet_marks_nest(void **state)
     assert_int_equal(prof_mem_quiet, 0);
 }
 
+/* Calls made back in a child found late. */
+static int new_process_calls;
+static void count_new_process(void) { new_process_calls++; }
+
+/* The process the state belongs to: the same one; a child of _Fork (no fork handlers) found
+   once, handled once; a vfork child, which shares the parent's memory, changes nothing. */
+static void children_without_fork_handlers_are_told_apart(void **state)
+{
+    (void)state;
+    prof_process_setup(count_new_process);
+    assert_int_equal(prof_process_check(), PROF_PROCESS_SAME);
+    pid_t pid = _Fork();
+    if (pid == 0) {
+        int first = prof_process_check(), second = prof_process_check();
+        _exit(first == PROF_PROCESS_FORKED && second == PROF_PROCESS_SAME && new_process_calls == 1
+                  ? 0
+                  : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+#ifndef __SANITIZE_THREAD__ /* ThreadSanitizer makes vfork a fork */
+    volatile int seen = -1;
+    pid = vfork();
+    if (pid == 0) {
+        seen = prof_process_check();
+        _exit(0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(seen, PROF_PROCESS_SHARED);
+#endif
+    assert_int_equal(new_process_calls, 0);
+    assert_int_equal(prof_process_check(), PROF_PROCESS_SAME);
+}
+
+/* secure_getenv: an ordinary process reads PROFILER_ variables. */
+static void an_ordinary_process_reads_its_environment(void **state)
+{
+    (void)state;
+    assert_int_equal(prof_secure(), 0);
+    setenv("PROFILER_TEST_VALUE", "yes", 1);
+    assert_string_equal(prof_getenv("PROFILER_TEST_VALUE"), "yes");
+    unsetenv("PROFILER_TEST_VALUE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +170,8 @@ int main(void)
         cmocka_unit_test(finishing_stops_without_a_failure),
         cmocka_unit_test(dropped_events_count_on_their_own_thread),
         cmocka_unit_test(busy_and_quiet_marks_nest),
+        cmocka_unit_test(children_without_fork_handlers_are_told_apart),
+        cmocka_unit_test(an_ordinary_process_reads_its_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

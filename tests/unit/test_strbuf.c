@@ -66,6 +66,36 @@ static void buffer_grows(void **state)
     assert_null(b.data);
     assert_int_equal(b.len, 0);
 }
+/* A buffer over the caller's memory never grows: what does not fit marks it failed and
+   changes nothing past cap, and release empties it without freeing the memory. */
+static void fixed_buffer_never_grows(void **state)
+{
+    (void)state;
+    char mem[28];
+    memset(mem, '#', sizeof mem);
+    struct prof_sbuf b;
+    prof_sbuf_fixed(&b, mem, 24);
+    prof_sbuf_str(&b, "abc");
+    prof_sbuf_u64(&b, 42); /* needs room for any u64: 20 bytes */
+    assert_false(b.failed);
+    assert_int_equal(b.len, 5);
+    assert_memory_equal(mem, "abc42", 5);
+    prof_sbuf_str(&b, "0123456789012345678"); /* 24 bytes in all: fits */
+    assert_false(b.failed);
+    prof_sbuf_char(&b, 'x'); /* one too many */
+    assert_true(b.failed);
+    assert_int_equal(b.len, 24);
+    assert_memory_equal(mem + 24, "####", 4);
+    assert_ptr_equal(b.data, mem);
+    prof_sbuf_release(&b);
+    assert_ptr_equal(b.data, mem);
+    assert_int_equal(b.len, 0);
+    assert_false(b.failed);
+    prof_sbuf_str(&b, "12345678");
+    assert_false(b.failed);
+    assert_memory_equal(mem, "12345678", 8);
+}
+
 /* Write one field and compare the result. */
 static void check_field(const char *in, const char *want)
 {
@@ -187,6 +217,7 @@ int main(void)
         cmocka_unit_test(integers_are_decimal),
         cmocka_unit_test(integers_at_every_digit_count),
         cmocka_unit_test(buffer_grows),
+        cmocka_unit_test(fixed_buffer_never_grows),
         cmocka_unit_test(plain_field_is_not_quoted),
         cmocka_unit_test(separators_are_quoted),
         cmocka_unit_test(quotes_are_doubled),

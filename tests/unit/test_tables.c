@@ -47,12 +47,12 @@ static void time_headers_carry_their_unit(void **state)
     struct unit us = {"us", 1e3}, ms = {"ms", 1e6};
     char h[64];
     assert_string_equal(column_header(h, sizeof h, &t.cols[0], us, ms), "Region");
-    assert_string_equal(column_header(h, sizeof h, &t.cols[2], us, ms), "Total (ms)");
-    assert_string_equal(column_header(h, sizeof h, &t.cols[3], us, ms), "Total %");
-    assert_string_equal(column_header(h, sizeof h, &t.cols[6], us, ms), "Mean (us)");
-    assert_string_equal(column_header(h, sizeof h, &t.cols[17], us, ms), "95% CI +/- (us)");
-    assert_string_equal(column_header(h, sizeof h, &t.cols[25], us, ms), "Total +/- (ms)");
-    assert_string_equal(column_header(h, sizeof h, &t.cols[28], us, ms), "Off-CPU (ms)");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[CC_TOTAL], us, ms), "Total (ms)");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[CC_TOTAL_SHARE], us, ms), "Total %");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[CC_MEAN], us, ms), "Mean (us)");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[CC_CI95], us, ms), "95% CI +/- (us)");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[CC_TOTAL_PM], us, ms), "Total +/- (ms)");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[CC_OFFCPU], us, ms), "Off-CPU (ms)");
     assert_int_equal(t.ncols, 29);
     assert_int_equal(t.nrows, 0);
     table_close(&t);
@@ -129,11 +129,11 @@ static void call_cost_rows_are_ranked_and_undefined_values_empty(void **state)
         assert_string_equal(c[0].s, order[i]);
     }
     /* b: one call, so no standard deviation; no source file, so no line. */
-    assert_int_equal(c[1].kind, CELL_INT);
-    assert_int_equal(c[1].i, 1);
-    assert_int_equal(c[8].kind, CELL_NONE);
-    assert_int_equal(c[22].kind, CELL_NONE);
-    assert_int_equal(c[23].kind, CELL_NONE);
+    assert_int_equal(c[CC_CALLS].kind, CELL_INT);
+    assert_int_equal(c[CC_CALLS].i, 1);
+    assert_int_equal(c[CC_STDDEV].kind, CELL_NONE);
+    assert_int_equal(c[CC_FILE].kind, CELL_NONE);
+    assert_int_equal(c[CC_LINE].kind, CELL_NONE);
     table_close(&t);
     model_release(&m);
 }

@@ -1,0 +1,647 @@
+#!/usr/bin/python3
+"""accuracy.py - how close libprofreport-auto's profile is to the program it measured.
+
+Three real programs from Debian's sources (zstd, Lua 5.4, yaml-cpp's util/parse), each built
+plain, with empty -finstrument-functions hooks, with libprofreport-auto (gcc
+-finstrument-functions and clang -finstrument-functions-after-inlining) in each profreport mode,
+with gcc's -pg (gprof) and under uftrace. For each configuration it prints the slowdown against
+the plain build (min/median/max of alternated runs), the time per run the profile reports
+against the plain build's wall time, and how far the top 15 self shares are from perf's
+cpu-clock samples of the plain binary. bench/README.md ("Accuracy bench") explains the columns.
+
+Usage: accuracy.py BUILD_DIR WORK_DIR
+  ACC_REPS=5           timed runs of every configuration (alternated, one of each per round)
+  ACC_PROGRAMS=zstd,lua,yaml   which programs
+  ACC_PERF_RUNS=10     runs of each plain binary under perf record, at least; more when
+  ACC_PERF_SECONDS=3   the runs take less CPU time than this
+  ACC_ZSTD_ARGS="-9 -T1"   zstd's options ("-9 --single-thread --no-asyncio": one thread)
+  ACC_FETCH_ONLY=1     fetch and build, measure nothing (used to prepare /work/accsrc)
+Everything it downloads and builds stays under WORK_DIR/acc/; a second run reuses it.
+"""
+
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Debian's mirror, as the system's own apt sources name it; the source entries live in a
+# private apt configuration under WORK_DIR/acc/apt, so the system's is never changed.
+MIRROR = "http://deb.debian.org/debian"
+SECURITY = "http://deb.debian.org/debian-security"
+
+
+def log(msg):
+    """Progress on stderr, so stdout holds only the tables."""
+    print("accuracy: " + msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    """Run a command; its failure stops the bench with the command's output."""
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    if res.returncode != 0:
+        sys.exit("accuracy: failed (%d): %s\n%s" % (res.returncode, " ".join(cmd),
+                                                   res.stdout[-4000:]))
+    return res.stdout
+
+
+def apt_suite():
+    """The Debian release the system's apt sources use (bookworm here)."""
+    for path in glob.glob("/etc/apt/sources.list.d/*.sources") + glob.glob("/etc/apt/sources.list"):
+        with open(path) as f:
+            m = re.search(r"^Suites:\s*(\S+)", f.read(), re.M)
+            if m:
+                return m.group(1)
+    return subprocess.run(["sh", "-c", ". /etc/os-release && echo $VERSION_CODENAME"],
+                          stdout=subprocess.PIPE, text=True).stdout.strip()
+
+
+# Debian source package, the tree dpkg-source makes of it, and how the bench builds it: the
+# sources each program's own Makefile or CMakeLists compiles, compiled with one command line per
+# configuration, so that configurations differ in the instrumentation flag alone.
+PROGRAMS = {
+    "zstd": {
+        "package": "libzstd",
+        "lang": "c",
+        "sources": ["lib/common/*.c", "lib/compress/*.c", "lib/decompress/*.c",
+                    "lib/decompress/huf_decompress_amd64.S", "lib/dictBuilder/*.c", "programs/*.c"],
+        "cppflags": ["-DXXH_NAMESPACE=ZSTD_", "-DZSTD_MULTITHREAD", "-DZSTD_LEGACY_SUPPORT=0",
+                     "-DDEBUGLEVEL=0", "-Ilib", "-Ilib/common", "-Iprograms"],
+        "libs": ["-pthread"],
+        "binary": "zstd",
+    },
+    "lua": {
+        "package": "lua5.4",
+        "lang": "c",
+        "sources": ["src/*.c"],
+        "exclude": ["src/luac.c"],
+        "cppflags": ["-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX"],
+        "libs": ["-lm", "-ldl"],
+        "binary": "lua",
+        # written by debian/rules before the build (Debian's luaconf.h patch includes it)
+        "generated": {"src/lua5.4-deb-multiarch.h": "#define DEB_HOST_MULTIARCH \"%s\"\n"},
+    },
+    "yaml": {
+        "package": "yaml-cpp",
+        "lang": "c++",
+        "sources": ["src/*.cpp", "src/contrib/*.cpp", "util/parse.cpp"],
+        "cppflags": ["-Iinclude", "-Isrc"],
+        "libs": [],
+        "binary": "parse",
+    },
+}
+
+# The compiled builds: compiler family and the flags beside -O2 -g.
+BUILDS = {
+    "plain-gcc": ("gcc", []),
+    "plain-clang": ("clang", []),
+    "fi-gcc": ("gcc", ["-finstrument-functions"]),
+    "fi-clang": ("clang", ["-finstrument-functions-after-inlining"]),
+    "pg": ("gcc", ["-pg"]),
+}
+
+
+def compilers(family, lang):
+    """The compiler driver for a family and language."""
+    if family == "gcc":
+        return "g++" if lang == "c++" else "gcc"
+    return "clang++" if lang == "c++" else "clang"
+
+
+def fetch(acc):
+    """Download and unpack the three Debian source packages once, through a private deb-src list."""
+    src = os.path.join(acc, "src")
+    os.makedirs(src, exist_ok=True)
+    trees = {}
+    missing = []
+    for name, p in PROGRAMS.items():
+        found = [d for d in glob.glob(os.path.join(src, p["package"] + "-*")) if os.path.isdir(d)]
+        if found:
+            trees[name] = found[0]
+        else:
+            missing.append(name)
+    if not missing:
+        return trees
+    apt = os.path.join(acc, "apt")
+    for d in ("lists/partial", "cache/archives/partial"):
+        os.makedirs(os.path.join(apt, d), exist_ok=True)
+    suite = apt_suite()
+    with open(os.path.join(apt, "sources.list"), "w") as f:
+        f.write("deb-src %s %s main\n" % (MIRROR, suite))
+        f.write("deb-src %s %s-updates main\n" % (MIRROR, suite))
+        f.write("deb-src %s %s-security main\n" % (SECURITY, suite))
+    opts = ["-o", "Dir::Etc::SourceList=" + os.path.join(apt, "sources.list"),
+            "-o", "Dir::Etc::SourceParts=" + os.path.join(apt, "none"),
+            "-o", "Dir::State::Lists=" + os.path.join(apt, "lists"),
+            "-o", "Dir::Cache=" + os.path.join(apt, "cache")]
+    if os.getuid() == 0:
+        opts += ["-o", "APT::Sandbox::User=root"]  # root writes the files itself, not _apt
+    log("fetching Debian sources (%s) from %s, %s" % (", ".join(missing), MIRROR, suite))
+    run(["apt-get", "-q"] + opts + ["update"])
+    for name in missing:
+        pkg = PROGRAMS[name]["package"]
+        run(["apt-get", "-q"] + opts + ["source", "--download-only", pkg], cwd=src)
+        dsc = sorted(glob.glob(os.path.join(src, pkg + "_*.dsc")))[-1]
+        run(["dpkg-source", "--no-check", "-x", os.path.basename(dsc)], cwd=src)
+        trees[name] = [d for d in glob.glob(os.path.join(src, pkg + "-*")) if os.path.isdir(d)][0]
+    return trees
+
+
+def compile_one(job):
+    """Compile one source file unless its object is newer than the source and the flags match."""
+    cmd, src, obj = job
+    stamp = obj + ".cmd"
+    line = "\0".join(cmd)
+    if os.path.exists(obj) and os.path.getmtime(obj) >= os.path.getmtime(src) \
+            and os.path.exists(stamp) and open(stamp).read() == line:
+        return None
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if res.returncode != 0:
+        return "%s\n%s" % (" ".join(cmd), res.stdout[-3000:])
+    with open(stamp, "w") as f:
+        f.write(line)
+    return None
+
+
+def build_program(name, tree, acc, build_dir, pool):
+    """Compile every build of one program and link its binaries; returns {config: binary path}."""
+    p = PROGRAMS[name]
+    srcs = []
+    for pattern in p["sources"]:
+        srcs += sorted(glob.glob(os.path.join(tree, pattern)))
+    srcs = [s for s in srcs if os.path.relpath(s, tree) not in p.get("exclude", [])]
+    for path, text in p.get("generated", {}).items():
+        path = os.path.join(tree, path)
+        if not os.path.exists(path):
+            arch = run(["gcc", "-print-multiarch"]).strip()
+            with open(path, "w") as f:
+                f.write(text % arch)
+    out = os.path.join(acc, "bin", name)
+    jobs = []
+    objs = {}
+    for b, (family, flags) in BUILDS.items():
+        d = os.path.join(out, b)
+        os.makedirs(d, exist_ok=True)
+        cc = compilers(family, p["lang"])
+        objs[b] = []
+        for s in srcs:
+            o = os.path.join(d, os.path.relpath(s, tree).replace("/", "_") + ".o")
+            cppflags = [("-I" + os.path.join(tree, f[2:])) if f.startswith("-I") else f
+                        for f in p["cppflags"]]
+            cmd = [cc, "-O2", "-g"] + flags + cppflags + ["-c", s, "-o", o]
+            jobs.append((cmd, s, o))
+            objs[b].append(o)
+    log("building %s: %d compilations (cached ones skipped)" % (name, len(jobs)))
+    errors = [e for e in pool.map(compile_one, jobs) if e]
+    if errors:
+        sys.exit("accuracy: compilation failed:\n" + errors[0])
+    hooks = {}
+    for family in ("gcc", "clang"):
+        o = os.path.join(acc, "bin", "empty_hooks-%s.o" % family)
+        run([compilers(family, "c"), "-O2", "-c", os.path.join(HERE, "empty_hooks.c"), "-o", o])
+        hooks[family] = o
+    auto = ["-L" + build_dir, "-Wl,-rpath," + build_dir, "-lprofreport-auto"]
+    links = {
+        "plain-gcc": ("plain-gcc", "gcc", []),
+        "plain-clang": ("plain-clang", "clang", []),
+        "empty-gcc": ("fi-gcc", "gcc", [hooks["gcc"]]),
+        "empty-clang": ("fi-clang", "clang", [hooks["clang"]]),
+        "auto-gcc": ("fi-gcc", "gcc", auto),
+        "auto-clang": ("fi-clang", "clang", auto),
+        "pg": ("pg", "gcc", ["-pg"]),
+    }
+    bins = {}
+    for config, (b, family, extra) in links.items():
+        exe = os.path.join(out, config, p["binary"])
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        run([compilers(family, p["lang"])] + objs[b] + extra + p["libs"] + ["-o", exe])
+        bins[config] = exe
+    return bins
+
+
+def make_inputs(acc, trees):
+    """The programs' inputs, written once: 8 MB of C source, a YAML file, the Lua script."""
+    d = os.path.join(acc, "inputs")
+    os.makedirs(d, exist_ok=True)
+    csrc = os.path.join(d, "csource-8M.c")
+    if not os.path.exists(csrc):
+        files = []
+        for t in sorted(trees.values()):
+            for root, _, names in sorted(os.walk(t)):
+                files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".c", ".h"))]
+        data = b"".join(open(f, "rb").read() for f in files)
+        size = 8 << 20
+        with open(csrc + ".tmp", "wb") as f:
+            f.write((data * (size // len(data) + 1))[:size])
+        os.rename(csrc + ".tmp", csrc)
+    records = int(os.environ.get("ACC_YAML_RECORDS", "300"))
+    yaml = os.path.join(d, "input-%d.yaml" % records)
+    if not os.path.exists(yaml):
+        with open(yaml + ".tmp", "w") as f:
+            f.write(gen_yaml(records))
+        os.rename(yaml + ".tmp", yaml)
+    return {"zstd": csrc, "yaml": yaml, "lua": os.path.join(HERE, "accbench.lua")}
+
+
+def gen_yaml(records):
+    """A YAML document of the usual kinds: maps, block and flow sequences, quoted and plain
+    scalars, anchors and aliases, a literal block; deterministic."""
+    out = ["# generated by bench/accuracy.py", "defaults: &defaults", "  retries: 3",
+           "  timeout: 2.5", "  tags: [alpha, beta, gamma]", "records:"]
+    x = 12345
+    for i in range(records):
+        x = (x * 1103515245 + 12345) % 2147483648
+        out += ["  - id: %d" % i,
+                "    name: \"record number %d\"" % i,
+                "    <<: *defaults",
+                "    enabled: %s" % ("true" if x % 3 else "false"),
+                "    score: %d.%02d" % (x % 1000, x % 100),
+                "    owner: {name: user%d, email: 'user%d@example.org', uid: %d}" % (
+                    x % 97, x % 97, x % 9973),
+                "    path: /srv/data/%x/%x" % (x % 4096, i),
+                "    values:"]
+        out += ["      - %d" % ((x >> k) % 1000) for k in range(6)]
+        out += ["    note: |", "      line one of record %d" % i, "      line two, with: a colon",
+                "    labels: [\"a-%d\", b-%d, 'c-%d']" % (i % 7, i % 11, i % 13)]
+    return "\n".join(out) + "\n"
+
+
+def command(name, exe, inputs):
+    """The command line of one program run (its output goes to /dev/null)."""
+    if name == "zstd":
+        args = os.environ.get("ACC_ZSTD_ARGS", "-9 -T1").split()
+        return [exe] + args + ["-q", "-c", inputs["zstd"]]
+    if name == "lua":
+        return [exe, inputs["lua"], os.environ.get("ACC_LUA_SCALE", "1")]
+    return [exe, inputs["yaml"]]
+
+
+def sampled_known(build_dir, exe_cmd, scratch):
+    """Whether the library knows PROFILER_TIMING=sampled: it names the setting, and a run with
+    it prints no warning about it (an unknown value is warned about)."""
+    lib = os.path.join(build_dir, "libprofreport-auto.so")
+    if b"PROFILER_TIMING" not in open(lib, "rb").read():
+        return False
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    env = dict(os.environ, PROFILER_DIR=scratch, PROFILER_TIMING="sampled")
+    res = subprocess.run(exe_cmd, env=env, cwd=scratch, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return "PROFILER_TIMING" not in res.stderr and "sampled" not in res.stderr
+
+
+# The rows of the table: label, binary, extra environment, the kind of profile it leaves
+# (profreport run files, gprof's gmon.out, uftrace's data) and the plain build it is held to.
+def configurations(sampled):
+    rows = [
+        ("plain gcc -O2 -g", "plain-gcc", {}, None, "gcc"),
+        ("plain clang -O2 -g", "plain-clang", {}, None, "clang"),
+        ("empty hooks, gcc -finstrument-functions", "empty-gcc", {}, None, "gcc"),
+        ("empty hooks, clang -fi-after-inlining", "empty-clang", {}, None, "clang"),
+    ]
+    for family, flag in (("gcc", "gcc -fi"), ("clang", "clang -fi-after-inl.")):
+        rows.append(("auto %s, events" % flag, "auto-" + family, {"PROFILER_MODE": "events"},
+                     "profreport", family))
+        exact = {"PROFILER_MODE": "summary", "PROFILER_TIMING": "exact"}
+        sampling = {"PROFILER_MODE": "summary", "PROFILER_TIMING": "sampled"}
+        rows.append(("auto %s, summary exact" % flag, "auto-" + family, exact, "profreport",
+                     family))
+        rows.append(("auto %s, summary sampled" % flag, "auto-" + family,
+                     sampling if sampled else None, "profreport", family))
+    rows.append(("gprof: gcc -pg", "pg", {}, "gprof", "gcc"))
+    rows.append(("uftrace record (-pg build)", "pg", {}, "uftrace", "gcc"))
+    return rows
+
+
+def time_runs(rows, cmds, workdir, reps):
+    """Run every configuration once per round, REPS rounds; the wall and CPU time of each run.
+    Profiles stay in each configuration's folder; an events run's file only from round 1."""
+    times = [[] for _ in rows]
+    cpu = [[] for _ in rows]
+    notes = []
+    for r in range(reps):
+        for i, (label, binkey, env, kind, _) in enumerate(rows):
+            if env is None:
+                continue
+            d = os.path.join(workdir, "c%02d" % i)
+            if r == 0:
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+            cmd = cmds[binkey]
+            if kind == "uftrace":
+                shutil.rmtree(os.path.join(d, "uftrace.data"), ignore_errors=True)
+                cmd = ["uftrace", "record", "-d", os.path.join(d, "uftrace.data")] + cmd
+            e = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"),
+                     GMON_OUT_PREFIX=os.path.join(d, "gmon.out"), **env)
+            keep = sorted(glob.glob(os.path.join(d, "runs", "*")))
+            errf = os.path.join(d, "stderr.txt")
+            with open(errf, "w") as err:
+                t0 = time.perf_counter()
+                proc = subprocess.Popen(cmd, env=e, cwd=d, stdout=subprocess.DEVNULL, stderr=err)
+                _, status, ru = os.wait4(proc.pid, 0)
+                times[i].append(time.perf_counter() - t0)
+            cpu[i].append(ru.ru_utime + ru.ru_stime)
+            with open(errf) as err:
+                stderr = err.read()
+            if os.waitstatus_to_exitcode(status) != 0:
+                sys.exit("accuracy: %s failed (%d): %s" % (label, os.waitstatus_to_exitcode(status),
+                                                          stderr[-2000:]))
+            if r == 0 and stderr.strip():
+                notes.append("%s: %s" % (label, stderr.strip().splitlines()[-1]))
+            if env.get("PROFILER_MODE") == "events" and r > 0:
+                for f in glob.glob(os.path.join(d, "runs", "*")):
+                    if f not in keep:
+                        os.remove(f)
+    return times, cpu, notes
+
+
+CLONE = re.compile(r"\.(isra|part|constprop|cold|lto_priv|localalias)(\.\d+)*")
+
+
+def norm(name):
+    """A function's name for matching across tools: gcc's clone suffixes (.isra.0, .part.1,
+    .constprop.0, .cold) and the parameter list with what follows it (const, &, noexcept)
+    removed, so `YAML::Scanner::peek() const` and `YAML::Scanner::peek` are one name. Overloads
+    become one name too; their shares add up on both sides."""
+    name = CLONE.sub("", name.strip())
+    name = re.sub(r"\s*\[clone [^\]]*\]", "", name)
+    name = re.sub(r"(\s*(const|volatile|noexcept|&|&&))+$", "", name)
+    if name.endswith(")"):
+        depth = 0
+        for k in range(len(name) - 1, -1, -1):
+            if name[k] == ")":
+                depth += 1
+            elif name[k] == "(":
+                depth -= 1
+                if depth == 0:
+                    # "operator()(int)": the parameter list is the last group
+                    if k > 0:
+                        name = name[:k]
+                    break
+    return drop_return_type(name.strip())
+
+
+def drop_return_type(name):
+    """The name without the return type the demangler writes before a function template
+    (`int YAML::RegEx::MatchUnchecked<...>`): perf leaves it out. The cut is at the last space
+    outside brackets, before any `operator` (whose `<` would unbalance them)."""
+    head = name.split("operator")[0]
+    depth = 0
+    cut = -1
+    for k, ch in enumerate(head):
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        elif ch == " " and depth == 0:
+            cut = k
+    return name[cut + 1:] if cut >= 0 else name
+
+
+def add(shares, key, v):
+    shares[key] = shares.get(key, 0.0) + v
+
+
+def percent(d):
+    """Values to percentages of their sum."""
+    tot = sum(d.values())
+    return {k: 100.0 * v / tot for k, v in d.items()} if tot > 0 else {}
+
+
+OUTSIDE = "(outside the program)"
+PERF_SECONDS = float(os.environ.get("ACC_PERF_SECONDS", "3"))
+
+
+def perf_shares(cmd, exe, out, runs):
+    """perf's cpu-clock samples of one plain binary over RUNS runs: each sample goes to the
+    innermost frame of its call chain (DWARF unwinding) that lies in the program itself, so
+    time in libc or the kernel goes to the program function that called it, as an
+    instrumenting profiler charges it; samples with no such frame are OUTSIDE."""
+    data = out + ".perf.data"
+    script = 'i=0; while [ $i -lt %d ]; do "$@" >/dev/null; i=$((i+1)); done' % runs
+    run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf",
+         "-o", data, "--", "sh", "-c", script, "sh"] + cmd)
+    txt = subprocess.run(["perf", "script", "--no-inline", "-i", data, "-F", "comm,ip,sym,dso"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    os.remove(data)
+    comm = os.path.basename(exe)[:15]
+    real = os.path.realpath(exe)
+    counts = {}
+    n = 0
+    for block in txt.split("\n\n"):
+        lines = block.strip("\n").split("\n")
+        if not lines or lines[0].strip() != comm:
+            continue
+        n += 1
+        where = OUTSIDE
+        for fr in lines[1:]:
+            m = re.match(r"^\s*[0-9a-f]+\s+(.*)\s+\((.*)\)$", fr)
+            if m and m.group(2) == real and m.group(1) != "[unknown]":
+                where = norm(m.group(1))
+                break
+        add(counts, where, 1)
+    return percent(counts), n
+
+
+def profreport_profile(build_dir, d):
+    """The profile profreport reports for the runs in folder D: self shares by function and
+    main()'s total time per run (seconds); None when there are no runs."""
+    runs = os.path.join(d, "runs")
+    if not glob.glob(os.path.join(runs, "*")):
+        return None
+    js = os.path.join(d, "report.json")
+    run([os.path.join(build_dir, "profreport"), "-q", "--no-gnuplot", runs,
+         "-o", os.path.join(d, "report.xlsx"), "--json", js])
+    with open(js) as f:
+        rep = json.load(f)
+    shares = {}
+    main_total = None
+    for row in rep["callcost"]:
+        add(shares, norm(row["Region"]), row["Self (ns)"])
+        if row["Region"] == "main":
+            main_total = row["Total (ns)"]
+    nruns = len(rep["runs"])
+    if main_total is None:  # main not instrumented: the busiest thread's top-level time
+        main_total = sum(max(t["Busy (ns)"] for t in rep["threads"] if t["Run"] == r["Run"])
+                         for r in rep["runs"])
+    return percent(shares), main_total / nruns / 1e9, sum(r["Events"] for r in rep["runs"]) / nruns
+
+
+UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def gprof_profile(exe, d):
+    """gprof's flat profile over every run's gmon file: self shares and CPU seconds per run."""
+    gm = sorted(glob.glob(os.path.join(d, "gmon.out.*")))
+    if not gm:
+        return None
+    txt = run(["gprof", "-b", "-p", "-C", exe] + gm)
+    shares = {}
+    calls = 0
+    for line in txt.splitlines():
+        m = re.match(r"^\s*[\d.]+\s+[\d.]+\s+([\d.]+)\s+(?:(\d+)\s+[\d.]+\s+[\d.]+\s+)?(\S.*)$",
+                     line)
+        if m:
+            add(shares, norm(m.group(3)), float(m.group(1)))
+            calls += int(m.group(2) or 0)
+    return percent(shares), sum(shares.values()) / len(gm), calls / len(gm)
+
+
+def uftrace_profile(d):
+    """uftrace's report of the last run: self shares and main()'s total time."""
+    data = os.path.join(d, "uftrace.data")
+    if not os.path.isdir(data):
+        return None
+    txt = run(["uftrace", "report", "-d", data, "--no-pager", "--demangle=full",
+               "-f", "total,self,call"])
+    shares = {}
+    main_total = None
+    calls = 0
+    num = r"([\d.]+)\s+(ns|us|ms|s|m|h)"
+    for line in txt.splitlines():
+        m = re.match(r"^\s*" + num + r"\s+" + num + r"\s+(\d+)\s+(\S.*)$", line)
+        if m:
+            add(shares, norm(m.group(6)), float(m.group(3)) * UNIT[m.group(4)])
+            calls += int(m.group(5))
+            if norm(m.group(6)) == "main":
+                main_total = float(m.group(1)) * UNIT[m.group(2)]
+    return percent(shares), main_total, calls
+
+
+def share_error(tool, perf):
+    """Mean and worst absolute difference (points) over perf's 15 largest program functions,
+    and the worst function's name."""
+    top = [k for k, _ in sorted(perf.items(), key=lambda kv: -kv[1]) if k != OUTSIDE][:15]
+    errs = [(abs(tool.get(k, 0.0) - perf[k]), k) for k in top]
+    worst, name = max(errs)
+    return sum(e for e, _ in errs) / len(errs), worst, "%s (%.1f%% / %.1f%%)" % (
+        name[:48], tool.get(name, 0.0), perf[name])
+
+
+def loadavg():
+    """The 1-minute load average: how busy the machine was around the figures."""
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def folder_bytes(d):
+    return sum(os.path.getsize(f) for f in glob.glob(os.path.join(d, "*")))
+
+
+def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
+    """Time, profile and compare every configuration of one program; print its table."""
+    work = os.path.join(acc, "runs", name)
+    os.makedirs(work, exist_ok=True)
+    cmds = {k: command(name, exe, inputs) for k, exe in bins.items()}
+    sampled = sampled_known(build_dir, cmds["auto-clang"], os.path.join(work, "probe"))
+    rows = configurations(sampled)
+    load0 = loadavg()
+    log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
+    times, cpu, notes = time_runs(rows, cmds, work, reps)
+    perf = {}
+    nsamples = {}
+    runs_of = {}
+    for family in ("gcc", "clang"):
+        key = "plain-" + family
+        # enough runs for about PERF_SECONDS of CPU: 4000 samples a second, so a 15 % share
+        # is known to about 0.3 points
+        c = statistics.median(cpu[[r[1] for r in rows].index(key)])
+        runs_of[family] = max(perf_runs, int(PERF_SECONDS / max(c, 1e-3)) + 1)
+        log("%s: perf record of %s, %d runs" % (name, key, runs_of[family]))
+        perf[family], nsamples[family] = perf_shares(cmds[key], bins[key],
+                                                     os.path.join(work, key), runs_of[family])
+    plain = {f: statistics.median(times[[r[1] for r in rows].index("plain-" + f)])
+             for f in ("gcc", "clang")}
+    events_max = float(os.environ.get("ACC_EVENTS_READ_MAX", 2e9))
+
+    load1 = loadavg()
+    src = os.path.basename(tree)
+    print()
+    print("%s (Debian %s): %s; %d rounds, configurations taken in turn" %
+          (name, src, " ".join(os.path.basename(a) for a in cmds["plain-gcc"]), reps))
+    print("perf: %d cpu-clock samples of plain gcc (%d runs), %d of plain clang (%d runs), "
+          "4000 Hz; outside the program (no program frame): %.1f%% / %.1f%%" %
+          (nsamples["gcc"], runs_of["gcc"], nsamples["clang"], runs_of["clang"],
+           perf["gcc"].get(OUTSIDE, 0),
+           perf["clang"].get(OUTSIDE, 0)))
+    print("load average (1 min) when the rounds started / when perf ended: %s / %s on %d CPUs" %
+          (load0, load1, os.cpu_count()))
+    fmt = "%-40s %7s %6s %13s %6s %6s %8s %8s %6s %6s  %s"
+    print(fmt % ("configuration", "wall", "slow-", "slowdown", "CPU", "CPU", "reported", "calls",
+                 "share", "error", "worst function"))
+    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "per run", "mean",
+                 "worst", "(row % / perf %)"))
+    pcpu = {f: statistics.median(cpu[[r[1] for r in rows].index("plain-" + f)])
+            for f in ("gcc", "clang")}
+    for i, (label, binkey, env, kind, family) in enumerate(rows):
+        if env is None:
+            print("%-40s %7s  (PROFILER_TIMING=sampled unknown to this libprofreport-auto)" %
+                  (label, "n/a"))
+            continue
+        t = times[i]
+        med = statistics.median(t)
+        cmed = statistics.median(cpu[i])
+        cols = "%-40s %7.3f %5.2fx %5.2fx-%5.2fx %6.3f %5.2fx" % (
+            label, med, med / plain[family], min(t) / plain[family], max(t) / plain[family],
+            cmed, cmed / pcpu[family])
+        d = os.path.join(work, "c%02d" % i)
+        prof = None
+        note = ""
+        if kind == "profreport":
+            size = folder_bytes(os.path.join(d, "runs"))
+            if size > events_max:
+                note = "run file %.1f GB: not read (ACC_EVENTS_READ_MAX)" % (size / 1e9)
+            else:
+                prof = profreport_profile(build_dir, d)
+            if env.get("PROFILER_MODE") == "events":  # gigabytes: read once, not kept
+                shutil.rmtree(os.path.join(d, "runs"), ignore_errors=True)
+                for f in glob.glob(os.path.join(d, "report.*")):
+                    os.remove(f)
+        elif kind == "gprof":
+            prof = gprof_profile(bins[binkey], d)
+        elif kind == "uftrace":
+            prof = uftrace_profile(d)
+            shutil.rmtree(os.path.join(d, "uftrace.data"), ignore_errors=True)  # hundreds of MB
+        if prof:
+            shares, per_run, events = prof
+            mean, worst, wname = share_error(shares, perf[family])
+            cols += " %7.2fx %8s %6.2f %6.2f  %s" % (
+                per_run / plain[family] if per_run else float("nan"),
+                "%.3g M" % (events / 1e6) if events else "-", mean, worst, wname)
+        elif note:
+            cols += "  " + note
+        print(cols)
+        sys.stdout.flush()
+    for n in notes:
+        print("  said on stderr (first round): " + n)
+
+
+def main():
+    build_dir = os.path.abspath(sys.argv[1])
+    acc = os.path.join(os.path.abspath(sys.argv[2]), "acc")
+    names = os.environ.get("ACC_PROGRAMS", "zstd,lua,yaml").split(",")
+    reps = int(os.environ.get("ACC_REPS", "5"))
+    perf_runs = int(os.environ.get("ACC_PERF_RUNS", "10"))
+    trees = fetch(acc)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        bins = {n: build_program(n, trees[n], acc, build_dir, pool) for n in names}
+    inputs = make_inputs(acc, trees)
+    if os.environ.get("ACC_FETCH_ONLY"):
+        return
+    for tool in ("perf", "uftrace", "gprof", "clang"):
+        if not shutil.which(tool):
+            sys.exit("accuracy: %s is not installed (scripts/deps.sh bench)" % tool)
+    for n in names:
+        measure(n, trees[n], bins[n], build_dir, acc, inputs, reps, perf_runs)
+
+
+if __name__ == "__main__":
+    main()
