@@ -245,8 +245,10 @@ static inline __attribute__((always_inline)) void pop(struct prof_thread *t, uin
     if (PROF_UNLIKELY(t->on_stop))
         t->on_stop(t, d, now);
     struct prof_frame *f = &t->stack[d];
-    /* Folding drops the call's records, so its time stays in the parent's self time. */
-    int fold = may_fold && t->hooks.fold_ticks && now - f->start < t->hooks.fold_ticks;
+    /* Folding drops the call's records, so its time stays in the parent's self time. A call
+       that read no clock (sampled timing) is never folded: it costs no record. */
+    int fold = may_fold && t->hooks.fold_ticks && f->start != PROF_UNTIMED &&
+               now - f->start < t->hooks.fold_ticks;
     if (t->mode == PROF_MODE_SUMMARY) {
         /* A call open at PROFILER_MAX_EVENTS ends in the event stream: never folded there. */
         if (PROF_UNLIKELY(fold) && d >= t->summary.stream_depth) {
@@ -326,7 +328,7 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
        has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
     d = t->depth;
     if (PROF_LIKELY(d - 1 < t->stack_cap && !t->hooks.excess && t->stack[d - 1].id == fn)) {
-        pop(t, prof_ticks(), 1);
+        pop(t, prof_stop_ticks(t, d - 1), 1);
         return;
     }
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
@@ -433,6 +435,9 @@ __attribute__((constructor(101))) static void register_hooks(void)
     /* Every call of every function: an event stream would flood the disk (issue 12), while
        the calling-context tree stays as small as the program's distinct paths. */
     prof_run_default_mode(PROF_MODE_SUMMARY);
+    /* Counting calls costs a few ns; timing each one costs two clock reads, more than most
+       functions take (issue 24): time comes from CPU-time samples instead. */
+    prof_run_default_timing(PROF_TIMING_SAMPLED);
     prof_hooks_add(&hooks);
     prof_hooks_add(&prof_live_hooks);
     prof_hooks_add(&prof_crash_hooks);

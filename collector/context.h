@@ -24,30 +24,42 @@
 #define PROF_HIST_BLOCK 32u
 #define PROF_HIST_BLOCKS ((PROF_HIST_BUCKETS + PROF_HIST_BLOCK - 1) / PROF_HIST_BLOCK)
 
-/* PROFILER_MAX_NODES's default: calling contexts per thread (224 bytes each, 15 MB at most,
-   plus their histogram blocks). */
-#define PROF_MAX_NODES_DEFAULT 65536u
+/* PROFILER_MAX_NODES's default: calling contexts per thread. Nodes are allocated as the
+   program reaches new paths (128 bytes each, plus their histogram blocks), so the limit only
+   bounds a runaway tree: a large C++ program's whole tree (hundreds of thousands of paths)
+   fits. */
+#define PROF_MAX_NODES_DEFAULT 4194304u
 
 /* The statistics of one path's instances (every column of FORMAT.md 1.4). */
 struct prof_stats {
-    uint64_t calls, ticks, self, min, max;
+    /* Sampled timing (thread.h): calls counts every call, timed those whose wall time ticks,
+       min, max, sumsq and the histogram describe, and self the calls made inside them (the
+       self time comes from samples); exact timing leaves timed 0 (all are). */
+    uint64_t calls, timed, ticks, self, min, max;
     double sumsq;
-    uint64_t *hist[PROF_HIST_BLOCKS]; /* NULL: no instance in that block yet */
+    /* The histogram's blocks (PROF_HIST_BLOCKS pointers, NULL: no instance in that block
+       yet), or NULL before the first timed instance: most paths of a sampled run have none,
+       and a small node keeps the hooks' working set small. */
+    uint64_t **hist;
 };
 
-/* One calling context: a region (by its id text) reached through one path. */
+/* One calling context: a region (by its id text) reached through one path. What every call
+   touches comes first, in the node's first cache line (nodes are 64-byte aligned). */
 struct prof_node {
-    /* The child looked up last, by id index (not text): a loop's next start costs one
-       compare. UINT32_MAX: none yet. */
-    uint32_t last_idx;
-    uint32_t id; /* the first id index with this region's text */
-    struct prof_node *last;
+    /* The two children looked up last, by id index (not text), the latest first: a loop's
+       next start costs one compare, and a loop that calls two functions in turn two.
+       UINT32_MAX: none yet. */
+    uint32_t last_idx, prev_idx;
+    struct prof_node *last, *prev;
+    int untimed;      /* sampled timing: its calls proved short and read no clock */
+    uint32_t id;      /* the first id index with this region's text */
+    uint64_t samples; /* CPU-time samples taken while it was the innermost context */
+    struct prof_stats st;
     struct prof_node *parent; /* NULL for the root */
     struct prof_node *next;   /* the next node of the same (parent, id) hash chain */
     uint32_t number;          /* 1, 2, … in order of creation; 0 for the root */
     int outermost;            /* no node above it has the same id: its time counts in Outer */
-    struct prof_stats st;
-};
+} __attribute__((aligned(64)));
 
 /* A thread's tree: the root (no region, never written) and the nodes below it. */
 struct prof_cct {
@@ -83,6 +95,14 @@ prof_cct_child(struct prof_cct *c, struct prof_node *parent, uint32_t idx, const
 {
     if (PROF_LIKELY(parent->last_idx == idx))
         return parent->last;
+    if (parent->prev_idx == idx) {
+        struct prof_node *n = parent->prev;
+        parent->prev_idx = parent->last_idx;
+        parent->prev = parent->last;
+        parent->last_idx = idx;
+        parent->last = n;
+        return n;
+    }
     return prof_cct_child_slow(c, parent, idx, canon[idx]);
 }
 
@@ -105,8 +125,9 @@ static inline void prof_stats_count(struct prof_stats *s, uint64_t ticks, uint64
     __atomic_store(&s->sumsq, &sq, __ATOMIC_RELAXED);
 }
 
-/* The cold half of prof_stats_slot: allocate the block of bucket b (taking the lock unless
-   locked says the caller holds it); the bucket's counter, or NULL when memory ran out. */
+/* The cold half of prof_stats_slot: allocate the block of bucket b, and the list of blocks
+   if it is the first (taking the lock unless locked says the caller holds it); the bucket's
+   counter, or NULL when memory ran out. */
 uint64_t *prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int locked);
 
 /* The histogram counter of s (a node's of c) that an instance of ticks counts in, or NULL when
@@ -115,7 +136,8 @@ static inline __attribute__((always_inline)) uint64_t *
 prof_stats_slot(struct prof_cct *c, struct prof_stats *s, uint64_t ticks, int locked)
 {
     unsigned b = prof_hist_bucket(ticks);
-    uint64_t *blk = s->hist[b / PROF_HIST_BLOCK];
+    uint64_t **dir = s->hist;
+    uint64_t *blk = dir ? dir[b / PROF_HIST_BLOCK] : NULL;
     if (PROF_UNLIKELY(!blk))
         return prof_stats_slot_new(c, s, b, locked);
     return blk + b % PROF_HIST_BLOCK;
@@ -150,7 +172,11 @@ static inline uint64_t prof_node_outer(const struct prof_node *n, uint64_t ticks
 uint64_t prof_cct_calls(const struct prof_cct *c);
 
 /* Append one record per node, in order of creation, so parents first (format/summary.h);
-   with the lock held. */
-void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b);
+   with the lock held. With period_ticks above 0 (sampled timing, FORMAT.md 1.4) Ticks, Self
+   and Outer are the node's CPU-time samples (inclusive, its own) times period_ticks, and
+   Timed and Wall its timed calls', Wall less hook_ticks for each call made inside them (the
+   hooks' cost, st.self); else every call was timed. */
+void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks,
+                     double hook_ticks);
 
 #endif /* PROF_CONTEXT_H */

@@ -153,12 +153,48 @@ static size_t bare_length(const char *name)
     return strlen(name);
 }
 
-/* Whether name (or name without its parameters) matches one of the comma-separated globs;
-   "\," is a comma inside a pattern. */
+/*
+ * Where the qualified name starts in the first bare bytes of a C++ name (bare_length): after
+ * the return type that demangled template functions carry ("bool std::operator==<char>(...)",
+ * "__gnu_cxx::__normal_iterator<...> std::vector<...>::begin()"), that is after the last space
+ * outside template arguments and parentheses; 0 when there is none. The space of "operator
+ * new" and of a conversion operator ("operator bool") is part of the name.
+ */
+static size_t qualified_start(const char *name, size_t bare)
+{
+    int angle = 0, paren = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < bare; i++) {
+        char c = name[i];
+        if (c == '(' && strncmp(name + i, "(anonymous namespace)", 21) == 0)
+            i += 20;
+        else if (c == '<' && !(i >= 8 && strncmp(name + i - 8, "operator", 8) == 0))
+            angle++;
+        else if (c == '>' && angle > 0)
+            angle--;
+        else if (c == '(')
+            paren++;
+        else if (c == ')' && paren > 0)
+            paren--;
+        else if (c == ' ' && !angle && !paren &&
+                 !(i >= 8 && strncmp(name + i - 8, "operator", 8) == 0))
+            start = i + 1;
+    }
+    return start;
+}
+
+/*
+ * Whether name matches one of the comma-separated globs ("\," is a comma inside a pattern):
+ * the whole name, the name without its parameters, or either without a template function's
+ * return type, so "std::*" matches "bool std::operator==<char>(...)".
+ */
 static int matches(const char *name, const char *patterns)
 {
     size_t bare = bare_length(name);
+    size_t from = qualified_start(name, bare);
     char *short_name = strndup(name, bare);
+    const char *names[] = {name, short_name, from ? name + from : NULL,
+                           from && short_name ? short_name + from : NULL};
     char pat[1024];
     int hit = 0;
     for (const char *p = patterns; *p && !hit;) {
@@ -179,7 +215,8 @@ static int matches(const char *name, const char *patterns)
             q++;
         if (!*q)
             continue;
-        hit = fnmatch(q, name, 0) == 0 || (short_name && fnmatch(q, short_name, 0) == 0);
+        for (size_t i = 0; i < sizeof names / sizeof names[0] && !hit; i++)
+            hit = names[i] && fnmatch(q, names[i], 0) == 0;
     }
     free(short_name);
     return hit;

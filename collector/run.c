@@ -9,6 +9,7 @@
 #include "fileutil.h"
 #include "hooks.h"
 #include "partwrite.h"
+#include "sample.h"
 #include "status.h"
 #include "thread.h"
 #include "timer.h"
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,10 @@ static struct {
     uint64_t flush_interval;            /* PROFILER_FLUSH_INTERVAL, in ticks; 0: write when full */
     uint64_t max_events;                /* PROFILER_MAX_EVENTS; 0: no cap */
     uint32_t max_nodes;                 /* PROFILER_MAX_NODES */
+    int sample_method;                  /* PROFILER_TIMING=sampled: sample.h's method; 0: exact */
+    uint64_t sample_period_ns;          /* PROFILER_SAMPLE_PERIOD */
+    uint64_t short_ticks;               /* a context's mean call below it is not timed */
+    double clock_ns;                    /* one clock read, calibrated at start */
     enum prof_split_mode write_threads; /* PROFILER_WRITE_THREADS */
     char *program, *command;
     char host[256];
@@ -168,6 +174,107 @@ static enum prof_mode default_mode = PROF_MODE_EVENTS;
 
 void prof_run_default_mode(enum prof_mode mode) { default_mode = mode; }
 
+/* PROFILER_TIMING's default (prof_run_default_timing). */
+static enum prof_timing default_timing = PROF_TIMING_EXACT;
+
+void prof_run_default_timing(enum prof_timing timing) { default_timing = timing; }
+
+/* The mean wall time of a calling context's calls below which sampled timing stops timing
+   them: this many times the cost of timing a call (two clock reads). */
+#define PROF_SHORT_FACTOR 40
+/* And at least this, in ns. */
+#define PROF_SHORT_MIN_NS 500.0
+
+/* The cheapest of many back-to-back clock reads, in ns: what timing a call adds per read. */
+static double calibrate_clock(void)
+{
+    uint64_t best = UINT64_MAX;
+    for (int round = 0; round < 64; round++) {
+        uint64_t a = prof_ticks();
+        for (int i = 0; i < 16; i++)
+            (void)prof_ticks();
+        uint64_t b = prof_ticks();
+        if (b - a < best)
+            best = b - a;
+    }
+    return (double)best / 17 * 1e9 / (double)g.frequency;
+}
+
+/* A duration such as "250us", "1ms" or "500000" (ns) in ns; 0 when malformed. */
+static uint64_t parse_duration_ns(const char *v)
+{
+    char *end;
+    double x = strtod(v, &end);
+    double unit = strcmp(end, "s") == 0               ? 1e9
+                  : strcmp(end, "ms") == 0            ? 1e6
+                  : strcmp(end, "us") == 0            ? 1e3
+                  : (!*end || strcmp(end, "ns") == 0) ? 1
+                                                      : 0;
+    return end != v && x > 0 && unit > 0 && x * unit < 1e12 ? (uint64_t)(x * unit) : 0;
+}
+
+/* PROFILER_TIMING, PROFILER_SAMPLE_PERIOD and PROFILER_SIGNAL: sampled timing's method, or 0
+   for exact timing (events mode times every event; a sampler that cannot start says why). */
+static void configure_timing(void)
+{
+    const char *v = getenv("PROFILER_TIMING");
+    enum prof_timing timing = default_timing;
+    if (v && strcmp(v, "exact") == 0)
+        timing = PROF_TIMING_EXACT;
+    else if (v && strcmp(v, "sampled") == 0)
+        timing = PROF_TIMING_SAMPLED;
+    else if (v && *v)
+        prof_warn("PROFILER_TIMING='%s' is not 'exact' or 'sampled'; using '%s'", v,
+                  default_timing == PROF_TIMING_SAMPLED ? "sampled" : "exact");
+    g.clock_ns = calibrate_clock();
+    double short_ns = PROF_SHORT_FACTOR * 2 * g.clock_ns;
+    if (short_ns < PROF_SHORT_MIN_NS)
+        short_ns = PROF_SHORT_MIN_NS;
+    v = getenv("PROFILER_SHORT_CALL");
+    if (v && *v) {
+        uint64_t ns = parse_duration_ns(v);
+        if (ns)
+            short_ns = (double)ns;
+        else
+            prof_warn("PROFILER_SHORT_CALL='%s' is not a duration; using %.0fns", v, short_ns);
+    }
+    g.short_ticks = (uint64_t)(short_ns * (double)g.frequency / 1e9);
+    if (timing != PROF_TIMING_SAMPLED || g.mode != PROF_MODE_SUMMARY)
+        return;
+    g.sample_period_ns = PROF_SAMPLE_PERIOD_NS;
+    v = getenv("PROFILER_SAMPLE_PERIOD");
+    if (v && *v) {
+        uint64_t ns = parse_duration_ns(v);
+        if (ns >= 10000)
+            g.sample_period_ns = ns;
+        else
+            prof_warn("PROFILER_SAMPLE_PERIOD='%s' is not a duration of 10us or more; using "
+                      "250us",
+                      v);
+    }
+    int sig = SIGPROF;
+    v = getenv("PROFILER_SIGNAL");
+    if (v && *v) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n <= 0 || n >= NSIG || n == SIGKILL || n == SIGSTOP)
+            prof_warn("PROFILER_SIGNAL='%s' is not a signal number; using %d", v, SIGPROF);
+        else
+            sig = (int)n;
+    }
+    enum prof_sample_method want = PROF_SAMPLE_NONE;
+    v = getenv("PROFILER_SAMPLER");
+    if (v && strcmp(v, "perf") == 0)
+        want = PROF_SAMPLE_PERF;
+    else if (v && strcmp(v, "timer") == 0)
+        want = PROF_SAMPLE_TIMER;
+    else if (v && *v)
+        prof_warn("PROFILER_SAMPLER='%s' is not 'perf' or 'timer'; choosing one", v);
+    g.sample_method = (int)prof_sample_setup(sig, g.sample_period_ns, want);
+    if (g.sample_method)
+        prof_hooks_add(&prof_sample_hooks);
+}
+
 /* Seconds from an environment variable, in ticks; fallback when unset or malformed (warned).
    "0" gives 0. */
 static uint64_t env_seconds(const char *name, const char *what, uint64_t fallback)
@@ -232,6 +339,7 @@ static void process_init(void)
     /* 0: no limit but memory's */
     uint64_t nodes = env_count("PROFILER_MAX_NODES", PROF_MAX_NODES_DEFAULT);
     g.max_nodes = nodes && nodes < UINT32_MAX ? (uint32_t)nodes : UINT32_MAX - 1;
+    configure_timing();
 
     const char *wt = prof_getenv("PROFILER_WRITE_THREADS");
     g.write_threads = PROF_SPLIT_AUTO;
@@ -406,6 +514,18 @@ static int name_run(int lock_free)
     header_kv("Host", g.host);
     header_kv("Start", start);
     header_kv("Clock", g.clock == PROF_CLOCK_TSC ? "tsc" : "monotonic");
+    if (g.mode == PROF_MODE_SUMMARY) {
+        /* The Timing record's fields (FORMAT.md 1.2), joined by commas. */
+        char timing[160];
+        if (g.sample_method)
+            snprintf(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f", PROF_TIMING_WORD_SAMPLED,
+                     prof_sample_method_name((enum prof_sample_method)g.sample_method),
+                     (unsigned long long)g.sample_period_ns,
+                     (double)g.short_ticks * 1e9 / (double)g.frequency, g.clock_ns);
+        else
+            snprintf(timing, sizeof timing, "%s", PROF_TIMING_WORD_EXACT);
+        header_kv(PROF_TIMING_RECORD, timing);
+    }
     return g.header.failed ? ENOMEM : 0;
 }
 
@@ -471,7 +591,10 @@ static struct prof_run_info run_info(void)
                                .flush_interval = g.flush_interval,
                                .max_events = g.max_events,
                                .events_total = &g.events_total,
-                               .max_nodes = g.max_nodes};
+                               .max_nodes = g.max_nodes,
+                               .sample_method = g.sample_method,
+                               .sample_period_ns = g.sample_period_ns,
+                               .short_ticks = g.short_ticks};
     return ri;
 }
 

@@ -23,6 +23,12 @@ int prof_disabled(void);
    function call (libprofreport-auto) asks for summary mode at load, before the first event. */
 void prof_run_default_mode(enum prof_mode mode);
 
+/* How a summary run times calls (PROFILER_TIMING): a clock read at every start and stop, or
+   calls counted and time taken from CPU-time samples (sample.h). */
+enum prof_timing { PROF_TIMING_EXACT, PROF_TIMING_SAMPLED };
+/* The timing used when PROFILER_TIMING is unset: exact, unless libprofreport-auto asks for
+   sampled timing at load. */
+void prof_run_default_timing(enum prof_timing timing);
 /* For the crash handler (crash.c): try the run lock without waiting; when *held is set, the
    registry's first recorder (NULL when no run records), and the lock stays held until
    prof_run_crash_release. Async-signal-safe in practice (a trylock is one atomic exchange). */

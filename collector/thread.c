@@ -57,6 +57,7 @@ struct prof_thread *prof_thread_new(void)
     if (!t)
         return NULL;
     t->fd = -1;
+    t->sampling.fd = -1;
     t->dropped = prof_dropped_counter(); /* prof_attach makes the recorder on its own thread */
     stack_bounds(t);
     pthread_mutex_init(&t->lock, NULL);
@@ -204,6 +205,34 @@ static int write_pending(struct prof_thread *t)
     return err;
 }
 
+/* The overhead samples a thread needs before their cost per call is taken out of Wall: the
+   estimate's relative error is about 1 / sqrt(samples), 18 % here. */
+#define PROF_HOOK_SAMPLES 30u
+
+/* Sampled timing: the sample period in ticks; 0 for a thread that times every call. */
+static double sample_period_ticks(const struct prof_thread *t)
+{
+    if (!t->summary.sampled)
+        return 0;
+    return (double)t->sampling.period_ns * (double)t->frequency / 1e9;
+}
+
+/*
+ * Sampled timing: what the hooks of one call cost this thread, in ticks, measured rather than
+ * calibrated: the samples that landed in the hooks' fast path (overhead outside the slow
+ * paths) times the period, over the calls counted. 0 without samples.
+ */
+static double hook_ticks(const struct prof_thread *t, double period_ticks)
+{
+    uint64_t calls = prof_cct_calls(&t->summary.cct);
+    uint64_t hot = PROF_LOAD(t->sampling.overhead) - PROF_LOAD(t->sampling.slow);
+    /* Too few samples say too little (one sample over a handful of calls would take a period
+       off each): below PROF_HOOK_SAMPLES nothing is taken out. */
+    if (hot < PROF_HOOK_SAMPLES || !calls || period_ticks <= 0)
+        return 0;
+    return (double)hot * period_ticks / (double)calls;
+}
+
 /* The CPU time the thread of t has used, in ns; -1 when it cannot be read. Its own clock on
    its own thread, else through pthread_getcpuclockid: a registered thread is alive. */
 static int64_t thread_cpu_ns(const struct prof_thread *t)
@@ -259,11 +288,25 @@ static int write_cpu(struct prof_thread *t)
     if (!t->cpu_known || cpu < 0)
         return 0;
     int64_t wait = t->wait_known ? thread_wait_ns(t) : -1;
-    uint64_t rec[3] = {
-        (uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
-        prof_monotonic_ns() - t->wall_begin_ns,
-        wait >= 0 && (uint64_t)wait > t->wait_begin_ns ? (uint64_t)wait - t->wait_begin_ns : 0};
-    return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, wait >= 0 ? sizeof rec : 2 * sizeof *rec);
+    uint64_t wait_ns =
+        wait >= 0 && (uint64_t)wait > t->wait_begin_ns ? (uint64_t)wait - t->wait_begin_ns : 0;
+    double period_ticks = (double)t->sampling.period_ns * (double)t->frequency / 1e9;
+    double hook_ps = t->summary.sampled && t->frequency
+                         ? hook_ticks(t, period_ticks) * 1e12 / (double)t->frequency
+                         : 0;
+    /* A sampled thread's record always has the wait: UINT64_MAX when the kernel does not say
+       it (format.h). */
+    uint64_t rec[7] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+                       prof_monotonic_ns() - t->wall_begin_ns,
+                       wait >= 0 ? wait_ns : UINT64_MAX,
+                       PROF_LOAD(t->sampling.samples),
+                       PROF_LOAD(t->sampling.overhead),
+                       PROF_LOAD(t->sampling.outside),
+                       (uint64_t)(hook_ps + 0.5)};
+    size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED
+                 : wait >= 0        ? PROF_CPU_RECORD_WAIT
+                                    : PROF_CPU_RECORD;
+    return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, len);
 }
 
 static int summary_alloc(struct prof_thread *t, uint32_t cap);
@@ -546,6 +589,28 @@ __attribute__((noinline)) void prof_summary_apply(struct prof_thread *t)
     t->summary.npending = 0;
 }
 
+/*
+ * Sampled timing: a call that read the clock at its start ends at now. Its wall time goes to
+ * its node's statistics (calls, timed calls, wall ticks, extremes, histogram); once the node
+ * has PROF_TIMED_MIN_CALLS timed calls of a mean below short_ticks, its later calls are only
+ * counted (their time comes from samples). A region is timed whatever its length.
+ */
+__attribute__((noinline)) void prof_summary_stop_timed(struct prof_thread *t, struct prof_frame *f,
+                                                       uint64_t now)
+{
+    struct prof_node *n = f->node;
+    uint64_t ticks = now > f->start ? now - f->start : 0;
+    /* self holds the calls made inside the timed calls (their hooks' cost is taken out of Wall
+       when the node is written): the starts since this one's. */
+    prof_stats_count(&n->st, ticks, (uint32_t)(t->serial - f->serial));
+    uint64_t timed = n->st.timed + 1;
+    PROF_STORE(n->st.timed, timed);
+    if (f->fn && timed >= PROF_TIMED_MIN_CALLS && n->st.ticks < timed * t->summary.short_ticks)
+        n->untimed = 1;
+    if (prof_stats_hist(&t->summary.cct, &n->st, ticks, 0) != 0)
+        t->summary.lost++;
+}
+
 /* Summary mode's stop of a frame beyond the stack (folded: its time stays in the deepest
    frame's self time), of one open at
    PROFILER_MAX_EVENTS (it ends in the event stream), or of an instance folded into its parent's
@@ -683,7 +748,9 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
     prof_sbuf_release(&b);
     if (err)
         return err;
-    prof_cct_encode(&t->summary.cct, &b);
+    b = (struct prof_sbuf){0};
+    double period_ticks = sample_period_ticks(t);
+    prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks));
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
         err = prof_part_write(t->fd, type, b.data, b.len);
@@ -695,6 +762,9 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
    which a recovery of a killed run reads when the final one is missing (owner thread). */
 __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t, uint64_t now)
 {
+    if (!now)
+        now = prof_ticks(); /* after a call that read no clock (sampled timing) */
+    prof_busy_begin();      /* a sample here is the collector's slow path, not a hook's cost */
     int cancel = prof_cancel_hold();
     prof_mem_quiet_begin();
     prof_process_check();
@@ -711,6 +781,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
     prof_cancel_release(cancel);
+    prof_busy_end();
 }
 
 /* Past PROFILER_MAX_EVENTS: the warning, counting the region instances left out of the event
@@ -764,6 +835,10 @@ static int write_summary(struct prof_thread *t)
                  "paths were folded into their parent's",
                  t->summary.cct.max_nodes);
         err = prof_thread_write_warning(t, "max-nodes", folded, msg);
+        /* A count lost from its path is said where the user looks, not only in the file. */
+        prof_warn("thread %u: PROFILER_MAX_NODES=%u calling contexts reached: %llu calls were "
+                  "counted in their caller's context instead of their own",
+                  t->number, t->summary.cct.max_nodes, (unsigned long long)folded);
     }
     return err;
 }
@@ -878,6 +953,10 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         return PROF_ERR_NOMEM;
 
     t->frequency = run->frequency;
+    /* Sampled timing needs the thread's own sampler (sample.c's thread_begin hook sets
+       sampled); without one its calls are all timed. */
+    t->summary.sampled = 0;
+    t->summary.short_ticks = run->short_ticks;
     prof_hooks_thread_begin(t, run);
     t->mode = run->mode;
     t->number = number;
@@ -1064,7 +1143,8 @@ int prof_thread_crash_write(struct prof_thread *t, const void *mark, size_t len)
         if (t == prof_self && !(t->gen & PROF_GEN_BUSY) && !prof_busy)
             prof_summary_apply(t);
         b.len = 0;
-        prof_cct_encode(&t->summary.cct, &b);
+        double period_ticks = sample_period_ticks(t);
+        prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks));
         err = b.failed ? ENOMEM : 0;
         if (!err && b.len)
             err = prof_part_write(t->fd, PROF_CHUNK_SNAPSHOT, b.data, b.len);

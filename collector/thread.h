@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* A recorder's stack of open frames starts with PROF_STACK_INITIAL and doubles when a region
    or call goes deeper, up to PROF_MAX_DEPTH (80 MiB of frames: deeper than an 8 MiB thread
@@ -109,6 +110,35 @@ struct prof_summary {
      */
     uint32_t stream_depth;
     uint32_t start_limit;
+    /*
+     * PROFILER_TIMING=sampled (and a sampler armed on this thread): instrumented functions'
+     * calls are counted, their time comes from CPU-time samples (sample.c), and a calling
+     * context's calls are timed only while they last long: once a node has
+     * PROF_TIMED_MIN_CALLS timed calls whose mean is below short_ticks, its later calls read
+     * no clock (prof_node.untimed). Regions are always timed.
+     */
+    int sampled;
+    uint64_t short_ticks;
+};
+
+/* A frame's start when its call reads no clock (sampled timing). */
+#define PROF_UNTIMED UINT64_MAX
+/* Timed calls of a calling context before it may be found short (sampled timing). */
+#define PROF_TIMED_MIN_CALLS 16u
+
+/* The sampler of one thread (sample.c; the signal handler writes the counts, on this thread
+   only). Counts are in sample periods. */
+struct prof_sample_state {
+    int fd;       /* the perf event, or -1 */
+    int timer_ok; /* timer is a POSIX timer of this process */
+    timer_t timer;
+    pid_t pid;          /* the process that made them: a fork child's copies are not its own */
+    uint64_t period_ns; /* 0: not armed */
+    uint64_t taken;     /* perf: periods of the event's count already charged */
+    uint64_t samples;   /* every sample the thread took */
+    uint64_t overhead;  /* those that landed in the collector's own code */
+    uint64_t slow;      /* of those, in its slow paths (attach, describing a function, writes) */
+    uint64_t outside;   /* those outside every region and instrumented function */
 };
 
 /* The function hooks' state (auto.c, the only writer; reset by its thread_begin hook). */
@@ -150,8 +180,9 @@ struct prof_thread {
        stops: the live report (live.c). NULL: none. */
     void (*on_stop)(struct prof_thread *t, uint32_t d, uint64_t now);
 
-    struct prof_summary summary;   /* summary mode */
-    struct prof_hooks_state hooks; /* function hooks */
+    struct prof_summary summary;       /* summary mode */
+    struct prof_hooks_state hooks;     /* function hooks */
+    struct prof_sample_state sampling; /* CPU-time samples (sampled timing) */
 
     /* cold */
     pthread_mutex_t lock;    /* guards fd, flushed, ids; order: run lock, then this */
@@ -210,6 +241,12 @@ struct prof_run_info {
     uint64_t max_events;     /* PROFILER_MAX_EVENTS; 0: no cap */
     uint64_t *events_total;  /* the run's region instances written so far (atomic) */
     uint32_t max_nodes;      /* PROFILER_MAX_NODES: calling contexts per thread */
+    /* PROFILER_TIMING=sampled with a working sampler: its method (sample.h; 0: exact timing),
+       period and signal, and the mean wall time below which a context's calls stop being
+       timed, in ticks */
+    int sample_method;
+    uint64_t sample_period_ns;
+    uint64_t short_ticks;
 };
 
 /* Mark the thread's current recorder busy (status.h); compiler barriers keep every change of
@@ -333,15 +370,35 @@ prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *
         return;
     }
     struct prof_frame *f = &t->stack[d];
-    f->node = prof_node_for(t, d, idx);
+    struct prof_node *n = prof_node_for(t, d, idx);
+    f->node = n;
     f->id = id;
     f->fn = fn;
     f->idx = idx;
     f->serial = ++t->serial;
     f->child = 0;
     f->where = where;
+    /* Sampled timing: a function whose context proved short (or that folds) is only counted. */
+    if (t->summary.sampled && fn && (((uintptr_t)n & 1) || n->untimed)) {
+        f->start = PROF_UNTIMED;
+        return;
+    }
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
+
+/* The time a stop at depth d needs: none (0) for a call that read no clock at its start,
+   unless the live report watches stops. */
+static inline __attribute__((always_inline)) uint64_t prof_stop_ticks(const struct prof_thread *t,
+                                                                      uint32_t d)
+{
+    if (t->stack[d].start == PROF_UNTIMED && !t->on_stop)
+        return 0;
+    return prof_ticks();
+}
+
+/* The sampled-timing half of prof_summary_stop: a timed call (now its end) counted in its
+   node's wall statistics, after which the node may stop being timed. */
+void prof_summary_stop_timed(struct prof_thread *t, struct prof_frame *f, uint64_t now);
 
 /* Summary mode: close the frame at depth d at time now. */
 static inline __attribute__((always_inline)) void prof_summary_stop(struct prof_thread *t,
@@ -354,6 +411,14 @@ static inline __attribute__((always_inline)) void prof_summary_stop(struct prof_
         return;
     }
     struct prof_node *n = f->node;
+    if (t->summary.sampled) {
+        if (PROF_LIKELY(f->start == PROF_UNTIMED)) {
+            PROF_STORE(n->st.calls, n->st.calls + 1);
+            return;
+        }
+        prof_summary_stop_timed(t, f, now);
+        return;
+    }
     uint64_t ticks = now > f->start ? now - f->start : 0;
     uint64_t self_ticks = ticks > f->child ? ticks - f->child : 0;
     if (d > 0)
@@ -375,6 +440,8 @@ void prof_thread_snapshot(struct prof_thread *t, uint64_t now);
    the callers, where now is in a register already, not in prof_summary_stop. */
 static inline void prof_summary_due(struct prof_thread *t, uint64_t now)
 {
+    /* Sampled timing: now is 0 after a call that read no clock, and the sampler sets flush_at
+       to 0 once the deadline passed. */
     if (PROF_UNLIKELY(now >= t->flush_at))
         prof_thread_snapshot(t, now);
 }

@@ -27,6 +27,7 @@
 /* Run-level metadata, from the first part's header. */
 struct meta {
     char *frequency, *mode, *program, *command, *pid, *ppid, *host, *start, *clock, *format;
+    char *timing; /* the Timing record's fields after its key, joined by commas */
 };
 
 /* A Warning record of a PRFW chunk. */
@@ -43,6 +44,8 @@ struct part_info {
     int has_cpu;  /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
     int has_wait; /* and wait_ns, its time waiting for a CPU */
     uint64_t cpu_ns, wall_ns, wait_ns;
+    int has_samples; /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps */
+    uint64_t samples[4];
     /* a PRFX chunk: the program crashed by signal crash_signal (0: no chunk), which came to
        thread number crash_thread (0: one that recorded nothing) */
     uint32_t crash_signal, crash_thread;
@@ -125,7 +128,7 @@ struct reader {
     struct ids ids;
     uint32_t thread;  /* pass two: the part's thread number */
     int v1;           /* a part of format version 1: its summary chunks are not read */
-    unsigned version; /* the part's format version (1, 2 or 3) */
+    unsigned version; /* the part's format version (1 to 4) */
 };
 
 /* Which rows of a part a pass-two reading hands over, when the rows are cut in two. */
@@ -390,12 +393,13 @@ static void meta_from(struct meta *m, const unsigned char *p, size_t len)
     m->host = kv_dup(p, len, "Host");
     m->start = kv_dup(p, len, "Start");
     m->clock = kv_dup(p, len, "Clock");
+    m->timing = kv_dup(p, len, PROF_TIMING_RECORD);
 }
 
 static void meta_release(struct meta *m)
 {
-    char **f[] = {&m->frequency, &m->mode, &m->program, &m->command, &m->pid,
-                  &m->ppid,      &m->host, &m->start,   &m->clock,   &m->format};
+    char **f[] = {&m->frequency, &m->mode,  &m->program, &m->command, &m->pid,   &m->ppid,
+                  &m->host,      &m->start, &m->clock,   &m->format,  &m->timing};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         free(*f[i]);
         *f[i] = NULL;
@@ -546,6 +550,9 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
                                          .max = c.max,
                                          .outer = c.outer,
                                          .sumsq = c.sumsq,
+                                         .samples = c.samples,
+                                         .timed = c.timed,
+                                         .wall = c.wall,
                                          .hist_bucket = pp->bucket,
                                          .hist_count = pp->hcount,
                                          .nhist = nhist};
@@ -634,14 +641,17 @@ static enum prof_error header_chunk(struct reader *r, uint32_t type, const unsig
 {
     const char *fmt = kv_get(p, len, "Format"), *number = kv_get(p, len, "Thread");
     if (type != PROF_CHUNK_HEADER || !fmt ||
-        (strcmp(fmt, PROF_PART_FORMAT) != 0 && strcmp(fmt, PROF_PART_FORMAT_V2) != 0 &&
-         strcmp(fmt, PROF_PART_FORMAT_V1) != 0) ||
+        (strcmp(fmt, PROF_PART_FORMAT) != 0 && strcmp(fmt, PROF_PART_FORMAT_V3) != 0 &&
+         strcmp(fmt, PROF_PART_FORMAT_V2) != 0 && strcmp(fmt, PROF_PART_FORMAT_V1) != 0) ||
         !is_number_in(number, 0, UINT32_MAX) ||
         !is_number_in(kv_get(p, len, "Frequency"), 1, UINT64_MAX))
         return PROF_ERR_FORMAT;
     r->thread = (uint32_t)strtoul(number, NULL, 10);
     r->v1 = strcmp(fmt, PROF_PART_FORMAT_V1) == 0;
-    r->version = r->v1 ? 1 : strcmp(fmt, PROF_PART_FORMAT_V2) == 0 ? 2 : 3;
+    r->version = r->v1                                   ? 1
+                 : strcmp(fmt, PROF_PART_FORMAT_V2) == 0 ? 2
+                 : strcmp(fmt, PROF_PART_FORMAT_V3) == 0 ? 3
+                                                         : PROF_PART_VERSION;
     if (r->pi) {
         if (!r->p->m.format)
             meta_from(&r->p->m, p, len);
@@ -839,6 +849,9 @@ static enum prof_error read_part(struct prof_parts *pp, size_t index, struct par
                 pi->has_wait = len >= PROF_CPU_RECORD_WAIT;
                 if (pi->has_wait)
                     memcpy(&pi->wait_ns, p + 16, 8);
+                pi->has_samples = len >= PROF_CPU_RECORD_SAMPLED;
+                if (pi->has_samples)
+                    memcpy(pi->samples, p + PROF_CPU_RECORD_WAIT, sizeof pi->samples);
             }
         } else if (type == PROF_CHUNK_CRASH && pi) {
             if (len < PROF_CRASH_RECORD)
@@ -979,10 +992,10 @@ enum prof_error prof_parts_open(const char *const *paths, size_t count,
 
 /* A metadata record being put together: its fields, and room for the numbers among them. */
 struct rec {
-    const char *f[8];
-    size_t len[8];
+    const char *f[10];
+    size_t len[10];
     size_t n;
-    char num[8][24];
+    char num[10][24];
 };
 
 /* Add a field of n bytes (NULL: an empty field). */
@@ -1100,6 +1113,18 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
     rec_pair(s, &r, "Host", m->host);
     rec_pair(s, &r, "Start", m->start);
     rec_pair(s, &r, "Clock", m->clock);
+    if (m->timing) {
+        /* The header's value holds the record's fields joined by commas (run.c). */
+        rec_str(&r, PROF_TIMING_RECORD);
+        for (const char *f = m->timing; r.n < sizeof r.f / sizeof r.f[0];) {
+            const char *c = strchr(f, ',');
+            rec_add(&r, f, c ? (size_t)(c - f) : strlen(f));
+            if (!c)
+                break;
+            f = c + 1;
+        }
+        rec_emit(s, &r);
+    }
     rec_str(&r, "Duration");
     rec_u64(&r, p->duration);
     rec_emit(s, &r);
@@ -1137,8 +1162,12 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, pi->number);
         rec_u64(&r, pi->cpu_ns);
         rec_u64(&r, pi->wall_ns);
-        if (pi->has_wait)
+        if (pi->has_samples && pi->wait_ns == UINT64_MAX)
+            rec_str(&r, NULL); /* a sampled thread's record keeps its place: wait unknown */
+        else if (pi->has_wait)
             rec_u64(&r, pi->wait_ns);
+        for (size_t i = 0; pi->has_samples && i < 4; i++)
+            rec_u64(&r, pi->samples[i]);
         rec_emit(s, &r);
     }
     for (size_t k = 0; k < p->count; k++)

@@ -38,6 +38,10 @@ struct prof_summary_rec {
     uint32_t node, parent;
     uint64_t calls, ticks, self, min, max, outer;
     double sumsq;
+    /* Version 4 (FORMAT.md 1.4): CPU-time samples charged to this context, the calls whose wall
+       time was measured (Min, Max, SumSquares and Histogram describe those) and the sum of
+       their wall ticks. An older row has 0, calls and ticks. */
+    uint64_t samples, timed, wall;
     const uint32_t *hist_bucket;
     const uint64_t *hist_count;
     size_t nhist;

@@ -183,8 +183,13 @@ void prof_csv_summary_row(struct prof_sbuf *b, const struct prof_summary_rec *s)
     }
     prof_sbuf_char(b, ',');
     prof_sbuf_u64(b, s->node);
+    const uint64_t timing[] = {s->samples, s->timed, s->wall};
     prof_sbuf_char(b, ',');
     prof_sbuf_u64(b, s->parent);
+    for (size_t i = 0; i < sizeof timing / sizeof timing[0]; i++) {
+        prof_sbuf_char(b, ',');
+        prof_sbuf_u64(b, timing[i]);
+    }
 }
 
 /* Sink: one summary-table row. */

@@ -7,9 +7,9 @@
 const char *const prof_event_columns[PROF_EV_N] = {"Region", "Ticks", "Thread", "Parent",
                                                    "Depth",  "Self",  "Start",  "Nested"};
 
-const char *const prof_summary_columns[PROF_SU_N] = {"Region", "Thread",    "Calls", "Ticks",
-                                                     "Self",   "Min",       "Max",   "SumSquares",
-                                                     "Outer",  "Histogram", "Node",  "Parent"};
+const char *const prof_summary_columns[PROF_SU_N] = {
+    "Region", "Thread",    "Calls", "Ticks",  "Self",    "Min",   "Max", "SumSquares",
+    "Outer",  "Histogram", "Node",  "Parent", "Samples", "Timed", "Wall"};
 
 const char *const prof_memory_columns[PROF_ME_N] = {
     "Kind",      "Thread",   "Region",      "Site",      "Count",    "Bytes",

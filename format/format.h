@@ -24,6 +24,9 @@
 #define PROF_RUN_VERSION_SECTIONS 2
 /* The first version whose summary rows are calling-context nodes (Node and Parent, 1.4). */
 #define PROF_RUN_VERSION_PATHS 3
+/* The first version whose summary rows say how their time was measured (Samples, Timed, Wall,
+   1.4) and whose metadata may have a Timing record. */
+#define PROF_RUN_VERSION_TIMING 4
 /* A run file's frequency when no part says it (cannot happen for a part the reader accepts). */
 #define PROF_RUN_FREQUENCY_DEFAULT "1000000000"
 
@@ -53,10 +56,15 @@ enum prof_summary_col {
     PROF_SU_HIST,
     PROF_SU_NODE, /* version 3 on */
     PROF_SU_PARENT,
+    PROF_SU_SAMPLES, /* version 4 on */
+    PROF_SU_TIMED,
+    PROF_SU_WALL,
     PROF_SU_N
 };
 /* A version 1 or 2 summary row's columns: no Node and Parent. */
 #define PROF_SU_N_FLAT PROF_SU_NODE
+/* A version 3 summary row's columns: no Samples, Timed and Wall. */
+#define PROF_SU_N_PATHS PROF_SU_SAMPLES
 enum prof_memory_col {
     PROF_ME_KIND,
     PROF_ME_THREAD,
@@ -83,6 +91,21 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
    as an unknown key. */
 #define PROF_THREAD_CPU_RECORD "ThreadCpu"
 #define PROF_THREAD_CPU_FIELDS 4
+/* Version 4, a thread of a sampled run: after the run-queue wait (empty when unknown), four
+   more fields, the CPU-time samples the thread took, those that landed in the collector's own
+   code (overhead), those outside every instrumented function, and what one call's hooks cost
+   it (ps, taken out of Wall):
+   "ThreadCpu,<n>,<cpu>,<wall>,<wait>,<samples>,<overhead>,<outside>,<hook ps>". */
+#define PROF_THREAD_CPU_FIELDS_SAMPLED 9
+
+/* The record saying how a summary run's time was measured (1.2), version 4:
+   "Timing,exact" or "Timing,sampled,<method>,<period ns>,<short ns>,<clock ns>": every call
+   counted; Ticks, Self and Outer from CPU-time samples of period ns taken by method; a calling
+   context's calls timed (Timed, Wall) until their mean proved below short ns; clock ns, one
+   clock read, calibrated at start. */
+#define PROF_TIMING_RECORD "Timing"
+#define PROF_TIMING_WORD_EXACT "exact"
+#define PROF_TIMING_WORD_SAMPLED "sampled"
 
 /* The memory section's name in its "Table,memory" record. */
 #define PROF_MEMORY_SECTION "memory"
@@ -114,7 +137,12 @@ const char *prof_free_kind_name(int kind);
 /* ---- part files (FORMAT.md 3) ---- */
 
 /* The Format pair of a part's header chunk. */
-#define PROF_PART_FORMAT "profreport-part,3"
+#define PROF_PART_FORMAT "profreport-part,4"
+/* The version of PROF_PART_FORMAT. */
+#define PROF_PART_VERSION 4
+/* Version 3 (profreport 0.2): summary records without samples, timed and wall
+   (PROF_SUMMARY_HEAD_V3 bytes); its other chunks are as in version 4. */
+#define PROF_PART_FORMAT_V3 "profreport-part,3"
 /* Version 2 (profreport 0.2): summary records without node and parent (PROF_SUMMARY_HEAD_V2
    bytes), one per region text; its other chunks are as in version 3. */
 #define PROF_PART_FORMAT_V2 "profreport-part,2"
@@ -149,6 +177,10 @@ const char *prof_free_kind_name(int kind);
    run-queue wait, PROF_CPU_RECORD_WAIT bytes in all). */
 #define PROF_CPU_RECORD 16u
 #define PROF_CPU_RECORD_WAIT 24u
+/* A sampled thread's PRFC payload (part version 4): the wait always (UINT64_MAX: unknown),
+   then samples:u64 overhead:u64 outside:u64, counted in sample periods, and hook_ps:u64, the
+   measured cost of one call's hooks in ps. */
+#define PROF_CPU_RECORD_SAMPLED 56u
 
 /* Event words of a PRFE chunk. */
 #define PROF_W_EXIT 0x80000000u
@@ -166,9 +198,11 @@ const char *prof_free_kind_name(int kind);
  * One summary statistics record of a PRFS or PRFP chunk (all little-endian):
  *   index:u32 nhist:u32 calls:u64 ticks:u64 self:u64 min:u64 max:u64 outer:u64 sumsq:f64
  *   node:u32 parent:u32 (part version 3 on)
+ *   samples:u64 timed:u64 wall:u64 (part version 4 on)
  * then nhist times bucket:u32 count:u64.
  */
-#define PROF_SUMMARY_HEAD 72u
+#define PROF_SUMMARY_HEAD 96u
+#define PROF_SUMMARY_HEAD_V3 72u
 #define PROF_SUMMARY_HEAD_V2 64u
 #define PROF_SUMMARY_PAIR 12u
 

@@ -31,6 +31,9 @@ void prof_summary_encode(struct prof_sbuf *b, const struct prof_summary_counts *
     put64(b, sumsq);
     put32(b, c->node);
     put32(b, c->parent);
+    put64(b, c->samples);
+    put64(b, c->timed);
+    put64(b, c->wall);
     for (uint32_t i = 0; i < PROF_HIST_BUCKETS; i++)
         if (hist[i]) {
             put32(b, i);
@@ -57,7 +60,9 @@ enum prof_error prof_summary_decode(const unsigned char *p, size_t len, size_t *
                                     unsigned version, struct prof_summary_counts *c,
                                     uint32_t *bucket, uint64_t *count, size_t *nhist)
 {
-    size_t head = version >= 3 ? PROF_SUMMARY_HEAD : PROF_SUMMARY_HEAD_V2;
+    size_t head = version >= 4   ? PROF_SUMMARY_HEAD
+                  : version == 3 ? PROF_SUMMARY_HEAD_V3
+                                 : PROF_SUMMARY_HEAD_V2;
     if (*off > len || len - *off < head)
         return PROF_ERR_FORMAT;
     const unsigned char *r = p + *off;
@@ -75,6 +80,10 @@ enum prof_error prof_summary_decode(const unsigned char *p, size_t len, size_t *
     memcpy(&c->sumsq, &bits, 8);
     c->node = head > 64 ? get32(r + 64) : 0;
     c->parent = head > 64 ? get32(r + 68) : 0;
+    /* An older record timed every call exactly. */
+    c->samples = head > 72 ? get64(r + 72) : 0;
+    c->timed = head > 72 ? get64(r + 80) : c->calls;
+    c->wall = head > 72 ? get64(r + 88) : c->ticks;
     /* A sum of squares is finite and not negative (nor -0, which reads as a sign). */
     if (!isfinite(c->sumsq) || signbit(c->sumsq))
         return PROF_ERR_FORMAT;

@@ -19,6 +19,8 @@ struct prof_summary_counts {
     uint64_t calls, ticks, self, min, max, outer;
     double sumsq;
     uint32_t node, parent; /* Node and Parent; both 0 in a version 2 record */
+    /* Samples, Timed and Wall; a version 2 or 3 record reads as 0, calls and ticks */
+    uint64_t samples, timed, wall;
 };
 
 /* Append the record of c and its histogram (PROF_HIST_BUCKETS counts, empty ones left out). */
@@ -27,7 +29,8 @@ void prof_summary_encode(struct prof_sbuf *b, const struct prof_summary_counts *
 
 /*
  * Decode the record at *off of a chunk's payload p[0..len), of a part of the given version (2:
- * no node and parent, which read as 0; 3), and move *off past it. Its non-empty
+ * no node and parent, which read as 0; 3: no samples, timed and wall, which read as 0, calls
+ * and ticks; 4), and move *off past it. Its non-empty
  * buckets go to bucket[] and count[] (room for PROF_HIST_BUCKETS each), their number to *nhist.
  * PROF_ERR_FORMAT when the record is cut short or holds what no writer writes: a bucket out of
  * range, or a SumSquares that is negative or not finite.

@@ -34,7 +34,7 @@ extern "C" {
 #define PROF_VERSION_STRING "0.2.0"
 
 /* The run-file format version this library writes (docs/FORMAT.md). */
-#define PROF_FORMAT_VERSION 3
+#define PROF_FORMAT_VERSION 4
 
 #if defined(__GNUC__) && !defined(PROF_STATIC_BUILD)
 #define PROF_API __attribute__((visibility("default")))

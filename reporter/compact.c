@@ -41,6 +41,7 @@ struct hpair {
  */
 struct compact_stat {
     uint64_t calls, ticks, self, min, max, outer;
+    uint64_t samples, timed, wall; /* format 4's Samples, Timed and Wall */
     double sumsq;
     uint64_t first, second;
     int seen; /* the node holds a row's account (first and second are set) */
@@ -130,6 +131,14 @@ static void stat_add(struct compact_stat *x, uint64_t calls, uint64_t ticks, uin
     x->seen = 1;
 }
 
+/* Add Samples, Timed and Wall (format 4; an events row is one timed call) to x. */
+static void timing_add(struct compact_stat *x, uint64_t samples, uint64_t timed, uint64_t wall)
+{
+    x->samples += samples;
+    x->timed += timed;
+    x->wall += wall;
+}
+
 /* Hook: the node the events row being streamed went to gets that row's account (a node
    made for the row starts empty). */
 static void on_row_node(void *ctx, uint32_t node, int fresh)
@@ -144,6 +153,7 @@ static void on_row_node(void *ctx, uint32_t node, int fresh)
     if (e->stopped) {
         stat_add(x, 1, e->ticks, e->self, e->ticks, e->ticks, (double)e->ticks * (double)e->ticks,
                  e->nested ? 0 : e->ticks, c->row_first, c->row_second);
+        timing_add(x, 0, 1, e->ticks);
         hist_add(x, prof_hist_bucket(e->ticks), 1);
     } else {
         stat_add(x, 0, 0, 0, 0, 0, 0, 0, c->row_first, c->row_second);
@@ -159,6 +169,7 @@ static void on_merged(void *ctx, uint32_t dst, uint32_t src)
     if (s->seen)
         stat_add(d, s->calls, s->ticks, s->self, s->min, s->max, s->sumsq, s->outer, s->first,
                  s->second);
+    timing_add(d, s->samples, s->timed, s->wall);
     for (uint32_t i = 0; i < s->nhist; i++)
         hist_add(d, s->hist[i].bucket, s->hist[i].count);
     free(s->hist);
@@ -285,6 +296,7 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     struct compact_stat *x = stat_of(c, node);
     stat_add(x, s->calls, s->ticks, s->self, s->min, s->max, s->sumsq, s->outer, UINT64_MAX,
              s->node ? s->node : c->seq);
+    timing_add(x, s->samples, s->timed, s->wall);
     for (size_t i = 0; i < s->nhist; i++)
         hist_add(x, s->hist_bucket[i], s->hist_count[i]);
 }
@@ -488,6 +500,9 @@ static void write_thread(struct compact_run *c, uint32_t anchor, const struct pr
                                      .max = x->calls ? x->max : 0,
                                      .outer = x->outer,
                                      .sumsq = x->sumsq,
+                                     .samples = x->samples,
+                                     .timed = x->timed,
+                                     .wall = x->wall,
                                      .hist_bucket = bucket,
                                      .hist_count = count,
                                      .nhist = x->nhist};

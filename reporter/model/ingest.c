@@ -244,6 +244,7 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
         t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
         t->cpu_ns = t->wall_ns = t->wait_ns = NAN;
+        t->samples = t->overhead = t->outside = t->hook_ns = NAN;
         char key[64];
         if (t->name[0])
             t->key = index_key_get(m, t->name);
@@ -301,7 +302,15 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         slot = &run->clock;
     else if (strcmp(f[0], "Pid") == 0)
         slot = &run->pid;
-    else if (strcmp(f[0], "Complete") == 0)
+    else if (strcmp(f[0], PROF_TIMING_RECORD) == 0 && n >= 4 &&
+             strcmp(f[1], PROF_TIMING_WORD_SAMPLED) == 0) {
+        double period = strtod(f[3], NULL);
+        if (period > 0 && isfinite(period)) {
+            free(run->sampling);
+            run->sampling = xstrdup(f[2]);
+            run->period_ns = period;
+        }
+    } else if (strcmp(f[0], "Complete") == 0)
         run->complete = strcmp(f[1], "no") != 0;
     else if (strcmp(f[0], PROF_CRASH_KEY) == 0)
         crash_meta(run, f, n);
@@ -326,6 +335,12 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
                 double w = strtod(f[4], &end);
                 if (*end == 0)
                     t->wait_ns = w;
+            }
+            if (n >= PROF_THREAD_CPU_FIELDS_SAMPLED) {
+                t->samples = strtod(f[5], NULL);
+                t->overhead = strtod(f[6], NULL);
+                t->outside = strtod(f[7], NULL);
+                t->hook_ns = strtod(f[8], NULL) / 1000;
             }
         }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4 && lens[2] > 0) {
@@ -507,6 +522,34 @@ static void node_add(struct node_map *x, uint32_t node, size_t region, uint32_t 
 }
 
 /*
+ * A summary row of a sampled run (format 4, Timing,sampled): its Ticks, Self and Outer are
+ * CPU-time samples times the period. A context whose every call was timed has its calls' wall
+ * time as their cost (Wall, Min, Max, SumSquares, Histogram); the others only the mean of the
+ * sampled time. Each sample adds period^2 to the variance of the region's totals.
+ */
+static void sampled_cost(struct region *r, const struct prof_summary_rec *s, double k,
+                         double period)
+{
+    double outer = (double)s->outer * k, self = (double)s->self * k;
+    r->sampled = 1;
+    r->var_outer += outer * period;
+    r->var_self += self * period;
+    if (s->timed == s->calls) {
+        dist_add_moments(&r->cost, s->calls, (double)s->wall * k, s->sumsq * k * k,
+                         (double)s->min * k, (double)s->max * k);
+        if (s->outer == s->ticks) { /* outermost (or no samples): recursion counted once */
+            r->wall_ns += (double)s->wall * k;
+            r->wall_cpu_ns += (double)s->ticks * k;
+        }
+        return;
+    }
+    double mean = (double)s->ticks * k / (double)s->calls;
+    dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, mean * mean * (double)s->calls, mean,
+                     mean);
+    dist_add_bin(&r->cost, mean, mean, s->calls);
+}
+
+/*
  * One summary row. Version 1 or 2 (node 0): a thread's whole account of a region. Version 3:
  * one calling context of a thread; a region's account is the sum of its rows (FORMAT.md 1.4),
  * which is what adding each row to it gives, and each row with calls is the edge from its
@@ -544,9 +587,13 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
         node_add(&in->nodes, s->node, ri, node);
     if (r->excluded || s->calls == 0)
         return;
-    dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k, (double)s->min * k,
-                     (double)s->max * k);
-    for (size_t i = 0; i < s->nhist; i++) {
+    double period = m->runs[in->run].period_ns;
+    if (period > 0)
+        sampled_cost(r, s, k, period);
+    else
+        dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k,
+                         (double)s->min * k, (double)s->max * k);
+    for (size_t i = 0; (period <= 0 || s->timed == s->calls) && i < s->nhist; i++) {
         /* Bucket bounds of FORMAT.md 1.4 (format/hist.h), in ticks, then in ns. */
         uint32_t b = s->hist_bucket[i];
         dist_add_bin(&r->cost, prof_hist_bound(b) * k, prof_hist_bound(b + 1) * k,

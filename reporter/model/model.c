@@ -78,6 +78,7 @@ static void run_rec_release(struct run_rec *r)
     free(r->clock);
     free(r->pid);
     free(r->mode);
+    free(r->sampling);
     free(r->crash);
 }
 
@@ -375,6 +376,11 @@ void model_cost_row(const struct model *m, size_t ri, double busy, struct cost_r
     out->fastest = s.min;
     out->slowest = s.max;
     out->approximate = dist_approximate(d);
+    int sampled = r->sampled;
+    out->total_pm = sampled ? 1.96 * sqrt(r->var_outer) : NAN;
+    out->self_pm = sampled ? 1.96 * sqrt(r->var_self) : NAN;
+    out->wall = r->wall_ns > 0 ? r->wall_ns : NAN;
+    out->offcpu = r->wall_ns > 0 ? fmax(0, r->wall_ns - r->wall_cpu_ns) : NAN;
 }
 
 /* The runs that crashed. */

@@ -34,6 +34,10 @@ struct run_rec {
        median run's (NaN: none) and whether that makes it an outlier */
     double wait_share, busy_ratio;
     int busy_machine, outlier;
+    /* The Timing record (format 4): sampled timing's method ("perf-task-clock", "cpu-timer")
+       and sample period in ns; NULL and 0 for a run that timed every call */
+    char *sampling;
+    double period_ns;
     /* The Crash record (a run that ended by a fatal signal): the signal's number (0: the run
        did not crash), its text for output ("SIGSEGV (signal 11)") and the number of the thread
        it came to (0: one that recorded nothing) */
@@ -52,6 +56,10 @@ struct thread_rec {
     /* From the ThreadCpu record: CPU time and wall time while the thread recorded, and the
        time it waited for a CPU, ns; NaN when the run does not say (older files, killed runs) */
     double cpu_ns, wall_ns, wait_ns;
+    /* A sampled run's ThreadCpu record: the thread's CPU-time samples, those in the
+       collector's own code and those outside every region, and the measured cost of one
+       call's hooks in ns (taken out of its Wall times); NaN when the run does not say */
+    double samples, overhead, outside, hook_ns;
 };
 
 /* One region (all regions with the same id text, across threads and runs). Kept small: a
@@ -68,6 +76,11 @@ struct region {
     uint32_t run_cap, key_cap; /* the runs and thread keys cols has room for */
     struct dist cost;          /* inclusive ns per call */
     double self_ns, outer_ns;  /* outer: non-nested calls only (recursion counted once) */
+    /* Sampled runs: the variances of outer_ns and self_ns (each sample of period p adds p^2),
+       the wall time of the calling contexts whose every call was timed (outermost ones), and
+       the sampled CPU time of those same contexts */
+    double var_outer, var_self, wall_ns, wall_cpu_ns;
+    int sampled; /* a row of a sampled run */
     uint64_t unterminated;
     /* Per run: ns over calls, ns over non-nested calls (the run's share of Total), calls; per
        thread key: ns over non-nested calls, self ns, calls. One allocation, read through
@@ -310,6 +323,10 @@ struct cost_row {
     size_t runs; /* runs where the region ran */
     double run_mean, run_stddev, run_cv, ci95, fastest, slowest;
     int approximate; /* percentiles from the histogram */
+    /* Sampled runs: the 95 % bounds of total and self (1.96 standard deviations of their
+       sample counts), the wall time of the contexts timed on every call and its part off the
+       CPU (wall minus their sampled CPU time); NaN when not sampled or not timed */
+    double total_pm, self_pm, wall, offcpu;
 };
 /* Fill *out for region r; busy is model_busy(m). */
 void model_cost_row(const struct model *m, size_t r, double busy, struct cost_row *out);

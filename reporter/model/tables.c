@@ -24,7 +24,8 @@ static const struct column callcost_cols[] = {
     {"Run mean", COL_COST_NS},    {"Run std dev", COL_COST_NS}, {"Run CV", COL_SHARE},
     {"95% CI +/-", COL_COST_NS},  {"Fastest run", COL_COST_NS}, {"Slowest run", COL_COST_NS},
     {"Never stopped", COL_COUNT}, {"Percentiles", COL_TEXT},    {"Source file", COL_TEXT},
-    {"Line", COL_NUMBER}};
+    {"Line", COL_NUMBER},         {"Total +/-", COL_TOTAL_NS},  {"Self +/-", COL_TOTAL_NS},
+    {"Wall", COL_TOTAL_NS},       {"Off-CPU", COL_TOTAL_NS}};
 _Static_assert(sizeof callcost_cols / sizeof *callcost_cols == CC_NCOLS,
                "enum callcost_col names every Call cost column");
 static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
@@ -153,7 +154,11 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              count(x.never),
                              text(x.approximate ? "histogram" : "exact"),
                              text(r->file),
-                             r->line ? count(r->line) : text(NULL)};
+                             r->line ? count(r->line) : text(NULL),
+                             num(x.total_pm),
+                             num(x.self_pm),
+                             num(x.wall),
+                             num(x.offcpu)};
         memcpy(c, row, sizeof row);
         break;
     }

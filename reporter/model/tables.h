@@ -91,6 +91,10 @@ enum callcost_col {
     CC_PERCENTILES,
     CC_FILE,
     CC_LINE,
+    CC_TOTAL_PM, /* sampled runs (format 4) */
+    CC_SELF_PM,
+    CC_WALL,
+    CC_OFFCPU,
     CC_NCOLS
 };
 

@@ -1173,6 +1173,51 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_row_t first, 
 }
 
 /* Summary: what was read, the command line, the top regions and the native charts. */
+/*
+ * How the runs' times were measured, in words: every call timed, or (format 4 summary runs
+ * with Timing,sampled) calls counted and time sampled, with the samples that landed in the
+ * collector's own code (left out of every region) and outside every region.
+ */
+static void timing_summary(const struct model *m, char *buf, size_t size)
+{
+    double samples = 0, overhead = 0, outside = 0, period = 0, hook_sum = 0, hook_n = 0;
+    size_t sampled = 0;
+    const char *method = NULL;
+    for (size_t k = 0; k < m->nruns; k++)
+        if (m->runs[k].sampling) {
+            sampled++;
+            method = m->runs[k].sampling;
+            period = m->runs[k].period_ns;
+        }
+    for (size_t i = 0; i < m->nthreads; i++) {
+        const struct thread_rec *t = &m->threads[i];
+        double p = m->runs[t->run].period_ns;
+        if (p > 0 && isfinite(t->samples)) {
+            samples += t->samples * p;
+            overhead += t->overhead * p;
+            outside += t->outside * p;
+            hook_sum += t->hook_ns;
+            hook_n++;
+        }
+    }
+    if (!sampled) {
+        snprintf(buf, size, "every call timed exactly (a clock read at its start and end)");
+        return;
+    }
+    char a[32], c[32], d[32], e[32], h[32];
+    snprintf(buf, size,
+             "%s%zu of %zu runs: calls counted exactly; Total and Self from CPU-time samples, "
+             "one per %s of a thread's CPU time (%s), with their 95 %% bounds (Total +/-, Self "
+             "+/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose calls "
+             "last long. Sampled CPU time %s; of it %s (%.1f %%) in the collector's own code, "
+             "left out of every region, and %s outside every region. A call's hooks cost %s "
+             "(measured by those samples), taken out of Wall for each call inside a timed one",
+             "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method,
+             time_text(c, sizeof c, samples, NULL), time_text(d, sizeof d, overhead, NULL),
+             samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL),
+             time_text(h, sizeof h, hook_n > 0 ? hook_sum / hook_n : 0, NULL));
+}
+
 static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank, size_t n)
 {
     const struct model *m = b->m;
@@ -1220,6 +1265,8 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     kv(b, ws, &row, "Runs on a busy machine", runcheck_busy_summary(m, buf, sizeof buf));
     kv(b, ws, &row, "Outlier runs", runcheck_outlier_summary(m, buf, sizeof buf));
     kv_num(b, ws, &row, "Events read", (double)m->events, b->f.count);
+    timing_summary(m, buf, sizeof buf);
+    kv(b, ws, &row, "Timing", buf);
     kv_num(b, ws, &row, "Regions", (double)n, b->f.count);
     const char *first = NULL, *last = NULL;
     for (size_t k = 0; k < m->nruns; k++) {
@@ -1648,6 +1695,24 @@ static void sheet_about(struct book *b)
                        "its return type, template arguments and parameters collapsed to <…> and "
                        "(…), with just enough of them kept where two names would otherwise read "
                        "the same. The Region column holds the full name."},
+        {"Sampled timing", "A run of libprofreport-auto (PROFILER_TIMING=sampled, its default) "
+                           "counts every call exactly but reads no clock for short calls: "
+                           "Total and Self are CPU-time samples (one per sample period of a "
+                           "thread's CPU time) charged to the calling context running at each "
+                           "sample, so a region's Total counts each sample once even under "
+                           "recursion. Samples that land in the collector's own hooks are "
+                           "overhead, left out of every region (Summary, Timing). Mean and "
+                           "percentiles: the wall time per call of calling contexts whose every "
+                           "call was timed (long ones: a context stops being timed once 16 of "
+                           "its calls average under the threshold in the Timing record), else "
+                           "the sampled time divided by the calls."},
+        {"Total +/-, Self +/-", "Sampled runs: 1.96 standard deviations of the sampled time "
+                                "(1.96 x sqrt(samples) x period), the 95 % bound of Total and "
+                                "Self."},
+        {"Wall, Off-CPU", "Sampled runs: the wall time of the region's calls in calling "
+                          "contexts timed on every call, and the part of it not on the CPU "
+                          "(Wall minus their sampled CPU time): sleeping, waiting for I/O or a "
+                          "lock, or waiting for a CPU."},
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file (or killed run rebuilt from its parts), then region x "

@@ -278,7 +278,7 @@ static void rec_event(void *ctx, const struct prof_event_rec *e)
 static void rec_summary(void *ctx, const struct prof_summary_rec *s)
 {
     struct batch_recorder *r = ctx;
-    size_t size = 1 + str_size(s->region, s->region_len) + 4 * 4 + 7 * 8 + 8 + s->nhist * 12;
+    size_t size = 1 + str_size(s->region, s->region_len) + 4 * 4 + 10 * 8 + 8 + s->nhist * 12;
     char *p = room(r, size);
     *p++ = REC_SUMMARY;
     p = put_str(p, s->region, s->region_len);
@@ -292,6 +292,9 @@ static void rec_summary(void *ctx, const struct prof_summary_rec *s)
     p = put_u64(p, s->min);
     p = put_u64(p, s->max);
     p = put_u64(p, s->outer);
+    p = put_u64(p, s->samples);
+    p = put_u64(p, s->timed);
+    p = put_u64(p, s->wall);
     memcpy(p, &s->sumsq, 8);
     p += 8;
     p = put_u64(p, s->nhist);
@@ -538,6 +541,9 @@ static const char *play_summary(struct batch_cursor *c, const char *p, const str
     s.min = get_u64(&p);
     s.max = get_u64(&p);
     s.outer = get_u64(&p);
+    s.samples = get_u64(&p);
+    s.timed = get_u64(&p);
+    s.wall = get_u64(&p);
     memcpy(&s.sumsq, p, 8);
     p += 8;
     s.nhist = (size_t)get_u64(&p);

@@ -411,7 +411,9 @@ static int field_hist(struct runfile *r, size_t i, size_t *nhist)
    version 3 on (FORMAT.md 1.4). */
 static size_t summary_columns(const struct runfile *r)
 {
-    return r->version >= PROF_RUN_VERSION_PATHS ? PROF_SU_N : PROF_SU_N_FLAT;
+    return r->version >= PROF_RUN_VERSION_TIMING  ? PROF_SU_N
+           : r->version >= PROF_RUN_VERSION_PATHS ? PROF_SU_N_PATHS
+                                                  : PROF_SU_N_FLAT;
 }
 
 /* A new table of summary rows starts (the summary section numbers its nodes afresh). */
@@ -515,6 +517,13 @@ static void summary_row(struct runfile *r)
         field_sumsq(r, PROF_SU_SUMSQ, &s.sumsq) != 0 ||
         field_u64(r, PROF_SU_OUTER, col[PROF_SU_OUTER], &s.outer) != 0 ||
         field_hist(r, PROF_SU_HIST, &s.nhist) != 0)
+        return;
+    s.timed = s.calls; /* before version 4 every call was timed */
+    s.wall = s.ticks;
+    if (r->version >= PROF_RUN_VERSION_TIMING &&
+        (field_u64(r, PROF_SU_SAMPLES, col[PROF_SU_SAMPLES], &s.samples) != 0 ||
+         field_u64(r, PROF_SU_TIMED, col[PROF_SU_TIMED], &s.timed) != 0 ||
+         field_u64(r, PROF_SU_WALL, col[PROF_SU_WALL], &s.wall) != 0))
         return;
     s.hist_bucket = r->hist_bucket;
     s.hist_count = r->hist_count;

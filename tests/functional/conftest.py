@@ -40,7 +40,7 @@ PART_NAME = re.compile(
 EVENT_COLUMNS = ["Region", "Ticks", "Thread", "Parent", "Depth", "Self", "Start", "Nested"]
 SUMMARY_COLUMNS = [
     "Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer", "Histogram",
-    "Node", "Parent",
+    "Node", "Parent", "Samples", "Timed", "Wall",
 ]
 
 MEMORY_COLUMNS = [
@@ -333,7 +333,7 @@ def _end_thread(pending, thread):
 
 def check_metadata(run, pid=None):
     """The metadata every run file has (FORMAT.md 1.2)."""
-    assert run.meta[0] == ["Format", "profreport-run", "3"], run.meta[0]
+    assert run.meta[0] == ["Format", "profreport-run", "4"], run.meta[0]
     assert run.value("Mode") in ("events", "summary")
     assert run.value("Clock") in ("tsc", "monotonic")
     assert re.fullmatch(r"\d+", run.value("Duration"))

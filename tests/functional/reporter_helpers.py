@@ -37,6 +37,7 @@ COST_COLUMNS = [
     ("Run mean", "cost"), ("Run std dev", "cost"), ("Run CV", None), ("95% CI +/-", "cost"),
     ("Fastest run", "cost"), ("Slowest run", "cost"), ("Never stopped", None),
     ("Percentiles", None), ("Source file", None), ("Line", None),
+    ("Total +/-", "total"), ("Self +/-", "total"), ("Wall", "total"), ("Off-CPU", "total"),
 ]
 
 UNITS_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
@@ -417,6 +418,11 @@ def expected_cost_row(e, busy, self_all):
         "Fastest run": min(means) if means else None,
         "Slowest run": max(means) if means else None,
         "Never stopped": e.never,
+        # Events runs and exactly timed summary runs: nothing is sampled.
+        "Total +/-": None,
+        "Self +/-": None,
+        "Wall": None,
+        "Off-CPU": None,
     }
     if len(c) >= 2:
         # The module's own quantiles agree with PERCENTILE.INC: a check of percentile_inc.

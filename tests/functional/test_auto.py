@@ -248,7 +248,10 @@ def test_summary_mode_is_the_default_and_counts_every_path_as_events_mode_does(t
                      "helper": 5, "shared_twice_square": 5, "shared_square": 10,
                      "manual loop": 1}
     fib = summary_regions(run.rows)[("1", "fib")]
-    assert fib["Outer"] < fib["Ticks"]  # recursion counted once in Outer
+    # Sampled timing (the default): Ticks and Outer are samples, recursion counted once in
+    # Outer; a run this short may have taken none in fib.
+    assert run.values("Timing")[0][0] == "sampled"
+    assert fib["Outer"] <= fib["Ticks"]
     assert "fib" in functions(run)
     # fib(12) nests 12 deep below main: one path per depth, no deeper
     fib_paths = [p for _, p in paths if p[-1] == "fib"]
@@ -260,21 +263,27 @@ def test_summary_and_events_runs_of_one_program_report_the_same_counts(tmp_path)
     calls has the same counts (Call cost and Hit count per region, Call tree per caller and
     callee, Call paths per path); only times differ, as two runs' times do."""
     books = {}
-    for mode in ("events", "summary"):
-        _, run = run_calls(sub(tmp_path, mode), 11, 8, 4, env={"PROFILER_MODE": mode})
+    for mode, timing in (("events", "exact"), ("summary", "exact"), ("summary", "sampled")):
+        _, run = run_calls(sub(tmp_path, mode + timing), 11, 8, 4,
+                           env={"PROFILER_MODE": mode, "PROFILER_TIMING": timing})
         assert run.value("Mode") == mode
-        out = tmp_path / f"{mode}.xlsx"
+        out = tmp_path / f"{mode}{timing}.xlsx"
         must_run(run.path, "-o", out, "-q", "--no-gnuplot")
-        books[mode] = Book(out)
-    ev, su = books["events"], books["summary"]
+        books[mode + timing] = Book(out)
+    ev, su, sa = books["eventsexact"], books["summaryexact"], books["summarysampled"]
+    # Sampled timing counts the same calls on the same paths.
+    _, sacost, _ = sa.cost()
+    _, satree = sa.table("Call tree")
+    _, sahits = sa.table("Hit count")
     _, ecost, eorder = ev.cost()
     _, scost, sorder = su.cost()
     assert sorted(eorder) == sorted(sorder)
     assert {k: r["Calls"] for k, r in ecost.items()} == {k: r["Calls"] for k, r in scost.items()}
+    assert {k: r["Calls"] for k, r in ecost.items()} == {k: r["Calls"] for k, r in sacost.items()}
     _, etree = ev.table("Call tree")
     _, stree = su.table("Call tree")
     edges = lambda t: sorted((r["Caller"], r["Callee"], r["Calls"]) for r in t)
-    assert edges(etree) == edges(stree)
+    assert edges(etree) == edges(stree) == edges(satree)
     _, epaths = ev.table("Call paths")
     _, spaths = su.table("Call paths")
     # The sheet lists the paths with the most self time, which two runs may order apart.
@@ -284,7 +293,7 @@ def test_summary_and_events_runs_of_one_program_report_the_same_counts(tmp_path)
     _, ehits = ev.table("Hit count")
     _, shits = su.table("Hit count")
     hits = lambda t: {r["Region"]: (r["Calls"], r["Thread: main"]) for r in t}
-    assert hits(ehits) == hits(shits)
+    assert hits(ehits) == hits(shits) == hits(sahits)
 
 
 def uftrace_calls(tmp_path, binary, args, *opts):
@@ -453,7 +462,9 @@ def test_scopes_and_module_regions_measure_the_work_inside_them_when_instrumente
     for region in ("scoped", "store"):
         outer = next(r for (_, p), r in paths.items() if p[-1] == region)
         inner = next(r for (_, p), r in paths.items() if p[-2:] == (region, "pause_ms"))
-        assert int(outer["Ticks"]) >= int(inner["Ticks"]) > 0
+        # Sampled timing (the default): pause_ms sleeps, so its time is wall time (Wall, its
+        # one call timed), not CPU samples; the samples still add up along the path.
+        assert int(outer["Wall"]) >= int(inner["Wall"]) > 0
         assert int(outer["Ticks"]) - int(outer["Self"]) == int(inner["Ticks"])
 
 

@@ -112,7 +112,7 @@ def test_metadata_describes_the_process(tmp_path):
     proc, run = run_once(tmp_path, "nested", "first-arg", "second")
     after = datetime.datetime.now(datetime.timezone.utc)
     check_metadata(run, pid=proc.pid)
-    assert run.records[1] == ["Format", "profreport-run", "3"]
+    assert run.records[1] == ["Format", "profreport-run", "4"]
     exe = os.path.realpath(program("nested"))
     assert run.value("Program") == exe
     assert run.value("Command") == f"{program('nested')} first-arg second"

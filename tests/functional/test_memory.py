@@ -126,7 +126,7 @@ def test_no_memory_section_without_memory_checks(tmp_path):
     """A program that uses none of the three ways in writes no memory section."""
     _, run = run_once(tmp_path, "memregions")
     assert run.memory is None
-    assert run.meta[0] == ["Format", "profreport-run", "3"]
+    assert run.meta[0] == ["Format", "profreport-run", "4"]
 
 
 def run_preloaded(tmp_path, argv, env=None):

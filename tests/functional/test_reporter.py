@@ -622,7 +622,7 @@ def test_malformed_row_is_skipped_and_reported_with_its_line(tmp_path, filler):
 @pytest.mark.parametrize("content,line,why", [
     (b"Region,Ticks\nfoo,12\n", 1, "Frequency"),
     (b"\n\nFormat,profreport-run,1\nMode,events\n", 3, "Frequency"),
-    (b"Frequency,1000000000\nFormat,profreport-run,4\nMode,events\n", 2, "version"),
+    (b"Frequency,1000000000\nFormat,profreport-run,5\nMode,events\n", 2, "version"),
     (b"Frequency,1000000000\nFormat,profreport-run,x\nMode,events\n", 2, "version"),
     (b"Frequency,1000000000\nFormat,profreport-run,1\nMode,events\nThreads,1\n"
      b"Thread,1,6,ghost,exited\nWarning,unterminated,1,1,region b never stopped\n"

@@ -99,7 +99,7 @@ static void parts_merge_into_one_run_file(void **state)
     char *text = assemble(paths, 2, &ov, &err);
     assert_int_equal(err, PROF_OK);
     assert_string_equal(text, "Frequency,2000\n"
-                              "Format,profreport-run,3\n"
+                              "Format,profreport-run,4\n"
                               "Mode,events\n"
                               "Program,/bin/app\n"
                               "Pid,42\n"
@@ -425,11 +425,11 @@ static void summary_record(struct prof_sbuf *b, uint32_t id, uint64_t calls, uin
                                     .parent = parent};
     size_t at = b->len;
     prof_summary_encode(b, &c, hist);
-    if (node == 0) { /* version 2: the 8 bytes of node and parent are not there */
-        memmove(b->data + at + PROF_SUMMARY_HEAD_V2, b->data + at + PROF_SUMMARY_HEAD,
-                b->len - at - PROF_SUMMARY_HEAD);
-        b->len -= PROF_SUMMARY_HEAD - PROF_SUMMARY_HEAD_V2;
-    }
+    /* Version 2 has no node and parent, version 3 no samples, timed and wall: the parts
+       these tests write are of those versions. */
+    size_t head = node == 0 ? PROF_SUMMARY_HEAD_V2 : PROF_SUMMARY_HEAD_V3;
+    memmove(b->data + at + head, b->data + at + PROF_SUMMARY_HEAD, b->len - at - PROF_SUMMARY_HEAD);
+    b->len -= PROF_SUMMARY_HEAD - head;
 }
 
 /* A version 2 summary part's binary records become the summary table's rows, each a top-level
@@ -470,14 +470,17 @@ static void summary_records_become_rows(void **state)
     char *text = assemble(ended, 1, NULL, &err);
     assert_int_equal(err, PROF_OK);
     assert_non_null(strstr(text, "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,"
-                                 "Histogram,Node,Parent\nstep,3,3,30,30,10,10,300,10,10:3,1,0\n"));
+                                 "Histogram,Node,Parent,Samples,Timed,Wall\n"
+                                 "step,3,3,30,30,10,10,300,10,10:3,1,0,0,3,30\n"));
     assert_null(strstr(text, "a,"));
     free(text);
     text = assemble(killed, 1, NULL, &err);
     assert_int_equal(err, PROF_OK);
     assert_non_null(strstr(text, "Complete,no\n"));
-    assert_non_null(strstr(text, "Histogram,Node,Parent\nstep,3,2,20,20,10,10,200,10,10:2,1,0\n"
-                                 "\"a,\"\"b\"\"\",3,1,100,100,100,100,10000,100,36:1,2,0\n"));
+    assert_non_null(strstr(text, "Histogram,Node,Parent,Samples,Timed,Wall\n"
+                                 "step,3,2,20,20,10,10,200,10,10:2,1,0,0,2,20\n"
+                                 "\"a,\"\"b\"\"\",3,1,100,100,100,100,10000,100,36:1,2,0,0,1,"
+                                 "100\n"));
     free(text);
     unlink(paths[0]);
     unlink(paths[1]);
@@ -508,9 +511,10 @@ static void summary_record_of_unknown_id_is_damage(void **state)
     char *text = assemble(paths, 1, NULL, &err);
     assert_int_equal(err, PROF_OK);
     assert_non_null(strstr(text, "Thread,1,,,incomplete\n"));
-    size_t len = strlen(text), tail = strlen("Histogram,Node,Parent\n");
+    size_t len = strlen(text), tail = strlen("Histogram,Node,Parent,Samples,Timed,Wall\n");
     assert_true(len >= tail &&
-                strcmp(text + len - tail, "Histogram,Node,Parent\n") == 0); /* no row */
+                strcmp(text + len - tail, "Histogram,Node,Parent,Samples,Timed,Wall\n") ==
+                    0); /* no row */
     free(text);
     unlink(path);
 }
@@ -550,10 +554,10 @@ static void v3_records_keep_their_paths(void **state)
     enum prof_error err;
     char *text = assemble(paths, 1, NULL, &err);
     assert_int_equal(err, PROF_OK);
-    assert_non_null(strstr(text, "Histogram,Node,Parent\n"
-                                 "main,1,1,500,500,500,500,250000,500,55:1,1,0\n"
-                                 "step,1,4,40,40,10,10,400,10,10:4,2,1\n"
-                                 "step,1,2,6,6,3,3,18,3,3:2,3,2\n"));
+    assert_non_null(strstr(text, "Histogram,Node,Parent,Samples,Timed,Wall\n"
+                                 "main,1,1,500,500,500,500,250000,500,55:1,1,0,0,1,500\n"
+                                 "step,1,4,40,40,10,10,400,10,10:4,2,1,0,4,40\n"
+                                 "step,1,2,6,6,3,3,18,3,3:2,3,2,0,2,6\n"));
     assert_non_null(strstr(text, "Thread,1,,,exited\n"));
     free(text);
     unlink(path);

@@ -22,7 +22,11 @@
     "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
 #define HEAD_SUMMARY                                                                               \
     "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent\n"
-#define OUT_HEAD "Frequency,1000\nFormat,profreport-run,3\nMode,summary\n"
+/* A compact is written in the current version: its rows say every call was timed. */
+#define OUT_SUMMARY                                                                                \
+    "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent,Samples,"       \
+    "Timed,Wall\n"
+#define OUT_HEAD "Frequency,1000\nFormat,profreport-run,4\nMode,summary\n"
 
 /* The compact of the run file text, as text (the caller frees it); truncated as the writer
    is told. */
@@ -60,8 +64,8 @@ static void loop_instances_become_one_row_with_their_histogram(void **state)
                                "step,20,1,main,1,20,12,0\n"
                                "main,50,1,,0,20,0,0\n",
                    0,
-                   OUT_HEAD HEAD_SUMMARY "main,1,1,50,20,50,50,2500,50,28:1,1,0\n"
-                                         "step,1,2,30,30,10,20,500,30,10:1;18:1,2,1\n");
+                   OUT_HEAD OUT_SUMMARY "main,1,1,50,20,50,50,2500,50,28:1,1,0,0,1,50\n"
+                                        "step,1,2,30,30,10,20,500,30,10:1;18:1,2,1,0,2,30\n");
 }
 
 static void recursion_counts_outer_time_for_the_outermost_call_only(void **state)
@@ -70,8 +74,8 @@ static void recursion_counts_outer_time_for_the_outermost_call_only(void **state
     expect_compact(HEAD_EVENTS "rec,5,1,rec,1,5,3,1\n"
                                "rec,12,1,,0,7,0,0\n",
                    0,
-                   OUT_HEAD HEAD_SUMMARY "rec,1,1,12,7,12,12,144,12,12:1,1,0\n"
-                                         "rec,1,1,5,5,5,5,25,0,5:1,2,1\n");
+                   OUT_HEAD OUT_SUMMARY "rec,1,1,12,7,12,12,144,12,12:1,1,0,0,1,12\n"
+                                        "rec,1,1,5,5,5,5,25,0,5:1,2,1,0,1,5\n");
 }
 
 static void paths_are_numbered_in_the_order_first_entered(void **state)
@@ -86,10 +90,10 @@ static void paths_are_numbered_in_the_order_first_entered(void **state)
                                "x,6,1,main,1,3,11,0\n"
                                "main,20,1,,0,8,0,0\n",
                    0,
-                   OUT_HEAD HEAD_SUMMARY "main,1,1,20,8,20,20,400,20,18:1,1,0\n"
-                                         "x,1,2,10,6,4,6,52,10,4:1;6:1,2,1\n"
-                                         "y,1,2,4,4,1,3,10,4,1:1;3:1,3,2\n"
-                                         "z,1,1,2,2,2,2,4,2,2:1,4,1\n");
+                   OUT_HEAD OUT_SUMMARY "main,1,1,20,8,20,20,400,20,18:1,1,0,0,1,20\n"
+                                        "x,1,2,10,6,4,6,52,10,4:1;6:1,2,1,0,2,10\n"
+                                        "y,1,2,4,4,1,3,10,4,1:1;3:1,3,2,0,2,4\n"
+                                        "z,1,1,2,2,2,2,4,2,2:1,4,1,0,1,2\n");
 }
 
 static void threads_keep_their_rows_apart_in_thread_order(void **state)
@@ -98,8 +102,8 @@ static void threads_keep_their_rows_apart_in_thread_order(void **state)
     expect_compact(HEAD_EVENTS "w,3,2,,0,3,1,0\n"
                                "w,4,1,,0,4,0,0\n",
                    0,
-                   OUT_HEAD HEAD_SUMMARY "w,1,1,4,4,4,4,16,4,4:1,1,0\n"
-                                         "w,2,1,3,3,3,3,9,3,3:1,1,0\n");
+                   OUT_HEAD OUT_SUMMARY "w,1,1,4,4,4,4,16,4,4:1,1,0,0,1,4\n"
+                                        "w,2,1,3,3,3,3,9,3,3:1,1,0,0,1,3\n");
 }
 
 static void an_instance_that_never_stopped_is_a_node_without_calls(void **state)
@@ -108,19 +112,21 @@ static void an_instance_that_never_stopped_is_a_node_without_calls(void **state)
     expect_compact(HEAD_EVENTS "k,2,1,outer,1,2,1,0\n"
                                "outer,,1,,0,,0,0\n",
                    0,
-                   OUT_HEAD HEAD_SUMMARY "outer,1,0,0,0,0,0,0,0,,1,0\n"
-                                         "k,1,1,2,2,2,2,4,2,2:1,2,1\n");
+                   OUT_HEAD OUT_SUMMARY "outer,1,0,0,0,0,0,0,0,,1,0,0,0,0\n"
+                                        "k,1,1,2,2,2,2,4,2,2:1,2,1,0,1,2\n");
 }
 
+/* A sampled summary run (format 4) keeps its Timing record, samples and timed calls. */
 static void a_summary_run_is_rewritten_as_it_is(void **state)
 {
     (void)state;
-    const char *run =
-        "Frequency,1000\nFormat,profreport-run,3\nMode,summary\nHost,h\n"
-        "Threads,1\nThread,1,7,main,exited\n" HEAD_SUMMARY "main,1,1,90,10,90,90,8100,90,29:1,1,0\n"
-        "step,1,3,30,30,10,10,300,30,10:3,2,1\n"
-        "load,1,1,50,50,50,50,2500,50,28:1,3,1\n"
-        "step,1,2,0,0,0,0,0,0,0:2,4,3\n";
+    const char *run = "Frequency,1000\nFormat,profreport-run,4\nMode,summary\nHost,h\n"
+                      "Timing,sampled,perf-task-clock,250000,500.0,9.0\n"
+                      "Threads,1\nThread,1,7,main,exited\n" OUT_SUMMARY
+                      "main,1,1,90,10,90,90,8100,90,29:1,1,0,4,1,90\n"
+                      "step,1,3,30,30,10,10,300,30,10:3,2,1,12,3,30\n"
+                      "load,1,1,50,50,50,50,2500,50,28:1,3,1,20,1,50\n"
+                      "step,1,2,0,0,0,0,0,0,,4,3,0,0,0\n";
     expect_compact(run, 0, run);
 }
 
@@ -136,9 +142,9 @@ static void summary_section_rows_join_the_tables_paths(void **state)
                                "step,1,3,30,30,10,10,300,30,10:3,2,1\n"
                                "other,1,1,5,5,5,5,25,5,5:1,3,2\n",
                    0,
-                   OUT_HEAD HEAD_SUMMARY "main,1,1,90,40,90,90,8100,90,35:1,1,0\n"
-                                         "step,1,5,50,50,10,10,500,50,10:5,2,1\n"
-                                         "other,1,1,5,5,5,5,25,5,5:1,3,2\n");
+                   OUT_HEAD OUT_SUMMARY "main,1,1,90,40,90,90,8100,90,35:1,1,0,0,1,90\n"
+                                        "step,1,5,50,50,10,10,500,50,10:5,2,1,0,5,50\n"
+                                        "other,1,1,5,5,5,5,25,5,5:1,3,2,0,1,5\n");
 }
 
 static void seed_rows_are_top_level_calls_of_thread_1(void **state)
@@ -146,9 +152,9 @@ static void seed_rows_are_top_level_calls_of_thread_1(void **state)
     (void)state;
     expect_compact("Frequency,1000\nA,5\nB,\nA,7\n", 0,
                    OUT_HEAD "Duration,7\n"
-                            "Warning,unterminated,1,1,region never stopped: B\n" HEAD_SUMMARY
-                            "A,1,2,12,12,5,7,74,12,5:1;7:1,1,0\n"
-                            "B,1,0,0,0,0,0,0,0,,2,0\n");
+                            "Warning,unterminated,1,1,region never stopped: B\n" OUT_SUMMARY
+                            "A,1,2,12,12,5,7,74,12,5:1;7:1,1,0,0,2,12\n"
+                            "B,1,0,0,0,0,0,0,0,,2,0,0,0,0\n");
 }
 
 static void a_run_cut_short_is_marked_incomplete(void **state)
@@ -156,7 +162,7 @@ static void a_run_cut_short_is_marked_incomplete(void **state)
     (void)state;
     expect_compact("Frequency,1000\nFormat,profreport-run,3\nMode,events\nComplete,yes\n"
                    "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n",
-                   1, OUT_HEAD "Complete,no\n" HEAD_SUMMARY);
+                   1, OUT_HEAD "Complete,no\n" OUT_SUMMARY);
 }
 
 static void memory_rows_are_kept(void **state)
@@ -170,7 +176,8 @@ static void memory_rows_are_kept(void **state)
                       "region-bytes,2,,,5,160,,,,,,\n";
     char *in = NULL, *want = NULL;
     assert_true(asprintf(&in, HEAD_EVENTS "w,4,1,,0,4,0,0\n%s", mem) > 0);
-    assert_true(asprintf(&want, OUT_HEAD HEAD_SUMMARY "w,1,1,4,4,4,4,16,4,4:1,1,0\n%s", mem) > 0);
+    assert_true(asprintf(&want, OUT_HEAD OUT_SUMMARY "w,1,1,4,4,4,4,16,4,4:1,1,0,0,1,4\n%s", mem) >
+                0);
     expect_compact(in, 0, want);
     free(in);
     free(want);

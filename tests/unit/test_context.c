@@ -20,7 +20,7 @@ static uint64_t hist_total(const struct prof_stats *s)
 {
     uint64_t total = 0;
     for (unsigned b = 0; b < PROF_HIST_BUCKETS; b++)
-        if (s->hist[b / PROF_HIST_BLOCK])
+        if (s->hist && s->hist[b / PROF_HIST_BLOCK])
             total += s->hist[b / PROF_HIST_BLOCK][b % PROF_HIST_BLOCK];
     return total;
 }
@@ -152,14 +152,14 @@ static void many_paths_encode_in_order(void **state)
         assert_ptr_equal(prof_cct_child(&c, top, i, canon), kids[i]);
     assert_int_equal(prof_cct_calls(&c), N - 1);
     struct prof_sbuf b = {0};
-    prof_cct_encode(&c, &b);
+    prof_cct_encode(&c, &b, 0, 0);
     size_t off = 0, nhist;
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t cnt[PROF_HIST_BUCKETS];
     for (uint32_t k = 1; k <= N; k++) {
         struct prof_summary_counts r;
-        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off, 3, &r,
-                                             bucket, cnt, &nhist),
+        assert_int_equal(prof_summary_decode((const unsigned char *)b.data, b.len, &off,
+                                             PROF_PART_VERSION, &r, bucket, cnt, &nhist),
                          PROF_OK);
         assert_int_equal(r.node, k);
         assert_int_equal(r.parent, k == 1 ? 0 : 1);

@@ -37,7 +37,8 @@ static void headers_are_the_documented_lines(void **state)
     free(s);
     s = joined(prof_summary_columns, PROF_SU_N);
     assert_string_equal(
-        s, "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent");
+        s, "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent,Samples,"
+           "Timed,Wall");
     free(s);
     s = joined(prof_memory_columns, PROF_ME_N);
     assert_string_equal(

@@ -56,6 +56,28 @@ static void cxx_names_match_without_parameters(void **state)
                                   "(anonymous namespace)::helper"));
 }
 
+/* A template function's demangled name starts with its return type: a pattern for the
+   qualified name matches whatever that type is (issue 24). */
+static void cxx_names_match_whatever_their_return_type(void **state)
+{
+    (void)state;
+    assert_false(prof_fn_selected("bool std::operator==<char, std::char_traits<char>, "
+                                  "std::allocator<char> >(std::__cxx11::basic_string<char, "
+                                  "std::char_traits<char>, std::allocator<char> > const&, "
+                                  "char const*)",
+                                  NULL, "std::*"));
+    assert_false(prof_fn_selected("__gnu_cxx::__normal_iterator<int*, std::vector<int, "
+                                  "std::allocator<int> > > std::vector<int, "
+                                  "std::allocator<int> >::begin()",
+                                  NULL, "std::*"));
+    assert_false(prof_fn_selected("void std::swap<int>(int&, int&)", NULL, "std::swap<*>"));
+    assert_false(prof_fn_selected("YAML::Node YAML::Load<char>(char const*)", NULL, "YAML::Load*"));
+    /* The spaces of operator new and of a conversion operator belong to the name. */
+    assert_true(prof_fn_selected("operator new(unsigned long)", NULL, "new"));
+    assert_false(prof_fn_selected("Box::operator bool() const", NULL, "Box::operator bool"));
+    assert_true(prof_fn_selected("Box::operator bool() const", NULL, "bool"));
+}
+
 /* "\," puts a comma inside a pattern; a full parameter list can then be matched. */
 static void escaped_comma_is_part_of_the_pattern(void **state)
 {
@@ -127,6 +149,7 @@ int main(void)
         cmocka_unit_test(no_filter_selects_everything),
         cmocka_unit_test(include_then_exclude),
         cmocka_unit_test(cxx_names_match_without_parameters),
+        cmocka_unit_test(cxx_names_match_whatever_their_return_type),
         cmocka_unit_test(escaped_comma_is_part_of_the_pattern),
         cmocka_unit_test(describes_a_function_of_this_program),
         cmocka_unit_test(demangles_cxx_names_only),

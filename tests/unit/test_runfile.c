@@ -565,7 +565,7 @@ static void message_values_are_escaped_and_cut(void **state)
 static void unknown_format_version_is_skipped(void **state)
 {
     (void)state;
-    check_skipped("Frequency,1000\nFormat,profreport-run,4\n", "unknown format version 4", 2);
+    check_skipped("Frequency,1000\nFormat,profreport-run,5\n", "unknown format version 5", 2);
     check_skipped("Frequency,1000\nFormat,profreport-run,0\n", "unknown format version 0", 2);
     check_skipped("Frequency,1000\nFormat,profreport-run,1.1\nMode,events\n",
                   "unknown format version \"1.1\"", 2);
@@ -579,12 +579,12 @@ static void each_parse_keeps_its_own_reason(void **state)
     struct log l = {0};
     struct rep_error first, second;
     unsigned long line1 = 0, line2 = 0;
-    assert_int_equal(parse_text("Frequency,1000\nFormat,profreport-run,4\n", &l, &first, &line1),
+    assert_int_equal(parse_text("Frequency,1000\nFormat,profreport-run,5\n", &l, &first, &line1),
                      RUNFILE_SKIPPED);
     assert_int_equal(
         parse_text("Frequency,1000\nFormat,profreport-run,1\nMode,x\n", &l, &second, &line2),
         RUNFILE_SKIPPED);
-    assert_string_equal(first.msg, "unknown format version 4");
+    assert_string_equal(first.msg, "unknown format version 5");
     assert_int_equal(line1, 2);
     assert_string_equal(second.msg, "unknown Mode \"x\"");
     assert_int_equal(line2, 3);

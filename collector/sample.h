@@ -1,0 +1,46 @@
+/*
+ * sample.h - per-thread CPU-time sampling (sample.c): a timer on each recording thread whose
+ * signal charges one sample to the thread's current calling context (summary mode with
+ * PROFILER_TIMING=sampled), so the hooks only count calls and the time comes from samples.
+ *
+ * Ownership: the per-thread state lives inside struct prof_thread (thread.h: struct
+ * prof_sample_state), opened at the thread's begin and closed at its exit or free; the signal
+ * handler touches only the interrupted thread's own state, through the initial-exec
+ * thread-local recorder pointer.
+ */
+#ifndef PROF_SAMPLE_H
+#define PROF_SAMPLE_H
+
+#include <stdint.h>
+
+struct prof_hooks;
+
+/* How samples are taken: a perf task-clock event (an hrtimer on the thread's CPU time, its
+   overflow a synchronous SIGTRAP; Linux 5.13 on) or a POSIX CPU-time timer on a signal of our
+   choice (checked at the scheduler's tick, so its expiries come in bursts, weighted by their
+   overruns). */
+enum prof_sample_method { PROF_SAMPLE_NONE, PROF_SAMPLE_PERF, PROF_SAMPLE_TIMER };
+
+/* The default sample period: 250 us of a thread's CPU time. */
+#define PROF_SAMPLE_PERIOD_NS 250000u
+
+/*
+ * Process-wide setup, once: find which method this system allows, trying it on the calling
+ * thread, and install the handler on its signal (SIGTRAP for the perf event, sig for the timer)
+ * unless the program has a handler of its own there. want: PROF_SAMPLE_NONE to take the perf
+ * event unless a debugger or valgrind watches SIGTRAP, else the timer; or the one method to
+ * try. PROF_SAMPLE_NONE when none works (why is said once on stderr).
+ */
+enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns,
+                                          enum prof_sample_method want);
+
+/* The method's name in the run file's Timing record. */
+const char *prof_sample_method_name(enum prof_sample_method m);
+
+/* The sampler's hooks (hooks.h), which run.c registers when the run samples: at a recorder's
+   begin (on its own thread) its sampler is armed, and t->summary.sampled says whether one
+   could be; at its free the sampler is closed (a fork child's copy is closed, never disarmed,
+   as its event or timer is the parent's). */
+extern const struct prof_hooks prof_sample_hooks;
+
+#endif /* PROF_SAMPLE_H */

@@ -1,0 +1,184 @@
+"""test_sampling.py - sampled timing (PROFILER_TIMING=sampled, libprofreport-auto's default):
+calls counted exactly, time from per-thread CPU-time samples, long calls still timed. The
+program's shares are known from its structure (tests/programs/auto/sampling.c): three() runs the
+loop of one() three times as long, sleeper() sleeps 200 ms, tiny() runs 100 000 times. Shares
+are checked against a bound computed from the number of samples, never against a speed."""
+
+import math
+
+import pytest
+
+from conftest import SAN, run_once, summary_paths
+from reporter_helpers import Book, must_run
+
+PERIOD_NS = 100_000
+
+
+def sampled_run(tmp_path, *args, env=None):
+    proc, run = run_once(tmp_path, "auto/sampling", *map(str, args),
+                         env={"PROFILER_SAMPLE_PERIOD": "100us", **(env or {})})
+    assert proc.returncode == 0, proc.stderr
+    return proc, run
+
+
+def path_row(run, thread, *path):
+    return summary_paths(run.rows)[(str(thread), path)]
+
+
+def thread_samples(run):
+    """{thread: (cpu ns, samples, overhead, outside)} from the ThreadCpu records of sampled
+    threads: thread, cpu, wall, wait (empty when unknown), samples, overhead, outside, hook."""
+    out = {}
+    for r in run.values("ThreadCpu"):
+        assert len(r) in (3, 4, 8), r
+        if len(r) == 8:
+            out[r[0]] = (int(r[1]), int(r[4]), int(r[5]), int(r[6]))
+    return out
+
+
+def sampler_or_skip(tmp_path, sampler):
+    """Skip when this system lacks the sampler (a kernel before 5.13, perf events refused)."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    proc, run = sampled_run(probe, "shares", 1000, env={"PROFILER_SAMPLER": sampler})
+    if run.values("Timing") == [["exact"]]:
+        pytest.skip(f"no {sampler} sampler here: {proc.stderr.decode().strip()}")
+
+
+# perf: one sample per period (an hrtimer); timer: samples at the scheduler's tick, each
+# weighted by the periods it covers, so far fewer independent ones (at least 100 Hz).
+SAMPLERS = {"perf": ("perf-task-clock", 20_000_000, PERIOD_NS),
+            "timer": ("cpu-timer", 60_000_000, 10_000_000)}
+
+
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_sampled_shares_follow_the_work_and_waits_keep_their_wall_time(tmp_path, sampler):
+    sampler_or_skip(tmp_path, sampler)
+    method, n_iter, independent_ns = SAMPLERS[sampler]
+    _, run = sampled_run(tmp_path, "shares", n_iter, env={"PROFILER_SAMPLER": sampler})
+    timing = run.values("Timing")[0]
+    assert timing[0] == "sampled" and timing[1] == method
+    assert int(timing[2]) == PERIOD_NS
+    freq = run.frequency
+    period = PERIOD_NS * freq / 1e9  # ticks per sample
+
+    # Counts are exact whatever was timed: tiny's calls proved short and stopped being timed.
+    tiny = path_row(run, 1, "main", "tiny")
+    assert int(tiny["Calls"]) == 100_000
+    assert int(tiny["Timed"]) < int(tiny["Calls"])
+    for name in ("one", "three", "sleeper"):
+        row = path_row(run, 1, "main", name)
+        assert int(row["Calls"]) == 1 and int(row["Timed"]) == 1
+
+    # Ticks are whole samples: inclusive samples of a path = Ticks / period.
+    one = int(path_row(run, 1, "main", "one")["Ticks"]) / period
+    three = int(path_row(run, 1, "main", "three")["Ticks"]) / period
+    n = one + three
+    if SAN:
+        # The collector's own code is sanitized too: most samples are its overhead, and the
+        # shares are not worth judging; the accounting below still holds.
+        n = 0
+    else:
+        assert n >= 200, f"too few samples to judge shares: {n}"
+    share = three / n if n else 0.75
+    # Binomial bound on the share of three() among both over the independent samples: 5
+    # standard deviations, plus 2 points for what the two calls do besides the loop.
+    independent = max(1.0, n * PERIOD_NS / independent_ns)
+    bound = 5 * math.sqrt(0.75 * 0.25 / independent) + 0.02
+    assert abs(share - 0.75) < bound, f"three() has {share:.3f} of {n:.0f} samples, want 0.75"
+
+    # The sleeper: its wall time is measured (it slept at least 200 ms), and almost none of it
+    # was on the CPU.
+    sleeper = path_row(run, 1, "main", "sleeper")
+    assert int(sleeper["Wall"]) / freq >= 0.2
+    assert int(sleeper["Ticks"]) / freq < 0.02
+
+    # Every sample is somewhere: in a path, in the collector's own code, or outside.
+    cpu, samples, overhead, outside = thread_samples(run)["1"]
+    # The hooks' measured cost per call (ps; what Wall loses for each call inside a timed one,
+    # checked in test_csvwrite.c) is at most what all overhead samples spread over the calls.
+    hook_ps = int(run.values("ThreadCpu")[0][7])
+    calls = sum(int(r["Calls"]) for r in run.rows)
+    assert 0 <= hook_ps <= overhead * PERIOD_NS * 1000 / calls + 1
+    in_paths = sum(int(r["Samples"]) for r in run.rows)
+    assert samples == in_paths + overhead + outside
+    # and together they are the thread's CPU time (perf: to the period; the CPU timer comes
+    # in ticks of the scheduler, so a generous margin).
+    assert samples * PERIOD_NS <= cpu * 1.05 + 2 * PERIOD_NS
+    if not SAN:  # ThreadSanitizer defers the timer's signals and merges their overruns
+        assert samples * PERIOD_NS >= cpu * 0.7 - 4_000_000
+
+
+def test_the_report_shows_sampled_time_its_bounds_and_the_wait(tmp_path):
+    _, run = sampled_run(tmp_path, "shares", 5_000_000)
+    out = tmp_path / "r.xlsx"
+    must_run(run.path, "-o", out, "-q", "--no-gnuplot", "--unit", "ns")
+    book = Book(out)
+    _, cost, _ = book.cost()
+    assert cost["tiny"]["Calls"] == 100_000
+    sleeper = cost["sleeper"]
+    assert sleeper["Wall (ns)"] >= 2e8
+    assert sleeper["Off-CPU (ns)"] >= 1.8e8
+    assert sleeper["Mean (ns)"] >= 2e8  # every call timed: its wall time per call
+    three = cost["three"]
+    # The bound is 1.96 sqrt(samples) periods.
+    samples = round(three["Total (ns)"] / PERIOD_NS)
+    assert math.isclose(three["Total +/- (ns)"], 1.96 * math.sqrt(samples) * PERIOD_NS,
+                        rel_tol=1e-3)  # the tick rate is measured again at the end
+    timing = [r[1] for r in book.rows("Summary") if r and r[0] == "Timing"]
+    assert timing and "calls counted exactly" in timing[0] and "CPU-time samples" in timing[0]
+
+
+def test_a_program_that_handles_the_signals_keeps_them(tmp_path):
+    # SIGPROF is the program's: the sampler uses a perf event's SIGTRAP where the system has
+    # one, else it gives up sampling; the program's handler never sees a signal of ours.
+    proc, run = sampled_run(tmp_path, "shares", 1_000_000, env={"SAMPLING_OWN_HANDLER": "PROF"})
+    assert proc.stdout.split()[1] == b"0"
+    timing = run.values("Timing")[0]
+    assert timing == ["exact"] or timing[1] == "perf-task-clock"
+    # Both signals are the program's: every call is timed, with a warning.
+    proc, run = sampled_run(tmp_path, "shares", 1_000_000,
+                            env={"SAMPLING_OWN_HANDLER": "PROF,TRAP"})
+    assert "handles signal" in proc.stderr.decode()
+    assert proc.stdout.split()[1] == b"0"
+    assert run.values("Timing") == [["exact"]]
+    tiny = path_row(run, 1, "main", "tiny")
+    assert int(tiny["Calls"]) == int(tiny["Timed"]) == 100_000
+    assert all(int(r["Samples"]) == 0 for r in run.rows)
+
+
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_samples_go_to_the_thread_that_ran_not_to_a_waiting_one(tmp_path, sampler):
+    # main waits 300 ms in poll() (which SA_RESTART does not restart) right after creating a
+    # worker that burns: the samples are each thread's own and come as it returns to user
+    # space, so main's poll ends by its timeout, not by EINTR. (A perf event signalled through
+    # O_ASYNC failed this in most runs: its signal comes late, in the next system call.)
+    sampler_or_skip(tmp_path, sampler)
+    proc, run = sampled_run(tmp_path, "poll", 10_000_000, env={"PROFILER_SAMPLER": sampler})
+    assert proc.returncode == 0
+    threads = thread_samples(run)
+    assert len(threads) == 2
+    worker = [t for t in threads if t != "1"][0]
+    assert threads[worker][1] > 0
+    assert int(path_row(run, worker, "worker", "three")["Calls"]) == 1
+
+
+def test_every_thread_samples_and_counts_its_own_calls(tmp_path):
+    _, run = sampled_run(tmp_path, "threads", 3_000_000)
+    threads = thread_samples(run)
+    assert len(threads) == 5
+    paths = summary_paths(run.rows)
+    for t in threads:
+        if t == "1":
+            continue
+        assert int(paths[(t, ("worker", "one"))]["Calls"]) == 1
+        assert int(paths[(t, ("worker", "three"))]["Calls"]) == 1
+        assert threads[t][1] > 0
+
+
+def test_exact_timing_times_every_call(tmp_path):
+    _, run = sampled_run(tmp_path, "shares", 1_000_000, env={"PROFILER_TIMING": "exact"})
+    assert run.values("Timing") == [["exact"]]
+    for r in run.rows:
+        assert r["Timed"] == r["Calls"] and r["Wall"] == r["Ticks"] and r["Samples"] == "0"
+    assert run.values("ThreadCpu") and thread_samples(run) == {}  # no sample fields

@@ -1,0 +1,114 @@
+/*
+ * sampling.c - an instrumented program whose CPU shares are known from its structure, for
+ * sampled timing: one() and three() run the same loop, three() three times as long, sleeper()
+ * sleeps without using the CPU, and tiny() is called many times (counted, never worth timing).
+ * Usage: sampling shares N       (one(): N iterations, three(): 3N; sleeper: 200 ms)
+ *        sampling poll N         (a worker burns CPU while main waits 300 ms in poll():
+ *                                 the worker's samples must not interrupt main)
+ *        sampling threads N      (4 threads each run one() and three())
+ * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
+ * SIGPROF (and SIGTRAP) before main, so the collector must leave those signals alone.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static __thread volatile unsigned long sink; /* per thread: the workers share no data */
+static volatile sig_atomic_t own_signals;
+
+/* The loop both burners run: arithmetic only, no call, so all its time is its caller's. */
+static __attribute__((noinline)) void burn(unsigned long n)
+{
+    unsigned long x = sink;
+    for (unsigned long i = 0; i < n; i++)
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+    sink = x;
+}
+
+/* A call too short to time: its count must still be exact. */
+unsigned long tiny(unsigned long x);
+void one(void);
+void three(void);
+void sleeper(void);
+
+__attribute__((noinline)) unsigned long tiny(unsigned long x) { return x + 1; }
+
+static unsigned long iterations;
+
+__attribute__((noinline)) void one(void) { burn(iterations); }
+__attribute__((noinline)) void three(void) { burn(3 * iterations); }
+
+/* Sleep 200 ms: wall time, no CPU time. */
+__attribute__((noinline)) void sleeper(void)
+{
+    struct timespec ts = {0, 200000000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* A worker of `threads` mode and of `poll` mode. */
+static void *worker(void *arg)
+{
+    (void)arg;
+    one();
+    three();
+    return NULL;
+}
+
+/* The program's own SIGPROF handler (SAMPLING_OWN_HANDLER). */
+static void __attribute__((no_instrument_function)) own_handler(int sig)
+{
+    (void)sig;
+    own_signals++;
+}
+
+/* Before main: take SIGPROF (and SIGTRAP) when asked to. */
+static void __attribute__((constructor, no_instrument_function)) take_signals(void)
+{
+    const char *v = getenv("SAMPLING_OWN_HANDLER");
+    if (!v)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = own_handler;
+    sigaction(SIGPROF, &sa, NULL);
+    if (strstr(v, "TRAP"))
+        sigaction(SIGTRAP, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "shares";
+    iterations = argc > 2 ? strtoul(argv[2], NULL, 10) : 20000000;
+    unsigned long t = 0;
+    for (int i = 0; i < 100000; i++)
+        t = tiny(t);
+    if (strcmp(mode, "shares") == 0) {
+        one();
+        three();
+        sleeper();
+    } else if (strcmp(mode, "poll") == 0) {
+        pthread_t w;
+        pthread_create(&w, NULL, worker, NULL);
+        /* 300 ms with nothing to wait for: interrupted only by a signal sent to this thread. */
+        int r = poll(NULL, 0, 300);
+        pthread_join(w, NULL);
+        if (r != 0) {
+            fprintf(stderr, "poll returned %d: %s\n", r, strerror(errno));
+            return 1;
+        }
+    } else {
+        pthread_t w[4];
+        for (int i = 0; i < 4; i++)
+            pthread_create(&w[i], NULL, worker, NULL);
+        for (int i = 0; i < 4; i++)
+            pthread_join(w[i], NULL);
+    }
+    printf("%lu %lu\n", t, (unsigned long)own_signals);
+    return 0;
+}
