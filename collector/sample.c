@@ -244,6 +244,15 @@ const char *prof_sample_method_name(enum prof_sample_method m)
 
 static void sampler_stop(struct prof_thread *t);
 
+/* Whether the thread's perf descriptor is still the event it opened: the program may have
+   closed it (closefrom) and got the number back for a file of its own, which we must neither
+   touch nor close. A perf event's own id ioctl answers only on a perf event. */
+static int perf_fd_ours(const struct prof_sample_state *s)
+{
+    uint64_t id = 0;
+    return s->fd >= 0 && ioctl(s->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == s->id;
+}
+
 /* Arm the calling thread's sampler: 0, or -1 when none could be made (the thread then gets no
    samples, and times every call). */
 static int sampler_start(struct prof_thread *t, const struct prof_run_info *run)
@@ -258,6 +267,11 @@ static int sampler_start(struct prof_thread *t, const struct prof_run_info *run)
         s->fd = perf_open(run->sample_period_ns);
         if (s->fd < 0)
             return -1;
+        if (ioctl(s->fd, PERF_EVENT_IOC_ID, &s->id) != 0) {
+            close(s->fd);
+            s->fd = -1;
+            return -1;
+        }
     } else {
         if (timer_open(run->sample_period_ns, sample_signal, s, &s->timer) != 0)
             return -1;
@@ -277,9 +291,12 @@ static void sampler_stop(struct prof_thread *t)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     int own = s->pid == getpid(); /* a fork child's copy: the event or timer is the parent's */
     if (s->fd >= 0) {
-        if (own)
-            ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
-        close(s->fd);
+        /* A descriptor the program closed and reused is its own now: left alone. */
+        if (perf_fd_ours(s)) {
+            if (own)
+                ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+            close(s->fd);
+        }
         s->fd = -1;
     }
     if (s->timer_ok) {

@@ -130,6 +130,7 @@ struct prof_summary {
    only). Counts are in sample periods. */
 struct prof_sample_state {
     int fd;       /* the perf event, or -1 */
+    uint64_t id;  /* its PERF_EVENT_IOC_ID: the descriptor is still ours only while it says so */
     int timer_ok; /* timer is a POSIX timer of this process */
     timer_t timer;
     pid_t pid;          /* the process that made them: a fork child's copies are not its own */
