@@ -118,7 +118,9 @@ size_t model_find(const struct model *m, const char *s, size_t n)
 /* The arrays of a block of columns laid out for rc runs and kc keys. */
 static struct columns columns_of(void *cols, size_t rc, size_t kc)
 {
-    struct columns c;
+    struct columns c = {0};
+    if (!cols)
+        return c; /* no column yet (no pointer arithmetic on NULL) */
     c.run_sum = cols;
     c.run_outer = c.run_sum + rc;
     c.run_calls = (uint64_t *)(void *)(c.run_outer + rc);
