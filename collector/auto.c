@@ -224,16 +224,106 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     f->start = now;
 }
 
-/* Enter an instrumented function. */
-void __cyg_profile_func_enter(void *fn, void *site)
+/*
+ * The lean paths' busy marks (prof_busy_mark): gen is the recorder's generation, read and found
+ * current (not busy) at the hook's start, so the marks are plain stores. An or and an and on
+ * t->gen would each wait for the last hook's store to it (a store-to-load round trip, twice per
+ * hook, on the program's critical path); a signal handler that moved gen in between has its
+ * change undone, and the next hook finds gen stale and resyncs again.
+ */
+static inline __attribute__((always_inline)) void lean_mark(struct prof_thread *t, unsigned gen)
 {
-    uintptr_t here = PROF_CALLER_SP();
+    t->gen = gen | PROF_GEN_BUSY;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline __attribute__((always_inline)) void lean_unmark(struct prof_thread *t, unsigned gen)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->gen = gen;
+}
+
+/*
+ * The lean path of an enter hook: sampled timing, a call below an instrumented function or
+ * region whose frame is live (no longjmp left frames at here), whose calling context is in
+ * the parent node's cache of its last two children under this very address and proved short
+ * (its calls read no clock). Everything enter() would do then, and nothing else: no id-table
+ * lookup (the node's key_idx is the address's index), no clock, no call. 0 when the call needs
+ * the general path.
+ */
+static inline __attribute__((always_inline)) int
+enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook, uintptr_t here)
+{
+    uint32_t d = t->depth;
+    /* lean: summary mode, sampled, not capped, so start_limit is the stack's room (> 0) */
+    if (PROF_UNLIKELY(!t->summary.lean || t->hooks.excess ||
+                      d - 1u >= t->summary.start_limit - 1u || d >= max_depth))
+        return 0;
+    struct prof_frame *top = &t->stack[d - 1];
+    struct prof_node *parent = top->node;
+    if (PROF_UNLIKELY(top->where <= (here | 1) || top->origin == here || ((uintptr_t)parent & 1)))
+        return 0;
+    /* The parent's two latest children, then the tree's edge cache (a parent calling more
+       than two functions in turn). The child's key must be fn too, for key_idx to be fn's
+       index. */
+    struct prof_node *n = parent->last;
+    int other = n->key != fn;
+    if (PROF_UNLIKELY(other)) {
+        n = parent->prev;
+        if (n->key != fn) {
+            const struct prof_edge *e = prof_cct_edge(t->summary.cct.edges, parent, fn);
+            n = e->child;
+            if (e->parent != parent || e->key != fn || n->key != fn)
+                return 0;
+        }
+    }
+    if (PROF_UNLIKELY(!n->untimed))
+        return 0;
+    lean_mark(t, gen);
+    if (other) {
+        parent->prev = parent->last;
+        parent->last = n;
+    }
+    uint32_t idx = n->key_idx;
+    struct prof_frame *f = top + 1;
+    f->node = n;
+    f->id = fn;
+    f->idx = idx; /* f->fn stays unset: only a timed call's stop reads it, and a fork child
+                     fills it in from idx (prof_thread_begin) */
+    f->serial = ++t->serial;
+    f->child = 0;
+    f->where = here | 1;
+    f->origin = (uintptr_t)site;
+    f->hook = (uintptr_t)hook;
+    f->start = PROF_UNTIMED;
+    PROF_STORE(t->depth, d + 1);
+    lean_unmark(t, gen);
+    return 1;
+}
+
+/* The general enter hook: a call the lean path leaves, on the thread's current recorder. */
+static __attribute__((noinline)) void enter_general(void *fn, void *site, void *hook,
+                                                    uintptr_t here)
+{
     struct prof_thread *t = prof_current(attach);
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
-    enter(t, fn, site, __builtin_return_address(0), here);
+    enter(t, fn, site, hook, here);
     prof_busy_unmark(t);
+}
+
+/* Enter an instrumented function: the lean path when it can, else the general one (a tail
+   call, so the lean path saves no register). */
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+    uintptr_t here = PROF_CALLER_SP();
+    void *hook = __builtin_return_address(0);
+    struct prof_thread *t = prof_self;
+    unsigned gen;
+    if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
+        PROF_LIKELY(enter_lean(t, gen, fn, site, hook, here)))
+        return;
+    enter_general(fn, site, hook, here);
 }
 
 /* Close the innermost frame at time now; a short function call may be folded away. */
@@ -345,6 +435,44 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
     pop(t, now, 1);
 }
 
+/*
+ * The lean path of an exit hook: sampled timing, the innermost frame is fn's, read no clock,
+ * has its own node, and no longjmp left frames below here. Everything leave() would do then:
+ * count the call. 0 when the return needs the general path (a snapshot is due too: the sampler
+ * sets flush_at to 0).
+ */
+static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *t, unsigned gen,
+                                                            void *fn, uintptr_t here, int tail)
+{
+    uint32_t k = t->depth - 1;
+    if (PROF_UNLIKELY(!t->summary.lean || t->hooks.excess || k >= t->summary.start_limit ||
+                      t->flush_at == 0))
+        return 0;
+    struct prof_frame *f = &t->stack[k];
+    struct prof_node *n = f->node;
+    if (PROF_UNLIKELY(f->id != fn || f->start != PROF_UNTIMED || ((uintptr_t)n & 1)))
+        return 0;
+    /* As leave(): a tail-called hook's here is the caller's stack pointer, above fn's frame. */
+    if (PROF_UNLIKELY(f->where < here) && !(tail && (k == 0 || f[-1].where >= here)))
+        return 0;
+    lean_mark(t, gen);
+    PROF_STORE(t->depth, k);
+    PROF_STORE(n->st.calls, n->st.calls + 1);
+    lean_unmark(t, gen);
+    return 1;
+}
+
+/* The general exit hook: a return the lean path leaves. */
+static __attribute__((noinline)) void leave_general(void *fn, uintptr_t here, int tail)
+{
+    struct prof_thread *t = prof_current(exit_resync);
+    if (PROF_UNLIKELY(!t))
+        return;
+    prof_busy_mark(t);
+    leave(t, fn, here, tail);
+    prof_busy_unmark(t);
+}
+
 /* Leave an instrumented function (also called while an exception unwinds through it). The
    compiler may jump to this hook after freeing the function's frame: then the hook returns
    straight to the function's caller, at site. */
@@ -352,12 +480,12 @@ void __cyg_profile_func_exit(void *fn, void *site)
 {
     uintptr_t here = PROF_CALLER_SP();
     int tail = __builtin_return_address(0) == site;
-    struct prof_thread *t = prof_current(exit_resync);
-    if (PROF_UNLIKELY(!t))
+    struct prof_thread *t = prof_self;
+    unsigned gen;
+    if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
+        PROF_LIKELY(leave_lean(t, gen, fn, here, tail)))
         return;
-    prof_busy_mark(t);
-    leave(t, fn, here, tail);
-    prof_busy_unmark(t);
+    leave_general(fn, here, tail);
 }
 
 /* dl_iterate_phdr callback: the loader's count of modules unloaded so far. */

@@ -22,6 +22,11 @@
 _Static_assert(sizeof(struct prof_node) == 128, "a node is two cache lines (context.h)");
 _Static_assert(offsetof(struct prof_node, st.calls) < 64, "a call's counter is in the first line");
 
+/* Never reached by a key: the children caches' empty entry. */
+struct prof_node prof_cct_none;
+/* No parent is NULL: the edge cache of a tree that has missed no child yet. */
+const struct prof_edge prof_cct_no_edges[PROF_CCT_EDGES];
+
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
@@ -36,7 +41,8 @@ static void stats_reset(struct prof_stats *s)
 void prof_cct_init(struct prof_cct *c, uint32_t max_nodes, pthread_mutex_t *lock)
 {
     memset(c, 0, sizeof *c);
-    c->root.last_idx = c->root.prev_idx = UINT32_MAX;
+    c->edges = prof_cct_no_edges;
+    c->root.last = c->root.prev = &prof_cct_none;
     c->root.outermost = 1;
     stats_reset(&c->root.st);
     c->max_nodes = max_nodes;
@@ -50,6 +56,8 @@ void prof_cct_free(struct prof_cct *c)
         free(c->slabs[i]);
     free(c->slabs);
     free(c->table);
+    if (c->edges != prof_cct_no_edges)
+        free((void *)c->edges);
     for (void *k = c->chunks; k;) {
         void *next = *(void **)k;
         free(k);
@@ -111,7 +119,7 @@ static struct prof_node *node_add(struct prof_cct *c, struct prof_node *parent, 
     struct prof_node *n = &c->slabs[slab][c->nnodes % PROF_CCT_SLAB];
     memset(n, 0, sizeof *n);
     stats_reset(&n->st);
-    n->last_idx = n->prev_idx = UINT32_MAX;
+    n->last = n->prev = &prof_cct_none;
     n->id = id;
     n->parent = parent;
     n->number = c->nnodes + 1;
@@ -130,11 +138,12 @@ static struct prof_node *node_add(struct prof_cct *c, struct prof_node *parent, 
 }
 
 /* Find or add the child, and make it parent's cached one. */
-struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *parent, uint32_t idx,
-                                      uint32_t canon)
+struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *parent, const void *key,
+                                      uint32_t idx, uint32_t canon)
 {
-    struct prof_node *n = NULL;
-    if (c->table)
+    struct prof_edge *e = (struct prof_edge *)prof_cct_edge(c->edges, parent, key);
+    struct prof_node *n = e->parent == parent && e->key == key ? e->child : NULL;
+    if (!n && c->table)
         for (n = c->table[chain_of(c, parent, canon)]; n; n = n->next)
             if (n->parent == parent && n->id == canon)
                 break;
@@ -149,11 +158,36 @@ struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *pare
             return NULL;
         }
     }
-    parent->prev_idx = parent->last_idx;
-    parent->prev = parent->last;
-    parent->last_idx = idx;
-    parent->last = n;
+    if (c->edges == prof_cct_no_edges) {
+        prof_mem_quiet_begin();
+        struct prof_edge *edges = calloc(PROF_CCT_EDGES, sizeof *edges);
+        prof_mem_quiet_end();
+        if (edges) {
+            c->edges = edges;
+            e = (struct prof_edge *)prof_cct_edge(edges, parent, key);
+        }
+    }
+    if (c->edges != prof_cct_no_edges) {
+        e->parent = parent;
+        e->key = key;
+        e->child = n;
+    }
+    n->key = key;
+    n->key_idx = idx;
+    if (parent->last != n) {
+        parent->prev = parent->last;
+        parent->last = n;
+    }
     return n;
+}
+
+/* Forget every node's key, and the edge cache's. */
+void prof_cct_forget_keys(struct prof_cct *c)
+{
+    for (uint32_t i = 0; i < c->nnodes; i++)
+        c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB].key = NULL;
+    if (c->edges != prof_cct_no_edges)
+        memset((void *)c->edges, 0, PROF_CCT_EDGES * sizeof *c->edges);
 }
 
 /* size zeroed bytes (a multiple of 64, at most a histogram block) from the current chunk, or

@@ -46,20 +46,52 @@ struct prof_stats {
 /* One calling context: a region (by its id text) reached through one path. What every call
    touches comes first, in the node's first cache line (nodes are 64-byte aligned). */
 struct prof_node {
-    /* The two children looked up last, by id index (not text), the latest first: a loop's
-       next start costs one compare, and a loop that calls two functions in turn two.
-       UINT32_MAX: none yet. */
-    uint32_t last_idx, prev_idx;
+    /* The two children looked up last, the latest first: a loop's next start costs one
+       compare, and a loop that calls two functions in turn two. &prof_cct_none (a node no key
+       reaches) until there is one. */
     struct prof_node *last, *prev;
-    int untimed;      /* sampled timing: its calls proved short and read no clock */
-    uint32_t id;      /* the first id index with this region's text */
-    uint64_t samples; /* CPU-time samples taken while it was the innermost context */
+    /* The id-table key (a region's id text, a function's address) through which this node was
+       last reached from its parent, and that key's index on the thread: a hit in the parent's
+       cache gives the child and the index at once, with no id-table lookup (the function hooks'
+       lean path). NULL after the id table was emptied (prof_cct_forget_keys). */
+    const void *key;
+    uint32_t key_idx;
+    uint32_t id;       /* the first id index with this region's text */
+    uint8_t untimed;   /* sampled timing: its calls proved short and read no clock */
+    uint8_t outermost; /* no node above it has the same id: its time counts in Outer */
+    uint32_t number;   /* 1, 2, … in order of creation; 0 for the root */
+    uint64_t samples;  /* CPU-time samples taken while it was the innermost context */
     struct prof_stats st;
     struct prof_node *parent; /* NULL for the root */
     struct prof_node *next;   /* the next node of the same (parent, id) hash chain */
-    uint32_t number;          /* 1, 2, … in order of creation; 0 for the root */
-    int outermost;            /* no node above it has the same id: its time counts in Outer */
 } __attribute__((aligned(64)));
+
+/* The children caches' empty entry: its key matches no key. */
+extern struct prof_node prof_cct_none;
+
+/*
+ * Beside each node's cache of its two latest children, a thread's tree keeps a direct-mapped
+ * cache of (parent, key) -> child for the parents that call more than two functions in turn: a
+ * parser's loop over its helpers misses the two-entry cache on most calls, and the hash chains
+ * behind it cost an id-table lookup and a walk. PROF_CCT_EDGES entries (24 bytes each), made at
+ * the tree's first miss; before that the tree points at an empty shared table no key matches.
+ */
+#define PROF_CCT_EDGE_BITS 12u
+#define PROF_CCT_EDGES (1u << PROF_CCT_EDGE_BITS)
+struct prof_edge {
+    const struct prof_node *parent;
+    const void *key;
+    struct prof_node *child;
+};
+extern const struct prof_edge prof_cct_no_edges[PROF_CCT_EDGES];
+
+/* The cache entry of (parent, key). */
+static inline const struct prof_edge *prof_cct_edge(const struct prof_edge *edges,
+                                                    const struct prof_node *parent, const void *key)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)parent ^ (uint64_t)(uintptr_t)key) * 0x9E3779B97F4A7C15ull;
+    return &edges[h >> (64u - PROF_CCT_EDGE_BITS)];
+}
 
 /* A thread's tree: the root (no region, never written) and the nodes below it. */
 struct prof_cct {
@@ -74,6 +106,9 @@ struct prof_cct {
     void *chunks; /* every chunk, chained through its first word */
     pthread_mutex_t *lock;
     uint64_t folded; /* instances folded into their parent: no node left (max_nodes) */
+    /* (parent, key) -> child (see prof_edge): prof_cct_no_edges until the first miss; the
+       owner thread's only */
+    const struct prof_edge *edges;
 };
 
 /* An empty tree of at most max_nodes nodes whose growth takes lock. */
@@ -82,29 +117,35 @@ void prof_cct_init(struct prof_cct *c, uint32_t max_nodes, pthread_mutex_t *lock
 void prof_cct_free(struct prof_cct *c);
 
 /*
- * The child of parent for id index idx, whose text's first index is canon: found, or added
- * (under the lock). NULL when the tree has max_nodes nodes already, or memory ran out: the
- * caller folds the instance into parent. The cold half of prof_cct_child.
+ * The child of parent for key (id index idx, whose text's first index is canon): found, or
+ * added (under the lock), and made parent's cached child. NULL when the tree has max_nodes
+ * nodes already, or memory ran out: the caller folds the instance into parent. The cold half of
+ * prof_cct_child.
  */
-struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *parent, uint32_t idx,
-                                      uint32_t canon);
+struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *parent, const void *key,
+                                      uint32_t idx, uint32_t canon);
 
-/* The child of parent for id index idx (canon its text's first index); NULL as in _slow. */
+/* The child of parent for key, id index idx (canon: each index's first index with the same
+   text); NULL as in _slow. */
 static inline __attribute__((always_inline)) struct prof_node *
-prof_cct_child(struct prof_cct *c, struct prof_node *parent, uint32_t idx, const uint32_t *canon)
+prof_cct_child(struct prof_cct *c, struct prof_node *parent, const void *key, uint32_t idx,
+               const uint32_t *canon)
 {
-    if (PROF_LIKELY(parent->last_idx == idx))
-        return parent->last;
-    if (parent->prev_idx == idx) {
-        struct prof_node *n = parent->prev;
-        parent->prev_idx = parent->last_idx;
+    struct prof_node *n = parent->last;
+    if (PROF_LIKELY(n->key == key))
+        return n;
+    n = parent->prev;
+    if (n->key == key) {
         parent->prev = parent->last;
-        parent->last_idx = idx;
         parent->last = n;
         return n;
     }
-    return prof_cct_child_slow(c, parent, idx, canon[idx]);
+    return prof_cct_child_slow(c, parent, key, idx, canon[idx]);
 }
+
+/* Forget every node's key (the thread's id table was emptied: a key may now name another
+   function), so each is looked up again; owner thread. */
+void prof_cct_forget_keys(struct prof_cct *c);
 
 /* Count one completed instance of ticks (self of them its own) in everything but the
    histogram. Inline: it runs on every summary-mode stop. */

@@ -520,7 +520,7 @@ static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
     uint32_t n = t->summary.stream_depth < t->stack_cap ? t->summary.stream_depth : t->stack_cap;
     for (uint32_t d = 0; d < n; d++) {
         struct prof_frame *f = &t->stack[d];
-        f->node = prof_node_for(t, d, f->idx);
+        f->node = prof_node_for(t, d, f->id, f->idx);
         f->child = 0; /* from now on: the time of its children counted in summary mode */
     }
     t->summary.start_limit = t->stack_cap;
@@ -959,6 +959,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->summary.short_ticks = run->short_ticks;
     prof_hooks_thread_begin(t, run);
     t->mode = run->mode;
+    t->summary.lean = t->mode == PROF_MODE_SUMMARY && t->summary.sampled && !t->on_stop;
     t->number = number;
     take_name(t);
     t->tid = gettid_compat();
@@ -1029,7 +1030,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         f->child = 0;
         t->depth = d + 1;
         if (t->mode == PROF_MODE_SUMMARY)
-            f->node = prof_node_for(t, d, idx);
+            f->node = prof_node_for(t, d, f->id, idx);
         else
             prof_put_enter(t, idx, run->base_ticks);
     }
@@ -1043,6 +1044,7 @@ void prof_thread_forget_keys(struct prof_thread *t)
     memset(t->slots, 0, (t->mask + 1) * sizeof *t->slots);
     t->nslots = 0;
     t->mod_gen = PROF_LOAD(prof_mod_gen);
+    prof_cct_forget_keys(&t->summary.cct); /* their nodes' keys may name other functions now */
 }
 
 /* Name the calling thread at its next begin; its stale recorder t (or NULL) takes it now. */

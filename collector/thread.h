@@ -55,7 +55,9 @@ struct prof_frame {
     /* Summary mode: the frame's calling context; with its low bit set, the parent's node, into
        which the instance folds (no node was left: PROFILER_MAX_NODES) */
     struct prof_node *node;
-    const struct prof_fn *fn; /* a function's frame; NULL for a region */
+    /* A function's frame (NULL for a region); read only at a timed call's stop, so left unset
+       by the function hooks' paths that time nothing (events mode, the lean path) */
+    const struct prof_fn *fn;
     /* Events mode, functions: where the enter record went, to fold a short call away */
     uint32_t pos, epoch;
     union {
@@ -119,6 +121,9 @@ struct prof_summary {
      */
     int sampled;
     uint64_t short_ticks;
+    /* sampled, and no feature watches stops (on_stop): the function hooks may take their lean
+       path (auto.c), set when the recorder begins a run */
+    int lean;
 };
 
 /* A frame's start when its call reads no clock (sampled timing). */
@@ -350,13 +355,14 @@ static inline struct prof_node *prof_node_above(struct prof_thread *t, uint32_t 
     return (struct prof_node *)((uintptr_t)p & ~(uintptr_t)1);
 }
 
-/* The calling context of a region at depth d with id index idx: the node found or added below
-   the frame above, or that frame's own node, marked, to fold into when none is left. */
+/* The calling context of a region at depth d with id-table key key (index idx): the node found
+   or added below the frame above, or that frame's own node, marked, to fold into when none is
+   left. */
 static inline __attribute__((always_inline)) struct prof_node *
-prof_node_for(struct prof_thread *t, uint32_t d, uint32_t idx)
+prof_node_for(struct prof_thread *t, uint32_t d, const void *key, uint32_t idx)
 {
     struct prof_node *parent = prof_node_above(t, d);
-    struct prof_node *n = prof_cct_child(&t->summary.cct, parent, idx, t->summary.canon);
+    struct prof_node *n = prof_cct_child(&t->summary.cct, parent, key, idx, t->summary.canon);
     return PROF_LIKELY(n != NULL) ? n : (struct prof_node *)((uintptr_t)parent | 1);
 }
 
@@ -371,7 +377,7 @@ prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *
         return;
     }
     struct prof_frame *f = &t->stack[d];
-    struct prof_node *n = prof_node_for(t, d, idx);
+    struct prof_node *n = prof_node_for(t, d, id, idx);
     f->node = n;
     f->id = id;
     f->fn = fn;

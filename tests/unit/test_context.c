@@ -15,6 +15,9 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The id-table key of index i (a function's address, in the collector). */
+#define KEY(i) ((const void *)(uintptr_t)(0x1000 + (i)))
+
 /* The total of a node's histogram. */
 static uint64_t hist_total(const struct prof_stats *s)
 {
@@ -39,7 +42,7 @@ static void stats_of_known_values(void **state)
     static const uint32_t canon[] = {0};
     struct prof_cct c;
     prof_cct_init(&c, 10, &lock);
-    struct prof_node *n = prof_cct_child(&c, &c.root, 0, canon);
+    struct prof_node *n = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
     uint64_t v[] = {5, 100, 17, 100000};
     for (int i = 0; i < 4; i++)
         count(&c, n, v[i], v[i] / 2);
@@ -64,16 +67,16 @@ static void one_node_per_path(void **state)
     static const uint32_t canon[] = {0, 1, 2};
     struct prof_cct c;
     prof_cct_init(&c, 100, &lock);
-    struct prof_node *main_ = prof_cct_child(&c, &c.root, 0, canon);
-    struct prof_node *parse = prof_cct_child(&c, main_, 1, canon);
-    struct prof_node *tok1 = prof_cct_child(&c, parse, 2, canon);
-    struct prof_node *tok2 = prof_cct_child(&c, main_, 2, canon);
+    struct prof_node *main_ = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    struct prof_node *parse = prof_cct_child(&c, main_, KEY(1), 1, canon);
+    struct prof_node *tok1 = prof_cct_child(&c, parse, KEY(2), 2, canon);
+    struct prof_node *tok2 = prof_cct_child(&c, main_, KEY(2), 2, canon);
     assert_ptr_not_equal(tok1, tok2);
     assert_int_equal(c.nnodes, 4);
     /* main's cache holds token now; parse is found through the table, token through the cache */
-    assert_ptr_equal(prof_cct_child(&c, main_, 1, canon), parse);
-    assert_ptr_equal(prof_cct_child(&c, parse, 2, canon), tok1);
-    assert_ptr_equal(prof_cct_child(&c, main_, 2, canon), tok2);
+    assert_ptr_equal(prof_cct_child(&c, main_, KEY(1), 1, canon), parse);
+    assert_ptr_equal(prof_cct_child(&c, parse, KEY(2), 2, canon), tok1);
+    assert_ptr_equal(prof_cct_child(&c, main_, KEY(2), 2, canon), tok2);
     assert_int_equal(c.nnodes, 4);
     assert_int_equal(tok1->parent->number, parse->number);
     assert_int_equal(tok2->number, 4);
@@ -87,9 +90,9 @@ static void ids_of_one_text_share_nodes(void **state)
     static const uint32_t canon[] = {0, 0};
     struct prof_cct c;
     prof_cct_init(&c, 100, &lock);
-    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
-    assert_ptr_equal(prof_cct_child(&c, &c.root, 1, canon), a);
-    assert_ptr_equal(prof_cct_child(&c, &c.root, 0, canon), a);
+    struct prof_node *a = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    assert_ptr_equal(prof_cct_child(&c, &c.root, KEY(1), 1, canon), a);
+    assert_ptr_equal(prof_cct_child(&c, &c.root, KEY(0), 0, canon), a);
     assert_int_equal(c.nnodes, 1);
     assert_int_equal(a->id, 0);
     prof_cct_free(&c);
@@ -102,9 +105,9 @@ static void recursion_is_not_outermost(void **state)
     static const uint32_t canon[] = {0, 1};
     struct prof_cct c;
     prof_cct_init(&c, 100, &lock);
-    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
-    struct prof_node *b = prof_cct_child(&c, a, 1, canon);
-    struct prof_node *a2 = prof_cct_child(&c, b, 0, canon);
+    struct prof_node *a = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    struct prof_node *b = prof_cct_child(&c, a, KEY(1), 1, canon);
+    struct prof_node *a2 = prof_cct_child(&c, b, KEY(0), 0, canon);
     assert_true(a->outermost && b->outermost);
     assert_false(a2->outermost);
     count(&c, a2, 10, 10);
@@ -120,13 +123,13 @@ static void full_tree_folds_new_paths(void **state)
     static const uint32_t canon[] = {0, 1, 2};
     struct prof_cct c;
     prof_cct_init(&c, 2, &lock);
-    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
-    struct prof_node *b = prof_cct_child(&c, a, 1, canon);
+    struct prof_node *a = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    struct prof_node *b = prof_cct_child(&c, a, KEY(1), 1, canon);
     assert_non_null(b);
-    assert_null(prof_cct_child(&c, b, 2, canon));
-    assert_null(prof_cct_child(&c, &c.root, 2, canon));
+    assert_null(prof_cct_child(&c, b, KEY(2), 2, canon));
+    assert_null(prof_cct_child(&c, &c.root, KEY(2), 2, canon));
     assert_int_equal(c.folded, 2);
-    assert_ptr_equal(prof_cct_child(&c, a, 1, canon), b);
+    assert_ptr_equal(prof_cct_child(&c, a, KEY(1), 1, canon), b);
     assert_int_equal(c.nnodes, 2);
     prof_cct_free(&c);
 }
@@ -142,14 +145,14 @@ static void many_paths_encode_in_order(void **state)
         canon[i] = i;
     struct prof_cct c;
     prof_cct_init(&c, N + 10, &lock);
-    struct prof_node *top = prof_cct_child(&c, &c.root, 0, canon);
+    struct prof_node *top = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
     struct prof_node **kids = malloc(N * sizeof *kids);
     for (uint32_t i = 1; i < N; i++) {
-        kids[i] = prof_cct_child(&c, top, i, canon);
+        kids[i] = prof_cct_child(&c, top, KEY(i), i, canon);
         count(&c, kids[i], i, i);
     }
     for (uint32_t i = 1; i < N; i++)
-        assert_ptr_equal(prof_cct_child(&c, top, i, canon), kids[i]);
+        assert_ptr_equal(prof_cct_child(&c, top, KEY(i), i, canon), kids[i]);
     assert_int_equal(prof_cct_calls(&c), N - 1);
     struct prof_sbuf b = {0};
     prof_cct_encode(&c, &b, 0, 0);
@@ -174,12 +177,78 @@ static void many_paths_encode_in_order(void **state)
     prof_cct_free(&c);
 }
 
+/* A parent that calls five functions in turn: every lookup finds the node it made, the last
+   two are in the parent's cache, each is in the edge cache under its key with its key's index
+   (what the hooks' lean path reads). */
+static void children_called_in_turn_stay_cached(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 1, 2, 3, 4, 5};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    assert_ptr_equal(c.edges, prof_cct_no_edges);
+    struct prof_node *top = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    struct prof_node *kid[6];
+    for (uint32_t i = 1; i <= 5; i++)
+        kid[i] = prof_cct_child(&c, top, KEY(i), i, canon);
+    assert_ptr_not_equal(c.edges, prof_cct_no_edges);
+    for (int round = 0; round < 3; round++)
+        for (uint32_t i = 1; i <= 5; i++) {
+            assert_ptr_equal(prof_cct_child(&c, top, KEY(i), i, canon), kid[i]);
+            assert_ptr_equal(top->last, kid[i]);
+            const struct prof_edge *e = prof_cct_edge(c.edges, top, KEY(i));
+            assert_ptr_equal(e->parent, top);
+            assert_ptr_equal(e->key, KEY(i));
+            assert_ptr_equal(e->child, kid[i]);
+            assert_ptr_equal(kid[i]->key, KEY(i));
+            assert_int_equal(kid[i]->key_idx, i);
+        }
+    assert_ptr_equal(top->prev, kid[4]);
+    assert_int_equal(c.nnodes, 6);
+    prof_cct_free(&c);
+}
+
+/* Two keys of one text share a node, whose key and index follow the key it was reached by
+   last; after the keys are forgotten (a module was unloaded) no cache answers by key, and the
+   same key with a new index still finds its node. */
+static void keys_follow_the_last_lookup_and_are_forgotten(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 1, 1, 1};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    struct prof_node *top = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    struct prof_node *a = prof_cct_child(&c, top, KEY(1), 1, canon);
+    assert_ptr_equal(prof_cct_child(&c, top, KEY(2), 2, canon), a);
+    assert_ptr_equal(a->key, KEY(2));
+    assert_int_equal(a->key_idx, 2);
+    assert_ptr_equal(prof_cct_child(&c, top, KEY(1), 1, canon), a);
+    assert_ptr_equal(a->key, KEY(1));
+    assert_int_equal(a->key_idx, 1);
+    prof_cct_forget_keys(&c);
+    assert_null(a->key);
+    assert_null(top->key);
+    const struct prof_edge *e = prof_cct_edge(c.edges, top, KEY(1));
+    assert_null(e->parent);
+    assert_null(e->key);
+    /* KEY(1) is now index 3 (same text): the same node, with the new index */
+    assert_ptr_equal(prof_cct_child(&c, top, KEY(1), 3, canon), a);
+    assert_int_equal(a->key_idx, 3);
+    assert_int_equal(c.nnodes, 2);
+    prof_cct_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(stats_of_known_values),       cmocka_unit_test(one_node_per_path),
-        cmocka_unit_test(ids_of_one_text_share_nodes), cmocka_unit_test(recursion_is_not_outermost),
-        cmocka_unit_test(full_tree_folds_new_paths),   cmocka_unit_test(many_paths_encode_in_order),
+        cmocka_unit_test(stats_of_known_values),
+        cmocka_unit_test(one_node_per_path),
+        cmocka_unit_test(ids_of_one_text_share_nodes),
+        cmocka_unit_test(recursion_is_not_outermost),
+        cmocka_unit_test(full_tree_folds_new_paths),
+        cmocka_unit_test(many_paths_encode_in_order),
+        cmocka_unit_test(children_called_in_turn_stay_cached),
+        cmocka_unit_test(keys_follow_the_last_lookup_and_are_forgotten),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,9 @@ static void doubles_round_trip(void **state)
 }
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The id-table key of index i (a function's address, in the collector). */
+#define KEY(i) ((const void *)(uintptr_t)(0x1000 + (i)))
+
 /* The run-file row of the tree's node number `node` for region id on thread: encoded as a
    thread writes it, decoded as the writer reads it, then formatted. */
 static const char *row_of_sampled(struct prof_sbuf *out, const char *id, unsigned thread,
@@ -100,9 +103,9 @@ static void stats_row_format(void **state)
     static const uint32_t canon[] = {0, 1};
     struct prof_cct c;
     prof_cct_init(&c, 100, &lock);
-    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
-    struct prof_node *b = prof_cct_child(&c, a, 1, canon);
-    struct prof_node *aa = prof_cct_child(&c, b, 0, canon);
+    struct prof_node *a = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    struct prof_node *b = prof_cct_child(&c, a, KEY(1), 1, canon);
+    struct prof_node *aa = prof_cct_child(&c, b, KEY(0), 0, canon);
     count(&c, a, 3, 3);
     count(&c, a, 3, 1);
     count(&c, aa, 20, 20);
@@ -122,7 +125,7 @@ static void empty_stats_report_zero_minimum(void **state)
     static const uint32_t canon[] = {0};
     struct prof_cct c;
     prof_cct_init(&c, 100, &lock);
-    assert_non_null(prof_cct_child(&c, &c.root, 0, canon));
+    assert_non_null(prof_cct_child(&c, &c.root, KEY(0), 0, canon));
     struct prof_sbuf b = {0};
     assert_string_equal(row_of(&b, "x", 1, &c, 1), "x,1,0,0,0,0,0,0,0,,1,0,0,0,0");
     prof_sbuf_release(&b);
@@ -142,10 +145,10 @@ static void sampled_rows_take_time_from_samples(void **state)
     static const uint32_t canon[] = {0, 1, 2};
     struct prof_cct c;
     prof_cct_init(&c, 100, &lock);
-    struct prof_node *a = prof_cct_child(&c, &c.root, 0, canon);
-    struct prof_node *b = prof_cct_child(&c, a, 1, canon);
-    struct prof_node *aa = prof_cct_child(&c, b, 0, canon);
-    struct prof_node *cc = prof_cct_child(&c, aa, 2, canon);
+    struct prof_node *a = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    struct prof_node *b = prof_cct_child(&c, a, KEY(1), 1, canon);
+    struct prof_node *aa = prof_cct_child(&c, b, KEY(0), 0, canon);
+    struct prof_node *cc = prof_cct_child(&c, aa, KEY(2), 2, canon);
     a->samples = 2;
     b->samples = 3;
     aa->samples = 5;
