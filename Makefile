@@ -165,7 +165,7 @@ $(AUTO_STATIC): $(LIB_OBJ) $(AUTO_OBJ)
 
 $(AUTO_SHARED): $(LIB_OBJ) $(AUTO_OBJ)
 	$(CC) -shared $(SANFLAGS) -pthread -Wl,-soname,libprofreport-auto.so.$(SOMAJOR) -o $@ $^ \
-	    -Wl,--exclude-libs,ALL $(AUTO_DEPLIBS)
+	    -Wl,--exclude-libs,ALL -Wl,-z,start-stop-visibility=hidden $(AUTO_DEPLIBS)
 
 $(AUTO_LINKS): $(AUTO_SHARED)
 	ln -sf $(notdir $(AUTO_SHARED)) $@

@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "live.h"
 #include "run.h"
+#include "sample.h"
 #include "status.h"
 #include "thread.h"
 
@@ -301,8 +302,7 @@ enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook
 }
 
 /* The general enter hook: a call the lean path leaves, on the thread's current recorder. */
-static __attribute__((noinline)) void enter_general(void *fn, void *site, void *hook,
-                                                    uintptr_t here)
+static PROF_HOOK_TEXT void enter_general(void *fn, void *site, void *hook, uintptr_t here)
 {
     struct prof_thread *t = prof_current(attach);
     if (PROF_UNLIKELY(!t))
@@ -314,7 +314,7 @@ static __attribute__((noinline)) void enter_general(void *fn, void *site, void *
 
 /* Enter an instrumented function: the lean path when it can, else the general one (a tail
    call, so the lean path saves no register). */
-void __cyg_profile_func_enter(void *fn, void *site)
+PROF_HOOK_TEXT void __cyg_profile_func_enter(void *fn, void *site)
 {
     uintptr_t here = PROF_CALLER_SP();
     void *hook = __builtin_return_address(0);
@@ -463,7 +463,7 @@ static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *
 }
 
 /* The general exit hook: a return the lean path leaves. */
-static __attribute__((noinline)) void leave_general(void *fn, uintptr_t here, int tail)
+static PROF_HOOK_TEXT void leave_general(void *fn, uintptr_t here, int tail)
 {
     struct prof_thread *t = prof_current(exit_resync);
     if (PROF_UNLIKELY(!t))
@@ -476,7 +476,7 @@ static __attribute__((noinline)) void leave_general(void *fn, uintptr_t here, in
 /* Leave an instrumented function (also called while an exception unwinds through it). The
    compiler may jump to this hook after freeing the function's frame: then the hook returns
    straight to the function's caller, at site. */
-void __cyg_profile_func_exit(void *fn, void *site)
+PROF_HOOK_TEXT void __cyg_profile_func_exit(void *fn, void *site)
 {
     uintptr_t here = PROF_CALLER_SP();
     int tail = __builtin_return_address(0) == site;

@@ -20,24 +20,53 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static int sample_signal; /* the signal the handler is installed on; 0: none */
+
+/* The function hooks' code (sample.h), where the linker made the section: weak, so a library
+   without the hooks has an empty range. */
+extern const char __start_prof_hook_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_prof_hook_text[] __attribute__((weak, visibility("hidden")));
+
+/* The instruction a signal interrupted, from its context; 0 where that is not known. */
+static uintptr_t interrupted_pc(const void *context)
+{
+    const ucontext_t *uc = context;
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__i386__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+/* Whether pc is in the function hooks' code. */
+static int in_hook_text(uintptr_t pc)
+{
+    return pc && pc >= (uintptr_t)__start_prof_hook_text && pc < (uintptr_t)__stop_prof_hook_text;
+}
 
 /* The kernel's id of the calling thread. */
 static pid_t thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
 /*
- * Charge w sample periods to the thread's current place: the collector's own code (overhead),
+ * Charge w sample periods, taken at instruction pc, to the thread's current place: the
+ * collector's own code (overhead: busy, or pc in the function hooks),
  * nowhere (no region or function open), or the innermost open frame's calling context. Only
  * this thread writes these counts, so plain relaxed stores suffice.
  */
-static void charge(struct prof_thread *t, uint64_t w)
+static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
 {
     struct prof_sample_state *s = &t->sampling;
     PROF_STORE(s->samples, s->samples + w);
     unsigned gen = t->gen;
-    if (prof_busy || (gen & PROF_GEN_BUSY) || t->hooks.in_hook) {
+    if (prof_busy || (gen & PROF_GEN_BUSY) || t->hooks.in_hook || in_hook_text(pc)) {
         PROF_STORE(s->overhead, s->overhead + w);
         if (prof_busy || t->hooks.in_hook)
             PROF_STORE(s->slow, s->slow + w);
@@ -68,7 +97,6 @@ static void charge(struct prof_thread *t, uint64_t w)
 /* The sampling signal: one timer expiry (plus its overruns), or a perf event's overflow. */
 static void on_sample(int sig, siginfo_t *si, void *uc)
 {
-    (void)uc;
     int saved = errno;
     if (sig == SIGTRAP && si->si_code != TRAP_PERF) {
         /* A breakpoint of the program's own (int3 with no debugger): what it did before we
@@ -96,7 +124,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
             }
         }
         if (w)
-            charge(t, w);
+            charge(t, w, interrupted_pc(uc));
     }
     errno = saved;
 }

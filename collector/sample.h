@@ -15,6 +15,15 @@
 
 struct prof_hooks;
 
+/*
+ * The function hooks' code (auto.c) lives in a section of its own, so that a sample whose
+ * interrupted instruction is there is the collector's overhead wherever in the hook it landed:
+ * the lean path marks the thread busy only around its stores, after its checks. The linker
+ * names the section's bounds (__start_/__stop_prof_hook_text); a library without the hooks has
+ * no such section.
+ */
+#define PROF_HOOK_TEXT __attribute__((section("prof_hook_text"), noinline))
+
 /* How samples are taken: a perf task-clock event (an hrtimer on the thread's CPU time, its
    overflow a synchronous SIGTRAP; Linux 5.13 on) or a POSIX CPU-time timer on a signal of our
    choice (checked at the scheduler's tick, so its expiries come in bursts, weighted by their

@@ -8,7 +8,9 @@ import math
 
 import pytest
 
-from conftest import SAN, run_once, summary_paths
+import subprocess
+
+from conftest import ROOT, SAN, compile_program, run_once, summary_paths
 from reporter_helpers import Book, must_run
 
 PERIOD_NS = 100_000
@@ -182,3 +184,24 @@ def test_exact_timing_times_every_call(tmp_path):
     for r in run.rows:
         assert r["Timed"] == r["Calls"] and r["Wall"] == r["Ticks"] and r["Samples"] == "0"
     assert run.values("ThreadCpu") and thread_samples(run) == {}  # no sample fields
+
+
+@pytest.mark.skipif(bool(SAN), reason="the sanitized collector's hooks are not the ones measured")
+def test_the_hooks_cost_is_overhead_not_the_callers_time(tmp_path):
+    """caller() calls tiny() 20 M times, which costs the program little and the hooks most of
+    the run. Every sample that lands in the hooks, wherever in them, is the collector's
+    overhead: the program's own time (its samples) stays near the CPU time the same loop takes
+    built without hooks, within twice that plus 3 standard deviations of the samples, where
+    charging the hooks' checks to caller() gave 3 to 6 times it."""
+    sampler_or_skip(tmp_path, "perf")
+    plain = compile_program(tmp_path, ROOT / "tests" / "programs" / "auto" / "sampling.c")
+    out = subprocess.run([str(plain), "calls", "20000000"], capture_output=True, text=True,
+                         check=True).stdout
+    plain_ns = int(out.split("cpu_ns=")[1].split()[0])
+    _, run = sampled_run(tmp_path, "calls", 20_000_000, env={"PROFILER_SAMPLER": "perf"})
+    assert int(path_row(run, 1, "main", "caller", "tiny")["Calls"]) == 20_000_000
+    (_, samples, overhead, outside), = thread_samples(run).values()
+    own = samples - overhead - outside
+    assert overhead >= samples / 2, (samples, overhead)
+    bound_ns = 2 * plain_ns + 3 * math.sqrt(max(own, 1)) * PERIOD_NS
+    assert own * PERIOD_NS <= bound_ns, (own, plain_ns)

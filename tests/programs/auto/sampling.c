@@ -6,6 +6,8 @@
  *        sampling poll N         (a worker burns CPU while main waits 300 ms in poll():
  *                                 the worker's samples must not interrupt main)
  *        sampling threads N      (4 threads each run one() and three())
+ *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
+ *                                 in ns: built without hooks, the program's own cost)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
  * SIGPROF (and SIGTRAP) before main, so the collector must leave those signals alone.
  */
@@ -32,6 +34,7 @@ static __attribute__((noinline)) void burn(unsigned long n)
 
 /* A call too short to time: its count must still be exact. */
 unsigned long tiny(unsigned long x);
+unsigned long caller(unsigned long n);
 void one(void);
 void three(void);
 void sleeper(void);
@@ -49,6 +52,23 @@ __attribute__((noinline)) void sleeper(void)
     struct timespec ts = {0, 200000000};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
+}
+
+/* Call tiny() n times: the hooks' cost, and little else. */
+__attribute__((noinline)) unsigned long caller(unsigned long n)
+{
+    unsigned long t = 0;
+    for (unsigned long i = 0; i < n; i++)
+        t = tiny(t);
+    return t;
+}
+
+/* The calling thread's CPU time in ns. */
+static __attribute__((no_instrument_function)) long long cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
 /* A worker of `threads` mode and of `poll` mode. */
@@ -92,6 +112,10 @@ int main(int argc, char **argv)
         one();
         three();
         sleeper();
+    } else if (strcmp(mode, "calls") == 0) {
+        long long c0 = cpu_ns();
+        t += caller(iterations);
+        printf("cpu_ns=%lld\n", cpu_ns() - c0);
     } else if (strcmp(mode, "poll") == 0) {
         pthread_t w;
         pthread_create(&w, NULL, worker, NULL);
