@@ -158,7 +158,9 @@ struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *pare
             return NULL;
         }
     }
-    if (c->edges == prof_cct_no_edges) {
+    /* Only a tree that misses its children caches often gets the edge cache: a thread with a
+       few regions (thousands of threads may each have some) never pays its 96 KiB. */
+    if (c->edges == prof_cct_no_edges && ++c->misses >= PROF_CCT_EDGE_AFTER) {
         prof_mem_quiet_begin();
         struct prof_edge *edges = calloc(PROF_CCT_EDGES, sizeof *edges);
         prof_mem_quiet_end();
@@ -186,7 +188,7 @@ void prof_cct_forget_keys(struct prof_cct *c)
 {
     for (uint32_t i = 0; i < c->nnodes; i++)
         c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB].key = NULL;
-    if (c->edges != prof_cct_no_edges)
+    if (c->edges && c->edges != prof_cct_no_edges)
         memset((void *)c->edges, 0, PROF_CCT_EDGES * sizeof *c->edges);
 }
 

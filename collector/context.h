@@ -73,10 +73,12 @@ extern struct prof_node prof_cct_none;
  * Beside each node's cache of its two latest children, a thread's tree keeps a direct-mapped
  * cache of (parent, key) -> child for the parents that call more than two functions in turn: a
  * parser's loop over its helpers misses the two-entry cache on most calls, and the hash chains
- * behind it cost an id-table lookup and a walk. PROF_CCT_EDGES entries (24 bytes each), made at
- * the tree's first miss; before that the tree points at an empty shared table no key matches.
+ * behind it cost an id-table lookup and a walk. PROF_CCT_EDGES entries (24 bytes each), made
+ * after PROF_CCT_EDGE_AFTER misses; before that the tree points at an empty shared table no key
+ * matches.
  */
 #define PROF_CCT_EDGE_BITS 12u
+#define PROF_CCT_EDGE_AFTER 256u /* misses of the children caches before the table is made */
 #define PROF_CCT_EDGES (1u << PROF_CCT_EDGE_BITS)
 struct prof_edge {
     const struct prof_node *parent;
@@ -109,6 +111,7 @@ struct prof_cct {
     /* (parent, key) -> child (see prof_edge): prof_cct_no_edges until the first miss; the
        owner thread's only */
     const struct prof_edge *edges;
+    uint32_t misses; /* lookups the children caches missed, until the edge cache is made */
 };
 
 /* An empty tree of at most max_nodes nodes whose growth takes lock. */

@@ -191,6 +191,12 @@ static void children_called_in_turn_stay_cached(void **state)
     struct prof_node *kid[6];
     for (uint32_t i = 1; i <= 5; i++)
         kid[i] = prof_cct_child(&c, top, KEY(i), i, canon);
+    /* the edge cache comes once the two-entry caches have missed often */
+    for (uint32_t m = c.misses; m < PROF_CCT_EDGE_AFTER; m += 5) {
+        assert_ptr_equal(c.edges, prof_cct_no_edges);
+        for (uint32_t i = 1; i <= 5; i++)
+            assert_ptr_equal(prof_cct_child(&c, top, KEY(i), i, canon), kid[i]);
+    }
     assert_ptr_not_equal(c.edges, prof_cct_no_edges);
     for (int round = 0; round < 3; round++)
         for (uint32_t i = 1; i <= 5; i++) {
