@@ -1,0 +1,34 @@
+/*
+ * suggestfile.h - suggestfile.c: a suggestion (model/suggest.h) as a gcc options file for
+ * `gcc @FILE` (--suggest-exclude FILE), as the PROFILER_EXCLUDE setting that leaves the same
+ * functions out at run time, and as the terminal's account of both.
+ *
+ * gcc reads an options file with libiberty's rules: arguments split at white space, a
+ * backslash escapes the next character, and nothing marks a comment; so the file holds the
+ * option alone and the reasons go to the terminal.
+ *
+ * Ownership: the texts returned are the caller's to free.
+ */
+#ifndef PROFREPORT_SUGGESTFILE_H
+#define PROFREPORT_SUGGESTFILE_H
+
+#include "base/rep_error.h"
+#include "model/suggest.h"
+
+#include <stdio.h>
+
+/* The options file's text: one -finstrument-functions-exclude-function-list option naming
+   the items gcc can be told of, and a newline; "" when there is none. */
+char *suggest_options_text(const struct suggestion *s);
+/* PROFILER_EXCLUDE='glob,...' for a shell, every item's glob. */
+char *suggest_env_text(const struct suggestion *s);
+/* Write the options file at path (replaced atomically). 0, or -1 with err. */
+int suggest_write(const char *path, const struct suggestion *s, struct rep_error *err);
+/* The terminal's account of the file written at path: how to use it, the PROFILER_EXCLUDE line,
+   then one line per function (calls per run, time per call, share of the time). */
+void suggest_print(FILE *out, const struct suggestion *s, const char *path);
+/* One line saying that a suggestion exists and how to get it, when its functions make at
+   least SUGGEST_HINT_CALL_SHARE of the calls; nothing otherwise. */
+void suggest_hint(FILE *out, const struct suggestion *s);
+
+#endif /* PROFREPORT_SUGGESTFILE_H */
