@@ -271,6 +271,8 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
         if (s->items[i].gcc == SUGGEST_GCC_OK)
             in_gcc += m->regions[s->items[i].region].cost.n;
     s->call_share = (double)in / (double)s->calls;
+    double hook = isfinite(s->hook_ns) ? s->hook_ns : SUGGEST_DEFAULT_HOOK_NS;
+    s->hooks_share = busy > 0 ? (double)in * hook / busy : 0;
     s->gcc_call_share = (double)in_gcc / (double)s->calls;
 }
 

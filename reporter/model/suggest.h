@@ -35,8 +35,11 @@
    each call: leaving it out would hide too much of where the time goes. */
 #define SUGGEST_MAX_TIME_SHARE 0.25
 /* The reporter says the suggestion exists (without --suggest-exclude) when the functions it
-   would leave out make at least this share of the calls. */
+   would leave out make at least this share of the calls and their hooks cost at least this
+   share of the program's time (their calls times the hooks' cost per call): a program making
+   few calls loses nothing to its hooks. */
 #define SUGGEST_HINT_CALL_SHARE 0.25
+#define SUGGEST_HINT_COST_SHARE 0.10
 
 /* Why a function that qualifies was not put in the gcc list. */
 enum suggest_gcc {
@@ -63,6 +66,7 @@ struct suggestion {
     uint64_t calls;       /* all their calls, every run */
     double call_share;    /* of those calls, the items' share */
     double gcc_call_share; /* the share of the items in the gcc list */
+    double hooks_share;   /* their hooks' cost over the program's time (busy time) */
     double max_mean_ns;   /* the threshold used */
     double hook_ns;       /* the hooks' cost per call it came from (NaN: max_mean_ns given) */
 };

@@ -118,6 +118,9 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path)
     fprintf(out,
             "suggest: %zu of %zu functions make %.1f%% of the calls, each call under %.1f ns%s\n",
             s->n, s->functions, 100 * s->call_share, s->max_mean_ns, hook);
+    if (s->n)
+        fprintf(out, "suggest: their hooks cost about %.0f%% of the program's own time\n",
+                100 * s->hooks_share);
     if (!s->n) {
         fprintf(out, "suggest: %s: empty, nothing to leave out\n", path);
         return;
@@ -150,7 +153,7 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path)
 /* One line when a suggestion is worth making. */
 void suggest_hint(FILE *out, const struct suggestion *s)
 {
-    if (!s->n || s->call_share < SUGGEST_HINT_CALL_SHARE)
+    if (!s->n || s->call_share < SUGGEST_HINT_CALL_SHARE || s->hooks_share < SUGGEST_HINT_COST_SHARE)
         return;
     fprintf(out,
             "hooks: %zu tiny function%s (under %.0f ns a call) make %.0f%% of the calls: "

@@ -28,7 +28,8 @@ int suggest_write(const char *path, const struct suggestion *s, struct rep_error
    then one line per function (calls per run, time per call, share of the time). */
 void suggest_print(FILE *out, const struct suggestion *s, const char *path);
 /* One line saying that a suggestion exists and how to get it, when its functions make at
-   least SUGGEST_HINT_CALL_SHARE of the calls; nothing otherwise. */
+   least SUGGEST_HINT_CALL_SHARE of the calls and their hooks cost SUGGEST_HINT_COST_SHARE of
+   the time; nothing otherwise. */
 void suggest_hint(FILE *out, const struct suggestion *s);
 
 #endif /* PROFREPORT_SUGGESTFILE_H */
