@@ -85,6 +85,12 @@ char *suggest_gcc_name(const char *display)
             cut = k + 1;
     }
     memmove(s, s + cut, n - cut + 1);
+    /* gcc's pretty printer names an anonymous namespace "{anonymous}" */
+    static const char anon[] = "(anonymous namespace)", gcc_anon[] = "{anonymous}";
+    while ((c = strstr(s, anon)) != NULL) {
+        memmove(c + sizeof gcc_anon - 1, c + sizeof anon - 1, strlen(c + sizeof anon - 1) + 1);
+        memcpy(c, gcc_anon, sizeof gcc_anon - 1);
+    }
     return s;
 }
 
@@ -105,9 +111,11 @@ static size_t last_component(const char *s)
     return start;
 }
 
-/* Whether the scope of the name has template arguments. */
-int suggest_in_class_template(const char *gcc_name)
+/* Whether gcc spells the name's scope its own way. */
+int suggest_gcc_spelled_apart(const char *gcc_name)
 {
+    if (strstr(gcc_name, "{lambda") || strstr(gcc_name, "{unnamed type"))
+        return 1;
     size_t last = last_component(gcc_name);
     for (size_t k = 0; k < last; k++)
         if (gcc_name[k] == '<' && !in_operator(gcc_name, k))
@@ -185,7 +193,7 @@ static void check_gcc_names(const struct model *m, struct suggestion *s)
     }
     for (size_t i = 0; i < s->n; i++) {
         struct suggest_item *it = &s->items[i];
-        it->gcc = suggest_in_class_template(full[it->region]) ? SUGGEST_GCC_TEMPLATE
+        it->gcc = suggest_gcc_spelled_apart(full[it->region]) ? SUGGEST_GCC_SPELLING
                                                                : SUGGEST_GCC_OK;
         listed[it->region] = it->gcc == SUGGEST_GCC_OK;
     }

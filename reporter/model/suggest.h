@@ -6,10 +6,12 @@
  *
  * What gcc 12 matches (measured with g++ 12 and gcc 12, docs/profreport.1): each listed name
  * is looked for as a substring of the function's qualified name without parameters or return
- * type (`NS::Box::get`, `NS::twice<int>`), in gcc's own spelling of template arguments
- * (`long int` where the demangler writes `long`); a comma splits the list unless written `\,`.
+ * type (`NS::Box::get`, `NS::twice<int>`), in gcc's own spelling (`long int` where the
+ * demangler writes `long`, `{anonymous}` for `(anonymous namespace)`); a comma splits the list
+ * unless written `\,`.
  * So a name is only suggested when it is not also part of the name of a function that ran and
- * is kept, and a function of a class template (a `<` before the last `::`) is not suggested for
+ * is kept; a function template is named without its arguments (every instantiation); and a
+ * member of a class template (a `<` before the last `::`) or of a lambda is not suggested for
  * gcc at all: its PROFILER_EXCLUDE glob still is.
  *
  * Ownership: a struct suggestion owns its items' strings; suggest_release frees them. Items
@@ -44,7 +46,8 @@
 /* Why a function that qualifies was not put in the gcc list. */
 enum suggest_gcc {
     SUGGEST_GCC_OK,       /* gcc_name leaves out this function and none that is kept */
-    SUGGEST_GCC_TEMPLATE, /* a member of a class template: gcc spells its arguments its own way */
+    SUGGEST_GCC_SPELLING, /* gcc spells its scope its own way: a class template's arguments, a
+                             lambda or unnamed type */
     SUGGEST_GCC_CLASH     /* gcc_name is also part of a kept function's name (clash names it) */
 };
 
@@ -82,11 +85,13 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
 void suggest_release(struct suggestion *s);
 
 /* The name gcc 12 matches for a demangled function name: without a clone suffix, parameters,
-   qualifiers and return type (`int NS::twice<int>(int) const` -> `NS::twice<int>`). Caller
-   frees. */
+   qualifiers and return type (`int NS::twice<int>(int) const` -> `NS::twice<int>`), an
+   anonymous namespace written gcc's way (`{anonymous}`). Caller frees. */
 char *suggest_gcc_name(const char *display);
-/* Whether the name has template arguments in its scope (`std::vector<int>::size`). */
-int suggest_in_class_template(const char *gcc_name);
+/* Whether gcc spells the name's scope differently from the demangler, beyond what the list can
+   avoid: template arguments in its scope (`std::vector<int>::size`: gcc writes `long int` for
+   `long`), a lambda (`{lambda()#1}`) or an unnamed type. */
+int suggest_gcc_spelled_apart(const char *gcc_name);
 /* s with `,` written `\,`, as gcc's option lists and PROFILER_EXCLUDE read it; glob also
    escapes fnmatch's `*?[]\`. Caller frees. */
 char *suggest_escape(const char *s, int glob);

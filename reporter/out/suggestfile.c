@@ -141,8 +141,8 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path)
         count_text(calls, sizeof calls, it->calls_per_run);
         fprintf(out, "suggest: %10s %10.1f %6.1f%%  %s", calls, it->mean_ns, 100 * it->time_share,
                 it->name);
-        if (it->gcc == SUGGEST_GCC_TEMPLATE)
-            fprintf(out, "  (not for gcc: a class template's member)");
+        if (it->gcc == SUGGEST_GCC_SPELLING)
+            fprintf(out, "  (not for gcc: it spells the scope its own way)");
         else if (it->gcc == SUGGEST_GCC_CLASH)
             fprintf(out, "  (not for gcc: '%s' would also leave out %s)", it->gcc_name,
                     it->clash);

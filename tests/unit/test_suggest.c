@@ -144,7 +144,7 @@ static void names_gcc_would_read_wider_stay_out_of_its_list(void **state)
     assert_string_equal(s.items[0].name, "peek");
     assert_int_equal(s.items[0].gcc, SUGGEST_GCC_CLASH);
     assert_string_equal(s.items[0].clash, "peekToken");
-    assert_int_equal(s.items[1].gcc, SUGGEST_GCC_TEMPLATE);
+    assert_int_equal(s.items[1].gcc, SUGGEST_GCC_SPELLING);
     assert_true(s.gcc_call_share == 0);
     assert_true(s.call_share > 0.9);
     suggest_release(&s);
@@ -179,19 +179,22 @@ static void the_gcc_name_is_the_qualified_name_alone(void **state)
               "std::operator==<char>");
     gcc_names("Foo::bar() &&", "Foo::bar");
     gcc_names("Foo::bar() const [clone .cold]", "Foo::bar");
+    gcc_names("NS::(anonymous namespace)::anon(int)", "NS::{anonymous}::anon");
+    gcc_names("NS::C::~C()", "NS::C::~C");
 }
 
-/* Template arguments in the scope make a class template's member; a function template's own
-   arguments and an operator's '<' do not. */
-static void class_template_members_are_told_apart(void **state)
+/* Template arguments in the scope (a class template's member) and a lambda's scope are spelled
+   apart; a function template's own arguments and an operator's '<' are not. */
+static void scopes_gcc_spells_apart_are_told(void **state)
 {
     (void)state;
-    assert_true(suggest_in_class_template("std::vector<int>::size"));
-    assert_true(suggest_in_class_template("std::_Select1st<std::pair<int const, int> >::operator()"));
-    assert_false(suggest_in_class_template("NS::twice<int>"));
-    assert_false(suggest_in_class_template("NS::Box::operator<"));
-    assert_false(suggest_in_class_template("std::operator<<"));
-    assert_false(suggest_in_class_template("tiny"));
+    assert_true(suggest_gcc_spelled_apart("std::vector<int>::size"));
+    assert_true(suggest_gcc_spelled_apart("std::_Select1st<std::pair<int const, int> >::operator()"));
+    assert_false(suggest_gcc_spelled_apart("NS::twice<int>"));
+    assert_false(suggest_gcc_spelled_apart("NS::Box::operator<"));
+    assert_false(suggest_gcc_spelled_apart("std::operator<<"));
+    assert_false(suggest_gcc_spelled_apart("tiny"));
+    assert_true(suggest_gcc_spelled_apart("main::{lambda(int)#1}::operator()"));
 }
 
 /* A comma is written "\," for both lists; a glob also escapes fnmatch's characters. */
@@ -217,7 +220,7 @@ int main(void)
         cmocka_unit_test(a_measured_hook_cost_sets_the_threshold),
         cmocka_unit_test(names_gcc_would_read_wider_stay_out_of_its_list),
         cmocka_unit_test(the_gcc_name_is_the_qualified_name_alone),
-        cmocka_unit_test(class_template_members_are_told_apart),
+        cmocka_unit_test(scopes_gcc_spells_apart_are_told),
         cmocka_unit_test(commas_and_glob_characters_are_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

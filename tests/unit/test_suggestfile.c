@@ -64,7 +64,7 @@ static void nothing_for_gcc_is_an_empty_file(void **state)
     struct suggest_item items[3];
     struct suggestion s = three(items);
     s.n = 2;
-    items[0].gcc = SUGGEST_GCC_TEMPLATE;
+    items[0].gcc = SUGGEST_GCC_SPELLING;
     char *t = suggest_options_text(&s);
     assert_string_equal(t, "");
     free(t);
