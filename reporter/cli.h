@@ -34,9 +34,9 @@ struct options {
     int noise_set, seed_set;
     int fail_on_regression; /* --fail-on-regression */
     struct export_options ex;
-    const char *compact; /* --compact DIR, or NULL */
-    int output_given;    /* -o was given */
-    const char *suggest; /* --suggest-exclude FILE, or NULL */
+    const char *compact;     /* --compact DIR, or NULL */
+    int output_given;        /* -o was given */
+    const char *suggest;     /* --suggest-exclude FILE, or NULL */
     double suggest_max_cost; /* --suggest-max-cost, ns; 0: from the hooks' cost */
 };
 

@@ -40,8 +40,8 @@ struct report {
     int comparing;
     struct chart_set ch;
     struct suggestion sug; /* the hot, tiny functions a rebuild could leave out */
-    char generated[64];   /* local time the report was made */
-    struct rep_error err; /* why a stage failed */
+    char generated[64];    /* local time the report was made */
+    struct rep_error err;  /* why a stage failed */
 };
 
 /* --compact: each run as a calling-context summary run file in o->compact (compact.h). 0, or

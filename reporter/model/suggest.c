@@ -32,8 +32,8 @@ char *suggest_gcc_name(const char *display)
     char *c = strstr(s, " [clone ");
     if (c)
         *c = 0;
-    static const char *const clones[] = {".isra.", ".part.", ".constprop.", ".cold",
-                                         ".lto_priv.", ".localalias"};
+    static const char *const clones[] = {".isra.", ".part.",     ".constprop.",
+                                         ".cold",  ".lto_priv.", ".localalias"};
     for (size_t i = 0; i < sizeof clones / sizeof *clones; i++)
         if ((c = strstr(s, clones[i])) != NULL)
             *c = 0;
@@ -193,8 +193,8 @@ static void check_gcc_names(const struct model *m, struct suggestion *s)
     }
     for (size_t i = 0; i < s->n; i++) {
         struct suggest_item *it = &s->items[i];
-        it->gcc = suggest_gcc_spelled_apart(full[it->region]) ? SUGGEST_GCC_SPELLING
-                                                               : SUGGEST_GCC_OK;
+        it->gcc =
+            suggest_gcc_spelled_apart(full[it->region]) ? SUGGEST_GCC_SPELLING : SUGGEST_GCC_OK;
         listed[it->region] = it->gcc == SUGGEST_GCC_OK;
     }
     for (int changed = 1; changed;) {

@@ -53,25 +53,25 @@ enum suggest_gcc {
 
 /* One function to leave out. */
 struct suggest_item {
-    size_t region;       /* index in the model */
-    char *name;          /* the region's display name */
-    char *gcc_name;      /* for -finstrument-functions-exclude-function-list, unescaped */
-    char *glob;          /* for PROFILER_EXCLUDE, escaped for fnmatch and the comma list */
+    size_t region;        /* index in the model */
+    char *name;           /* the region's display name */
+    char *gcc_name;       /* for -finstrument-functions-exclude-function-list, unescaped */
+    char *glob;           /* for PROFILER_EXCLUDE, escaped for fnmatch and the comma list */
     enum suggest_gcc gcc; /* whether gcc_name is in the gcc list */
-    char *clash;         /* SUGGEST_GCC_CLASH: the kept function's name, else NULL */
+    char *clash;          /* SUGGEST_GCC_CLASH: the kept function's name, else NULL */
     double calls_per_run, mean_ns, time_share, call_share;
 };
 
 struct suggestion {
     struct suggest_item *items; /* most calls first */
     size_t n;
-    size_t functions;     /* instrumented functions that ran */
-    uint64_t calls;       /* all their calls, every run */
-    double call_share;    /* of those calls, the items' share */
+    size_t functions;      /* instrumented functions that ran */
+    uint64_t calls;        /* all their calls, every run */
+    double call_share;     /* of those calls, the items' share */
     double gcc_call_share; /* the share of the items in the gcc list */
-    double hooks_share;   /* their hooks' cost over the program's time (busy time) */
-    double max_mean_ns;   /* the threshold used */
-    double hook_ns;       /* the hooks' cost per call it came from (NaN: max_mean_ns given) */
+    double hooks_share;    /* their hooks' cost over the program's time (busy time) */
+    double max_mean_ns;    /* the threshold used */
+    double hook_ns;        /* the hooks' cost per call it came from (NaN: max_mean_ns given) */
 };
 
 /* The thresholds: max_mean_ns 0 takes SUGGEST_HOOK_FACTOR times the runs' hook cost. */

@@ -113,8 +113,7 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path)
         gcc += s->items[i].gcc == SUGGEST_GCC_OK;
     char hook[64] = "";
     if (s->hook_ns == s->hook_ns) /* not NaN: the threshold came from the runs' hook cost */
-        snprintf(hook, sizeof hook, ", %.0f x the hooks' %.1f ns", SUGGEST_HOOK_FACTOR,
-                 s->hook_ns);
+        snprintf(hook, sizeof hook, ", %.0f x the hooks' %.1f ns", SUGGEST_HOOK_FACTOR, s->hook_ns);
     fprintf(out,
             "suggest: %zu of %zu functions make %.1f%% of the calls, each call under %.1f ns%s\n",
             s->n, s->functions, 100 * s->call_share, s->max_mean_ns, hook);
@@ -126,8 +125,9 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path)
         return;
     }
     if (gcc)
-        fprintf(out, "suggest: %s: %zu of them (%.1f%% of the calls) for gcc: rebuild with "
-                     "-finstrument-functions @%s\n",
+        fprintf(out,
+                "suggest: %s: %zu of them (%.1f%% of the calls) for gcc: rebuild with "
+                "-finstrument-functions @%s\n",
                 path, gcc, 100 * s->gcc_call_share, path);
     else
         fprintf(out, "suggest: %s: empty, gcc cannot name these functions alone\n", path);
@@ -144,8 +144,7 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path)
         if (it->gcc == SUGGEST_GCC_SPELLING)
             fprintf(out, "  (not for gcc: it spells the scope its own way)");
         else if (it->gcc == SUGGEST_GCC_CLASH)
-            fprintf(out, "  (not for gcc: '%s' would also leave out %s)", it->gcc_name,
-                    it->clash);
+            fprintf(out, "  (not for gcc: '%s' would also leave out %s)", it->gcc_name, it->clash);
         fputc('\n', out);
     }
 }
@@ -153,7 +152,8 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path)
 /* One line when a suggestion is worth making. */
 void suggest_hint(FILE *out, const struct suggestion *s)
 {
-    if (!s->n || s->call_share < SUGGEST_HINT_CALL_SHARE || s->hooks_share < SUGGEST_HINT_COST_SHARE)
+    if (!s->n || s->call_share < SUGGEST_HINT_CALL_SHARE ||
+        s->hooks_share < SUGGEST_HINT_COST_SHARE)
         return;
     fprintf(out,
             "hooks: %zu tiny function%s (under %.0f ns a call) make %.0f%% of the calls: "

@@ -189,7 +189,8 @@ static void scopes_gcc_spells_apart_are_told(void **state)
 {
     (void)state;
     assert_true(suggest_gcc_spelled_apart("std::vector<int>::size"));
-    assert_true(suggest_gcc_spelled_apart("std::_Select1st<std::pair<int const, int> >::operator()"));
+    assert_true(
+        suggest_gcc_spelled_apart("std::_Select1st<std::pair<int const, int> >::operator()"));
     assert_false(suggest_gcc_spelled_apart("NS::twice<int>"));
     assert_false(suggest_gcc_spelled_apart("NS::Box::operator<"));
     assert_false(suggest_gcc_spelled_apart("std::operator<<"));

@@ -14,9 +14,9 @@
 
 #include "out/suggestfile.h"
 
-static char bool_gcc[] = "YAML::Stream::operator bool", bool_glob[] = "YAML::Stream::operator bool() const",
-            peek[] = "peek", size_gcc[] = "std::map<int, int>::size",
-            f_glob[] = "f(char const\\*\\, it's)";
+static char bool_gcc[] = "YAML::Stream::operator bool",
+            bool_glob[] = "YAML::Stream::operator bool() const", peek[] = "peek",
+            size_gcc[] = "std::map<int, int>::size", f_glob[] = "f(char const\\*\\, it's)";
 
 /* A suggestion of three functions, the second one not for gcc. */
 static struct suggestion three(struct suggest_item items[3])
