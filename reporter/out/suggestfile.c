@@ -30,6 +30,13 @@ char *suggest_options_text(const struct suggestion *s)
     for (size_t i = 0; i < s->n; i++) {
         if (s->items[i].gcc != SUGGEST_GCC_OK)
             continue;
+        /* a function template's instantiations share one name: list it once */
+        size_t j = 0;
+        while (j < i && (s->items[j].gcc != SUGGEST_GCC_OK ||
+                         strcmp(s->items[j].gcc_name, s->items[i].gcc_name) != 0))
+            j++;
+        if (j < i)
+            continue;
         if (!listed++) {
             strcpy(p, GCC_OPTION);
             p += strlen(p);

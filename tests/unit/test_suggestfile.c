@@ -19,7 +19,7 @@ static char bool_gcc[] = "YAML::Stream::operator bool",
             size_gcc[] = "std::map<int, int>::size", f_glob[] = "f(char const\\*\\, it's)";
 
 /* A suggestion of three functions, the second one not for gcc. */
-static struct suggestion three(struct suggest_item items[3])
+static struct suggestion three(struct suggest_item *items)
 {
     memset(items, 0, 3 * sizeof *items);
     items[0].gcc_name = bool_gcc;
@@ -33,12 +33,15 @@ static struct suggestion three(struct suggest_item items[3])
     return s;
 }
 
-/* One option; a comma escaped for gcc ("\,") and a space, both escaped again for the file. */
+/* One option; a comma escaped for gcc ("\,") and a space, both escaped again for the file; a
+   name listed once, however many instantiations share it. */
 static void the_file_holds_one_option_escaped_twice(void **state)
 {
     (void)state;
-    struct suggest_item items[3];
+    struct suggest_item items[4];
     struct suggestion s = three(items);
+    items[3] = items[2];
+    s.n = 4;
     char *t = suggest_options_text(&s);
     assert_string_equal(t, "-finstrument-functions-exclude-function-list="
                            "YAML::Stream::operator\\ bool,std::map<int\\\\,\\ int>::size\n");
