@@ -40,6 +40,7 @@ struct report {
     int comparing;
     struct chart_set ch;
     struct suggestion sug; /* the hot, tiny functions a rebuild could leave out */
+    size_t sug_kept;       /* names the --suggest-exclude file already listed */
     char generated[64];    /* local time the report was made */
     struct rep_error err;  /* why a stage failed */
 };
@@ -72,6 +73,9 @@ static int open_outputs(struct report *r, struct options *o, int argc, char **ar
         if (cli_check_output("charts folder", r->charts_dir, &r->err) != 0)
             return -1;
     }
+    if (o->suggest && (cli_check_output("suggestion file", o->suggest, &r->err) != 0 ||
+                       suggest_check(o->suggest, &r->err) != 0))
+        return -1;
     const char *ex_paths[] = {o->ex.trace, o->ex.folded, o->ex.callgrind, o->ex.csv_dir,
                               o->ex.json};
     for (size_t i = 0; i < sizeof ex_paths / sizeof *ex_paths; i++)
@@ -149,9 +153,7 @@ static int suggest_stage(struct report *r, const struct options *o)
 {
     struct suggest_options so = {o->suggest_max_cost};
     suggest_build(&r->m, &so, &r->sug);
-    if (o->suggest && cli_check_output("suggestion file", o->suggest, &r->err) != 0)
-        return -1;
-    return o->suggest ? suggest_write(o->suggest, &r->sug, &r->err) : 0;
+    return o->suggest ? suggest_write(o->suggest, &r->sug, &r->sug_kept, &r->err) : 0;
 }
 
 /* Write the workbook and the exports into their temporary files. 0, or -1 with r->err. */
@@ -190,7 +192,7 @@ static void print_summary(const struct report *r, const struct options *o,
     flat_print_crashes(stdout, &r->m, o->top);
     printf("\n");
     if (o->suggest)
-        suggest_print(stdout, &r->sug, o->suggest);
+        suggest_print(stdout, &r->sug, o->suggest, r->sug_kept);
     else
         suggest_hint(stdout, &r->sug);
     memsum_print(stdout, &r->m);

@@ -17,16 +17,30 @@
 
 #include <stdio.h>
 
-/* The options file's text: one -finstrument-functions-exclude-function-list option naming
-   the items gcc can be told of, and a newline; "" when there is none. */
-char *suggest_options_text(const struct suggestion *s);
+/* The options file's text: one -finstrument-functions-exclude-function-list option naming the
+   kept names (gcc's own list items, commas written "\,"), then the items gcc can be told of,
+   each name once, and a newline; "" when there is none. */
+char *suggest_options_text(const struct suggestion *s, const char *const *kept, size_t nkept);
+/* The names an options file of ours lists (gcc's list items, commas still written "\,"), in
+   order, n of them; an empty or blank text lists none. NULL when the text is anything else
+   (another option, a second argument). Free with suggest_names_free. */
+char **suggest_options_parse(const char *text, size_t *n);
+void suggest_names_free(char **v, size_t n);
 /* PROFILER_EXCLUDE='glob,...' for a shell, every item's glob. */
 char *suggest_env_text(const struct suggestion *s);
-/* Write the options file at path (replaced atomically). 0, or -1 with err. */
-int suggest_write(const char *path, const struct suggestion *s, struct rep_error *err);
-/* The terminal's account of the file written at path: how to use it, the PROFILER_EXCLUDE line,
-   then one line per function (calls per run, time per call, share of the time). */
-void suggest_print(FILE *out, const struct suggestion *s, const char *path);
+/* Whether path can take a suggestion: a regular file of ours, or nothing yet (checked before
+   any work). 0, or -1 with err. */
+int suggest_check(const char *path, struct rep_error *err);
+/* Write the options file at path (replaced atomically). The names a file of ours there already
+   lists are kept first (*kept of them): their functions ran without hooks, so this run cannot
+   judge them, and each round adds to the one file. A file there that is not ours is left as it
+   is. 0, or -1 with err. */
+int suggest_write(const char *path, const struct suggestion *s, size_t *kept,
+                  struct rep_error *err);
+/* The terminal's account of the file written at path (with kept names from before): how to use
+   it, the PROFILER_EXCLUDE line, then one line per function (calls per run, time per call,
+   share of the time). */
+void suggest_print(FILE *out, const struct suggestion *s, const char *path, size_t kept);
 /* One line saying that a suggestion exists and how to get it, when its functions make at
    least SUGGEST_HINT_CALL_SHARE of the calls and their hooks cost SUGGEST_HINT_COST_SHARE of
    the time; nothing otherwise. */

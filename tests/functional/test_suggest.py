@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BUILD, INCLUDE, SAN, clean_env, parse_run, run_command, run_files
-from reporter_helpers import must_run
+from reporter_helpers import must_run, profreport
 
 N = 2_000_000  # tiny's calls; step gets N // 2, medium 40, stepper 1, main 1
 
@@ -112,6 +112,13 @@ def test_the_suggested_options_take_the_tiny_function_out_of_a_rebuild(tmp_path)
     assert "tiny" not in second
     assert second == {k: v for k, v in first.items() if k != "tiny"}
 
+    # The next round with the same file keeps tiny (it ran without hooks, so this run cannot
+    # judge it) and adds nothing: step still cannot be named alone.
+    p = must_run("--no-gnuplot", tmp_path / "runs2", "-o", tmp_path / "r2.xlsx",
+                 "--suggest-exclude", opts)
+    assert opts.read_text() == "-finstrument-functions-exclude-function-list=tiny\n"
+    assert "keeps the 1 name it listed" in p.stdout.decode(), p.stdout.decode()
+
     # At run time instead: the PROFILER_EXCLUDE line the reporter printed leaves out both.
     line = next(l for l in text.splitlines() if "PROFILER_EXCLUDE=" in l)
     value = shlex.split(line[line.index("PROFILER_EXCLUDE="):])[0].split("=", 1)[1]
@@ -143,3 +150,17 @@ def test_a_run_without_tiny_hot_functions_suggests_nothing(tmp_path):
                  "--suggest-exclude", opts)
     assert opts.read_text() == ""
     assert "nothing to leave out" in p.stdout.decode()
+
+
+def test_a_file_that_is_not_a_suggestion_is_not_replaced(tmp_path):
+    exe = build(tmp_path, "first")
+    proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(tmp_path / "runs")}))
+    assert proc.returncode == 0
+    mine = tmp_path / "flags.opt"
+    mine.write_text("-O2 -g\n")
+    p = profreport("--no-gnuplot", tmp_path / "runs", "-o", tmp_path / "r.xlsx",
+                   "--suggest-exclude", mine)
+    assert p.returncode == 4, p.stderr
+    assert "is not a --suggest-exclude file" in p.stderr.decode()
+    assert mine.read_text() == "-O2 -g\n"
+    assert not (tmp_path / "r.xlsx").exists()  # refused before any work
