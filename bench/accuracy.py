@@ -267,6 +267,8 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
         if res.returncode != 0:
             sys.exit("accuracy: %s (suggestion round %d) failed: %s" % (prev, k, res.stderr[-2000:]))
         opt = os.path.join(out, "suggest%d.opt" % k)
+        if os.path.exists(opt):  # the reporter would keep an earlier bench run's names
+            os.remove(opt)
         said = run([os.path.join(build_dir, "profreport"), "--no-gnuplot",
                     os.path.join(d, "runs"), "-o", os.path.join(d, "report.xlsx"),
                     "--suggest-exclude", opt])
