@@ -180,7 +180,7 @@ static int by_calls(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Give each item's gcc name its verdict: a member of a class template cannot be named; a name
+/* Give each item's gcc name its verdict: a scope gcc spells its own way cannot be named; a name
    that is part of a kept function's name would leave that one out too. Leaving an item out of
    the list keeps its function, which can clash with another item: repeat until none changes. */
 static void check_gcc_names(const struct model *m, struct suggestion *s)
