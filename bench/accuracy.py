@@ -4,7 +4,10 @@
 Three real programs from Debian's sources (zstd, Lua 5.4, yaml-cpp's util/parse), each built
 plain, with empty -finstrument-functions hooks, with libprofreport-auto (gcc
 -finstrument-functions and clang -finstrument-functions-after-inlining) in each profreport mode,
-with gcc's -pg (gprof) and under uftrace. For each configuration it prints the slowdown against
+with gcc's -pg (gprof) and under uftrace; and gcc's build as the README recommends it: the
+functions of headers left out at compile time, then the functions `profreport --suggest-exclude`
+names after a run of that build left out too (ACC_SUGGEST_ROUNDS rounds, each run on the build
+of the round before). For each configuration it prints the slowdown against
 the plain build (min/median/max of alternated runs), the time per run the profile reports
 against the plain build's wall time, and how far the top 15 self shares are from perf's
 cpu-clock samples of the plain binary. bench/README.md ("Accuracy bench") explains the columns.
@@ -15,6 +18,7 @@ Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_PERF_RUNS=10     runs of each plain binary under perf record, at least; more when
   ACC_PERF_SECONDS=3   the runs take less CPU time than this
   ACC_ZSTD_ARGS="-9 -T1"   zstd's options ("-9 --single-thread --no-asyncio": one thread)
+  ACC_SUGGEST_ROUNDS=2 rounds of run, --suggest-exclude, rebuild with gcc @FILE (0: none)
   ACC_FETCH_ONLY=1     fetch and build, measure nothing (used to prepare /work/accsrc)
 Everything it downloads and builds stays under WORK_DIR/acc/; a second run reuses it.
 """
@@ -31,6 +35,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SUGGEST_ROUNDS = int(os.environ.get("ACC_SUGGEST_ROUNDS", "2"))
 
 # Debian's mirror, as the system's own apt sources name it; the source entries live in a
 # private apt configuration under WORK_DIR/acc/apt, so the system's is never changed.
@@ -98,11 +103,18 @@ PROGRAMS = {
     },
 }
 
+# gcc's -finstrument-functions as the README recommends it: no hooks in what headers define
+# (the library's and the program's own inline helpers; gcc matches the list as substrings of
+# the path of the file declaring each function, so ".h" also covers .hpp and .hh).
+GCC_HEADERS_OUT = ["-finstrument-functions",
+                   "-finstrument-functions-exclude-file-list=/usr/include,.h"]
+
 # The compiled builds: compiler family and the flags beside -O2 -g.
 BUILDS = {
     "plain-gcc": ("gcc", []),
     "plain-clang": ("clang", []),
     "fi-gcc": ("gcc", ["-finstrument-functions"]),
+    "fi-gcc-hdr": ("gcc", GCC_HEADERS_OUT),
     "fi-clang": ("clang", ["-finstrument-functions-after-inlining"]),
     "pg": ("gcc", ["-pg"]),
 }
@@ -159,6 +171,10 @@ def compile_one(job):
     cmd, src, obj = job
     stamp = obj + ".cmd"
     line = "\0".join(cmd)
+    for a in cmd:  # an options file (gcc @FILE) counts by its content
+        if a.startswith("@"):
+            with open(a[1:]) as f:
+                line += "\0" + f.read()
     if os.path.exists(obj) and os.path.getmtime(obj) >= os.path.getmtime(src) \
             and os.path.exists(stamp) and open(stamp).read() == line:
         return None
@@ -170,8 +186,9 @@ def compile_one(job):
     return None
 
 
-def build_program(name, tree, acc, build_dir, pool):
-    """Compile every build of one program and link its binaries; returns {config: binary path}."""
+def build_program(name, tree, acc, build_dir, pool, inputs):
+    """Compile every build of one program and link its binaries, then the rounds of suggested
+    exclusions; returns {config: binary path}."""
     p = PROGRAMS[name]
     srcs = []
     for pattern in p["sources"]:
@@ -184,45 +201,85 @@ def build_program(name, tree, acc, build_dir, pool):
             with open(path, "w") as f:
                 f.write(text % arch)
     out = os.path.join(acc, "bin", name)
-    jobs = []
-    objs = {}
-    for b, (family, flags) in BUILDS.items():
-        d = os.path.join(out, b)
-        os.makedirs(d, exist_ok=True)
-        cc = compilers(family, p["lang"])
-        objs[b] = []
-        for s in srcs:
-            o = os.path.join(d, os.path.relpath(s, tree).replace("/", "_") + ".o")
-            cppflags = [("-I" + os.path.join(tree, f[2:])) if f.startswith("-I") else f
-                        for f in p["cppflags"]]
-            cmd = [cc, "-O2", "-g"] + flags + cppflags + ["-c", s, "-o", o]
-            jobs.append((cmd, s, o))
-            objs[b].append(o)
-    log("building %s: %d compilations (cached ones skipped)" % (name, len(jobs)))
-    errors = [e for e in pool.map(compile_one, jobs) if e]
-    if errors:
-        sys.exit("accuracy: compilation failed:\n" + errors[0])
+    cppflags = [("-I" + os.path.join(tree, f[2:])) if f.startswith("-I") else f
+                for f in p["cppflags"]]
+
+    def compile_builds(builds):
+        """Compile the builds {name: (family, flags)}; {name: object files}."""
+        jobs = []
+        objs = {}
+        for b, (family, flags) in builds.items():
+            d = os.path.join(out, b)
+            os.makedirs(d, exist_ok=True)
+            cc = compilers(family, p["lang"])
+            objs[b] = []
+            for s in srcs:
+                o = os.path.join(d, os.path.relpath(s, tree).replace("/", "_") + ".o")
+                jobs.append(([cc, "-O2", "-g"] + flags + cppflags + ["-c", s, "-o", o], s, o))
+                objs[b].append(o)
+        log("building %s: %d compilations (cached ones skipped)" % (name, len(jobs)))
+        errors = [e for e in pool.map(compile_one, jobs) if e]
+        if errors:
+            sys.exit("accuracy: compilation failed:\n" + errors[0])
+        return objs
+
+    def link(links, objs):
+        """Link {config: (build, family, extra)}; {config: binary}."""
+        bins = {}
+        for config, (b, family, extra) in links.items():
+            exe = os.path.join(out, config, p["binary"])
+            os.makedirs(os.path.dirname(exe), exist_ok=True)
+            run([compilers(family, p["lang"])] + objs[b] + extra + p["libs"] + ["-o", exe])
+            bins[config] = exe
+        return bins
+
+    objs = compile_builds(BUILDS)
     hooks = {}
     for family in ("gcc", "clang"):
         o = os.path.join(acc, "bin", "empty_hooks-%s.o" % family)
         run([compilers(family, "c"), "-O2", "-c", os.path.join(HERE, "empty_hooks.c"), "-o", o])
         hooks[family] = o
     auto = ["-L" + build_dir, "-Wl,-rpath," + build_dir, "-lprofreport-auto"]
-    links = {
+    bins = link({
         "plain-gcc": ("plain-gcc", "gcc", []),
         "plain-clang": ("plain-clang", "clang", []),
         "empty-gcc": ("fi-gcc", "gcc", [hooks["gcc"]]),
         "empty-clang": ("fi-clang", "clang", [hooks["clang"]]),
         "auto-gcc": ("fi-gcc", "gcc", auto),
         "auto-clang": ("fi-clang", "clang", auto),
+        "empty-gcc-hdr": ("fi-gcc-hdr", "gcc", [hooks["gcc"]]),
+        "auto-gcc-hdr": ("fi-gcc-hdr", "gcc", auto),
         "pg": ("pg", "gcc", ["-pg"]),
-    }
-    bins = {}
-    for config, (b, family, extra) in links.items():
-        exe = os.path.join(out, config, p["binary"])
-        os.makedirs(os.path.dirname(exe), exist_ok=True)
-        run([compilers(family, p["lang"])] + objs[b] + extra + p["libs"] + ["-o", exe])
-        bins[config] = exe
+    }, objs)
+    # The loop the README recommends: run the build, let the reporter suggest exclusions,
+    # rebuild with them (gcc @FILE); each round runs the build of the round before.
+    flags = list(GCC_HEADERS_OUT)
+    prev = bins["auto-gcc-hdr"]
+    for k in range(1, SUGGEST_ROUNDS + 1):
+        d = os.path.join(acc, "runs", name, "suggest%d" % k)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        env = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"))
+        for key in ("PROFILER_MODE", "PROFILER_TIMING", "PROFILER_INCLUDE", "PROFILER_EXCLUDE"):
+            env.pop(key, None)
+        res = subprocess.run(command(name, prev, inputs), env=env, cwd=d,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if res.returncode != 0:
+            sys.exit("accuracy: %s (suggestion round %d) failed: %s" % (prev, k, res.stderr[-2000:]))
+        opt = os.path.join(out, "suggest%d.opt" % k)
+        if os.path.exists(opt):  # the reporter would keep an earlier bench run's names
+            os.remove(opt)
+        said = run([os.path.join(build_dir, "profreport"), "--no-gnuplot",
+                    os.path.join(d, "runs"), "-o", os.path.join(d, "report.xlsx"),
+                    "--suggest-exclude", opt])
+        log("%s: round %d: %s" % (name, k, " ".join(
+            l for l in said.splitlines() if l.startswith("suggest: ") and " functions " in l)))
+        flags = flags + ["@" + opt]
+        b = "fi-gcc-sug%d" % k
+        objs.update(compile_builds({b: ("gcc", flags)}))
+        bins.update(link({"empty-gcc-sug%d" % k: (b, "gcc", [hooks["gcc"]]),
+                          "auto-gcc-sug%d" % k: (b, "gcc", auto)}, objs))
+        prev = bins["auto-gcc-sug%d" % k]
     return bins
 
 
@@ -316,6 +373,14 @@ def configurations(sampled):
                      family))
         rows.append(("auto %s, summary sampled" % flag, "auto-" + family,
                      sampling if sampled else None, "profreport", family))
+    # gcc as the README recommends: headers out, then each round of suggested exclusions
+    sampling = {"PROFILER_MODE": "summary", "PROFILER_TIMING": "sampled"} if sampled else None
+    recipe = [("hdr", "headers out")] + [("sug%d" % k, "hdr+suggested x%d" % k)
+                                         for k in range(1, SUGGEST_ROUNDS + 1)]
+    for key, what in recipe:
+        rows.append(("empty hooks, gcc -fi %s" % what, "empty-gcc-" + key, {}, None, "gcc"))
+        rows.append(("auto gcc -fi %s, sampled" % what, "auto-gcc-" + key, sampling,
+                     "profreport", "gcc"))
     rows.append(("gprof: gcc -pg", "pg", {}, "gprof", "gcc"))
     rows.append(("uftrace record (-pg build)", "pg", {}, "uftrace", "gcc"))
     return rows
@@ -631,9 +696,9 @@ def main():
     reps = int(os.environ.get("ACC_REPS", "5"))
     perf_runs = int(os.environ.get("ACC_PERF_RUNS", "10"))
     trees = fetch(acc)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        bins = {n: build_program(n, trees[n], acc, build_dir, pool) for n in names}
     inputs = make_inputs(acc, trees)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        bins = {n: build_program(n, trees[n], acc, build_dir, pool, inputs) for n in names}
     if os.environ.get("ACC_FETCH_ONLY"):
         return
     for tool in ("perf", "uftrace", "gprof", "clang"):

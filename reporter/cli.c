@@ -57,6 +57,13 @@ static const char usage_text[] =
     "                         the same name into DIR (created if missing; an existing\n"
     "                         file is never replaced), for a report that merges many\n"
     "                         hosts' runs; no report is written unless -o names one\n"
+    "      --suggest-exclude FILE\n"
+    "                         write the gcc options (for gcc @FILE) that leave the hot,\n"
+    "                         tiny instrumented functions out of a rebuild, and show the\n"
+    "                         matching PROFILER_EXCLUDE setting\n"
+    "      --suggest-max-cost NS\n"
+    "                         tiny: under this many ns a call (default: 4 times the\n"
+    "                         hooks' measured cost per call)\n"
     "      --version          print the version and exit\n"
     "  -h, --help             print this help and exit\n"
     "\n"
@@ -139,7 +146,9 @@ void cli_parse(int argc, char **argv, struct options *o)
         OPT_JSON,
         OPT_PROGRAM,
         OPT_ALL_PROGRAMS,
-        OPT_COMPACT
+        OPT_COMPACT,
+        OPT_SUGGEST,
+        OPT_SUGGEST_MAX_COST
     };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -161,6 +170,8 @@ void cli_parse(int argc, char **argv, struct options *o)
         {"program", required_argument, NULL, OPT_PROGRAM},
         {"all-programs", no_argument, NULL, OPT_ALL_PROGRAMS},
         {"compact", required_argument, NULL, OPT_COMPACT},
+        {"suggest-exclude", required_argument, NULL, OPT_SUGGEST},
+        {"suggest-max-cost", required_argument, NULL, OPT_SUGGEST_MAX_COST},
         {"quiet", no_argument, NULL, 'q'},
         {"version", no_argument, NULL, OPT_VERSION},
         {"baseline", no_argument, NULL, OPT_BASELINE},
@@ -286,6 +297,20 @@ void cli_parse(int argc, char **argv, struct options *o)
                 usage_error("%s", "--compact needs a folder");
             o->compact = optarg;
             break;
+        case OPT_SUGGEST:
+            if (!*optarg)
+                usage_error("%s", "--suggest-exclude needs a file name");
+            o->suggest = optarg;
+            break;
+        case OPT_SUGGEST_MAX_COST: {
+            errno = 0;
+            double v = strtod(optarg, &end);
+            if (*end || end == optarg || errno || !(v > 0) || v > 1e9)
+                usage_error("--suggest-max-cost needs a time per call in ns, such as 40, not '%s'",
+                            optarg);
+            o->suggest_max_cost = v;
+            break;
+        }
         case OPT_VERSION:
             printf("profreport %s (run-file format %d)\n", prof_version(), PROF_FORMAT_VERSION);
             exit(EXIT_OK);
@@ -309,6 +334,10 @@ void cli_parse(int argc, char **argv, struct options *o)
         usage_error("%s", "--noise and --seed are for comparisons: add --baseline OLD_PATH... --");
     if (o->fail_on_regression && !o->nbaseline)
         usage_error("%s", "--fail-on-regression is for comparisons: add --baseline OLD_PATH... --");
+    if (o->suggest_max_cost > 0 && !o->suggest)
+        usage_error("%s", "--suggest-max-cost is for --suggest-exclude FILE");
+    if (o->suggest && o->compact && !o->output_given)
+        usage_error("%s", "--suggest-exclude reads the report's runs: add -o FILE with --compact");
     if (o->compact && o->nbaseline)
         usage_error("%s", "--compact and --baseline exclude each other: compact each side's "
                           "runs, then compare the compacts");

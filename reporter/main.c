@@ -14,10 +14,12 @@
 #include "model/compare.h"
 #include "model/model.h"
 #include "model/programs.h"
+#include "model/suggest.h"
 #include "out/charts.h"
 #include "out/export.h"
 #include "out/flat.h"
 #include "out/memsum.h"
+#include "out/suggestfile.h"
 #include "out/workbook.h"
 
 #include <locale.h>
@@ -37,8 +39,10 @@ struct report {
     struct comparison cmp;
     int comparing;
     struct chart_set ch;
-    char generated[64];   /* local time the report was made */
-    struct rep_error err; /* why a stage failed */
+    struct suggestion sug; /* the hot, tiny functions a rebuild could leave out */
+    size_t sug_kept;       /* names the --suggest-exclude file already listed */
+    char generated[64];    /* local time the report was made */
+    struct rep_error err;  /* why a stage failed */
 };
 
 /* --compact: each run as a calling-context summary run file in o->compact (compact.h). 0, or
@@ -69,6 +73,9 @@ static int open_outputs(struct report *r, struct options *o, int argc, char **ar
         if (cli_check_output("charts folder", r->charts_dir, &r->err) != 0)
             return -1;
     }
+    if (o->suggest && (cli_check_output("suggestion file", o->suggest, &r->err) != 0 ||
+                       suggest_check(o->suggest, &r->err) != 0))
+        return -1;
     const char *ex_paths[] = {o->ex.trace, o->ex.folded, o->ex.callgrind, o->ex.csv_dir,
                               o->ex.json};
     for (size_t i = 0; i < sizeof ex_paths / sizeof *ex_paths; i++)
@@ -140,6 +147,15 @@ static void draw_charts(struct report *r, const struct options *o)
         warn_msg("%s", r->ch.note);
 }
 
+/* The hot, tiny functions of a function-hooks run (--suggest-exclude writes them as gcc
+   options; without it the summary mentions them). 0, or -1 with r->err. */
+static int suggest_stage(struct report *r, const struct options *o)
+{
+    struct suggest_options so = {o->suggest_max_cost};
+    suggest_build(&r->m, &so, &r->sug);
+    return o->suggest ? suggest_write(o->suggest, &r->sug, &r->sug_kept, &r->err) : 0;
+}
+
 /* Write the workbook and the exports into their temporary files. 0, or -1 with r->err. */
 static int write_outputs(struct report *r, const struct options *o, const struct report_info *ri)
 {
@@ -175,6 +191,10 @@ static void print_summary(const struct report *r, const struct options *o,
     flat_print_runchecks(stdout, &r->m, o->top);
     flat_print_crashes(stdout, &r->m, o->top);
     printf("\n");
+    if (o->suggest)
+        suggest_print(stdout, &r->sug, o->suggest, r->sug_kept);
+    else
+        suggest_hint(stdout, &r->sug);
     memsum_print(stdout, &r->m);
     printf("workbook: %s\n", o->output);
     if (r->copied)
@@ -195,6 +215,7 @@ static void report_release(struct report *r, struct options *o)
     free(r->charts_dir);
     model_release(&r->m);
     compare_release(&r->cmp);
+    suggest_release(&r->sug);
     model_release(&r->old);
     cli_release(o);
 }
@@ -259,6 +280,8 @@ int main(int argc, char **argv)
         rc = write_outputs(&r, &o, &ri);
         if (rc == 0)
             rc = commit_outputs(&r);
+        if (rc == 0)
+            rc = suggest_stage(&r, &o);
         if (rc == 0 && !o.quiet)
             print_summary(&r, &o, &ri);
     }

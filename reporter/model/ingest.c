@@ -197,7 +197,9 @@ static void attach_locations(struct ingest *in)
     for (size_t i = 0; i < in->nlocations; i++) {
         struct location *l = &in->locations[i];
         size_t k = index_region_find(in->m, l->region, l->region_len);
-        if (k != SIZE_MAX && !in->m->regions[k].file) {
+        if (k != SIZE_MAX)
+            in->m->regions[k].function = 1;
+        if (k != SIZE_MAX && !in->m->regions[k].file && l->file) {
             in->m->regions[k].file = l->file;
             in->m->regions[k].line = l->line;
             l->file = NULL;
@@ -343,12 +345,13 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
                 t->hook_ns = strtod(f[8], NULL) / 1000;
             }
         }
-    } else if (strcmp(f[0], "Function") == 0 && n >= 4 && lens[2] > 0) {
+    } else if (strcmp(f[0], "Function") == 0 && n >= 4) {
+        /* without a file (no DWARF) it still says the region is an instrumented function */
         in->locations = xrealloc(in->locations, (in->nlocations + 1) * sizeof *in->locations);
         struct location *l = &in->locations[in->nlocations++];
         l->region = xstrndup(f[1], lens[1]);
         l->region_len = lens[1];
-        l->file = utf8_repair(f[2], lens[2]);
+        l->file = lens[2] > 0 ? utf8_repair(f[2], lens[2]) : NULL;
         l->line = strtoul(f[3], NULL, 10);
     } else if (strcmp(f[0], "Warning") == 0 && n >= 5) {
         model_warn(in->m, in->name, f[1], strtoull(f[3], NULL, 10), "thread %s: %s", f[2], f[4]);

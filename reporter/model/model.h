@@ -73,6 +73,7 @@ struct region {
     char *file;       /* source file (instrumented functions' Function records), or NULL */
     unsigned long line;
     int excluded;              /* by --include / --exclude */
+    int function;              /* a Function record names it: a -finstrument-functions hook */
     uint32_t run_cap, key_cap; /* the runs and thread keys cols has room for */
     struct dist cost;          /* inclusive ns per call */
     double self_ns, outer_ns;  /* outer: non-nested calls only (recursion counted once) */

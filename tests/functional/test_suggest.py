@@ -1,0 +1,166 @@
+"""test_suggest.py - the loop `profreport --suggest-exclude` closes for gcc: a program built with
+gcc -finstrument-functions, where a tiny function inlined into a loop is called millions of
+times, runs under libprofreport-auto; the reporter writes a gcc options file; the program
+rebuilt with `gcc @FILE` no longer calls the hooks for that function (it vanishes from the run
+file) while every other function keeps its exact count. The counts are known from the
+program's loops, not from profreport's output."""
+
+import os
+import shlex
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD, INCLUDE, SAN, clean_env, parse_run, run_command, run_files
+from reporter_helpers import must_run, profreport
+
+N = 2_000_000  # tiny's calls; step gets N // 2, medium 40, stepper 1, main 1
+
+SOURCE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+
+/* hot and tiny, inlined into its loop: gcc hooks each inlined call */
+static unsigned tiny(unsigned x) { return x * 2654435761u + 1; }
+/* hot and tiny too, but its name is part of stepper's: gcc cannot be told of it alone */
+__attribute__((noinline)) static unsigned step(unsigned x) { return x ^ (x >> 3); }
+/* long calls */
+__attribute__((noinline)) static unsigned stepper(unsigned n)
+{
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        s = s * 33 + (i ^ (s >> 5));
+    return s;
+}
+__attribute__((noinline)) static unsigned medium(unsigned n)
+{
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        s = s * 31 + (i ^ (s >> 7));
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000;
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        s = tiny(s + i);
+    for (unsigned i = 0; i < n / 2; i++)
+        s = step(s + i);
+    for (int i = 0; i < 40; i++)
+        s += medium(400000);
+    s += stepper(4000000);
+    printf("%u\n", s);
+    return 0;
+}
+"""
+
+
+def build(tmp_path, name, *flags):
+    """The program built with gcc -O2 -g -finstrument-functions and flags, linked with
+    libprofreport-auto."""
+    src = tmp_path / "hot.c"
+    src.write_text(SOURCE)
+    exe = tmp_path / name
+    san = [f"-fsanitize={SAN}"] if SAN else []
+    res = subprocess.run(["gcc", "-O2", "-g", "-finstrument-functions", *flags, *san,
+                          f"-I{INCLUDE}", str(src), "-o", str(exe), f"-L{BUILD}",
+                          f"-Wl,-rpath,{BUILD}", "-lprofreport-auto", "-pthread"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    return exe
+
+
+def calls(exe, folder):
+    """Run exe (summary mode, the default) and add up its run file's calls per region."""
+    proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(folder)}))
+    assert proc.returncode == 0, proc.stderr
+    files = run_files(folder)
+    assert len(files) == 1
+    run = parse_run(files[0])
+    out = Counter()
+    for r in run.rows:
+        out[r["Region"]] += int(r["Calls"])
+    return out, proc.stdout
+
+
+def test_the_suggested_options_take_the_tiny_function_out_of_a_rebuild(tmp_path):
+    exe = build(tmp_path, "first")
+    first, out1 = calls(exe, tmp_path / "runs1")
+    assert first == {"main": 1, "tiny": N, "step": N // 2, "medium": 40, "stepper": 1}
+
+    # Without the option, one line says what the option would do.
+    p = must_run("--no-gnuplot", tmp_path / "runs1", "-o", tmp_path / "r1.xlsx")
+    hint = [l for l in p.stdout.decode().splitlines() if "--suggest-exclude" in l]
+    assert len(hint) == 1 and "2 tiny functions" in hint[0], p.stdout.decode()
+
+    opts = tmp_path / "exclude.opt"
+    p = must_run("--no-gnuplot", tmp_path / "runs1", "-o", tmp_path / "r1.xlsx",
+                 "--suggest-exclude", opts)
+    text = p.stdout.decode()
+    # gcc is told of tiny alone: "step" would also match stepper, which is kept.
+    assert opts.read_text() == "-finstrument-functions-exclude-function-list=tiny\n"
+    assert "PROFILER_EXCLUDE='tiny,step'" in text, text
+    assert "'step' would also leave out stepper" in text, text
+
+    exe2 = build(tmp_path, "second", f"@{opts}")
+    second, out2 = calls(exe2, tmp_path / "runs2")
+    assert out2 == out1  # the same program
+    assert "tiny" not in second
+    assert second == {k: v for k, v in first.items() if k != "tiny"}
+
+    # The next round with the same file keeps tiny (it ran without hooks, so this run cannot
+    # judge it) and adds nothing: step still cannot be named alone.
+    p = must_run("--no-gnuplot", tmp_path / "runs2", "-o", tmp_path / "r2.xlsx",
+                 "--suggest-exclude", opts)
+    assert opts.read_text() == "-finstrument-functions-exclude-function-list=tiny\n"
+    assert "keeps the 1 name it listed" in p.stdout.decode(), p.stdout.decode()
+
+    # At run time instead: the PROFILER_EXCLUDE line the reporter printed leaves out both.
+    line = next(l for l in text.splitlines() if "PROFILER_EXCLUDE=" in l)
+    value = shlex.split(line[line.index("PROFILER_EXCLUDE="):])[0].split("=", 1)[1]
+    proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(tmp_path / "runs3"),
+                                                 "PROFILER_EXCLUDE": value}))
+    assert proc.returncode == 0
+    run = parse_run(run_files(tmp_path / "runs3")[0])
+    third = Counter()
+    for r in run.rows:
+        third[r["Region"]] += int(r["Calls"])
+    assert third == {"main": 1, "medium": 40, "stepper": 1}
+
+
+def test_a_run_without_tiny_hot_functions_suggests_nothing(tmp_path):
+    exe = build(tmp_path, "first")
+    # Few calls: the hooks cost nothing worth a line, though tiny and step are still short.
+    proc = run_command([exe, 10], env=clean_env({"PROFILER_DIR": str(tmp_path / "few")}))
+    assert proc.returncode == 0
+    p = must_run("--no-gnuplot", tmp_path / "few", "-o", tmp_path / "r.xlsx")
+    assert "--suggest-exclude" not in p.stdout.decode()
+    # The tiny functions left out at run time: only long ones remain, nothing to suggest.
+    proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(tmp_path / "long"),
+                                                 "PROFILER_EXCLUDE": "tiny,step"}))
+    assert proc.returncode == 0
+    opts = tmp_path / "exclude.opt"
+    p = must_run("--no-gnuplot", tmp_path / "long", "-o", tmp_path / "r.xlsx")
+    assert "--suggest-exclude" not in p.stdout.decode()
+    p = must_run("--no-gnuplot", tmp_path / "long", "-o", tmp_path / "r.xlsx",
+                 "--suggest-exclude", opts)
+    assert opts.read_text() == ""
+    assert "nothing to leave out" in p.stdout.decode()
+
+
+def test_a_file_that_is_not_a_suggestion_is_not_replaced(tmp_path):
+    exe = build(tmp_path, "first")
+    proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(tmp_path / "runs")}))
+    assert proc.returncode == 0
+    mine = tmp_path / "flags.opt"
+    mine.write_text("-O2 -g\n")
+    p = profreport("--no-gnuplot", tmp_path / "runs", "-o", tmp_path / "r.xlsx",
+                   "--suggest-exclude", mine)
+    assert p.returncode == 4, p.stderr
+    assert "is not a --suggest-exclude file" in p.stderr.decode()
+    assert mine.read_text() == "-O2 -g\n"
+    assert not (tmp_path / "r.xlsx").exists()  # refused before any work

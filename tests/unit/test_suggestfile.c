@@ -1,0 +1,130 @@
+/*
+ * test_suggestfile.c - unit tests of suggestfile.c: the gcc options file a suggestion becomes
+ * (read by gcc as libiberty reads @FILE: a backslash keeps the next character, white space
+ * splits) and its PROFILER_EXCLUDE line. The expected texts were checked by hand against gcc 12:
+ * `gcc @FILE` with this option left out exactly the functions named.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/suggestfile.h"
+
+static char bool_gcc[] = "YAML::Stream::operator bool",
+            bool_glob[] = "YAML::Stream::operator bool() const", peek[] = "peek",
+            size_gcc[] = "std::map<int, int>::size", f_glob[] = "f(char const\\*\\, it's)";
+
+/* A suggestion of three functions, the second one not for gcc. */
+static struct suggestion three(struct suggest_item *items)
+{
+    memset(items, 0, 3 * sizeof *items);
+    items[0].gcc_name = bool_gcc;
+    items[0].glob = bool_glob;
+    items[1].gcc_name = peek;
+    items[1].glob = peek;
+    items[1].gcc = SUGGEST_GCC_CLASH;
+    items[2].gcc_name = size_gcc;
+    items[2].glob = f_glob;
+    struct suggestion s = {.items = items, .n = 3};
+    return s;
+}
+
+/* One option; a comma escaped for gcc ("\,") and a space, both escaped again for the file; a
+   name listed once, however many instantiations share it. */
+static void the_file_holds_one_option_escaped_twice(void **state)
+{
+    (void)state;
+    struct suggest_item items[4];
+    struct suggestion s = three(items);
+    items[3] = items[2];
+    s.n = 4;
+    char *t = suggest_options_text(&s, NULL, 0);
+    assert_string_equal(t, "-finstrument-functions-exclude-function-list="
+                           "YAML::Stream::operator\\ bool,std::map<int\\\\,\\ int>::size\n");
+    free(t);
+}
+
+/* Every item's glob goes to PROFILER_EXCLUDE, quoted for a shell. */
+static void the_environment_line_names_every_function(void **state)
+{
+    (void)state;
+    struct suggest_item items[3];
+    struct suggestion s = three(items);
+    char *t = suggest_env_text(&s);
+    assert_string_equal(t, "PROFILER_EXCLUDE='YAML::Stream::operator bool() const,peek,"
+                           "f(char const\\*\\, it'\\''s)'");
+    free(t);
+}
+
+/* Nothing for gcc: an empty file, which `gcc @FILE` reads as no option. */
+static void nothing_for_gcc_is_an_empty_file(void **state)
+{
+    (void)state;
+    struct suggest_item items[3];
+    struct suggestion s = three(items);
+    s.n = 2;
+    items[0].gcc = SUGGEST_GCC_SPELLING;
+    char *t = suggest_options_text(&s, NULL, 0);
+    assert_string_equal(t, "");
+    free(t);
+}
+
+/* A file read back gives gcc's list items (commas still "\\,"); written with them kept, the
+   new names follow, each once. */
+static void a_file_read_back_keeps_its_names_first(void **state)
+{
+    (void)state;
+    size_t n;
+    char **v = suggest_options_parse("-finstrument-functions-exclude-function-list="
+                                     "YAML::Stream::operator\\ bool,std::map<int\\\\,\\ int>::size,"
+                                     "luaH_getshortstr\n",
+                                     &n);
+    assert_non_null(v);
+    assert_int_equal(n, 3);
+    assert_string_equal(v[0], "YAML::Stream::operator bool");
+    assert_string_equal(v[1], "std::map<int\\, int>::size");
+    assert_string_equal(v[2], "luaH_getshortstr");
+    struct suggest_item items[3];
+    struct suggestion s = three(items);
+    char *t = suggest_options_text(&s, (const char *const *)v + 2, 1);
+    assert_string_equal(t, "-finstrument-functions-exclude-function-list=luaH_getshortstr,"
+                           "YAML::Stream::operator\\ bool,std::map<int\\\\,\\ int>::size\n");
+    free(t);
+    /* all three kept: nothing new */
+    t = suggest_options_text(&s, (const char *const *)v, n);
+    assert_string_equal(t, "-finstrument-functions-exclude-function-list="
+                           "YAML::Stream::operator\\ bool,std::map<int\\\\,\\ int>::size,"
+                           "luaH_getshortstr\n");
+    free(t);
+    suggest_names_free(v, n);
+}
+
+/* An empty or blank file lists nothing; another option or a second argument is not ours. */
+static void only_a_file_of_ours_is_read(void **state)
+{
+    (void)state;
+    size_t n = 9;
+    char **v = suggest_options_parse(" \n", &n);
+    assert_non_null(v);
+    assert_int_equal(n, 0);
+    suggest_names_free(v, n);
+    assert_null(suggest_options_parse("-O2\n", &n));
+    assert_null(suggest_options_parse("-finstrument-functions-exclude-function-list=a -O2\n", &n));
+    assert_null(suggest_options_parse("# a comment\n", &n));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_file_holds_one_option_escaped_twice),
+        cmocka_unit_test(the_environment_line_names_every_function),
+        cmocka_unit_test(nothing_for_gcc_is_an_empty_file),
+        cmocka_unit_test(a_file_read_back_keeps_its_names_first),
+        cmocka_unit_test(only_a_file_of_ours_is_read),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
