@@ -175,6 +175,24 @@ def test_cxx_names_are_demangled_and_exceptions_keep_the_stack(tmp_path):
     assert not any(n.startswith("_Z") for n in c)
 
 
+def test_exceptions_close_frames_the_lean_path_opened(tmp_path):
+    """Summary mode with every calling context untimed after its first 16 calls
+    (PROFILER_SHORT_CALL far above any call), so nearly every call takes the hooks' lean path:
+    2000 throws from thrower through middle and outer into catcher leave exact counts on paths
+    as deep as the real nesting."""
+    n = 2000
+    _, run = run_once(tmp_path, "auto/cxx_calls", str(n),
+                      env={"PROFILER_MODE": "summary", "PROFILER_SHORT_CALL": "100s"})
+    paths = {" > ".join(p): int(r["Calls"]) for (_, p), r in summary_paths(run.rows).items()}
+    chain = ["main", "catcher(int)", "outer(int)", "middle(int)", "thrower(int)"]
+    for depth in range(2, len(chain) + 1):
+        assert paths[" > ".join(chain[:depth])] == n, chain[:depth]
+    assert paths["main"] == 1
+    assert not any(p.startswith("main > catcher(int) > outer(int) > middle(int) > thrower(int) >")
+                   for p in paths), paths
+    assert run.warnings == []
+
+
 def test_exclude_and_include_filter_by_glob(tmp_path):
     _, full = run_auto(sub(tmp_path, "a"), "auto/cxx_calls", "2")
     _, run = run_auto(sub(tmp_path, "b"), "auto/cxx_calls", "2",
