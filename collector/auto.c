@@ -189,11 +189,18 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     /* Calls past PROFILER_MAX_DEPTH were deeper than any frame a longjmp left. */
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
-        if (idx == PROF_IDX_SKIP)
-            return; /* filtered out: left frames are closed by the next recorded event */
-        idx = fn_add(t, fn);
-        if (idx >= PROF_IDX_SKIP)
+        if (idx == PROF_IDX_SKIP) {
+            /* filtered out: left frames are closed by the next recorded event; its hooks
+               still cost (hook_ticks, thread.c) */
+            PROF_STORE(t->hooks.skipped, t->hooks.skipped + 1);
             return;
+        }
+        idx = fn_add(t, fn);
+        if (idx >= PROF_IDX_SKIP) {
+            if (idx == PROF_IDX_SKIP)
+                PROF_STORE(t->hooks.skipped, t->hooks.skipped + 1);
+            return;
+        }
     }
     if (PROF_UNLIKELY(left_before_call(t, here, site, hook)))
         t->hooks.excess = 0;
@@ -533,6 +540,7 @@ static void hooks_begin(struct prof_thread *t, const struct prof_run_info *run)
     (void)run;
     t->hooks.excess = 0;
     t->hooks.folded = 0;
+    t->hooks.skipped = 0;
 }
 
 /* The hooks' warnings, before the part's end chunk (t->lock held). */

@@ -220,11 +220,12 @@ static double sample_period_ticks(const struct prof_thread *t)
 /*
  * Sampled timing: what the hooks of one call cost this thread, in ticks, measured rather than
  * calibrated: the samples that landed in the hooks' fast path (overhead outside the slow
- * paths) times the period, over the calls counted. 0 without samples.
+ * paths) times the period, over the calls the hooks saw: those counted and those the filters
+ * left out (their hooks run too). 0 without samples.
  */
 static double hook_ticks(const struct prof_thread *t, double period_ticks)
 {
-    uint64_t calls = prof_cct_calls(&t->summary.cct);
+    uint64_t calls = prof_cct_calls(&t->summary.cct) + PROF_LOAD(t->hooks.skipped);
     uint64_t hot = PROF_LOAD(t->sampling.overhead) - PROF_LOAD(t->sampling.slow);
     /* Too few samples say too little (one sample over a handful of calls would take a period
        off each): below PROF_HOOK_SAMPLES nothing is taken out. */

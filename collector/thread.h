@@ -153,6 +153,7 @@ struct prof_hooks_state {
     int in_hook;     /* inside the hooks' slow path: calls made from there record nothing */
     uint64_t fold_ticks; /* PROFILER_MIN_DURATION in ticks; 0: no folding */
     uint64_t folded;     /* calls shorter than PROFILER_MIN_DURATION folded into their parent */
+    uint64_t skipped;    /* calls of functions PROFILER_EXCLUDE or _INCLUDE leave out */
 };
 
 struct prof_live_state; /* live.c */

@@ -205,3 +205,19 @@ def test_the_hooks_cost_is_overhead_not_the_callers_time(tmp_path):
     assert overhead >= samples / 2, (samples, overhead)
     bound_ns = 2 * plain_ns + 3 * math.sqrt(max(own, 1)) * PERIOD_NS
     assert own * PERIOD_NS <= bound_ns, (own, plain_ns)
+
+
+def test_the_hooks_cost_per_call_counts_the_calls_left_out(tmp_path):
+    """PROFILER_EXCLUDE=tiny: tiny's 20 M calls still run the hooks (a lookup, then nothing
+    recorded), so the hooks' measured cost per call (ThreadCpu's last field, picoseconds) is
+    their samples over every call they saw, not over the 3 calls recorded (which made it
+    milliseconds a call, and --suggest-exclude then took a 3 ms function for a tiny one)."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "calls", 20_000_000,
+                         env={"PROFILER_SAMPLER": "perf", "PROFILER_EXCLUDE": "tiny"})
+    calls = {p: int(r["Calls"]) for (_, p), r in summary_paths(run.rows).items()}
+    assert calls == {("main",): 1, ("main", "caller"): 1}
+    (record,) = [r for r in run.values("ThreadCpu") if len(r) == 8]
+    overhead, hook_ps = int(record[5]), int(record[7])
+    assert overhead >= 30  # the hooks of 20 M calls: enough samples to measure them
+    assert 0 < hook_ps < 1_000_000, record
