@@ -61,13 +61,19 @@ int main(int argc, char **argv)
 
 def build(tmp_path, name, *flags):
     """The program built with gcc -O2 -g -finstrument-functions and flags, linked with
-    libprofreport-auto."""
+    libprofreport-auto. In a sanitizer run the collector is sanitized but the program's own code
+    is not: a sanitizer's per-function instrumentation (TSan's entry and exit calls) would make
+    tiny as long as medium's loop iterations, and the thresholds judge the program's times."""
     src = tmp_path / "hot.c"
     src.write_text(SOURCE)
     exe = tmp_path / name
+    obj = tmp_path / f"{name}.o"
+    res = subprocess.run(["gcc", "-O2", "-g", "-finstrument-functions", *flags, f"-I{INCLUDE}",
+                          "-c", str(src), "-o", str(obj)],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
     san = [f"-fsanitize={SAN}"] if SAN else []
-    res = subprocess.run(["gcc", "-O2", "-g", "-finstrument-functions", *flags, *san,
-                          f"-I{INCLUDE}", str(src), "-o", str(exe), f"-L{BUILD}",
+    res = subprocess.run(["gcc", *san, str(obj), "-o", str(exe), f"-L{BUILD}",
                           f"-Wl,-rpath,{BUILD}", "-lprofreport-auto", "-pthread"],
                          capture_output=True, text=True, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
@@ -87,6 +93,13 @@ def calls(exe, folder):
     return out, proc.stdout
 
 
+# The thread-sanitized hooks call TSan's runtime, which is outside the hooks' code: its samples
+# land in the program's functions (tiny takes 48 ns a call there) and move the time shares the
+# thresholds judge. The address-sanitized run keeps them.
+TIMES_KEPT = pytest.mark.skipif(SAN == "thread", reason="TSan's runtime time lands in functions")
+
+
+@TIMES_KEPT
 def test_the_suggested_options_take_the_tiny_function_out_of_a_rebuild(tmp_path):
     exe = build(tmp_path, "first")
     first, out1 = calls(exe, tmp_path / "runs1")
@@ -132,6 +145,7 @@ def test_the_suggested_options_take_the_tiny_function_out_of_a_rebuild(tmp_path)
     assert third == {"main": 1, "medium": 40, "stepper": 1}
 
 
+@TIMES_KEPT
 def test_a_run_without_tiny_hot_functions_suggests_nothing(tmp_path):
     exe = build(tmp_path, "first")
     # Few calls: the hooks cost nothing worth a line, though tiny and step are still short.
