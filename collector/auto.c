@@ -148,6 +148,7 @@ static __attribute__((noinline, cold)) int too_deep(struct prof_thread *t, uint3
     if (!t->hooks.excess && d < max_depth && (d < t->stack_cap || prof_stack_grow(t) == 0))
         return 0;
     t->hooks.excess++;
+    prof_lean_refresh(t);
     PROF_STORE(t->depth_limit, t->depth_limit + 1);
     return 1;
 }
@@ -202,8 +203,10 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
             return;
         }
     }
-    if (PROF_UNLIKELY(left_before_call(t, here, site, hook)))
+    if (PROF_UNLIKELY(left_before_call(t, here, site, hook))) {
         t->hooks.excess = 0;
+        prof_lean_refresh(t);
+    }
     uint32_t d = t->depth;
     if (PROF_UNLIKELY(t->hooks.excess || d >= t->stack_cap || d >= max_depth) && too_deep(t, d))
         return;
@@ -262,9 +265,9 @@ static inline __attribute__((always_inline)) int
 enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook, uintptr_t here)
 {
     uint32_t d = t->depth;
-    /* lean: summary mode, sampled, not capped, so start_limit is the stack's room (> 0) */
-    if (PROF_UNLIKELY(!t->summary.lean || t->hooks.excess ||
-                      d - 1u >= t->summary.start_limit - 1u || d >= max_depth))
+    /* lean, nothing folded beyond the depth limit, below the stack's room and
+       PROFILER_MAX_DEPTH: lean_room says all of it */
+    if (PROF_UNLIKELY(d - 1u >= t->lean_room))
         return 0;
     struct prof_frame *top = &t->stack[d - 1];
     struct prof_node *parent = top->node;
@@ -419,8 +422,10 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
     uint32_t d = t->depth, k = d - 1;
     if (PROF_UNLIKELY(k < t->stack_cap && t->stack[k].where < here) &&
         !(tail && t->stack[k].id == fn && (k == 0 || t->stack[k - 1].where >= here)) &&
-        close_left(t, fn, here, tail))
+        close_left(t, fn, here, tail)) {
         t->hooks.excess = 0;
+        prof_lean_refresh(t);
+    }
     /* The usual case: the innermost frame is this function's. A filtered-out function never
        has a frame, and a call beyond PROFILER_MAX_DEPTH only counts in excess. */
     d = t->depth;
@@ -434,6 +439,7 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
     uint64_t now = prof_ticks();
     if (PROF_UNLIKELY(t->hooks.excess)) {
         t->hooks.excess--;
+        prof_lean_refresh(t);
         return;
     }
     if (PROF_UNLIKELY(d == 0 || d > t->stack_cap || t->stack[d - 1].id != fn) &&
@@ -452,8 +458,7 @@ static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *
                                                             void *fn, uintptr_t here, int tail)
 {
     uint32_t k = t->depth - 1;
-    if (PROF_UNLIKELY(!t->summary.lean || t->hooks.excess || k >= t->summary.start_limit ||
-                      t->flush_at == 0))
+    if (PROF_UNLIKELY(k >= t->lean_room || t->flush_at == 0))
         return 0;
     struct prof_frame *f = &t->stack[k];
     struct prof_node *n = f->node;
@@ -541,6 +546,7 @@ static void hooks_begin(struct prof_thread *t, const struct prof_run_info *run)
     t->hooks.excess = 0;
     t->hooks.folded = 0;
     t->hooks.skipped = 0;
+    t->hooks.max_depth = max_depth; /* prof_thread_begin then computes lean_room */
 }
 
 /* The hooks' warnings, before the part's end chunk (t->lock held). */

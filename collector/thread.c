@@ -331,6 +331,7 @@ static __attribute__((cold)) void cap_events(struct prof_thread *t)
     /* The frame being entered, if any, is filled in after this: its statistics wait for the
        first event counted in summary mode. */
     t->summary.start_limit = 0;
+    prof_lean_refresh(t);
     t->stray_at_cap = t->stray;
     t->capped = 1;
     t->mode = PROF_MODE_SUMMARY;
@@ -525,6 +526,7 @@ static __attribute__((noinline, cold)) void stream_setup(struct prof_thread *t)
         f->child = 0; /* from now on: the time of its children counted in summary mode */
     }
     t->summary.start_limit = t->stack_cap;
+    prof_lean_refresh(t);
 }
 
 /*
@@ -644,6 +646,7 @@ __attribute__((noinline, cold)) int prof_stack_grow(struct prof_thread *t)
     t->stack_cap = cap;
     if (t->summary.start_limit) /* else the first event past PROFILER_MAX_EVENTS sets it */
         t->summary.start_limit = cap;
+    prof_lean_refresh(t);
     return 0;
 }
 
@@ -990,6 +993,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->stray_at_cap = 0;
     t->summary.stream_depth = 0;
     t->summary.start_limit = t->stack_cap;
+    prof_lean_refresh(t);
 
     free(t->path);
     size_t plen = strlen(run->dir) + strlen(run->runname) + 32;

@@ -151,6 +151,7 @@ struct prof_sample_state {
 struct prof_hooks_state {
     uint32_t excess; /* calls open now and folded (deeper than PROFILER_MAX_DEPTH or the stack) */
     int in_hook;     /* inside the hooks' slow path: calls made from there record nothing */
+    uint32_t max_depth;  /* PROFILER_MAX_DEPTH (0 without the hooks: no lean path) */
     uint64_t fold_ticks; /* PROFILER_MIN_DURATION in ticks; 0: no folding */
     uint64_t folded;     /* calls shorter than PROFILER_MIN_DURATION folded into their parent */
     uint64_t skipped;    /* calls of functions PROFILER_EXCLUDE or _INCLUDE leave out */
@@ -169,6 +170,11 @@ struct prof_thread {
     uint32_t *buf;
     uint32_t pos; /* words used; release-stored so prof_finish can read buf[flushed..pos) */
     uint32_t depth;
+    /* The function hooks' lean path (auto.c) opens a frame at depth d, or closes the one at
+       d - 1, only when d - 1 < lean_room: 0 unless the thread is lean (summary.lean) with no
+       call folded beyond the depth limit, else the frames below the stack's room and
+       PROFILER_MAX_DEPTH, less one (prof_lean_refresh) */
+    uint32_t lean_room;
     uint32_t serial; /* regions opened so far */
     uint64_t last;   /* absolute ticks of the last record */
     /* ticks after which the next event writes what is buffered (PROFILER_FLUSH_INTERVAL);
@@ -267,6 +273,15 @@ static inline void prof_busy_unmark(struct prof_thread *t)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->gen &= ~PROF_GEN_BUSY;
+}
+
+/* Recompute lean_room after any of its inputs changed: summary.lean, hooks.excess,
+   summary.start_limit (the stack's room while lean), hooks.max_depth. */
+static inline void prof_lean_refresh(struct prof_thread *t)
+{
+    uint32_t limit =
+        t->summary.start_limit < t->hooks.max_depth ? t->summary.start_limit : t->hooks.max_depth;
+    t->lean_room = t->summary.lean && !t->hooks.excess && limit > 0 ? limit - 1 : 0;
 }
 
 /*
