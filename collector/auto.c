@@ -237,10 +237,9 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
 
 /*
  * The lean paths' busy marks (prof_busy_mark): gen is the recorder's generation, read and found
- * current (not busy) at the hook's start, so the marks are plain stores. An or and an and on
- * t->gen would each wait for the last hook's store to it (a store-to-load round trip, twice per
- * hook, on the program's critical path); a signal handler that moved gen in between has its
- * change undone, and the next hook finds gen stale and resyncs again.
+ * current (not busy) at the hook's start, so the marks are plain stores of it, not an or and an
+ * and on t->gen (each a load and a store). A signal handler that moved gen in between has its
+ * change undone: the next hook finds gen stale and resyncs again.
  */
 static inline __attribute__((always_inline)) void lean_mark(struct prof_thread *t, unsigned gen)
 {
@@ -256,10 +255,10 @@ static inline __attribute__((always_inline)) void lean_unmark(struct prof_thread
 /*
  * The lean path of an enter hook: sampled timing, a call below an instrumented function or
  * region whose frame is live (no longjmp left frames at here), whose calling context is in
- * the parent node's cache of its last two children under this very address and proved short
- * (its calls read no clock). Everything enter() would do then, and nothing else: no id-table
- * lookup (the node's key_idx is the address's index), no clock, no call. 0 when the call needs
- * the general path.
+ * the parent node's cache of its last two children, or the tree's edge cache, under this very
+ * address and proved short (its calls read no clock). Everything enter() would do then, and nothing
+ * else: no id-table lookup (the node's key_idx is the address's index), no clock, no call. 0 when
+ * the call needs the general path.
  */
 static inline __attribute__((always_inline)) int
 enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook, uintptr_t here)
