@@ -181,6 +181,21 @@ left_before_call(struct prof_thread *t, uintptr_t here, const void *site, const 
     return close_before_call(t, here, site, hook);
 }
 
+/*
+ * A call of a function the filters leave out: nothing recorded (frames a longjmp left are
+ * closed by the next recorded event), but its hooks still cost (hook_ticks, thread.c), and in
+ * summary mode the edge cache notes it under its caller's node, so that the lean paths skip
+ * its next calls from there without the id table.
+ */
+static __attribute__((noinline, cold)) void skipped(struct prof_thread *t, const void *fn)
+{
+    PROF_STORE(t->hooks.skipped, t->hooks.skipped + 1);
+    uint32_t d = t->depth;
+    if (t->mode == PROF_MODE_SUMMARY && d > 0 && d <= t->stack_cap &&
+        !((uintptr_t)t->stack[d - 1].node & 1))
+        prof_cct_note_skip(&t->summary.cct, t->stack[d - 1].node, fn);
+}
+
 /* Enter an instrumented function called from site on the thread's current recorder (marked
    busy), from stack position here (the function's stack pointer), its hook returning to
    hook. */
@@ -191,15 +206,13 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         if (idx == PROF_IDX_SKIP) {
-            /* filtered out: left frames are closed by the next recorded event; its hooks
-               still cost (hook_ticks, thread.c) */
-            PROF_STORE(t->hooks.skipped, t->hooks.skipped + 1);
+            skipped(t, fn);
             return;
         }
         idx = fn_add(t, fn);
         if (idx >= PROF_IDX_SKIP) {
             if (idx == PROF_IDX_SKIP)
-                PROF_STORE(t->hooks.skipped, t->hooks.skipped + 1);
+                skipped(t, fn);
             return;
         }
     }
@@ -281,8 +294,14 @@ enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook
         n = parent->prev;
         if (n->key != fn) {
             const struct prof_edge *e = prof_cct_edge(t->summary.cct.edges, parent, fn);
+            if (e->parent != parent || e->key != fn)
+                return 0;
             n = e->child;
-            if (e->parent != parent || e->key != fn || n->key != fn)
+            if (n == &prof_cct_skip) { /* left out by the filters: counted, not recorded */
+                PROF_STORE(t->hooks.skipped, t->hooks.skipped + 1);
+                return 1;
+            }
+            if (n->key != fn)
                 return 0;
         }
     }
@@ -461,7 +480,15 @@ static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *
         return 0;
     struct prof_frame *f = &t->stack[k];
     struct prof_node *n = f->node;
-    if (PROF_UNLIKELY(f->id != fn || f->start != PROF_UNTIMED || ((uintptr_t)n & 1)))
+    if (PROF_UNLIKELY((uintptr_t)n & 1))
+        return 0;
+    if (PROF_UNLIKELY(f->id != fn)) {
+        /* The return of a function the filters leave out, called from f's function (f is
+           live: its frame is above here), which the edge cache noted at its enter. */
+        const struct prof_edge *e = prof_cct_edge(t->summary.cct.edges, n, fn);
+        return e->child == &prof_cct_skip && e->parent == n && e->key == fn && f->where > here;
+    }
+    if (PROF_UNLIKELY(f->start != PROF_UNTIMED))
         return 0;
     /* As leave(): a tail-called hook's here is the caller's stack pointer, above fn's frame. */
     if (PROF_UNLIKELY(f->where < here) && !(tail && (k == 0 || f[-1].where >= here)))

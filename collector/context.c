@@ -24,6 +24,8 @@ _Static_assert(offsetof(struct prof_node, st.calls) < 64, "a call's counter is i
 
 /* Never reached by a key: the children caches' empty entry. */
 struct prof_node prof_cct_none;
+/* The child the edge cache gives for a key the filters leave out. */
+struct prof_node prof_cct_skip;
 /* No parent is NULL: the edge cache of a tree that has missed no child yet. */
 const struct prof_edge prof_cct_no_edges[PROF_CCT_EDGES];
 
@@ -137,12 +139,43 @@ static struct prof_node *node_add(struct prof_cct *c, struct prof_node *parent, 
     return n;
 }
 
+/*
+ * Note (parent, key) -> child in the edge cache. Only a tree that misses its children caches
+ * often gets the table: a thread with a few regions (thousands of threads may each have some)
+ * never pays its 96 KiB.
+ */
+static void edge_note(struct prof_cct *c, const struct prof_node *parent, const void *key,
+                      struct prof_node *child)
+{
+    if (c->edges == prof_cct_no_edges) {
+        if (++c->misses < PROF_CCT_EDGE_AFTER)
+            return;
+        prof_mem_quiet_begin();
+        struct prof_edge *edges = calloc(PROF_CCT_EDGES, sizeof *edges);
+        prof_mem_quiet_end();
+        if (!edges)
+            return;
+        c->edges = edges;
+    }
+    struct prof_edge *e = (struct prof_edge *)prof_cct_edge(c->edges, parent, key);
+    e->parent = parent;
+    e->key = key;
+    e->child = child;
+}
+
+/* A function the filters leave out was called below parent. */
+void prof_cct_note_skip(struct prof_cct *c, const struct prof_node *parent, const void *key)
+{
+    edge_note(c, parent, key, &prof_cct_skip);
+}
+
 /* Find or add the child, and make it parent's cached one. */
 struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *parent, const void *key,
                                       uint32_t idx, uint32_t canon)
 {
-    struct prof_edge *e = (struct prof_edge *)prof_cct_edge(c->edges, parent, key);
-    struct prof_node *n = e->parent == parent && e->key == key ? e->child : NULL;
+    const struct prof_edge *e = prof_cct_edge(c->edges, parent, key);
+    struct prof_node *n =
+        e->parent == parent && e->key == key && e->child != &prof_cct_skip ? e->child : NULL;
     if (!n && c->table)
         for (n = c->table[chain_of(c, parent, canon)]; n; n = n->next)
             if (n->parent == parent && n->id == canon)
@@ -158,22 +191,7 @@ struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *pare
             return NULL;
         }
     }
-    /* Only a tree that misses its children caches often gets the edge cache: a thread with a
-       few regions (thousands of threads may each have some) never pays its 96 KiB. */
-    if (c->edges == prof_cct_no_edges && ++c->misses >= PROF_CCT_EDGE_AFTER) {
-        prof_mem_quiet_begin();
-        struct prof_edge *edges = calloc(PROF_CCT_EDGES, sizeof *edges);
-        prof_mem_quiet_end();
-        if (edges) {
-            c->edges = edges;
-            e = (struct prof_edge *)prof_cct_edge(edges, parent, key);
-        }
-    }
-    if (c->edges != prof_cct_no_edges) {
-        e->parent = parent;
-        e->key = key;
-        e->child = n;
-    }
+    edge_note(c, parent, key, n);
     n->key = key;
     n->key_idx = idx;
     if (parent->last != n) {

@@ -86,6 +86,9 @@ struct prof_edge {
     struct prof_node *child;
 };
 extern const struct prof_edge prof_cct_no_edges[PROF_CCT_EDGES];
+/* The edge cache's child for a function PROFILER_EXCLUDE or _INCLUDE leaves out: the hooks'
+   lean path then skips its call as cheaply as it counts a kept one. Never a real node. */
+extern struct prof_node prof_cct_skip;
 
 /* The cache entry of (parent, key). */
 static inline const struct prof_edge *prof_cct_edge(const struct prof_edge *edges,
@@ -145,6 +148,10 @@ prof_cct_child(struct prof_cct *c, struct prof_node *parent, const void *key, ui
     }
     return prof_cct_child_slow(c, parent, key, idx, canon[idx]);
 }
+
+/* Note in the edge cache that key, called below parent, is left out by the filters (owner
+   thread; nothing when the tree has no edge cache yet and has not missed often). */
+void prof_cct_note_skip(struct prof_cct *c, const struct prof_node *parent, const void *key);
 
 /* Forget every node's key (the thread's id table was emptied: a key may now name another
    function), so each is looked up again; owner thread. */

@@ -193,6 +193,26 @@ def test_exceptions_close_frames_the_lean_path_opened(tmp_path):
     assert run.warnings == []
 
 
+def test_left_out_functions_keep_the_kept_counts_on_the_lean_path(tmp_path):
+    """Summary mode with every calling context untimed after its first 16 calls, so nearly
+    every call takes the hooks' lean path, which also skips the calls of functions the filters
+    leave out (the edge cache notes them under their caller): with is_even and is_odd left out
+    (their 2,001 calls, all below main once left out), every other path keeps its count."""
+    lean = {"PROFILER_MODE": "summary", "PROFILER_SHORT_CALL": "100s"}
+
+    def paths(run):
+        return {p: int(r["Calls"]) for (_, p), r in summary_paths(run.rows).items()}
+
+    _, full = run_once(sub(tmp_path, "a"), "auto/calls", "20", "2000", "3", env=lean)
+    _, left = run_once(sub(tmp_path, "b"), "auto/calls", "20", "2000", "3",
+                       env={**lean, "PROFILER_EXCLUDE": "is_*"})
+    kept = {p: c for p, c in paths(full).items() if not any(f.startswith("is_") for f in p)}
+    assert paths(left) == kept
+    assert sum(c for p, c in paths(full).items() if p[-1] == "fib") == fib_calls(20)
+    assert sum(c for p, c in paths(full).items() if p[-1].startswith("is_")) == 2001
+    assert left.warnings == []
+
+
 def test_exclude_and_include_filter_by_glob(tmp_path):
     _, full = run_auto(sub(tmp_path, "a"), "auto/cxx_calls", "2")
     _, run = run_auto(sub(tmp_path, "b"), "auto/cxx_calls", "2",

@@ -244,6 +244,33 @@ static void keys_follow_the_last_lookup_and_are_forgotten(void **state)
     prof_cct_free(&c);
 }
 
+/* A key the filters leave out is noted under its caller in the edge cache (the hooks' lean
+   path skips its calls from there), and is never taken for a child: a lookup of it makes a
+   real node, which then replaces the note. */
+static void skipped_keys_are_noted_and_never_children(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 1, 2, 3, 4, 5, 6};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    struct prof_node *top = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    prof_cct_note_skip(&c, top, KEY(6)); /* no table yet: nothing noted, nothing breaks */
+    assert_ptr_equal(c.edges, prof_cct_no_edges);
+    while (c.edges == prof_cct_no_edges)
+        for (uint32_t i = 1; i <= 5; i++)
+            prof_cct_child(&c, top, KEY(i), i, canon);
+    prof_cct_note_skip(&c, top, KEY(6));
+    const struct prof_edge *e = prof_cct_edge(c.edges, top, KEY(6));
+    assert_ptr_equal(e->parent, top);
+    assert_ptr_equal(e->key, KEY(6));
+    assert_ptr_equal(e->child, &prof_cct_skip);
+    struct prof_node *n = prof_cct_child(&c, top, KEY(6), 6, canon);
+    assert_ptr_not_equal(n, &prof_cct_skip);
+    assert_ptr_equal(n->parent, top);
+    assert_ptr_equal(e->child, n);
+    prof_cct_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +282,7 @@ int main(void)
         cmocka_unit_test(many_paths_encode_in_order),
         cmocka_unit_test(children_called_in_turn_stay_cached),
         cmocka_unit_test(keys_follow_the_last_lookup_and_are_forgotten),
+        cmocka_unit_test(skipped_keys_are_noted_and_never_children),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
