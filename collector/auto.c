@@ -12,6 +12,7 @@
 
 #include "crash.h"
 #include "functions.h"
+#include "hookcode.h"
 #include "hooks.h"
 #include "live.h"
 #include "run.h"
@@ -336,6 +337,8 @@ static PROF_HOOK_TEXT void enter_general(void *fn, void *site, void *hook, uintp
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
+    if (t->summary.sampled) /* where the program calls this hook, for the sampler */
+        prof_hookcode_learn((uintptr_t)hook, PROF_HOOKCODE_ENTER);
     enter(t, fn, site, hook, here);
     prof_busy_unmark(t);
 }
@@ -500,13 +503,15 @@ static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *
     return 1;
 }
 
-/* The general exit hook: a return the lean path leaves. */
-static PROF_HOOK_TEXT void leave_general(void *fn, uintptr_t here, int tail)
+/* The general exit hook: a return the lean path leaves (the hook returning to ret). */
+static PROF_HOOK_TEXT void leave_general(void *fn, uintptr_t here, int tail, void *ret)
 {
     struct prof_thread *t = prof_current(exit_resync);
     if (PROF_UNLIKELY(!t))
         return;
     prof_busy_mark(t);
+    if (t->summary.sampled && !tail) /* a tail-called hook returns into the caller */
+        prof_hookcode_learn((uintptr_t)ret, PROF_HOOKCODE_EXIT);
     leave(t, fn, here, tail);
     prof_busy_unmark(t);
 }
@@ -517,13 +522,14 @@ static PROF_HOOK_TEXT void leave_general(void *fn, uintptr_t here, int tail)
 PROF_HOOK_TEXT void __cyg_profile_func_exit(void *fn, void *site)
 {
     uintptr_t here = PROF_CALLER_SP();
-    int tail = __builtin_return_address(0) == site;
+    void *ret = __builtin_return_address(0);
+    int tail = ret == site;
     struct prof_thread *t = prof_self;
     unsigned gen;
     if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
         PROF_LIKELY(leave_lean(t, gen, fn, here, tail)))
         return;
-    leave_general(fn, here, tail);
+    leave_general(fn, here, tail, ret);
 }
 
 /* dl_iterate_phdr callback: the loader's count of modules unloaded so far. */

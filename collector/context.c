@@ -169,6 +169,23 @@ void prof_cct_note_skip(struct prof_cct *c, const struct prof_node *parent, cons
     edge_note(c, parent, key, &prof_cct_skip);
 }
 
+struct prof_node *prof_cct_child_at(const struct prof_cct *c, const struct prof_node *parent,
+                                    uintptr_t pc, unsigned reach)
+{
+    const struct prof_edge *edges = __atomic_load_n(&c->edges, __ATOMIC_RELAXED);
+    for (uintptr_t key = pc; key + reach >= pc && key; key--) {
+        const void *k = (const void *)key;
+        if (parent->last->key == k)
+            return parent->last;
+        if (parent->prev->key == k)
+            return parent->prev;
+        const struct prof_edge *e = prof_cct_edge(edges, parent, k);
+        if (e->parent == parent && e->key == k && e->child != &prof_cct_skip)
+            return e->child;
+    }
+    return NULL;
+}
+
 /* Find or add the child, and make it parent's cached one. */
 struct prof_node *prof_cct_child_slow(struct prof_cct *c, struct prof_node *parent, const void *key,
                                       uint32_t idx, uint32_t canon)

@@ -153,6 +153,16 @@ prof_cct_child(struct prof_cct *c, struct prof_node *parent, const void *key, ui
    thread; nothing when the tree has no edge cache yet and has not missed often). */
 void prof_cct_note_skip(struct prof_cct *c, const struct prof_node *parent, const void *key);
 
+/*
+ * The child of parent whose key (a function's entry address) is the nearest at or below pc,
+ * at most reach bytes below it, among those parent's caches hold (the two latest children and
+ * the edge cache); NULL when none. The sampler's way to the function a sample interrupted in
+ * its prologue, before its enter hook made it the thread's context (owner thread, from its
+ * signal handler while no hook runs: nothing changes the caches then).
+ */
+struct prof_node *prof_cct_child_at(const struct prof_cct *c, const struct prof_node *parent,
+                                    uintptr_t pc, unsigned reach);
+
 /* Forget every node's key (the thread's id table was emptied: a key may now name another
    function), so each is looked up again; owner thread. */
 void prof_cct_forget_keys(struct prof_cct *c);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* SIGEV_THREAD_ID */
 #include "sample.h"
 
+#include "hookcode.h"
 #include "hooks.h"
 #include "status.h"
 #include "thread.h"
@@ -57,16 +58,20 @@ static pid_t thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
 /*
  * Charge w sample periods, taken at instruction pc, to the thread's current place: the
- * collector's own code (overhead: busy, or pc in the function hooks),
- * nowhere (no region or function open), or the innermost open frame's calling context. Only
- * this thread writes these counts, so plain relaxed stores suffice.
+ * collector's own code (overhead: busy, pc in the function hooks or in a PLT stub that jumps to
+ * them, hookcode.h), nowhere (no region or function open), or the calling context of
+ * the code pc is in: the innermost open frame's, or that of a function called from it whose
+ * prologue (before its enter hook) or epilogue (after its exit hook) pc is in. Only this
+ * thread writes these counts, so plain relaxed stores suffice.
  */
 static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
 {
     struct prof_sample_state *s = &t->sampling;
     PROF_STORE(s->samples, s->samples + w);
     unsigned gen = t->gen;
-    if (prof_busy || (gen & PROF_GEN_BUSY) || t->hooks.in_hook || in_hook_text(pc)) {
+    enum prof_hookcode_place place = PROF_HOOKCODE_NONE;
+    if (prof_busy || (gen & PROF_GEN_BUSY) || t->hooks.in_hook || in_hook_text(pc) ||
+        (place = prof_hookcode_at(pc)) == PROF_HOOKCODE_STUB) {
         PROF_STORE(s->overhead, s->overhead + w);
         if (prof_busy || t->hooks.in_hook)
             PROF_STORE(s->slow, s->slow + w);
@@ -77,8 +82,24 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
     uint32_t d = t->depth;
     if (d > t->stack_cap)
         d = t->stack_cap; /* deeper calls were folded into the deepest frame */
-    struct prof_node *n = d ? prof_node_above(t, d) : NULL;
-    if (!n || n == &t->summary.cct.root)
+    struct prof_node *n = prof_node_above(t, d), *callee = NULL;
+    if (place == PROF_HOOKCODE_EPILOGUE && d < t->stack_cap) {
+        /* The frame the exit hook just closed still holds its node. */
+        callee = (struct prof_node *)((uintptr_t)t->stack[d].node & ~(uintptr_t)1);
+        if (callee && callee->parent != n)
+            callee = NULL;
+    } else if (place == PROF_HOOKCODE_NONE) {
+        /* The nearest entry below pc of a function called from n, if pc is still before
+           that function's enter hook (after it, pc is in n's own code: n's function may
+           begin there, or follow the callee's code in memory). */
+        callee = prof_cct_child_at(&t->summary.cct, n, pc, PROF_HOOKCODE_PROLOGUE_BYTES);
+        if (callee &&
+            !prof_hookcode_enter_ahead(pc, (uintptr_t)callee->key + PROF_HOOKCODE_PROLOGUE_BYTES))
+            callee = NULL;
+    }
+    if (callee)
+        n = callee;
+    if (n == &t->summary.cct.root)
         PROF_STORE(s->outside, s->outside + w);
     else
         PROF_STORE(n->samples, n->samples + w);

@@ -5,6 +5,7 @@ loop of one() three times as long, sleeper() sleeps 200 ms, tiny() runs 100 000 
 are checked against a bound computed from the number of samples, never against a speed."""
 
 import math
+import platform
 
 import pytest
 
@@ -205,6 +206,22 @@ def test_the_hooks_cost_is_overhead_not_the_callers_time(tmp_path):
     assert overhead >= samples / 2, (samples, overhead)
     bound_ns = 2 * plain_ns + 3 * math.sqrt(max(own, 1)) * PERIOD_NS
     assert own * PERIOD_NS <= bound_ns, (own, plain_ns)
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="spin() is x86-64 assembly")
+def test_a_functions_prologue_and_epilogue_are_its_own(tmp_path):
+    """spin() (tests/programs/auto/prologue.c) counts down as long before its enter hook and
+    after its exit hook as between them; while the first and the last third run, its caller
+    outer() is the thread's calling context. All three are spin()'s code: its samples hold at
+    least 90 % of outer()'s and its own, where charging them to the context gave it a third."""
+    sampler_or_skip(tmp_path, "perf")
+    proc, run = run_once(tmp_path, "auto/prologue", "prologue", "50000000",
+                         env={"PROFILER_SAMPLE_PERIOD": "100us", "PROFILER_SAMPLER": "perf"})
+    assert proc.returncode == 0, proc.stderr
+    spin = int(path_row(run, 1, "main", "outer", "spin")["Samples"])
+    outer = int(path_row(run, 1, "main", "outer")["Samples"])
+    assert spin + outer >= 300, (spin, outer)  # 150 M iterations: 50 ms or more
+    assert spin >= 0.9 * (spin + outer), (spin, outer)
 
 
 def test_the_hooks_cost_per_call_counts_the_calls_left_out(tmp_path):

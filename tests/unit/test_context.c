@@ -271,6 +271,52 @@ static void skipped_keys_are_noted_and_never_children(void **state)
     prof_cct_free(&c);
 }
 
+/* The sampler's way to a function whose prologue a sample interrupted: the child whose key (its
+   entry address) is the nearest at or below pc within reach, found in the two-entry caches and
+   in the edge cache, never a left-out function's note, never beyond reach. */
+static void children_by_address(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 1, 2, 3, 4, 5, 6};
+#define AT(a) ((const void *)(uintptr_t)(a))
+    static const uintptr_t entry[] = {0x10000, 0x20000, 0x20100, 0x20120,
+                                      0x20200, 0x20300, 0x20400};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    struct prof_node *top = prof_cct_child(&c, &c.root, AT(entry[0]), 0, canon);
+    struct prof_node *kid[6];
+    kid[1] = prof_cct_child(&c, top, AT(entry[1]), 1, canon);
+    kid[2] = prof_cct_child(&c, top, AT(entry[2]), 2, canon);
+    /* the two-entry caches */
+    assert_ptr_equal(prof_cct_child_at(&c, top, entry[1] + 10, 64), kid[1]);
+    assert_ptr_equal(prof_cct_child_at(&c, top, entry[2], 64), kid[2]);
+    assert_ptr_equal(prof_cct_child_at(&c, top, entry[2] + 64, 64), kid[2]);
+    assert_null(prof_cct_child_at(&c, top, entry[2] + 65, 64));
+    assert_null(prof_cct_child_at(&c, top, entry[1] - 1, 64));
+    /* top is not its own child, the root's child is top */
+    assert_null(prof_cct_child_at(&c, top, entry[0] + 5, 64));
+    assert_ptr_equal(prof_cct_child_at(&c, &c.root, entry[0] + 5, 64), top);
+    /* the edge cache, once made; the nearest entry wins */
+    while (c.edges == prof_cct_no_edges)
+        for (uint32_t i = 1; i <= 5; i++)
+            kid[i] = prof_cct_child(&c, top, AT(entry[i]), i, canon);
+    for (uint32_t i = 1; i <= 5; i++) /* a round with the table: each miss notes its child */
+        prof_cct_child(&c, top, AT(entry[i]), i, canon);
+    prof_cct_note_skip(&c, top, AT(entry[6]));
+    prof_cct_child(&c, top, AT(entry[5]), 5, canon);
+    prof_cct_child(&c, top, AT(entry[4]), 4, canon); /* 1 to 3 only in the edge cache */
+    for (uint32_t i = 1; i <= 5; i++)
+        assert_ptr_equal(prof_cct_child_at(&c, top, entry[i] + 3, 64), kid[i]);
+    assert_ptr_equal(prof_cct_child_at(&c, top, entry[3] + 1, 64), kid[3]);
+    assert_ptr_equal(prof_cct_child_at(&c, top, entry[3] - 1, 64), kid[2]);
+    assert_null(prof_cct_child_at(&c, top, entry[6] + 3, 64)); /* left out: no child */
+    /* keys forgotten (a module unloaded): no child by address */
+    prof_cct_forget_keys(&c);
+    assert_null(prof_cct_child_at(&c, top, entry[1] + 3, 64));
+#undef AT
+    prof_cct_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +329,7 @@ int main(void)
         cmocka_unit_test(children_called_in_turn_stay_cached),
         cmocka_unit_test(keys_follow_the_last_lookup_and_are_forgotten),
         cmocka_unit_test(skipped_keys_are_noted_and_never_children),
+        cmocka_unit_test(children_by_address),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
