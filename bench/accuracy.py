@@ -518,7 +518,10 @@ def perf_shares(cmd, exe, out, runs):
 
 def profreport_profile(build_dir, d):
     """The profile profreport reports for the runs in folder D: self shares by function and
-    main()'s total time per run (seconds); None when there are no runs."""
+    main()'s time per run (seconds); None when there are no runs. main's time is its `Wall (ns)`
+    when the row has a positive one (sampled runs: main's wall time net of the collector's
+    measured cost), else its `Total (ns)`: in a sampled run the total is main's CPU samples,
+    which leave out the time main waits for a worker thread (zstd -T1)."""
     runs = os.path.join(d, "runs")
     if not glob.glob(os.path.join(runs, "*")):
         return None
@@ -532,7 +535,7 @@ def profreport_profile(build_dir, d):
     for row in rep["callcost"]:
         add(shares, norm(row["Region"]), row["Self (ns)"])
         if row["Region"] == "main":
-            main_total = row["Total (ns)"]
+            main_total = row["Wall (ns)"] if (row.get("Wall (ns)") or 0) > 0 else row["Total (ns)"]
     nruns = len(rep["runs"])
     if main_total is None:  # main not instrumented: the busiest thread's top-level time
         main_total = sum(max(t["Busy (ns)"] for t in rep["threads"] if t["Run"] == r["Run"])
