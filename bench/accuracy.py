@@ -489,31 +489,59 @@ def perf_shares(cmd, exe, out, runs):
     """perf's cpu-clock samples of one plain binary over RUNS runs: each sample goes to the
     innermost frame of its call chain (DWARF unwinding) that lies in the program itself, so
     time in libc or the kernel goes to the program function that called it, as an
-    instrumenting profiler charges it; samples with no such frame are OUTSIDE."""
+    instrumenting profiler charges it; samples with no such frame are OUTSIDE. The counts are
+    kept per process ({pid: {function: samples}}): every run is its own process, so the runs
+    can be split into halves (perf_floor)."""
     data = out + ".perf.data"
     script = 'i=0; while [ $i -lt %d ]; do "$@" >/dev/null; i=$((i+1)); done' % runs
     run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf",
          "-o", data, "--", "sh", "-c", script, "sh"] + cmd)
-    txt = subprocess.run(["perf", "script", "--no-inline", "-i", data, "-F", "comm,ip,sym,dso"],
+    txt = subprocess.run(["perf", "script", "--no-inline", "-i", data,
+                          "-F", "comm,pid,ip,sym,dso"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
     os.remove(data)
     comm = os.path.basename(exe)[:15]
     real = os.path.realpath(exe)
-    counts = {}
-    n = 0
+    per_pid = {}
     for block in txt.split("\n\n"):
         lines = block.strip("\n").split("\n")
-        if not lines or lines[0].strip() != comm:
+        head = lines[0].rsplit(None, 1)
+        if len(head) != 2 or head[0].strip() != comm:
             continue
-        n += 1
         where = OUTSIDE
         for fr in lines[1:]:
             m = re.match(r"^\s*[0-9a-f]+\s+(.*)\s+\((.*)\)$", fr)
             if m and m.group(2) == real and m.group(1) != "[unknown]":
                 where = norm(m.group(1))
                 break
-        add(counts, where, 1)
-    return percent(counts), n
+        add(per_pid.setdefault(int(head[1]), {}), where, 1)
+    return per_pid
+
+
+def merged(per_pid, pids):
+    """The samples of the processes PIDS added up: {function: samples}."""
+    counts = {}
+    for pid in pids:
+        for k, v in per_pid[pid].items():
+            add(counts, k, v)
+    return counts
+
+
+def program_shares(counts):
+    """Percentages over the samples that have a program frame: a report holds no time outside
+    the program (exec, the dynamic loader, exit; 2-9 % of perf's samples), so a perf share over
+    all samples would be smaller than the same function's report share by that factor."""
+    return percent({k: v for k, v in counts.items() if k != OUTSIDE})
+
+
+def perf_floor(per_pid):
+    """perf against itself: the share error of one half of the runs (every other process, so a
+    change of the machine's load over the runs falls on both halves) against the other half.
+    Each half holds half the samples, so this is about 1.4 times the floor of two profiles of
+    the whole sample count."""
+    pids = sorted(per_pid)
+    return share_error(program_shares(merged(per_pid, pids[0::2])),
+                       program_shares(merged(per_pid, pids[1::2])))
 
 
 def profreport_profile(build_dir, d):
@@ -587,7 +615,7 @@ def uftrace_profile(d):
 def share_error(tool, perf):
     """Mean and worst absolute difference (points) over perf's 15 largest program functions,
     and the worst function's name."""
-    top = [k for k, _ in sorted(perf.items(), key=lambda kv: -kv[1]) if k != OUTSIDE][:15]
+    top = [k for k, _ in sorted(perf.items(), key=lambda kv: -kv[1])][:15]
     errs = [(abs(tool.get(k, 0.0) - perf[k]), k) for k in top]
     worst, name = max(errs)
     return sum(e for e, _ in errs) / len(errs), worst, "%s (%.1f%% / %.1f%%)" % (
@@ -616,6 +644,8 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     times, cpu, notes = time_runs(rows, cmds, work, reps)
     perf = {}
     nsamples = {}
+    outside = {}
+    floor = {}
     runs_of = {}
     for family in ("gcc", "clang"):
         key = "plain-" + family
@@ -624,8 +654,12 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
         c = statistics.median(cpu[[r[1] for r in rows].index(key)])
         runs_of[family] = max(perf_runs, int(PERF_SECONDS / max(c, 1e-3)) + 1)
         log("%s: perf record of %s, %d runs" % (name, key, runs_of[family]))
-        perf[family], nsamples[family] = perf_shares(cmds[key], bins[key],
-                                                     os.path.join(work, key), runs_of[family])
+        per_pid = perf_shares(cmds[key], bins[key], os.path.join(work, key), runs_of[family])
+        counts = merged(per_pid, per_pid)
+        perf[family] = program_shares(counts)
+        nsamples[family] = sum(counts.values())
+        outside[family] = 100.0 * counts.get(OUTSIDE, 0) / max(nsamples[family], 1)
+        floor[family] = perf_floor(per_pid)
     plain = {f: statistics.median(times[[r[1] for r in rows].index("plain-" + f)])
              for f in ("gcc", "clang")}
     events_max = float(os.environ.get("ACC_EVENTS_READ_MAX", 2e9))
@@ -638,8 +672,9 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     print("perf: %d cpu-clock samples of plain gcc (%d runs), %d of plain clang (%d runs), "
           "4000 Hz; outside the program (no program frame): %.1f%% / %.1f%%" %
           (nsamples["gcc"], runs_of["gcc"], nsamples["clang"], runs_of["clang"],
-           perf["gcc"].get(OUTSIDE, 0),
-           perf["clang"].get(OUTSIDE, 0)))
+           outside["gcc"], outside["clang"]))
+    print("perf against itself (half of its runs against the other half): %s" % ", ".join(
+        "%s %.2f / %.2f" % (f, floor[f][0], floor[f][1]) for f in ("gcc", "clang")))
     print("load average (1 min) when the rounds started / when perf ended: %s / %s on %d CPUs" %
           (load0, load1, os.cpu_count()))
     fmt = "%-40s %7s %6s %13s %6s %6s %8s %8s %6s %6s  %s"
