@@ -16,7 +16,8 @@ Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_REPS=5           timed runs of every configuration (alternated, one of each per round)
   ACC_PROGRAMS=zstd,lua,yaml   which programs
   ACC_PERF_RUNS=10     runs of each plain binary under perf record, at least; more when
-  ACC_PERF_SECONDS=3   the runs take less CPU time than this
+  ACC_PERF_SECONDS=3   the runs take less CPU time than this (sampled rows: untimed runs
+                       after the rounds until the profile holds this much CPU time)
   ACC_ZSTD_ARGS="-9 -T1"   zstd's options ("-9 --single-thread --no-asyncio": one thread)
   ACC_SUGGEST_ROUNDS=2 rounds of run, --suggest-exclude, rebuild with gcc @FILE (0: none)
   ACC_FETCH_ONLY=1     fetch and build, measure nothing (used to prepare /work/accsrc)
@@ -386,6 +387,26 @@ def configurations(sampled):
     return rows
 
 
+def run_once(label, cmd, env, d):
+    """One run of a configuration in its folder D (profiles into D/runs, gprof's files into D):
+    wall seconds from fork to wait, CPU seconds (user + system, children included) and what it
+    said on stderr; a failure stops the bench."""
+    e = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"),
+             GMON_OUT_PREFIX=os.path.join(d, "gmon.out"), **env)
+    errf = os.path.join(d, "stderr.txt")
+    with open(errf, "w") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=e, cwd=d, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+    with open(errf) as err:
+        stderr = err.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("accuracy: %s failed (%d): %s" % (label, os.waitstatus_to_exitcode(status),
+                                                  stderr[-2000:]))
+    return wall, ru.ru_utime + ru.ru_stime, stderr
+
+
 def time_runs(rows, cmds, workdir, reps):
     """Run every configuration once per round, REPS rounds; the wall and CPU time of each run.
     Profiles stay in each configuration's folder; an events run's file only from round 1."""
@@ -404,21 +425,10 @@ def time_runs(rows, cmds, workdir, reps):
             if kind == "uftrace":
                 shutil.rmtree(os.path.join(d, "uftrace.data"), ignore_errors=True)
                 cmd = ["uftrace", "record", "-d", os.path.join(d, "uftrace.data")] + cmd
-            e = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"),
-                     GMON_OUT_PREFIX=os.path.join(d, "gmon.out"), **env)
             keep = sorted(glob.glob(os.path.join(d, "runs", "*")))
-            errf = os.path.join(d, "stderr.txt")
-            with open(errf, "w") as err:
-                t0 = time.perf_counter()
-                proc = subprocess.Popen(cmd, env=e, cwd=d, stdout=subprocess.DEVNULL, stderr=err)
-                _, status, ru = os.wait4(proc.pid, 0)
-                times[i].append(time.perf_counter() - t0)
-            cpu[i].append(ru.ru_utime + ru.ru_stime)
-            with open(errf) as err:
-                stderr = err.read()
-            if os.waitstatus_to_exitcode(status) != 0:
-                sys.exit("accuracy: %s failed (%d): %s" % (label, os.waitstatus_to_exitcode(status),
-                                                          stderr[-2000:]))
+            wall, c, stderr = run_once(label, cmd, env, d)
+            times[i].append(wall)
+            cpu[i].append(c)
             if r == 0 and stderr.strip():
                 notes.append("%s: %s" % (label, stderr.strip().splitlines()[-1]))
             if env.get("PROFILER_MODE") == "events" and r > 0:
@@ -426,6 +436,26 @@ def time_runs(rows, cmds, workdir, reps):
                     if f not in keep:
                         os.remove(f)
     return times, cpu, notes
+
+
+def sample_runs(rows, cmds, workdir, cpu, reps):
+    """Untimed runs of every configuration whose profile is samples (PROFILER_TIMING=sampled),
+    after the timed rounds and into the same runs folder, until the profile holds about
+    PERF_SECONDS of CPU time, by the rule perf's runs follow (the configuration's median CPU
+    seconds). 4000 samples a CPU second: 3 runs of an 80 ms program hold about 1000, and perf
+    against itself at that count already differs by 0.75 points mean, 3.3 worst over the top
+    15, more than the profile is held to. Returns {row: runs in its profile}."""
+    nruns = {}
+    for i, (label, binkey, env, _, _) in enumerate(rows):
+        if not env or env.get("PROFILER_TIMING") != "sampled":
+            continue
+        nruns[i] = max(reps, int(PERF_SECONDS / max(statistics.median(cpu[i]), 1e-3)) + 1)
+        if nruns[i] > reps:
+            log("%s: %d more runs (untimed) for %g s of samples" % (label, nruns[i] - reps,
+                                                                     PERF_SECONDS))
+        for _ in range(nruns[i] - reps):
+            run_once(label, cmds[binkey], env, os.path.join(workdir, "c%02d" % i))
+    return nruns
 
 
 CLONE = re.compile(r"\.(isra|part|constprop|cold|lto_priv|localalias)(\.\d+)*")
@@ -642,6 +672,7 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     load0 = loadavg()
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
     times, cpu, notes = time_runs(rows, cmds, work, reps)
+    nruns = sample_runs(rows, cmds, work, cpu, reps)
     perf = {}
     nsamples = {}
     outside = {}
@@ -725,6 +756,10 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
         sys.stdout.flush()
     for n in notes:
         print("  said on stderr (first round): " + n)
+    for i, n in nruns.items():
+        if n > reps:
+            print("  %s: profile of %d runs (%d timed, %d untimed for about %g s of CPU)" % (
+                rows[i][0], n, reps, n - reps, PERF_SECONDS))
 
 
 def main():
