@@ -10,7 +10,10 @@ names after a run of that build left out too (ACC_SUGGEST_ROUNDS rounds, each ru
 of the round before). For each configuration it prints the slowdown against
 the plain build (min/median/max of alternated runs), the time per run the profile reports
 against the plain build's wall time, and how far the top 15 self shares are from perf's
-cpu-clock samples of the plain binary. bench/README.md ("Accuracy bench") explains the columns.
+cpu-clock samples of the plain binary, and of the plain build compiled with
+-fno-optimize-sibling-calls (a plain function that ends by calling another jumps to it, so perf
+charges the callee to the caller's caller; an instrumented function cannot). bench/README.md
+("Accuracy bench") explains the columns.
 
 Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_REPS=5           timed runs of every configuration (alternated, one of each per round)
@@ -110,10 +113,15 @@ PROGRAMS = {
 GCC_HEADERS_OUT = ["-finstrument-functions",
                    "-finstrument-functions-exclude-file-list=/usr/include,.h"]
 
-# The compiled builds: compiler family and the flags beside -O2 -g.
+# The compiled builds: compiler family and the flags beside -O2 -g. The plain-nosib builds
+# are the second reference for the shares: a plain -O2 function that ends by calling another
+# jumps to it (sibling call), so perf charges the callee's time (realloc in Lua's l_alloc) to
+# the caller's caller; an instrumented function cannot (its exit hook runs after the call).
 BUILDS = {
     "plain-gcc": ("gcc", []),
     "plain-clang": ("clang", []),
+    "plain-nosib-gcc": ("gcc", ["-fno-optimize-sibling-calls"]),
+    "plain-nosib-clang": ("clang", ["-fno-optimize-sibling-calls"]),
     "fi-gcc": ("gcc", ["-finstrument-functions"]),
     "fi-gcc-hdr": ("gcc", GCC_HEADERS_OUT),
     "fi-clang": ("clang", ["-finstrument-functions-after-inlining"]),
@@ -244,6 +252,8 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
     bins = link({
         "plain-gcc": ("plain-gcc", "gcc", []),
         "plain-clang": ("plain-clang", "clang", []),
+        "plain-nosib-gcc": ("plain-nosib-gcc", "gcc", []),
+        "plain-nosib-clang": ("plain-nosib-clang", "clang", []),
         "empty-gcc": ("fi-gcc", "gcc", [hooks["gcc"]]),
         "empty-clang": ("fi-clang", "clang", [hooks["clang"]]),
         "auto-gcc": ("fi-gcc", "gcc", auto),
@@ -436,6 +446,21 @@ def time_runs(rows, cmds, workdir, reps):
                     if f not in keep:
                         os.remove(f)
     return times, cpu, notes
+
+
+def time_references(cmds, workdir, n):
+    """N runs each of the plain and the no-sibling-call builds, alternated, after the rounds: the
+    nosib builds are references for the shares, not rows, and this shows they run as fast as
+    plain. Median wall seconds by build key."""
+    d = os.path.join(workdir, "nosib")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    keys = ["plain-gcc", "plain-nosib-gcc", "plain-clang", "plain-nosib-clang"]
+    times = {k: [] for k in keys}
+    for _ in range(n):
+        for k in keys:
+            times[k].append(run_once(k, cmds[k], {}, d)[0])
+    return {k: statistics.median(t) for k, t in times.items()}
 
 
 def sample_runs(rows, cmds, workdir, cpu, reps):
@@ -672,25 +697,26 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     load0 = loadavg()
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
     times, cpu, notes = time_runs(rows, cmds, work, reps)
+    ref_wall = time_references(cmds, work, max(reps, 5))
     nruns = sample_runs(rows, cmds, work, cpu, reps)
-    perf = {}
+    perf = {}  # by build key: plain-FAMILY and plain-nosib-FAMILY
     nsamples = {}
     outside = {}
     floor = {}
     runs_of = {}
     for family in ("gcc", "clang"):
-        key = "plain-" + family
         # enough runs for about PERF_SECONDS of CPU: 4000 samples a second, so a 15 % share
-        # is known to about 0.3 points
-        c = statistics.median(cpu[[r[1] for r in rows].index(key)])
+        # is known to about 0.3 points; the nosib build runs as long as plain
+        c = statistics.median(cpu[[r[1] for r in rows].index("plain-" + family)])
         runs_of[family] = max(perf_runs, int(PERF_SECONDS / max(c, 1e-3)) + 1)
-        log("%s: perf record of %s, %d runs" % (name, key, runs_of[family]))
-        per_pid = perf_shares(cmds[key], bins[key], os.path.join(work, key), runs_of[family])
-        counts = merged(per_pid, per_pid)
-        perf[family] = program_shares(counts)
-        nsamples[family] = sum(counts.values())
-        outside[family] = 100.0 * counts.get(OUTSIDE, 0) / max(nsamples[family], 1)
-        floor[family] = perf_floor(per_pid)
+        for key in ("plain-" + family, "plain-nosib-" + family):
+            log("%s: perf record of %s, %d runs" % (name, key, runs_of[family]))
+            per_pid = perf_shares(cmds[key], bins[key], os.path.join(work, key), runs_of[family])
+            counts = merged(per_pid, per_pid)
+            perf[key] = program_shares(counts)
+            nsamples[key] = sum(counts.values())
+            outside[key] = 100.0 * counts.get(OUTSIDE, 0) / max(nsamples[key], 1)
+            floor[key] = perf_floor(per_pid)
     plain = {f: statistics.median(times[[r[1] for r in rows].index("plain-" + f)])
              for f in ("gcc", "clang")}
     events_max = float(os.environ.get("ACC_EVENTS_READ_MAX", 2e9))
@@ -700,19 +726,33 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     print()
     print("%s (Debian %s): %s; %d rounds, configurations taken in turn" %
           (name, src, " ".join(os.path.basename(a) for a in cmds["plain-gcc"]), reps))
-    print("perf: %d cpu-clock samples of plain gcc (%d runs), %d of plain clang (%d runs), "
-          "4000 Hz; outside the program (no program frame): %.1f%% / %.1f%%" %
-          (nsamples["gcc"], runs_of["gcc"], nsamples["clang"], runs_of["clang"],
-           outside["gcc"], outside["clang"]))
-    print("perf against itself (half of its runs against the other half): %s" % ", ".join(
-        "%s %.2f / %.2f" % (f, floor[f][0], floor[f][1]) for f in ("gcc", "clang")))
+    for ref, what in (("plain", "plain"), ("plain-nosib", "no-sibling-call")):
+        print("perf: %d cpu-clock samples of %s gcc (%d runs), %d of %s clang (%d runs), "
+              "4000 Hz; outside the program (no program frame): %.1f%% / %.1f%%" %
+              (nsamples[ref + "-gcc"], what, runs_of["gcc"], nsamples[ref + "-clang"], what,
+               runs_of["clang"], outside[ref + "-gcc"], outside[ref + "-clang"]))
+    print("perf against itself (half of its runs against the other half): plain %s; "
+          "no-sibling-call %s" % tuple(", ".join(
+              "%s %.2f / %.2f" % (f, floor[ref + f][0], floor[ref + f][1])
+              for f in ("gcc", "clang")) for ref in ("plain-", "plain-nosib-")))
+    print("no-sibling-call builds (-fno-optimize-sibling-calls), median wall of %d runs "
+          "alternated with plain: %s" % (max(reps, 5), ", ".join(
+              "%s %.3f s / plain %.3f s (%+.1f%%)" % (
+                  f, ref_wall["plain-nosib-" + f], ref_wall["plain-" + f],
+                  100.0 * (ref_wall["plain-nosib-" + f] / ref_wall["plain-" + f] - 1))
+              for f in ("gcc", "clang"))))
+    print("perf of plain against perf of the no-sibling-call build: %s" % ", ".join(
+        "%s %.2f / %.2f, worst %s" % ((f,) + share_error(perf["plain-" + f],
+                                                        perf["plain-nosib-" + f]))
+        for f in ("gcc", "clang")))
     print("load average (1 min) when the rounds started / when perf ended: %s / %s on %d CPUs" %
           (load0, load1, os.cpu_count()))
-    fmt = "%-40s %7s %6s %13s %6s %6s %8s %8s %6s %6s  %s"
+    fmt = "%-40s %7s %6s %13s %6s %6s %8s %8s %13s %13s  %s"
     print(fmt % ("configuration", "wall", "slow-", "slowdown", "CPU", "CPU", "reported", "calls",
-                 "share", "error", "worst function"))
-    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "per run", "mean",
-                 "worst", "(row % / perf %)"))
+                 "error vs", "error vs", "worst function vs plain"))
+    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "per run",
+                 "plain", "no-sib.call", "(row % / perf %)"))
+    print((fmt % ("", "", "", "", "", "", "", "", "mean  worst", "mean  worst", "")).rstrip())
     pcpu = {f: statistics.median(cpu[[r[1] for r in rows].index("plain-" + f)])
             for f in ("gcc", "clang")}
     for i, (label, binkey, env, kind, family) in enumerate(rows):
@@ -746,10 +786,11 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
             shutil.rmtree(os.path.join(d, "uftrace.data"), ignore_errors=True)  # hundreds of MB
         if prof:
             shares, per_run, events = prof
-            mean, worst, wname = share_error(shares, perf[family])
-            cols += " %7.2fx %8s %6.2f %6.2f  %s" % (
+            mean, worst, wname = share_error(shares, perf["plain-" + family])
+            nmean, nworst, _ = share_error(shares, perf["plain-nosib-" + family])
+            cols += " %7.2fx %8s %6.2f %6.2f %6.2f %6.2f  %s" % (
                 per_run / plain[family] if per_run else float("nan"),
-                "%.3g M" % (events / 1e6) if events else "-", mean, worst, wname)
+                "%.3g M" % (events / 1e6) if events else "-", mean, worst, nmean, nworst, wname)
         elif note:
             cols += "  " + note
         print(cols)
