@@ -546,11 +546,15 @@ def perf_shares(cmd, exe, out, runs):
     time in libc or the kernel goes to the program function that called it, as an
     instrumenting profiler charges it; samples with no such frame are OUTSIDE. The counts are
     kept per process ({pid: {function: samples}}): every run is its own process, so the runs
-    can be split into halves (perf_floor)."""
+    can be split into halves (perf_floor).
+    The runs have address randomization off (setarch -R): with it on, perf (6.1, libunwind)
+    failed to unwind out of libc in about half the processes of a run, chosen by the layout,
+    so malloc's and free's samples, 10 % of Lua's, fell OUTSIDE in those and the shares of
+    one perf run differed from the next by up to 5 points; with it off, OUTSIDE was 0.6 %."""
     data = out + ".perf.data"
     script = 'i=0; while [ $i -lt %d ]; do "$@" >/dev/null; i=$((i+1)); done' % runs
-    run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf",
-         "-o", data, "--", "sh", "-c", script, "sh"] + cmd)
+    run(["setarch", "-R", "perf", "record", "-q", "-e", "cpu-clock", "-F", "4000",
+         "--call-graph", "dwarf", "-o", data, "--", "sh", "-c", script, "sh"] + cmd)
     txt = subprocess.run(["perf", "script", "--no-inline", "-i", data,
                           "-F", "comm,pid,ip,sym,dso"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
@@ -584,7 +588,7 @@ def merged(per_pid, pids):
 
 def program_shares(counts):
     """Percentages over the samples that have a program frame: a report holds no time outside
-    the program (exec, the dynamic loader, exit; 2-9 % of perf's samples), so a perf share over
+    the program (exec, the dynamic loader, exit; about 1 % of perf's samples), so a perf share over
     all samples would be smaller than the same function's report share by that factor."""
     return percent({k: v for k, v in counts.items() if k != OUTSIDE})
 
