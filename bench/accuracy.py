@@ -10,13 +10,17 @@ names after a run of that build left out too (ACC_SUGGEST_ROUNDS rounds, each ru
 of the round before). For each configuration it prints the slowdown against
 the plain build (min/median/max of alternated runs), the time per run the profile reports
 against the plain build's wall time, and how far the top 15 self shares are from perf's
-cpu-clock samples of the plain binary. bench/README.md ("Accuracy bench") explains the columns.
+cpu-clock samples of the plain binary, and of the plain build compiled with
+-fno-optimize-sibling-calls (a plain function that ends by calling another jumps to it, so perf
+charges the callee to the caller's caller; an instrumented function cannot). bench/README.md
+("Accuracy bench") explains the columns.
 
 Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_REPS=5           timed runs of every configuration (alternated, one of each per round)
   ACC_PROGRAMS=zstd,lua,yaml   which programs
   ACC_PERF_RUNS=10     runs of each plain binary under perf record, at least; more when
-  ACC_PERF_SECONDS=3   the runs take less CPU time than this
+  ACC_PERF_SECONDS=3   the runs take less CPU time than this (sampled rows: untimed runs
+                       after the rounds until the profile holds this much CPU time)
   ACC_ZSTD_ARGS="-9 -T1"   zstd's options ("-9 --single-thread --no-asyncio": one thread)
   ACC_SUGGEST_ROUNDS=2 rounds of run, --suggest-exclude, rebuild with gcc @FILE (0: none)
   ACC_FETCH_ONLY=1     fetch and build, measure nothing (used to prepare /work/accsrc)
@@ -109,10 +113,15 @@ PROGRAMS = {
 GCC_HEADERS_OUT = ["-finstrument-functions",
                    "-finstrument-functions-exclude-file-list=/usr/include,.h"]
 
-# The compiled builds: compiler family and the flags beside -O2 -g.
+# The compiled builds: compiler family and the flags beside -O2 -g. The plain-nosib builds
+# are the second reference for the shares: a plain -O2 function that ends by calling another
+# jumps to it (sibling call), so perf charges the callee's time (realloc in Lua's l_alloc) to
+# the caller's caller; an instrumented function cannot (its exit hook runs after the call).
 BUILDS = {
     "plain-gcc": ("gcc", []),
     "plain-clang": ("clang", []),
+    "plain-nosib-gcc": ("gcc", ["-fno-optimize-sibling-calls"]),
+    "plain-nosib-clang": ("clang", ["-fno-optimize-sibling-calls"]),
     "fi-gcc": ("gcc", ["-finstrument-functions"]),
     "fi-gcc-hdr": ("gcc", GCC_HEADERS_OUT),
     "fi-clang": ("clang", ["-finstrument-functions-after-inlining"]),
@@ -243,6 +252,8 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
     bins = link({
         "plain-gcc": ("plain-gcc", "gcc", []),
         "plain-clang": ("plain-clang", "clang", []),
+        "plain-nosib-gcc": ("plain-nosib-gcc", "gcc", []),
+        "plain-nosib-clang": ("plain-nosib-clang", "clang", []),
         "empty-gcc": ("fi-gcc", "gcc", [hooks["gcc"]]),
         "empty-clang": ("fi-clang", "clang", [hooks["clang"]]),
         "auto-gcc": ("fi-gcc", "gcc", auto),
@@ -386,6 +397,26 @@ def configurations(sampled):
     return rows
 
 
+def run_once(label, cmd, env, d):
+    """One run of a configuration in its folder D (profiles into D/runs, gprof's files into D):
+    wall seconds from fork to wait, CPU seconds (user + system, children included) and what it
+    said on stderr; a failure stops the bench."""
+    e = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"),
+             GMON_OUT_PREFIX=os.path.join(d, "gmon.out"), **env)
+    errf = os.path.join(d, "stderr.txt")
+    with open(errf, "w") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=e, cwd=d, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+    with open(errf) as err:
+        stderr = err.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("accuracy: %s failed (%d): %s" % (label, os.waitstatus_to_exitcode(status),
+                                                  stderr[-2000:]))
+    return wall, ru.ru_utime + ru.ru_stime, stderr
+
+
 def time_runs(rows, cmds, workdir, reps):
     """Run every configuration once per round, REPS rounds; the wall and CPU time of each run.
     Profiles stay in each configuration's folder; an events run's file only from round 1."""
@@ -404,21 +435,10 @@ def time_runs(rows, cmds, workdir, reps):
             if kind == "uftrace":
                 shutil.rmtree(os.path.join(d, "uftrace.data"), ignore_errors=True)
                 cmd = ["uftrace", "record", "-d", os.path.join(d, "uftrace.data")] + cmd
-            e = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"),
-                     GMON_OUT_PREFIX=os.path.join(d, "gmon.out"), **env)
             keep = sorted(glob.glob(os.path.join(d, "runs", "*")))
-            errf = os.path.join(d, "stderr.txt")
-            with open(errf, "w") as err:
-                t0 = time.perf_counter()
-                proc = subprocess.Popen(cmd, env=e, cwd=d, stdout=subprocess.DEVNULL, stderr=err)
-                _, status, ru = os.wait4(proc.pid, 0)
-                times[i].append(time.perf_counter() - t0)
-            cpu[i].append(ru.ru_utime + ru.ru_stime)
-            with open(errf) as err:
-                stderr = err.read()
-            if os.waitstatus_to_exitcode(status) != 0:
-                sys.exit("accuracy: %s failed (%d): %s" % (label, os.waitstatus_to_exitcode(status),
-                                                          stderr[-2000:]))
+            wall, c, stderr = run_once(label, cmd, env, d)
+            times[i].append(wall)
+            cpu[i].append(c)
             if r == 0 and stderr.strip():
                 notes.append("%s: %s" % (label, stderr.strip().splitlines()[-1]))
             if env.get("PROFILER_MODE") == "events" and r > 0:
@@ -426,6 +446,41 @@ def time_runs(rows, cmds, workdir, reps):
                     if f not in keep:
                         os.remove(f)
     return times, cpu, notes
+
+
+def time_references(cmds, workdir, n):
+    """N runs each of the plain and the no-sibling-call builds, alternated, after the rounds: the
+    nosib builds are references for the shares, not rows, and this shows they run as fast as
+    plain. Median wall seconds by build key."""
+    d = os.path.join(workdir, "nosib")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    keys = ["plain-gcc", "plain-nosib-gcc", "plain-clang", "plain-nosib-clang"]
+    times = {k: [] for k in keys}
+    for _ in range(n):
+        for k in keys:
+            times[k].append(run_once(k, cmds[k], {}, d)[0])
+    return {k: statistics.median(t) for k, t in times.items()}
+
+
+def sample_runs(rows, cmds, workdir, cpu, reps):
+    """Untimed runs of every configuration whose profile is samples (PROFILER_TIMING=sampled),
+    after the timed rounds and into the same runs folder, until the profile holds about
+    PERF_SECONDS of CPU time, by the rule perf's runs follow (the configuration's median CPU
+    seconds). 4000 samples a CPU second: 3 runs of an 80 ms program hold about 1000, and perf
+    against itself at that count already differs by 0.75 points mean, 3.3 worst over the top
+    15, more than the profile is held to. Returns {row: runs in its profile}."""
+    nruns = {}
+    for i, (label, binkey, env, _, _) in enumerate(rows):
+        if not env or env.get("PROFILER_TIMING") != "sampled":
+            continue
+        nruns[i] = max(reps, int(PERF_SECONDS / max(statistics.median(cpu[i]), 1e-3)) + 1)
+        if nruns[i] > reps:
+            log("%s: %d more runs (untimed) for %g s of samples" % (label, nruns[i] - reps,
+                                                                     PERF_SECONDS))
+        for _ in range(nruns[i] - reps):
+            run_once(label, cmds[binkey], env, os.path.join(workdir, "c%02d" % i))
+    return nruns
 
 
 CLONE = re.compile(r"\.(isra|part|constprop|cold|lto_priv|localalias)(\.\d+)*")
@@ -489,36 +544,71 @@ def perf_shares(cmd, exe, out, runs):
     """perf's cpu-clock samples of one plain binary over RUNS runs: each sample goes to the
     innermost frame of its call chain (DWARF unwinding) that lies in the program itself, so
     time in libc or the kernel goes to the program function that called it, as an
-    instrumenting profiler charges it; samples with no such frame are OUTSIDE."""
+    instrumenting profiler charges it; samples with no such frame are OUTSIDE. The counts are
+    kept per process ({pid: {function: samples}}): every run is its own process, so the runs
+    can be split into halves (perf_floor).
+    The runs have address randomization off (setarch -R): with it on, perf (6.1, libunwind)
+    failed to unwind out of libc in about half the processes of a run, chosen by the layout,
+    so malloc's and free's samples, 10 % of Lua's, fell OUTSIDE in those and the shares of
+    one perf run differed from the next by up to 5 points; with it off, OUTSIDE was 0.6 %."""
     data = out + ".perf.data"
     script = 'i=0; while [ $i -lt %d ]; do "$@" >/dev/null; i=$((i+1)); done' % runs
-    run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf",
-         "-o", data, "--", "sh", "-c", script, "sh"] + cmd)
-    txt = subprocess.run(["perf", "script", "--no-inline", "-i", data, "-F", "comm,ip,sym,dso"],
+    run(["setarch", "-R", "perf", "record", "-q", "-e", "cpu-clock", "-F", "4000",
+         "--call-graph", "dwarf", "-o", data, "--", "sh", "-c", script, "sh"] + cmd)
+    txt = subprocess.run(["perf", "script", "--no-inline", "-i", data,
+                          "-F", "comm,pid,ip,sym,dso"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
     os.remove(data)
     comm = os.path.basename(exe)[:15]
     real = os.path.realpath(exe)
-    counts = {}
-    n = 0
+    per_pid = {}
     for block in txt.split("\n\n"):
         lines = block.strip("\n").split("\n")
-        if not lines or lines[0].strip() != comm:
+        head = lines[0].rsplit(None, 1)
+        if len(head) != 2 or head[0].strip() != comm:
             continue
-        n += 1
         where = OUTSIDE
         for fr in lines[1:]:
             m = re.match(r"^\s*[0-9a-f]+\s+(.*)\s+\((.*)\)$", fr)
             if m and m.group(2) == real and m.group(1) != "[unknown]":
                 where = norm(m.group(1))
                 break
-        add(counts, where, 1)
-    return percent(counts), n
+        add(per_pid.setdefault(int(head[1]), {}), where, 1)
+    return per_pid
+
+
+def merged(per_pid, pids):
+    """The samples of the processes PIDS added up: {function: samples}."""
+    counts = {}
+    for pid in pids:
+        for k, v in per_pid[pid].items():
+            add(counts, k, v)
+    return counts
+
+
+def program_shares(counts):
+    """Percentages over the samples that have a program frame: a report holds no time outside
+    the program (exec, the dynamic loader, exit; about 1 % of perf's samples), so a perf share over
+    all samples would be smaller than the same function's report share by that factor."""
+    return percent({k: v for k, v in counts.items() if k != OUTSIDE})
+
+
+def perf_floor(per_pid):
+    """perf against itself: the share error of one half of the runs (every other process, so a
+    change of the machine's load over the runs falls on both halves) against the other half.
+    Each half holds half the samples, so this is about 1.4 times the floor of two profiles of
+    the whole sample count."""
+    pids = sorted(per_pid)
+    return share_error(program_shares(merged(per_pid, pids[0::2])),
+                       program_shares(merged(per_pid, pids[1::2])))
 
 
 def profreport_profile(build_dir, d):
     """The profile profreport reports for the runs in folder D: self shares by function and
-    main()'s total time per run (seconds); None when there are no runs."""
+    main()'s time per run (seconds); None when there are no runs. main's time is its `Wall (ns)`
+    when the row has a positive one (sampled runs: main's wall time net of the collector's
+    measured cost), else its `Total (ns)`: in a sampled run the total is main's CPU samples,
+    which leave out the time main waits for a worker thread (zstd -T1)."""
     runs = os.path.join(d, "runs")
     if not glob.glob(os.path.join(runs, "*")):
         return None
@@ -532,7 +622,7 @@ def profreport_profile(build_dir, d):
     for row in rep["callcost"]:
         add(shares, norm(row["Region"]), row["Self (ns)"])
         if row["Region"] == "main":
-            main_total = row["Total (ns)"]
+            main_total = row["Wall (ns)"] if (row.get("Wall (ns)") or 0) > 0 else row["Total (ns)"]
     nruns = len(rep["runs"])
     if main_total is None:  # main not instrumented: the busiest thread's top-level time
         main_total = sum(max(t["Busy (ns)"] for t in rep["threads"] if t["Run"] == r["Run"])
@@ -584,7 +674,7 @@ def uftrace_profile(d):
 def share_error(tool, perf):
     """Mean and worst absolute difference (points) over perf's 15 largest program functions,
     and the worst function's name."""
-    top = [k for k, _ in sorted(perf.items(), key=lambda kv: -kv[1]) if k != OUTSIDE][:15]
+    top = [k for k, _ in sorted(perf.items(), key=lambda kv: -kv[1])][:15]
     errs = [(abs(tool.get(k, 0.0) - perf[k]), k) for k in top]
     worst, name = max(errs)
     return sum(e for e, _ in errs) / len(errs), worst, "%s (%.1f%% / %.1f%%)" % (
@@ -611,18 +701,26 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     load0 = loadavg()
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
     times, cpu, notes = time_runs(rows, cmds, work, reps)
-    perf = {}
+    ref_wall = time_references(cmds, work, max(reps, 5))
+    nruns = sample_runs(rows, cmds, work, cpu, reps)
+    perf = {}  # by build key: plain-FAMILY and plain-nosib-FAMILY
     nsamples = {}
+    outside = {}
+    floor = {}
     runs_of = {}
     for family in ("gcc", "clang"):
-        key = "plain-" + family
         # enough runs for about PERF_SECONDS of CPU: 4000 samples a second, so a 15 % share
-        # is known to about 0.3 points
-        c = statistics.median(cpu[[r[1] for r in rows].index(key)])
+        # is known to about 0.3 points; the nosib build runs as long as plain
+        c = statistics.median(cpu[[r[1] for r in rows].index("plain-" + family)])
         runs_of[family] = max(perf_runs, int(PERF_SECONDS / max(c, 1e-3)) + 1)
-        log("%s: perf record of %s, %d runs" % (name, key, runs_of[family]))
-        perf[family], nsamples[family] = perf_shares(cmds[key], bins[key],
-                                                     os.path.join(work, key), runs_of[family])
+        for key in ("plain-" + family, "plain-nosib-" + family):
+            log("%s: perf record of %s, %d runs" % (name, key, runs_of[family]))
+            per_pid = perf_shares(cmds[key], bins[key], os.path.join(work, key), runs_of[family])
+            counts = merged(per_pid, per_pid)
+            perf[key] = program_shares(counts)
+            nsamples[key] = sum(counts.values())
+            outside[key] = 100.0 * counts.get(OUTSIDE, 0) / max(nsamples[key], 1)
+            floor[key] = perf_floor(per_pid)
     plain = {f: statistics.median(times[[r[1] for r in rows].index("plain-" + f)])
              for f in ("gcc", "clang")}
     events_max = float(os.environ.get("ACC_EVENTS_READ_MAX", 2e9))
@@ -632,18 +730,33 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     print()
     print("%s (Debian %s): %s; %d rounds, configurations taken in turn" %
           (name, src, " ".join(os.path.basename(a) for a in cmds["plain-gcc"]), reps))
-    print("perf: %d cpu-clock samples of plain gcc (%d runs), %d of plain clang (%d runs), "
-          "4000 Hz; outside the program (no program frame): %.1f%% / %.1f%%" %
-          (nsamples["gcc"], runs_of["gcc"], nsamples["clang"], runs_of["clang"],
-           perf["gcc"].get(OUTSIDE, 0),
-           perf["clang"].get(OUTSIDE, 0)))
+    for ref, what in (("plain", "plain"), ("plain-nosib", "no-sibling-call")):
+        print("perf: %d cpu-clock samples of %s gcc (%d runs), %d of %s clang (%d runs), "
+              "4000 Hz; outside the program (no program frame): %.1f%% / %.1f%%" %
+              (nsamples[ref + "-gcc"], what, runs_of["gcc"], nsamples[ref + "-clang"], what,
+               runs_of["clang"], outside[ref + "-gcc"], outside[ref + "-clang"]))
+    print("perf against itself (half of its runs against the other half): plain %s; "
+          "no-sibling-call %s" % tuple(", ".join(
+              "%s %.2f / %.2f" % (f, floor[ref + f][0], floor[ref + f][1])
+              for f in ("gcc", "clang")) for ref in ("plain-", "plain-nosib-")))
+    print("no-sibling-call builds (-fno-optimize-sibling-calls), median wall of %d runs "
+          "alternated with plain: %s" % (max(reps, 5), ", ".join(
+              "%s %.3f s / plain %.3f s (%+.1f%%)" % (
+                  f, ref_wall["plain-nosib-" + f], ref_wall["plain-" + f],
+                  100.0 * (ref_wall["plain-nosib-" + f] / ref_wall["plain-" + f] - 1))
+              for f in ("gcc", "clang"))))
+    print("perf of plain against perf of the no-sibling-call build: %s" % ", ".join(
+        "%s %.2f / %.2f, worst %s" % ((f,) + share_error(perf["plain-" + f],
+                                                        perf["plain-nosib-" + f]))
+        for f in ("gcc", "clang")))
     print("load average (1 min) when the rounds started / when perf ended: %s / %s on %d CPUs" %
           (load0, load1, os.cpu_count()))
-    fmt = "%-40s %7s %6s %13s %6s %6s %8s %8s %6s %6s  %s"
+    fmt = "%-40s %7s %6s %13s %6s %6s %8s %8s %13s %13s  %s"
     print(fmt % ("configuration", "wall", "slow-", "slowdown", "CPU", "CPU", "reported", "calls",
-                 "share", "error", "worst function"))
-    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "per run", "mean",
-                 "worst", "(row % / perf %)"))
+                 "error vs", "error vs", "worst function vs plain"))
+    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "per run",
+                 "plain", "no-sib.call", "(row % / perf %)"))
+    print((fmt % ("", "", "", "", "", "", "", "", "mean  worst", "mean  worst", "")).rstrip())
     pcpu = {f: statistics.median(cpu[[r[1] for r in rows].index("plain-" + f)])
             for f in ("gcc", "clang")}
     for i, (label, binkey, env, kind, family) in enumerate(rows):
@@ -677,16 +790,21 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
             shutil.rmtree(os.path.join(d, "uftrace.data"), ignore_errors=True)  # hundreds of MB
         if prof:
             shares, per_run, events = prof
-            mean, worst, wname = share_error(shares, perf[family])
-            cols += " %7.2fx %8s %6.2f %6.2f  %s" % (
+            mean, worst, wname = share_error(shares, perf["plain-" + family])
+            nmean, nworst, _ = share_error(shares, perf["plain-nosib-" + family])
+            cols += " %7.2fx %8s %6.2f %6.2f %6.2f %6.2f  %s" % (
                 per_run / plain[family] if per_run else float("nan"),
-                "%.3g M" % (events / 1e6) if events else "-", mean, worst, wname)
+                "%.3g M" % (events / 1e6) if events else "-", mean, worst, nmean, nworst, wname)
         elif note:
             cols += "  " + note
         print(cols)
         sys.stdout.flush()
     for n in notes:
         print("  said on stderr (first round): " + n)
+    for i, n in nruns.items():
+        if n > reps:
+            print("  %s: profile of %d runs (%d timed, %d untimed for about %g s of CPU)" % (
+                rows[i][0], n, reps, n - reps, PERF_SECONDS))
 
 
 def main():
