@@ -123,14 +123,20 @@ enum prof_hookcode_place prof_hookcode_at(uintptr_t pc)
             return PROF_HOOKCODE_STUB;
     }
     /* After the exit hook's call: it ended at most PROF_HOOKCODE_EPILOGUE_BYTES bytes before
-       pc, with no return instruction (c3) in between. */
-    uintptr_t lo = pc & ~(uintptr_t)(BLOCK - 1);
+       pc, with no return instruction (c3) in between, and a return follows within as many
+       bytes of it. gcc also calls the hooks of the copies of functions it inlines, and such
+       a copy's exit call is followed by more of its caller's body, not by a return. */
+    uintptr_t lo = pc & ~(uintptr_t)(BLOCK - 1), hi = lo + BLOCK;
     for (uintptr_t back = 0; back <= PROF_HOOKCODE_EPILOGUE_BYTES && pc - back >= lo; back++) {
         uintptr_t end = pc - back;
         if (back && ((const unsigned char *)end)[0] == 0xc3)
             break;
-        if (call_before(lo, end) & PROF_HOOKCODE_EXIT)
-            return PROF_HOOKCODE_EPILOGUE;
+        if (!(call_before(lo, end) & PROF_HOOKCODE_EXIT))
+            continue;
+        for (uintptr_t r = pc; r <= end + PROF_HOOKCODE_EPILOGUE_BYTES && r < hi; r++)
+            if (((const unsigned char *)r)[0] == 0xc3)
+                return PROF_HOOKCODE_EPILOGUE;
+        break;
     }
     return PROF_HOOKCODE_NONE;
 }

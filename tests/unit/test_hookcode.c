@@ -31,6 +31,8 @@ enum {
     F_OTHER = 160,   /* call other (not a hook) */
     F_GOTCALL = 200, /* call *slot(%rip) (6), -fno-plt's form */
     F_GOTLAND = 206,
+    F_GOTRET = 212,  /* ret */
+    F_INLINED = 240, /* call exit stub (5), then 30 bytes more of the caller: gcc's inlined copy */
     STUB_ENTER = 2048,
     STUB_EXIT = 2064,
     OTHER = 3000,
@@ -72,6 +74,10 @@ static int setup(void **state)
     block[F_GOTCALL] = 0xff;
     block[F_GOTCALL + 1] = 0x15;
     memcpy(block + F_GOTCALL + 2, &disp, 4);
+    block[F_GOTRET] = 0xc3;
+    put_rel32(F_INLINED, STUB_EXIT);
+    for (int i = F_INLINED + 5; i < F_INLINED + 35; i += 3)
+        memcpy(block + i, "\x48\x89\xc8", 3);
     return 0;
 }
 
@@ -121,7 +127,8 @@ static void plt_stubs(void **state)
 
 /* From the exit hook's return point to the function's return is its epilogue; the next
    function is not, nor the body, nor the enter hook's return point and what follows it, nor
-   the return point of a call to another function. */
+   the return point of a call to another function, nor the caller's code after the exit call
+   of a copy gcc inlined (no return follows it). */
 static void epilogue_ends_at_return(void **state)
 {
     (void)state;
