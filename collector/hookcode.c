@@ -2,8 +2,10 @@
  * hookcode.c - the program's code around its calls of the function hooks (hookcode.h), told
  * from the code bytes near an interrupted instruction and the call targets the hooks saw.
  */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include "hookcode.h"
 
+#include <link.h>
 #include <string.h>
 
 /* A remembered call target: its address (0: free slot) and kind, the kind written first. */
@@ -11,6 +13,11 @@ static uintptr_t targets[PROF_HOOKCODE_TARGETS];
 static unsigned char kinds[PROF_HOOKCODE_TARGETS];
 /* PROF_HOOKCODE_SLOT in kinds: the address is a GOT slot read by `call *slot(%rip)`. */
 #define PROF_HOOKCODE_SLOT 4u
+/* The loaded segments that hold the instrumented code the hooks were called from ([lo, hi),
+   hi written last; 0: free slot): the only memory whose bytes the signal handler reads. A
+   page the program mapped itself may be execute-only (x86 protection keys), and reading it
+   would fault. */
+static uintptr_t seg_lo[PROF_HOOKCODE_TARGETS], seg_hi[PROF_HOOKCODE_TARGETS];
 /* A PLT stub's size on x86-64 (.plt and .plt.sec entries alike). */
 #define PLT_STUB 16u
 /* The block of memory around an interrupted instruction that is surely mapped: the smallest
@@ -39,14 +46,56 @@ static unsigned kind_of(uintptr_t a, unsigned slot)
     return 0;
 }
 
-/* Remember target a of kind (with PROF_HOOKCODE_SLOT for a GOT slot). The hooks' general
-   paths may learn on several threads at once, or in a signal handler that interrupted one:
-   whoever finds the table taken leaves it, and learns at a later call. */
-static void remember(uintptr_t a, unsigned kind)
+/* dl_iterate_phdr callback: the readable loaded segment that holds f[0], into f[1] and f[2]. */
+static int segment_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t *f = data;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && f[0] >= lo &&
+            f[0] - lo < ph->p_memsz) {
+            f[1] = lo;
+            f[2] = lo + ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether pc lies in a segment of seg_lo/seg_hi. */
+static int known_code(uintptr_t pc)
+{
+    for (unsigned i = 0; i < PROF_HOOKCODE_TARGETS; i++) {
+        uintptr_t hi = __atomic_load_n(&seg_hi[i], __ATOMIC_ACQUIRE);
+        if (!hi)
+            return 0;
+        if (pc >= seg_lo[i] && pc < hi)
+            return 1;
+    }
+    return 0;
+}
+
+/* Remember target a of kind (with PROF_HOOKCODE_SLOT for a GOT slot), called from code at
+   site, and the loaded segment that holds site. The hooks' general paths may learn on several
+   threads at once, or in a signal handler that interrupted one: whoever finds the table taken
+   leaves it, and learns at a later call. */
+static void remember(uintptr_t a, unsigned kind, uintptr_t site)
 {
     static int taken;
     if (__atomic_exchange_n(&taken, 1, __ATOMIC_ACQUIRE))
         return;
+    if (!known_code(site)) {
+        uintptr_t f[3] = {site, 0, 0};
+        if (dl_iterate_phdr(segment_of, f))
+            for (unsigned i = 0; i < PROF_HOOKCODE_TARGETS; i++)
+                if (!seg_hi[i]) {
+                    seg_lo[i] = f[1];
+                    __atomic_store_n(&seg_hi[i], f[2], __ATOMIC_RELEASE);
+                    break;
+                }
+    }
     for (unsigned i = 0; i < PROF_HOOKCODE_TARGETS; i++) {
         uintptr_t v = __atomic_load_n(&targets[i], __ATOMIC_RELAXED);
         if (v == a && kinds[i] == kind)
@@ -69,16 +118,16 @@ void prof_hookcode_learn(uintptr_t ret, enum prof_hookcode_kind kind)
     const unsigned char *r = (const unsigned char *)ret;
     if (r[-5] == 0xe8) {
         uintptr_t target = ret + (uintptr_t)(intptr_t)rel32(r - 4);
-        if (kind_of(target, 0) != (unsigned)kind)
-            remember(target, kind);
+        if (kind_of(target, 0) != (unsigned)kind || !known_code(ret))
+            remember(target, kind, ret);
     } else if (r[-6] == 0xff && r[-5] == 0x15) {
 #if defined(__x86_64__)
         uintptr_t slot = ret + (uintptr_t)(intptr_t)rel32(r - 4);
 #else
         uintptr_t slot = (uintptr_t)(uint32_t)rel32(r - 4); /* i386: an absolute address */
 #endif
-        if (kind_of(slot, PROF_HOOKCODE_SLOT) != (unsigned)kind)
-            remember(slot, kind | PROF_HOOKCODE_SLOT);
+        if (kind_of(slot, PROF_HOOKCODE_SLOT) != (unsigned)kind || !known_code(ret))
+            remember(slot, kind | PROF_HOOKCODE_SLOT, ret);
     }
 }
 
@@ -122,6 +171,8 @@ enum prof_hookcode_place prof_hookcode_at(uintptr_t pc)
         if (!(kinds[i] & PROF_HOOKCODE_SLOT) && pc >= v && pc - v < PLT_STUB)
             return PROF_HOOKCODE_STUB;
     }
+    if (!known_code(pc))
+        return PROF_HOOKCODE_NONE;
     /* After the exit hook's call: it ended at most PROF_HOOKCODE_EPILOGUE_BYTES bytes before
        pc, with no return instruction (c3) in between, and a return follows within as many
        bytes of it. gcc also calls the hooks of the copies of functions it inlines, and such
@@ -143,6 +194,8 @@ enum prof_hookcode_place prof_hookcode_at(uintptr_t pc)
 
 int prof_hookcode_enter_ahead(uintptr_t pc, uintptr_t end)
 {
+    if (!known_code(pc))
+        return 0;
     uintptr_t hi = (pc & ~(uintptr_t)(BLOCK - 1)) + BLOCK;
     if (end > hi)
         end = hi;
@@ -182,5 +235,7 @@ void prof_hookcode_reset(void)
     for (unsigned i = 0; i < PROF_HOOKCODE_TARGETS; i++) {
         __atomic_store_n(&targets[i], 0, __ATOMIC_RELAXED);
         kinds[i] = 0;
+        __atomic_store_n(&seg_hi[i], 0, __ATOMIC_RELAXED);
+        seg_lo[i] = 0;
     }
 }

@@ -39,7 +39,10 @@ enum {
     SLOT = 3500,
 };
 
-static unsigned char *block;
+/* In the test binary's loaded data, as code is in a loaded segment: the collector reads only
+   the bytes of segments it found instrumented code in. */
+static unsigned char block_mem[BLOCK] __attribute__((aligned(BLOCK)));
+static unsigned char *block = block_mem;
 
 static void put_rel32(int at, int target)
 {
@@ -51,9 +54,6 @@ static void put_rel32(int at, int target)
 static int setup(void **state)
 {
     (void)state;
-    block = aligned_alloc(BLOCK, BLOCK);
-    if (!block)
-        return -1;
     memset(block, 0x90, BLOCK); /* nop: no byte of it is a call or a return */
     static const unsigned char prologue[] = {0x41, 0x57, 0x41, 0x56, 0x53, 0x48, 0x83, 0xec,
                                              0x10, 0x49, 0x89, 0xd6, 0x89, 0xf3, 0x90};
@@ -84,7 +84,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    free(block);
     prof_hookcode_reset();
     return 0;
 }
@@ -193,6 +192,27 @@ static void odd_calls_teach_nothing(void **state)
     assert_false(prof_hookcode_enter_ahead(at(F_ENTRY), at(F_ENTRY + 64)));
 }
 
+/* Code outside every loaded segment (memory the program mapped itself, which may be
+   execute-only) is never read: the same function copied to the heap teaches its call targets
+   but no epilogue or prologue is found in it. */
+static void unloaded_code_is_not_read(void **state)
+{
+    (void)state;
+    unsigned char *heap = aligned_alloc(BLOCK, BLOCK);
+    assert_non_null(heap);
+    memcpy(heap, block, BLOCK);
+    prof_hookcode_reset();
+    prof_hookcode_learn((uintptr_t)heap + F_BODY, PROF_HOOKCODE_ENTER);
+    prof_hookcode_learn((uintptr_t)heap + F_EPI, PROF_HOOKCODE_EXIT);
+    assert_int_equal(prof_hookcode_at((uintptr_t)heap + STUB_ENTER), PROF_HOOKCODE_STUB);
+    assert_int_equal(prof_hookcode_at((uintptr_t)heap + F_EPI + 4), PROF_HOOKCODE_NONE);
+    assert_false(prof_hookcode_enter_ahead((uintptr_t)heap + F_SETUP, (uintptr_t)heap + 64));
+    /* the block in the binary's segment, learned now, is read */
+    learn_both();
+    assert_int_equal(prof_hookcode_at(at(F_EPI + 4)), PROF_HOOKCODE_EPILOGUE);
+    free(heap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +222,7 @@ int main(void)
         cmocka_unit_test(enter_call_ahead),
         cmocka_unit_test(got_calls),
         cmocka_unit_test(odd_calls_teach_nothing),
+        cmocka_unit_test(unloaded_code_is_not_read),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
