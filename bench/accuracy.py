@@ -463,24 +463,29 @@ def time_references(cmds, workdir, n):
     return {k: statistics.median(t) for k, t in times.items()}
 
 
-def sample_runs(rows, cmds, workdir, cpu, reps):
+def sample_runs(rows, cmds, bins, workdir, cpu, reps):
     """Untimed runs of every configuration whose profile is samples (PROFILER_TIMING=sampled),
-    after the timed rounds and into the same runs folder, until the profile holds about
-    PERF_SECONDS of CPU time, by the rule perf's runs follow (the configuration's median CPU
-    seconds). 4000 samples a CPU second: 3 runs of an 80 ms program hold about 1000, and perf
-    against itself at that count already differs by 0.75 points mean, 3.3 worst over the top
-    15, more than the profile is held to. Returns {row: runs in its profile}."""
-    nruns = {}
+    after the timed rounds, until the profile holds about PERF_SECONDS of CPU time, by the rule
+    perf's runs follow (the configuration's median CPU seconds), and at least 3. 4000 samples a
+    CPU second: 3 runs of an 80 ms program hold about 1000, and perf against itself at that
+    count already differs by 0.75 points mean, 3.3 worst over the top 15, more than the
+    profile is held to. They run under perf, into the folder perfruns beside runs, so that the
+    profile of those very runs can be held to perf's samples of them (the collector's own
+    left out): what separates the two is the sampler's attribution, not what instrumenting
+    did to the program. Returns {row: (runs in its profile, perf's counts per process)}."""
+    out = {}
     for i, (label, binkey, env, _, _) in enumerate(rows):
         if not env or env.get("PROFILER_TIMING") != "sampled":
             continue
-        nruns[i] = max(reps, int(PERF_SECONDS / max(statistics.median(cpu[i]), 1e-3)) + 1)
-        if nruns[i] > reps:
-            log("%s: %d more runs (untimed) for %g s of samples" % (label, nruns[i] - reps,
-                                                                     PERF_SECONDS))
-        for _ in range(nruns[i] - reps):
-            run_once(label, cmds[binkey], env, os.path.join(workdir, "c%02d" % i))
-    return nruns
+        extra = max(3, int(PERF_SECONDS / max(statistics.median(cpu[i]), 1e-3)) + 1 - reps)
+        log("%s: %d more runs (untimed, under perf) for %g s of samples" % (label, extra,
+                                                                           PERF_SECONDS))
+        d = os.path.join(workdir, "c%02d" % i)
+        shutil.rmtree(os.path.join(d, "perfruns"), ignore_errors=True)
+        e = dict(os.environ, PROFILER_DIR=os.path.join(d, "perfruns"), **env)
+        out[i] = (reps + extra, perf_shares(cmds[binkey], bins[binkey], os.path.join(d, "perf"),
+                                            extra, env=e))
+    return out
 
 
 CLONE = re.compile(r"\.(isra|part|constprop|cold|lto_priv|localalias)(\.\d+)*")
@@ -540,8 +545,8 @@ OUTSIDE = "(outside the program)"
 PERF_SECONDS = float(os.environ.get("ACC_PERF_SECONDS", "3"))
 
 
-def perf_shares(cmd, exe, out, runs):
-    """perf's cpu-clock samples of one plain binary over RUNS runs: each sample goes to the
+def perf_shares(cmd, exe, out, runs, env=None):
+    """perf's cpu-clock samples of one binary over RUNS runs: each sample goes to the
     innermost frame of its call chain (DWARF unwinding) that lies in the program itself, so
     time in libc or the kernel goes to the program function that called it, as an
     instrumenting profiler charges it; samples with no such frame are OUTSIDE. The counts are
@@ -550,11 +555,14 @@ def perf_shares(cmd, exe, out, runs):
     The runs have address randomization off (setarch -R): with it on, perf (6.1, libunwind)
     failed to unwind out of libc in about half the processes of a run, chosen by the layout,
     so malloc's and free's samples, 10 % of Lua's, fell OUTSIDE in those and the shares of
-    one perf run differed from the next by up to 5 points; with it off, OUTSIDE was 0.6 %."""
+    one perf run differed from the next by up to 5 points; with it off, OUTSIDE was 0.6 %.
+    With ENV (the environment of runs with libprofreport-auto), samples in the collector (a
+    frame of libprofreport, or a PLT stub of the hooks, before any program frame) are left out,
+    as the profile leaves its overhead out."""
     data = out + ".perf.data"
     script = 'i=0; while [ $i -lt %d ]; do "$@" >/dev/null; i=$((i+1)); done' % runs
     run(["setarch", "-R", "perf", "record", "-q", "-e", "cpu-clock", "-F", "4000",
-         "--call-graph", "dwarf", "-o", data, "--", "sh", "-c", script, "sh"] + cmd)
+         "--call-graph", "dwarf", "-o", data, "--", "sh", "-c", script, "sh"] + cmd, env=env)
     txt = subprocess.run(["perf", "script", "--no-inline", "-i", data,
                           "-F", "comm,pid,ip,sym,dso"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
@@ -570,10 +578,17 @@ def perf_shares(cmd, exe, out, runs):
         where = OUTSIDE
         for fr in lines[1:]:
             m = re.match(r"^\s*[0-9a-f]+\s+(.*)\s+\((.*)\)$", fr)
-            if m and m.group(2) == real and m.group(1) != "[unknown]":
+            if not m:
+                continue
+            if env is not None and ("libprofreport" in m.group(2) or
+                                    m.group(1).startswith("__cyg_profile_func_")):
+                where = None
+                break
+            if m.group(2) == real and m.group(1) != "[unknown]":
                 where = norm(m.group(1))
                 break
-        add(per_pid.setdefault(int(head[1]), {}), where, 1)
+        if where is not None:
+            add(per_pid.setdefault(int(head[1]), {}), where, 1)
     return per_pid
 
 
@@ -603,18 +618,18 @@ def perf_floor(per_pid):
                        program_shares(merged(per_pid, pids[1::2])))
 
 
-def profreport_profile(build_dir, d):
-    """The profile profreport reports for the runs in folder D: self shares by function and
-    main()'s time per run (seconds); None when there are no runs. main's time is its `Wall (ns)`
+def profreport_profile(build_dir, d, folders=("runs", "perfruns"), name="report"):
+    """The profile profreport reports for the runs in FOLDERS of folder D (those that exist):
+    self shares by function and main()'s time per run (seconds); None when there are no runs. main's time is its `Wall (ns)`
     when the row has a positive one (sampled runs: main's wall time net of the collector's
     measured cost), else its `Total (ns)`: in a sampled run the total is main's CPU samples,
     which leave out the time main waits for a worker thread (zstd -T1)."""
-    runs = os.path.join(d, "runs")
-    if not glob.glob(os.path.join(runs, "*")):
+    runs = [os.path.join(d, f) for f in folders if glob.glob(os.path.join(d, f, "*"))]
+    if not runs:
         return None
-    js = os.path.join(d, "report.json")
-    run([os.path.join(build_dir, "profreport"), "-q", "--no-gnuplot", runs,
-         "-o", os.path.join(d, "report.xlsx"), "--json", js])
+    js = os.path.join(d, name + ".json")
+    run([os.path.join(build_dir, "profreport"), "-q", "--no-gnuplot"] + runs +
+        ["-o", os.path.join(d, name + ".xlsx"), "--json", js])
     with open(js) as f:
         rep = json.load(f)
     shares = {}
@@ -702,7 +717,7 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
     times, cpu, notes = time_runs(rows, cmds, work, reps)
     ref_wall = time_references(cmds, work, max(reps, 5))
-    nruns = sample_runs(rows, cmds, work, cpu, reps)
+    sampled_runs = sample_runs(rows, cmds, bins, work, cpu, reps)
     perf = {}  # by build key: plain-FAMILY and plain-nosib-FAMILY
     nsamples = {}
     outside = {}
@@ -801,10 +816,17 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
         sys.stdout.flush()
     for n in notes:
         print("  said on stderr (first round): " + n)
-    for i, n in nruns.items():
-        if n > reps:
-            print("  %s: profile of %d runs (%d timed, %d untimed for about %g s of CPU)" % (
-                rows[i][0], n, reps, n - reps, PERF_SECONDS))
+    for i, (n, per_pid) in sampled_runs.items():
+        # the profile of the untimed runs alone against perf's samples of them
+        d = os.path.join(work, "c%02d" % i)
+        own = profreport_profile(build_dir, d, ("perfruns",), "perf-report")
+        same = ""
+        if own and per_pid:
+            mean, worst, wname = share_error(own[0], program_shares(merged(per_pid, per_pid)))
+            same = "; against perf's samples of its %d untimed runs: %.2f / %.2f, worst %s" % (
+                n - reps, mean, worst, wname)
+        print("  %s: profile of %d runs (%d timed, %d untimed for about %g s of CPU)%s" % (
+            rows[i][0], n, reps, n - reps, PERF_SECONDS, same))
 
 
 def main():
