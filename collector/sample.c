@@ -83,10 +83,12 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
     if (d > t->stack_cap)
         d = t->stack_cap; /* deeper calls were folded into the deepest frame */
     struct prof_node *n = prof_node_above(t, d), *callee = NULL;
-    if (place == PROF_HOOKCODE_EPILOGUE && d < t->stack_cap) {
-        /* The frame the exit hook just closed still holds its node. */
-        callee = (struct prof_node *)((uintptr_t)t->stack[d].node & ~(uintptr_t)1);
-        if (callee && callee->parent != n)
+    if (place == PROF_HOOKCODE_EPILOGUE) {
+        /* The call the exit hook just closed: n's latest child (each enter makes its child the
+           parent's latest), a node of this run's tree. Not a function the filters left out,
+           which has no node: its entry would lie above pc. */
+        callee = n->last;
+        if (!callee->key || (uintptr_t)callee->key > pc)
             callee = NULL;
     } else if (place == PROF_HOOKCODE_NONE) {
         /* The nearest entry below pc of a function called from n, if pc is still before
