@@ -85,8 +85,9 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
     struct prof_node *n = prof_node_above(t, d), *callee = NULL;
     if (place == PROF_HOOKCODE_EPILOGUE) {
         /* The call the exit hook just closed: n's latest child (each enter makes its child the
-           parent's latest), a node of this run's tree. Not a function the filters left out,
-           which has no node: its entry would lie above pc. */
+           parent's latest), a node of this run's tree, whose code starts below pc. A function
+           the filters left out has no node: its epilogue goes to n's latest child all the
+           same when that one's entry lies below pc (a few instructions a call). */
         callee = n->last;
         if (!callee->key || (uintptr_t)callee->key > pc)
             callee = NULL;
