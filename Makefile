@@ -173,11 +173,12 @@ $(AUTO_LINKS): $(AUTO_SHARED)
 
 # The LD_PRELOAD library: finds libprofreport.so beside itself ($$ORIGIN), built or installed.
 # No sanitizer: a sanitizer replaces malloc itself, so the two cannot be used together.
-# It names sites with libprofreport-auto's symbolizer (symbols.c, compiled in: libdw, libiberty).
-$(PRELOAD): preload/malloc.c preload/exec.c collector/symbols.c $(SHARED_LINKS)
+# It names sites with libprofreport-auto's symbolizer (symbols.c, compiled in with the program's
+# path it needs, program.c: libdw, libiberty).
+$(PRELOAD): preload/malloc.c preload/exec.c collector/symbols.c collector/program.c $(SHARED_LINKS)
 	$(CC) -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
 	    -Iinclude -Icollector -Icommon -Iformat -shared -o $@ preload/malloc.c preload/exec.c \
-	    collector/symbols.c -L$(BUILD) -lprofreport \
+	    collector/symbols.c collector/program.c -L$(BUILD) -lprofreport \
 	    -Wl,-rpath,'$$ORIGIN' -Wl,--exclude-libs,ALL $(AUTO_DEPLIBS)
 
 # The install paths baked into the build (the .pc files, the reporter's templates folder) are

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "hooks.h"
 #include "partwrite.h"
+#include "program.h"
 #include "memtab.h"
 #include "run.h"
 #include "status.h"
@@ -505,15 +506,6 @@ static void thread_exit(struct prof_thread *t)
     me.exiting = 1;
 }
 
-static char exe_path[PATH_MAX];
-static pthread_once_t exe_once = PTHREAD_ONCE_INIT;
-
-static void read_exe(void)
-{
-    ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
-    exe_path[n > 0 ? n : 0] = 0;
-}
-
 /* What is known of one return address: where it is, and what the symbolizer says of it. */
 struct frame {
     const char *module; /* path of the module holding it, or NULL */
@@ -535,8 +527,7 @@ static void frame_describe(uintptr_t pc, struct frame *f)
     if (dladdr1((void *)f->addr, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
         f->module = lm->l_name;
         if (!f->module || !f->module[0]) {
-            pthread_once(&exe_once, read_exe);
-            f->module = exe_path[0] ? exe_path : "(program)";
+            f->module = prof_program_path()[0] ? prof_program_path() : "(program)";
         }
         f->offset = f->addr - lm->l_addr;
     }

@@ -9,6 +9,7 @@
 #include "fileutil.h"
 #include "hooks.h"
 #include "partwrite.h"
+#include "program.h"
 #include "sample.h"
 #include "status.h"
 #include "thread.h"
@@ -352,14 +353,11 @@ static void process_init(void)
 
     g.key_ok = pthread_key_create(&g.key, thread_key_destructor) == 0;
 
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     size_t len = 0;
     char *args = read_small("/proc/self/cmdline", &len);
     g.command = args ? command_line(args, len) : NULL;
-    if (n > 0) {
-        exe[n] = 0;
-        g.program = strdup(exe);
+    if (prof_program_path()[0]) {
+        g.program = strdup(prof_program_path());
     } else if (args) {
         g.program = strdup(args);
     }

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "symbols.h"
 
+#include "program.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -67,12 +69,8 @@ struct prof_symbolizer *prof_sym_open(void)
         free(s);
         return NULL;
     }
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n > 0) {
-        buf[n] = 0;
-        s->exe = strdup(buf);
-    }
+    if (prof_program_path()[0])
+        s->exe = strdup(prof_program_path());
     return s;
 }
 

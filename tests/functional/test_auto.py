@@ -4,10 +4,12 @@ their workbooks with openpyxl, against counts known from the programs' own struc
 it is installed, against uftrace's counts for the same binary."""
 
 import itertools
+import os
 import re
 import shutil
 import subprocess
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,7 @@ from conftest import (
     compile_program,
     event_paths,
     parse_run,
+    program,
     run_command,
     run_once,
     summary_paths,
@@ -369,6 +372,33 @@ def test_counts_match_uftrace_for_the_same_binary(tmp_path):
                  "shared_square"]:
         assert mine[name] == theirs[name], (name, mine[name], theirs.get(name))
         assert by_path[name] == theirs[name], (name, by_path[name], theirs.get(name))
+
+
+def interpreter(exe):
+    """The dynamic loader a program names (its PT_INTERP), from readelf."""
+    out = subprocess.run(["readelf", "-lW", str(exe)], capture_output=True, text=True).stdout
+    m = re.search(r"Requesting program interpreter: ([^\]]+)\]", out)
+    assert m, out
+    return m.group(1)
+
+
+def test_a_program_started_through_the_loader_is_named_from_its_own_file(tmp_path):
+    """`ld.so ./calls` runs the loader as the process's executable, so /proc/self/exe names
+    the loader: the program's functions must still be named, placed and attributed from the
+    program's own file (before, they came out as the loader's symbols), from the path the
+    loader was given relative to the folder the program started in."""
+    exe = Path(program("auto/calls"))
+    _, direct = run_calls(sub(tmp_path, "direct"), 12, 9, 5)
+    for name, argv, cwd in [("absolute", [exe], tmp_path), ("relative", ["./" + exe.name], exe.parent)]:
+        folder = sub(tmp_path, name)
+        proc = run_command([interpreter(exe), *argv, 12, 9, 5],
+                           env=clean_env({"PROFILER_DIR": str(folder), **EVENTS}), cwd=cwd)
+        assert proc.returncode == 0, proc.stderr
+        (path,) = folder.iterdir()
+        run = parse_run(path)
+        assert run.value("Program") == os.path.realpath(exe)
+        assert counts(run) == counts(direct)
+        assert functions(run) == functions(direct)
 
 
 def test_report_has_function_locations_and_call_tree(tmp_path):
