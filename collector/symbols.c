@@ -24,9 +24,41 @@
 #include <string.h>
 #include <unistd.h>
 
+/* One address range of a compile unit, in the process's addresses. */
+struct cu_range {
+    Dwarf_Addr lo, hi;
+    Dwarf_Die *cu; /* libdwfl's, valid while the Dwfl is */
+};
+
+/* A module's compile units by address, for a module whose DWARF has no .debug_aranges. */
+struct cu_index {
+    Dwfl_Module *mod;
+    Dwarf_Addr bias;
+    struct cu_range *ranges; /* sorted by lo */
+    size_t n;
+};
+
+/* A function's entry address and the declaration's file and line of its subprogram entry. */
+struct decl {
+    Dwarf_Addr entry; /* in the unit's own addresses (no bias) */
+    const char *file; /* libdw's string, valid while the Dwfl is */
+    int line;
+};
+
+/* The functions of one compile unit by entry address, built at the first lookup in it. */
+struct decl_index {
+    Dwarf_Die *cu;
+    struct decl *decls; /* sorted by entry */
+    size_t n, cap;
+    struct decl_index *next;
+};
+
 struct prof_symbolizer {
     Dwfl *dwfl;
     char *exe; /* the main program's path */
+    struct cu_index *cus;
+    size_t ncus;
+    struct decl_index *decls; /* the unit looked up last first */
 };
 
 /*
@@ -80,6 +112,15 @@ void prof_sym_close(struct prof_symbolizer *s)
     if (!s)
         return;
     dwfl_end(s->dwfl);
+    for (size_t i = 0; i < s->ncus; i++)
+        free(s->cus[i].ranges);
+    while (s->decls) {
+        struct decl_index *next = s->decls->next;
+        free(s->decls->decls);
+        free(s->decls);
+        s->decls = next;
+    }
+    free(s->cus);
     free(s->exe);
     free(s);
 }
@@ -140,16 +181,216 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* file as the program was compiled: a relative name (clang writes the path the compiler was
+   given) joined to its unit's compilation folder; a copy, or NULL when memory runs out. */
+static char *in_unit_dir(Dwarf_Die *cu, const char *file)
+{
+    Dwarf_Attribute at;
+    const char *dir =
+        file[0] != '/' && cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at)) : NULL;
+    if (!dir || dir[0] != '/')
+        return strdup(file);
+    size_t n = strlen(dir) + strlen(file) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, file);
+    return p;
+}
+
+static int range_order(const void *a, const void *b)
+{
+    const struct cu_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every compile unit's address ranges of module m (dwarf_ranges), sorted; built once per
+   module. NULL when memory runs out. */
+static const struct cu_index *cu_index_of(struct prof_symbolizer *s, Dwfl_Module *m)
+{
+    for (size_t i = 0; i < s->ncus; i++)
+        if (s->cus[i].mod == m)
+            return &s->cus[i];
+    struct cu_index *grown = realloc(s->cus, (s->ncus + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    s->cus = grown;
+    struct cu_index *x = &s->cus[s->ncus++];
+    memset(x, 0, sizeof *x);
+    x->mod = m;
+    size_t cap = 0;
+    Dwarf_Addr bias = 0;
+    for (Dwarf_Die *cu = NULL; (cu = dwfl_module_nextcu(m, cu, &bias)) != NULL;) {
+        x->bias = bias;
+        Dwarf_Addr base, lo, hi;
+        for (ptrdiff_t off = 0; (off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0;) {
+            if (lo >= hi)
+                continue;
+            if (x->n == cap) {
+                cap = cap ? cap * 2 : 64;
+                struct cu_range *r = realloc(x->ranges, cap * sizeof *r);
+                if (!r)
+                    return x; /* the ranges so far */
+                x->ranges = r;
+            }
+            x->ranges[x->n++] = (struct cu_range){lo + bias, hi + bias, cu};
+        }
+    }
+    if (x->n)
+        qsort(x->ranges, x->n, sizeof *x->ranges, range_order);
+    return x;
+}
+
+/*
+ * The compile unit holding addr, and the module's DWARF bias. libdwfl finds it through the
+ * .debug_aranges section, which clang writes only when asked (-gdwarf-aranges): without it
+ * elfutils 0.188 finds no unit, and a clang program's functions had no file or line. Then the
+ * units' own address ranges, read once per module, answer.
+ */
+static Dwarf_Die *cu_of(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(m, addr, bias);
+    if (cu)
+        return cu;
+    const struct cu_index *x = cu_index_of(s, m);
+    if (!x)
+        return NULL;
+    size_t lo = 0, hi = x->n; /* the last range starting at or below addr */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->ranges[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* ranges may nest (a unit's whole span around another's pieces): look back a little */
+    for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
+        if (addr >= x->ranges[i - 1].lo && addr < x->ranges[i - 1].hi) {
+            *bias = x->bias;
+            return x->ranges[i - 1].cu;
+        }
+    return NULL;
+}
+
+/* Add one entry to the unit's list; -1 when memory runs out. */
+static int decl_add(struct decl_index *x, Dwarf_Addr entry, const char *file, int line)
+{
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 64;
+        struct decl *d = realloc(x->decls, cap * sizeof *d);
+        if (!d)
+            return -1;
+        x->decls = d;
+        x->cap = cap;
+    }
+    x->decls[x->n++] = (struct decl){entry, file, line};
+    return 0;
+}
+
+/* Note a defined function's entry and declaration: its low address, or when its code lies in
+   several ranges (gcc moves a function's cold part to .text.unlikely) the start of each, one
+   of which is its entry (the others are its own code, no other function's entry). A
+   declaration (no code) is not noted; a function without a declared place (gcc's artificial
+   static initializers) is, with none. -1 when memory runs out. */
+static int note_decl(Dwarf_Die *fn, struct decl_index *x)
+{
+    Dwarf_Addr entry, base, lo, hi;
+    int line = 0;
+    const char *file = dwarf_decl_file(fn);
+    if (!file || dwarf_decl_line(fn, &line) != 0)
+        file = NULL;
+    if (dwarf_lowpc(fn, &entry) == 0)
+        return decl_add(x, entry, file, line);
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0;)
+        if (lo < hi && decl_add(x, lo, file, line) != 0)
+            return -1;
+    return 0;
+}
+
+/* Note the functions defined among die's children, and in the namespaces among them: a
+   function's definition (the entry with its code) is a child of its unit or of a namespace,
+   never inside a class (whose members are declarations). -1 when memory runs out. */
+static int walk_defs(Dwarf_Die *die, struct decl_index *x, int depth)
+{
+    Dwarf_Die child;
+    if (dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram) {
+            if (note_decl(&child, x) != 0)
+                return -1;
+        } else if (tag == DW_TAG_namespace && depth < 64) {
+            if (walk_defs(&child, x, depth + 1) != 0)
+                return -1;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+static int decl_order(const void *a, const void *b)
+{
+    const struct decl *x = a, *y = b;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* Unit cu's function entries, listed at its first lookup; NULL when memory runs out. */
+static struct decl_index *decls_of(struct prof_symbolizer *s, Dwarf_Die *cu)
+{
+    struct decl_index **p = &s->decls, *x = NULL;
+    for (; *p; p = &(*p)->next)
+        if ((*p)->cu == cu) {
+            x = *p; /* to the front: a program's next calls are nearby */
+            *p = x->next;
+            x->next = s->decls;
+            s->decls = x;
+            return x;
+        }
+    if (!(x = calloc(1, sizeof *x)))
+        return NULL;
+    x->cu = cu;
+    x->next = s->decls;
+    s->decls = x;
+    if (walk_defs(cu, x, 0) != 0) {
+        free(x->decls); /* stopped by a failed allocation: an index with holes would differ */
+        x->decls = NULL;
+        x->n = 0;
+    }
+    if (x->n)
+        qsort(x->decls, x->n, sizeof *x->decls, decl_order);
+    return x;
+}
+
 /*
  * The declaration's file and line of the function holding addr, from its DWARF subprogram
  * entry (the line with the function's name, as a debugger shows it). 0 when there is none.
+ * A function's entry is looked up among its unit's functions, listed once per unit
+ * (dwarf_getfuncs): dwarf_getscopes walks the unit's entries from the top at every call, and
+ * on a C++ program's units that made most of a short run's cost. Any other address (and an
+ * entry two functions share) is asked of dwarf_getscopes.
  */
-static int declared_at(Dwfl_Module *m, uintptr_t addr, const char **file, int *line)
+static int declared_at(struct prof_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr bias, uintptr_t addr,
+                       const char **file, int *line)
 {
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = dwfl_module_addrdie(m, addr, &bias);
     if (!cu)
         return 0;
+    const struct decl_index *x = decls_of(s, cu);
+    size_t lo = 0, hi = x ? x->n : 0;
+    Dwarf_Addr want = addr - bias;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->decls[mid].entry < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (x && lo < x->n && x->decls[lo].entry == want &&
+        (lo + 1 == x->n || x->decls[lo + 1].entry != want)) {
+        /* A unit's or namespace's function: no other function encloses it, so with no place
+           of its own dwarf_getscopes would find none either. */
+        *file = x->decls[lo].file;
+        *line = x->decls[lo].line;
+        return *file != NULL;
+    }
     Dwarf_Die *scopes = NULL;
     int n = dwarf_getscopes(cu, addr - bias, &scopes), found = 0;
     for (int i = 0; i < n && !found; i++) {
@@ -201,13 +442,21 @@ static enum prof_error lookup(struct prof_symbolizer *s, const void *addr, struc
         sym = dwfl_module_addrinfo(m, a, &off, &es, NULL, NULL, NULL);
         int lineno = 0;
         const char *file = NULL;
-        if (at_line || !declared_at(m, a, &file, &lineno)) {
+        Dwarf_Addr cu_bias = 0;
+        Dwarf_Die *cu = cu_of(s, m, a, &cu_bias);
+        if (at_line || !declared_at(s, cu, cu_bias, a, &file, &lineno)) {
             /* No subprogram entry: the line table's line for the first instruction. */
             Dwfl_Line *line = dwfl_module_getsrc(m, a);
             file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+            Dwarf_Line *unit_line = !file && cu ? dwarf_getsrc_die(cu, a - cu_bias) : NULL;
+            if (unit_line) {
+                file = dwarf_linesrc(unit_line, NULL, NULL);
+                if (dwarf_lineno(unit_line, &lineno) != 0)
+                    lineno = 0;
+            }
         }
         if (file) {
-            out->file = strdup(file);
+            out->file = in_unit_dir(cu, file);
             out->line = lineno > 0 ? (unsigned)lineno : 0;
             if (!out->file)
                 goto nomem;

@@ -401,6 +401,42 @@ def test_a_program_started_through_the_loader_is_named_from_its_own_file(tmp_pat
         assert functions(run) == functions(direct)
 
 
+def test_clang_functions_have_their_declarations_without_debug_aranges(tmp_path):
+    """clang writes no .debug_aranges unless asked (-gdwarf-aranges), and elfutils 0.188 then
+    finds no compile unit for an address: a clang program's functions came out with no file
+    and no line (where gcc's had them). Each must now name its declaration: methods defined in
+    a class, templates in a namespace, static functions, main."""
+    if shutil.which("clang++") is None:
+        pytest.skip("clang++ is not installed")
+    if SAN:
+        pytest.skip("clang's sanitizer runtime is not the one this build links")
+    source = SOURCE / "cxx_calls.cpp"
+    exe = tmp_path / "cxx_calls-clang"
+    build = subprocess.run(["clang++", "-O2", "-fno-inline", "-g",
+                            "-finstrument-functions-after-inlining",
+                            f"-I{ROOT / 'include'}", str(source), "-o", str(exe), f"-L{BUILD}",
+                            f"-Wl,-rpath,{BUILD}", "-lprofreport-auto"],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    sections = subprocess.run(["readelf", "-SW", str(exe)], capture_output=True, text=True).stdout
+    assert ".debug_info" in sections and ".debug_aranges" not in sections
+    proc = run_command([exe, "2"], env=clean_env({"PROFILER_DIR": str(tmp_path / "runs")}))
+    assert proc.returncode == 0, proc.stderr
+    (path,) = (tmp_path / "runs").iterdir()
+    fn = functions(parse_run(path))
+    want = {"main": r"^int main", "thrower(int)": r"^static void thrower",
+            "catcher(int)": r"^static int catcher",
+            "shapes::Square::area() const": r"double area\(\) const",
+            "double shapes::total_area<shapes::Square>(std::vector<shapes::Square, "
+            "std::allocator<shapes::Square> > const&)": r"double total_area"}
+    for name, pattern in want.items():
+        assert name in fn, sorted(fn)
+        file, line, module, _ = fn[name]
+        assert file == str(source), (name, fn[name])
+        assert int(line) == source_line(source, pattern), (name, fn[name])
+        assert module == str(exe)
+
+
 def test_report_has_function_locations_and_call_tree(tmp_path):
     _, run = run_calls(tmp_path, 10, 5, 4)
     out = tmp_path / "auto.xlsx"
