@@ -160,24 +160,37 @@ static Dwfl_Module *module_of(struct prof_symbolizer *s, uintptr_t addr, const c
  * The fast path for a function's entry address: dwfl_module_addrinfo searches the whole
  * symbol table on every call (a function's first call, for every function), which made most
  * of a short program's cost. libdwfl stays the source of truth: the index holds only the
- * addresses where its answer cannot depend on its preferences, those where exactly one symbol
- * it would consider starts, that symbol has a size, and no other symbol's range covers the
- * address. Any other address, and any address of a module whose index could not be built,
- * is asked of dwfl_module_addrinfo (tests/unit/test_symbols.c holds the two to agree).
+ * addresses where its choice is plain, those where no other symbol's range covers the address
+ * and either one sized symbol it would consider starts, or several of one size and one binding
+ * do (a C++ constructor's C1 and C2 names), of which it keeps the first in table order. Any
+ * other address, and any address of a module whose index could not be built, is asked of
+ * dwfl_module_addrinfo (tests/unit/test_symbols.c holds the two to agree).
  */
 
 /* A symbol of the table, as far as the index needs it. */
 struct sym_raw {
     GElf_Addr addr, size;
     const char *name;
-    int func;
+    int ndx; /* in the table: libdwfl's search order */
+    unsigned char bind, func;
 };
 
-/* qsort order of symbols: by address. */
+/* qsort order of symbols: by address, then in table order. */
 static int raw_cmp(const void *a, const void *b)
 {
     const struct sym_raw *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return (x->ndx > y->ndx) - (x->ndx < y->ndx);
+}
+
+/* Whether the symbols raw[i..j) starting at one address all have one size and one binding. */
+static int alike(const struct sym_raw *raw, size_t i, size_t j)
+{
+    for (size_t t = i + 1; t < j; t++)
+        if (raw[t].size != raw[i].size || raw[t].bind != raw[i].bind)
+            return 0;
+    return 1;
 }
 
 /* Fill idx with the module's function symbols that alone name their address. */
@@ -200,7 +213,8 @@ static void index_build(Dwfl_Module *m, struct sym_index *idx)
         if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
             type == STT_FILE || type == STT_TLS)
             continue;
-        raw[k++] = (struct sym_raw){addr, sym.st_size, name, type == STT_FUNC};
+        raw[k++] = (struct sym_raw){
+            addr, sym.st_size, name, i, GELF_ST_BIND(sym.st_info), type == STT_FUNC};
     }
     qsort(raw, k, sizeof *raw, raw_cmp);
     idx->entries = malloc((k ? k : 1) * sizeof *idx->entries);
@@ -212,7 +226,7 @@ static void index_build(Dwfl_Module *m, struct sym_index *idx)
     for (size_t i = 0, j; i < k; i = j) {
         for (j = i + 1; j < k && raw[j].addr == raw[i].addr; j++)
             ;
-        if (j == i + 1 && raw[i].func && raw[i].size > 0 && covered <= raw[i].addr)
+        if (raw[i].func && raw[i].size > 0 && covered <= raw[i].addr && alike(raw, i, j))
             idx->entries[idx->count++] = (struct sym_entry){raw[i].addr, raw[i].name};
         for (size_t t = i; t < j; t++)
             if (raw[t].addr + raw[t].size > covered)
