@@ -256,7 +256,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB)
 	$(CC) $(UNIT_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
 
 # functions.c and symbols.c live in libprofreport-auto only.
-$(BUILD)/tests/unit/test_functions: tests/unit/test_functions.c $(AUTO_STATIC)
+$(BUILD)/tests/unit/test_functions $(BUILD)/tests/unit/test_symbols: $(BUILD)/tests/unit/%: \
+		tests/unit/%.c $(AUTO_STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $< -o $@ $(AUTO_STATIC) $(AUTO_DEPLIBS) -pthread -lcmocka
 

@@ -266,21 +266,6 @@ prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int lo
     return blk ? blk + b % PROF_HIST_BLOCK : NULL;
 }
 
-/* Move every count of a histogram to the bucket of its bucket's lower bound times scale
-   (below 1: buckets only move down, so a forward pass moves each count once). */
-static void hist_scale(uint64_t *hist, double scale)
-{
-    for (unsigned i = 0; i < PROF_HIST_BUCKETS; i++) {
-        if (!hist[i])
-            continue;
-        unsigned to = prof_hist_bucket((uint64_t)(prof_hist_bound(i) * scale));
-        if (to != i) {
-            hist[to] += hist[i];
-            hist[i] = 0;
-        }
-    }
-}
-
 /* Append the record of one node: a copy read with relaxed loads (the owner may still write).
    incl: the samples of the node and every node below it, when the thread was sampled. */
 static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double period_ticks,
@@ -321,15 +306,33 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double p
     k.outer = prof_node_outer(n, k.ticks);
     if (!k.calls || k.min == UINT64_MAX)
         k.min = 0; /* the row of a node never counted (or timed) says 0, not UINT64_MAX */
-    uint64_t hist[PROF_HIST_BUCKETS];
+    /* The non-empty buckets, read from the blocks that exist only (most nodes have one or two
+       of PROF_HIST_BLOCKS). Below a scale of 1 each count moves to the bucket of its bucket's
+       lower bound times scale: a bucket never moves up, and a higher bucket never to a lower
+       place than a lower one, so the pairs stay in ascending order with equal targets next
+       to each other. */
+    uint32_t bucket[PROF_HIST_BUCKETS];
+    uint64_t count[PROF_HIST_BUCKETS];
+    uint32_t nh = 0;
     uint64_t *const *dir = s->hist;
-    for (unsigned i = 0; i < PROF_HIST_BUCKETS; i++) {
-        const uint64_t *blk = dir ? dir[i / PROF_HIST_BLOCK] : NULL;
-        hist[i] = blk ? LOAD(blk[i % PROF_HIST_BLOCK]) : 0;
+    for (unsigned j = 0; dir && j < PROF_HIST_BLOCKS; j++) {
+        const uint64_t *blk = dir[j];
+        if (!blk)
+            continue;
+        for (unsigned i = j * PROF_HIST_BLOCK; i < (j + 1) * PROF_HIST_BLOCK; i++) {
+            uint64_t v = i < PROF_HIST_BUCKETS ? LOAD(blk[i % PROF_HIST_BLOCK]) : 0;
+            if (!v)
+                continue;
+            unsigned to = scale < 1 ? prof_hist_bucket((uint64_t)(prof_hist_bound(i) * scale)) : i;
+            if (nh && bucket[nh - 1] == to) {
+                count[nh - 1] += v;
+            } else {
+                bucket[nh] = to;
+                count[nh++] = v;
+            }
+        }
     }
-    if (scale < 1)
-        hist_scale(hist, scale);
-    prof_summary_encode(b, &k, hist);
+    prof_summary_encode_pairs(b, &k, bucket, count, nh);
 }
 
 /* The node numbered i + 1. */

@@ -24,6 +24,20 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A function symbol that alone names its address (see index_build). */
+struct sym_entry {
+    GElf_Addr addr;
+    const char *name; /* libdwfl's string, alive as long as the module */
+};
+
+/* The function entries of one libdwfl module sorted by address: the fast path. */
+struct sym_index {
+    Dwfl_Module *mod;
+    struct sym_entry *entries; /* NULL when the module has none, or memory ran out */
+    size_t count;
+    struct sym_index *next;
+};
+
 /* One address range of a compile unit, in the process's addresses. */
 struct cu_range {
     Dwarf_Addr lo, hi;
@@ -55,7 +69,8 @@ struct decl_index {
 
 struct prof_symbolizer {
     Dwfl *dwfl;
-    char *exe; /* the main program's path */
+    char *exe;                 /* the main program's path */
+    struct sym_index *indexes; /* one per module looked up */
     struct cu_index *cus;
     size_t ncus;
     struct decl_index *decls; /* the unit looked up last first */
@@ -122,6 +137,12 @@ void prof_sym_close(struct prof_symbolizer *s)
     }
     free(s->cus);
     free(s->exe);
+    while (s->indexes) {
+        struct sym_index *next = s->indexes->next;
+        free(s->indexes->entries);
+        free(s->indexes);
+        s->indexes = next;
+    }
     free(s);
 }
 
@@ -172,6 +193,136 @@ static Dwfl_Module *module_of(struct prof_symbolizer *s, uintptr_t addr, const c
     m = dwfl_report_elf(s->dwfl, *path, *path, -1, f.bias, true);
     dwfl_report_end(s->dwfl, NULL, NULL);
     return m;
+}
+
+/*
+ * The fast path for a function's entry address: dwfl_module_addrinfo searches the whole
+ * symbol table on every call (a function's first call, for every function), which made most
+ * of a short program's cost. libdwfl stays the source of truth: the index holds only the
+ * addresses where its choice is plain, those where no other symbol's range covers the address
+ * and either one sized symbol it would consider starts, or several of one size and one binding
+ * do (a C++ constructor's C1 and C2 names), of which it keeps the first in table order. Any
+ * other address, and any address of a module whose index could not be built, is asked of
+ * dwfl_module_addrinfo (tests/unit/test_symbols.c holds the two to agree).
+ */
+
+/* A symbol of the table, as far as the index needs it. */
+struct sym_raw {
+    GElf_Addr addr, size;
+    const char *name;
+    int ndx; /* in the table: libdwfl's search order */
+    unsigned char bind, func;
+};
+
+/* qsort order of symbols: by address, then in table order. */
+static int raw_cmp(const void *a, const void *b)
+{
+    const struct sym_raw *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return (x->ndx > y->ndx) - (x->ndx < y->ndx);
+}
+
+/* Whether the symbols raw[i..j) starting at one address all have one size and one binding. */
+static int alike(const struct sym_raw *raw, size_t i, size_t j)
+{
+    for (size_t t = i + 1; t < j; t++)
+        if (raw[t].size != raw[i].size || raw[t].bind != raw[i].bind)
+            return 0;
+    return 1;
+}
+
+/* Fill idx with the module's function symbols that alone name their address. */
+static void index_build(Dwfl_Module *m, struct sym_index *idx)
+{
+    int n = dwfl_module_getsymtab(m);
+    if (n <= 1)
+        return;
+    struct sym_raw *raw = malloc((size_t)n * sizeof *raw);
+    if (!raw)
+        return;
+    size_t k = 0;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info);
+        /* The symbols dwfl_module_addrinfo considers: named, defined, not a section, file or
+           thread-local one. */
+        if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+            type == STT_FILE || type == STT_TLS)
+            continue;
+        raw[k++] = (struct sym_raw){
+            addr, sym.st_size, name, i, GELF_ST_BIND(sym.st_info), type == STT_FUNC};
+    }
+    qsort(raw, k, sizeof *raw, raw_cmp);
+    idx->entries = malloc((k ? k : 1) * sizeof *idx->entries);
+    if (!idx->entries) {
+        free(raw);
+        return;
+    }
+    GElf_Addr covered = 0; /* the end of the furthest-reaching range that starts below */
+    for (size_t i = 0, j; i < k; i = j) {
+        for (j = i + 1; j < k && raw[j].addr == raw[i].addr; j++)
+            ;
+        if (raw[i].func && raw[i].size > 0 && covered <= raw[i].addr && alike(raw, i, j))
+            idx->entries[idx->count++] = (struct sym_entry){raw[i].addr, raw[i].name};
+        for (size_t t = i; t < j; t++)
+            if (raw[t].addr + raw[t].size > covered)
+                covered = raw[t].addr + raw[t].size;
+    }
+    free(raw);
+}
+
+/* The index of module m, built at its first use; NULL when memory runs out. */
+static struct sym_index *index_of(struct prof_symbolizer *s, Dwfl_Module *m)
+{
+    for (struct sym_index *idx = s->indexes; idx; idx = idx->next)
+        if (idx->mod == m)
+            return idx;
+    struct sym_index *idx = calloc(1, sizeof *idx);
+    if (!idx)
+        return NULL;
+    idx->mod = m;
+    index_build(m, idx);
+    idx->next = s->indexes;
+    s->indexes = idx;
+    return idx;
+}
+
+/* The name of the function starting exactly at addr, when the index knows it; else NULL. */
+static const char *index_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr)
+{
+    struct sym_index *idx = index_of(s, m);
+    size_t lo = 0, hi = idx ? idx->count : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (idx->entries[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return idx && lo < idx->count && idx->entries[lo].addr == addr ? idx->entries[lo].name : NULL;
+}
+
+/* The symbol name libdwfl gives addr's function, or NULL: the index's when it has it. */
+static const char *symbol_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr)
+{
+    const char *name = index_name(s, m, addr);
+    if (name)
+        return name;
+    GElf_Off off = 0;
+    GElf_Sym es;
+    return dwfl_module_addrinfo(m, addr, &off, &es, NULL, NULL, NULL);
+}
+
+/* The name the fast path alone gives addr, or NULL when it leaves addr to libdwfl. */
+const char *prof_sym_fast_name(struct prof_symbolizer *s, const void *addr)
+{
+    const char *path = NULL;
+    uintptr_t bias = 0;
+    Dwfl_Module *m = s ? module_of(s, (uintptr_t)addr, &path, &bias) : NULL;
+    return m ? index_name(s, m, (uintptr_t)addr) : NULL;
 }
 
 /* The last path component. */
@@ -437,9 +588,7 @@ static enum prof_error lookup(struct prof_symbolizer *s, const void *addr, struc
         return PROF_ERR_NOMEM;
     const char *sym = NULL;
     if (m) {
-        GElf_Off off = 0;
-        GElf_Sym es;
-        sym = dwfl_module_addrinfo(m, a, &off, &es, NULL, NULL, NULL);
+        sym = symbol_name(s, m, a);
         int lineno = 0;
         const char *file = NULL;
         Dwarf_Addr cu_bias = 0;

@@ -38,6 +38,9 @@ enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, str
    call is), not those of its function's declaration. */
 enum prof_error prof_sym_lookup_line(struct prof_symbolizer *s, const void *addr,
                                      struct prof_fn *out);
+/* The symbol name of the function starting at addr as the symbolizer's index of its module
+   has it, or NULL when that address is left to libdwfl (for tests: the two must agree). */
+const char *prof_sym_fast_name(struct prof_symbolizer *s, const void *addr);
 /* A C++ symbol demangled, anything else copied; NULL when memory runs out. */
 char *prof_sym_demangle(const char *name);
 /* Free the strings of a description. */

@@ -15,13 +15,25 @@ static void put64(struct prof_sbuf *b, uint64_t v) { prof_sbuf_add(b, (const cha
 void prof_summary_encode(struct prof_sbuf *b, const struct prof_summary_counts *c,
                          const uint64_t *hist)
 {
-    uint32_t nhist = 0;
-    for (unsigned i = 0; i < PROF_HIST_BUCKETS; i++)
-        nhist += hist[i] != 0;
+    uint32_t bucket[PROF_HIST_BUCKETS];
+    uint64_t count[PROF_HIST_BUCKETS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < PROF_HIST_BUCKETS; i++)
+        if (hist[i]) {
+            bucket[n] = i;
+            count[n++] = hist[i];
+        }
+    prof_summary_encode_pairs(b, c, bucket, count, n);
+}
+
+/* Append the record of c and its n non-empty buckets, given in ascending order. */
+void prof_summary_encode_pairs(struct prof_sbuf *b, const struct prof_summary_counts *c,
+                               const uint32_t *bucket, const uint64_t *count, uint32_t n)
+{
     uint64_t sumsq;
     memcpy(&sumsq, &c->sumsq, 8);
     put32(b, c->id);
-    put32(b, nhist);
+    put32(b, n);
     put64(b, c->calls);
     put64(b, c->ticks);
     put64(b, c->self);
@@ -34,11 +46,10 @@ void prof_summary_encode(struct prof_sbuf *b, const struct prof_summary_counts *
     put64(b, c->samples);
     put64(b, c->timed);
     put64(b, c->wall);
-    for (uint32_t i = 0; i < PROF_HIST_BUCKETS; i++)
-        if (hist[i]) {
-            put32(b, i);
-            put64(b, hist[i]);
-        }
+    for (uint32_t i = 0; i < n; i++) {
+        put32(b, bucket[i]);
+        put64(b, count[i]);
+    }
 }
 
 /* Read a u32 or a u64 at p. */

@@ -26,6 +26,10 @@ struct prof_summary_counts {
 /* Append the record of c and its histogram (PROF_HIST_BUCKETS counts, empty ones left out). */
 void prof_summary_encode(struct prof_sbuf *b, const struct prof_summary_counts *c,
                          const uint64_t *hist);
+/* The same record from its n non-empty buckets (ascending, none empty), as the decoder gives
+   them back: for a writer that knows them without scanning all PROF_HIST_BUCKETS. */
+void prof_summary_encode_pairs(struct prof_sbuf *b, const struct prof_summary_counts *c,
+                               const uint32_t *bucket, const uint64_t *count, uint32_t n);
 
 /*
  * Decode the record at *off of a chunk's payload p[0..len), of a part of the given version (2:

@@ -177,6 +177,62 @@ static void many_paths_encode_in_order(void **state)
     prof_cct_free(&c);
 }
 
+/* The buckets of a node's record: where each count was counted, or, sampled, where the count
+   moves once the hooks' time is taken out of its calls (each to the bucket of its bucket's
+   lower bound times the node's compensated share of its wall time). */
+static void encoded_histogram_is_each_count_moved_by_the_compensation(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0};
+    static const uint64_t v[] = {5, 17, 17, 100, 1000, 5000, 100000, (1u << 20) + 3, 1u << 30};
+    enum { NV = sizeof v / sizeof v[0] };
+    for (int sampled = 0; sampled < 2; sampled++) {
+        struct prof_cct c;
+        prof_cct_init(&c, 10, &lock);
+        struct prof_node *n = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+        uint64_t wall = 0, self = 0;
+        for (int i = 0; i < NV; i++) {
+            count(&c, n, v[i], v[i] / 2);
+            wall += v[i];
+            self += v[i] / 2;
+        }
+        const double hook = 0.2;
+        double scale = 1;
+        if (sampled)
+            scale = (double)(wall - (uint64_t)((double)self * hook)) / (double)wall;
+        /* the expected buckets, value by value */
+        uint64_t expect[PROF_HIST_BUCKETS] = {0};
+        for (int i = 0; i < NV; i++) {
+            unsigned b = prof_hist_bucket(v[i]);
+            if (sampled)
+                b = prof_hist_bucket((uint64_t)(prof_hist_bound(b) * scale));
+            expect[b]++;
+        }
+        struct prof_sbuf buf = {0};
+        prof_cct_encode(&c, &buf, sampled ? 1000.0 : 0, sampled ? hook : 0);
+        size_t off = 0, nhist;
+        uint32_t bucket[PROF_HIST_BUCKETS];
+        uint64_t cnt[PROF_HIST_BUCKETS];
+        struct prof_summary_counts r;
+        assert_int_equal(prof_summary_decode((const unsigned char *)buf.data, buf.len, &off,
+                                             PROF_PART_VERSION, &r, bucket, cnt, &nhist),
+                         PROF_OK);
+        size_t k = 0;
+        for (unsigned b = 0; b < PROF_HIST_BUCKETS; b++) {
+            if (!expect[b])
+                continue;
+            assert_true(k < nhist);
+            assert_int_equal(bucket[k], b);
+            assert_int_equal(cnt[k], expect[b]);
+            k++;
+        }
+        assert_int_equal(k, nhist);
+        assert_true(nhist >= (sampled ? 2u : 7u)); /* several blocks of buckets */
+        prof_sbuf_release(&buf);
+        prof_cct_free(&c);
+    }
+}
+
 /* A parent that calls five functions in turn: every lookup finds the node it made, the last
    two are in the parent's cache, each is in the edge cache under its key with its key's index
    (what the hooks' lean path reads). */
@@ -326,6 +382,7 @@ int main(void)
         cmocka_unit_test(recursion_is_not_outermost),
         cmocka_unit_test(full_tree_folds_new_paths),
         cmocka_unit_test(many_paths_encode_in_order),
+        cmocka_unit_test(encoded_histogram_is_each_count_moved_by_the_compensation),
         cmocka_unit_test(children_called_in_turn_stay_cached),
         cmocka_unit_test(keys_follow_the_last_lookup_and_are_forgotten),
         cmocka_unit_test(skipped_keys_are_noted_and_never_children),

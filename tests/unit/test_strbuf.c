@@ -128,6 +128,48 @@ static void quotes_are_doubled(void **state)
     (void)state;
     check_field("say \"hi\"", "\"say \"\"hi\"\"\"");
     check_field("\"", "\"\"\"\"");
+    check_field("\"\"", "\"\"\"\"\"\"");
+    check_field("\"first", "\"\"\"first\"");
+    check_field("last\"", "\"last\"\"\"");
+}
+
+/* A long field is quoted for a separator or quote wherever it is, the first byte or the last. */
+static void long_fields_are_quoted_for_any_byte(void **state)
+{
+    (void)state;
+    static const char special[] = {',', '\n', '\r', '"'};
+    char in[300], want[700];
+    for (size_t k = 0; k < sizeof special; k++)
+        for (size_t at = 0; at < 200; at += 199) {
+            memset(in, 'x', 200);
+            in[200] = 0;
+            in[at] = special[k];
+            size_t w = 0;
+            want[w++] = '"';
+            for (size_t i = 0; i < 200; i++) {
+                if (in[i] == '"')
+                    want[w++] = '"';
+                want[w++] = in[i];
+            }
+            want[w++] = '"';
+            want[w] = 0;
+            check_field(in, want);
+        }
+    memset(in, 'x', 299);
+    in[299] = 0;
+    check_field(in, in); /* nothing to quote */
+}
+
+/* Only the field's n bytes count: a separator after them does not quote it. */
+static void bytes_past_the_field_do_not_count(void **state)
+{
+    (void)state;
+    struct prof_sbuf b = {0};
+    prof_sbuf_csv(&b, "abc,\"def", 3);
+    assert_string_equal(text(&b), "abc");
+    prof_sbuf_csv(&b, "x\"y,\"z", 3);
+    assert_string_equal(text(&b), "abc\"x\"\"y\"");
+    prof_sbuf_release(&b);
 }
 /* Bytes that are not UTF-8 pass through unchanged: the reporter repairs them. */
 static void non_utf8_bytes_pass_through(void **state)
@@ -221,6 +263,8 @@ int main(void)
         cmocka_unit_test(plain_field_is_not_quoted),
         cmocka_unit_test(separators_are_quoted),
         cmocka_unit_test(quotes_are_doubled),
+        cmocka_unit_test(long_fields_are_quoted_for_any_byte),
+        cmocka_unit_test(bytes_past_the_field_do_not_count),
         cmocka_unit_test(non_utf8_bytes_pass_through),
         cmocka_unit_test(printf_appends),
         cmocka_unit_test(cstr_view),

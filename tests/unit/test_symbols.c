@@ -1,0 +1,253 @@
+/*
+ * test_symbols.c - unit tests of symbols.c's fast path: for every function symbol of real
+ * modules (this program, libc) the name its address index gives is the one libdwfl's own
+ * dwfl_module_addrinfo gives, read here through a libdwfl session of the test's own.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dlfcn.h>
+#include <elfutils/libdwfl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+
+/* Several symbols at one address, the case where libdwfl's preferences decide. */
+int alias_target(int x);
+__attribute__((noinline)) int alias_target(int x) { return x * 3 + 2; }
+int alias_global(int x) __attribute__((alias("alias_target")));
+int alias_weak(int x) __attribute__((weak, alias("alias_target")));
+/* Two global names of one size, as a C++ constructor's C1 and C2: libdwfl keeps the first. */
+int pair_first(int x);
+__attribute__((noinline)) int pair_first(int x) { return x * 11 + 4; }
+int pair_second(int x) __attribute__((alias("pair_first")));
+static __attribute__((noinline, used)) int local_target(int x) { return x * 5 - 1; }
+int local_weak(int x) __attribute__((weak, alias("local_target")));
+
+#if defined(__x86_64__)
+/* A local function inside a global one's range: libdwfl names its address after the global
+   symbol, which it searches first and which covers it. */
+__asm__(".text\n"
+        ".globl covering_outer\n"
+        ".type covering_outer, @function\n"
+        "covering_outer:\n"
+        "nop\n"
+        ".type covered_inner, @function\n"
+        "covered_inner:\n"
+        "ret\n"
+        ".size covered_inner, .-covered_inner\n"
+        ".size covering_outer, .-covering_outer\n");
+void covering_outer(void);
+extern __attribute__((visibility("hidden"))) char covered_inner[];
+#define HAS_COVERED 1
+#endif
+
+/* What a module's comparison found. */
+struct agreement {
+    int functions; /* function symbols compared */
+    int fast;      /* of them, named by the fast path */
+    int shared;    /* addresses where more than one symbol starts */
+};
+
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_build_id_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+/* Whether libdwfl's address search would consider this symbol (as symbols.c's index does). */
+static int considered(const char *name, const GElf_Sym *sym)
+{
+    int type = GELF_ST_TYPE(sym->st_info);
+    return name && name[0] && sym->st_shndx != SHN_UNDEF && type != STT_SECTION &&
+           type != STT_FILE && type != STT_TLS;
+}
+
+/* qsort and bsearch order of addresses. */
+static int addr_cmp(const void *a, const void *b)
+{
+    GElf_Addr x = *(const GElf_Addr *)a, y = *(const GElf_Addr *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Compare, for every function symbol of the module at path loaded at bias, the fast path's
+ * name for its address with dwfl_module_addrinfo's in a libdwfl session of our own.
+ */
+static struct agreement compare_module(struct prof_symbolizer *s, const char *path, uintptr_t bias)
+{
+    struct agreement got = {0, 0, 0};
+    Dwfl *dwfl = dwfl_begin(&callbacks);
+    assert_non_null(dwfl);
+    dwfl_report_begin(dwfl);
+    Dwfl_Module *m = dwfl_report_elf(dwfl, path, path, -1, bias, true);
+    dwfl_report_end(dwfl, NULL, NULL);
+    assert_non_null(m);
+    int n = dwfl_module_getsymtab(m);
+    assert_true(n > 1);
+    /* The addresses of all the symbols libdwfl considers, sorted, to count those sharing one. */
+    GElf_Addr *starts = malloc((size_t)n * sizeof *starts);
+    assert_non_null(starts);
+    size_t nstarts = 0;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+        if (considered(name, &sym))
+            starts[nstarts++] = addr;
+    }
+    qsort(starts, nstarts, sizeof *starts, addr_cmp);
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+        if (!considered(name, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+            continue;
+        GElf_Off off;
+        GElf_Sym found;
+        const char *expected = dwfl_module_addrinfo(m, addr, &off, &found, NULL, NULL, NULL);
+        const char *fast = prof_sym_fast_name(s, (const void *)(uintptr_t)addr);
+        GElf_Addr *at = bsearch(&addr, starts, nstarts, sizeof *starts, addr_cmp);
+        assert_non_null(at);
+        int shared =
+            (at > starts && at[-1] == addr) || (at + 1 < starts + nstarts && at[1] == addr);
+        got.functions++;
+        got.shared += shared;
+        if (!fast)
+            continue;
+        got.fast++;
+        assert_non_null(expected);
+        if (strcmp(fast, expected) != 0)
+            fail_msg("%s: 0x%llx is '%s' by the fast path, '%s' by libdwfl", path,
+                     (unsigned long long)addr, fast, expected);
+    }
+    free(starts);
+    dwfl_end(dwfl);
+    return got;
+}
+
+/* The path and load bias of the module holding fn. */
+static void module_of(const void *fn, char *path, size_t size, uintptr_t *bias)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    assert_true(dladdr1(fn, &info, (void **)&lm, RTLD_DL_LINKMAP) != 0);
+    assert_non_null(lm);
+    *bias = lm->l_addr;
+    if (lm->l_name && lm->l_name[0]) {
+        snprintf(path, size, "%s", lm->l_name);
+        return;
+    }
+    ssize_t n = readlink("/proc/self/exe", path, size - 1);
+    assert_true(n > 0);
+    path[n] = 0;
+}
+
+/* Every function of this program, its aliases included, is named as libdwfl names it. */
+static void fast_path_agrees_on_this_program(void **state)
+{
+    (void)state;
+    char path[4096];
+    uintptr_t bias;
+    module_of((const void *)alias_target, path, sizeof path, &bias);
+    struct prof_symbolizer *s = prof_sym_open();
+    assert_non_null(s);
+    struct agreement got = compare_module(s, path, bias);
+    assert_true(got.functions > 10);
+    assert_true(got.fast * 2 > got.functions); /* the fast path does name most of them */
+    assert_true(got.shared >= 6);              /* the aliases above */
+    prof_sym_close(s);
+}
+
+/* Every function of libc, where aliases abound (malloc and __libc_malloc), too. */
+static void fast_path_agrees_on_libc(void **state)
+{
+    (void)state;
+    char path[4096];
+    uintptr_t bias;
+    module_of((const void *)getpid, path, sizeof path, &bias);
+    struct prof_symbolizer *s = prof_sym_open();
+    assert_non_null(s);
+    struct agreement got = compare_module(s, path, bias);
+    assert_true(got.functions > 500);
+    assert_true(got.fast > 0);
+    assert_true(got.shared > 10);
+    prof_sym_close(s);
+}
+
+/* Where symbols of different bindings start, or one starts inside another's range, the address is
+   left to libdwfl, whose choice the full lookup then gives. */
+static void shared_addresses_are_left_to_libdwfl(void **state)
+{
+    (void)state;
+    struct prof_symbolizer *s = prof_sym_open();
+    assert_non_null(s);
+    assert_null(prof_sym_fast_name(s, (const void *)alias_target));
+    assert_null(prof_sym_fast_name(s, (const void *)local_target));
+    struct prof_fn fn;
+    assert_int_equal(prof_sym_lookup(s, (const void *)alias_target, &fn), PROF_OK);
+    /* Two global symbols and a weak one: libdwfl keeps a global one. */
+    assert_true(strcmp(fn.name, "alias_target") == 0 || strcmp(fn.name, "alias_global") == 0);
+    prof_fn_release(&fn);
+    assert_int_equal(prof_sym_lookup(s, (const void *)local_target, &fn), PROF_OK);
+    assert_string_equal(fn.name, "local_weak"); /* the weak symbol before the local one */
+    prof_fn_release(&fn);
+    assert_null(prof_sym_fast_name(s, NULL));
+#ifdef HAS_COVERED
+    /* Where a symbol starts inside another's range, too. */
+    assert_null(prof_sym_fast_name(s, covered_inner));
+    assert_int_equal(prof_sym_lookup(s, covered_inner, &fn), PROF_OK);
+    assert_string_equal(fn.name, "covering_outer");
+    prof_fn_release(&fn);
+#endif
+    prof_sym_close(s);
+}
+
+/* Where several symbols of one size and binding start, the fast path names the address as
+   libdwfl does. */
+static void alike_aliases_are_named_as_libdwfl_does(void **state)
+{
+    (void)state;
+    struct prof_symbolizer *s = prof_sym_open();
+    assert_non_null(s);
+    const char *fast = prof_sym_fast_name(s, (const void *)pair_first);
+    assert_non_null(fast);
+    struct prof_fn fn;
+    assert_int_equal(prof_sym_lookup(s, (const void *)pair_first, &fn), PROF_OK);
+    assert_string_equal(fn.name, fast);
+    prof_fn_release(&fn);
+    prof_sym_close(s);
+}
+
+/* A function's entry that only one symbol names is found by the fast path. */
+static void unique_entry_is_found_by_the_fast_path(void **state)
+{
+    (void)state;
+    struct prof_symbolizer *s = prof_sym_open();
+    assert_non_null(s);
+    const char *name = prof_sym_fast_name(s, (const void *)compare_module);
+    assert_non_null(name);
+    assert_string_equal(name, "compare_module");
+    /* Not an entry: left to libdwfl. */
+    assert_null(prof_sym_fast_name(s, (const char *)(uintptr_t)compare_module + 1));
+    prof_sym_close(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fast_path_agrees_on_this_program),
+        cmocka_unit_test(fast_path_agrees_on_libc),
+        cmocka_unit_test(shared_addresses_are_left_to_libdwfl),
+        cmocka_unit_test(alike_aliases_are_named_as_libdwfl_does),
+        cmocka_unit_test(unique_entry_is_found_by_the_fast_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
