@@ -332,8 +332,9 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* file as the program was compiled: a relative name (clang writes the path the compiler was
-   given) joined to its unit's compilation folder; a copy, or NULL when memory runs out. */
+/* A function's file: a relative name (clang writes the path the compiler was given, where
+   gcc's declarations name the whole path) joined to its unit's compilation folder, so both
+   compilers' builds name one file alike; a copy, or NULL when memory runs out. */
 static char *in_unit_dir(Dwarf_Die *cu, const char *file)
 {
     Dwarf_Attribute at;
@@ -512,6 +513,33 @@ static struct decl_index *decls_of(struct prof_symbolizer *s, Dwarf_Die *cu)
 }
 
 /*
+ * The declaration of the function whose entry is addr, from its unit's list: 1 with file and
+ * line, 0 when the function has no declared place (a unit's or namespace's function: no other
+ * function encloses it, so dwarf_getscopes would find none either), -1 when the list does not
+ * answer (not an entry, or one two functions share).
+ */
+static int listed_decl(struct prof_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr bias, uintptr_t addr,
+                       const char **file, int *line)
+{
+    const struct decl_index *x = decls_of(s, cu);
+    size_t lo = 0, hi = x ? x->n : 0;
+    Dwarf_Addr want = addr - bias;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->decls[mid].entry < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!x || lo == x->n || x->decls[lo].entry != want ||
+        (lo + 1 < x->n && x->decls[lo + 1].entry == want))
+        return -1;
+    *file = x->decls[lo].file;
+    *line = x->decls[lo].line;
+    return *file != NULL;
+}
+
+/*
  * The declaration's file and line of the function holding addr, from its DWARF subprogram
  * entry (the line with the function's name, as a debugger shows it). 0 when there is none.
  * A function's entry is looked up among its unit's functions, listed once per unit
@@ -524,24 +552,9 @@ static int declared_at(struct prof_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr bias
 {
     if (!cu)
         return 0;
-    const struct decl_index *x = decls_of(s, cu);
-    size_t lo = 0, hi = x ? x->n : 0;
-    Dwarf_Addr want = addr - bias;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x->decls[mid].entry < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (x && lo < x->n && x->decls[lo].entry == want &&
-        (lo + 1 == x->n || x->decls[lo + 1].entry != want)) {
-        /* A unit's or namespace's function: no other function encloses it, so with no place
-           of its own dwarf_getscopes would find none either. */
-        *file = x->decls[lo].file;
-        *line = x->decls[lo].line;
-        return *file != NULL;
-    }
+    int listed = listed_decl(s, cu, bias, addr, file, line);
+    if (listed >= 0)
+        return listed;
     Dwarf_Die *scopes = NULL;
     int n = dwarf_getscopes(cu, addr - bias, &scopes), found = 0;
     for (int i = 0; i < n && !found; i++) {
@@ -552,6 +565,18 @@ static int declared_at(struct prof_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr bias
     }
     free(scopes);
     return found;
+}
+
+/* What the units' lists alone say of addr's declaration (listed_decl), for the tests: -1 also
+   when no module or unit holds addr. */
+int prof_sym_fast_decl(struct prof_symbolizer *s, const void *addr, const char **file, int *line)
+{
+    const char *path = NULL;
+    uintptr_t bias = 0;
+    Dwfl_Module *m = s ? module_of(s, (uintptr_t)addr, &path, &bias) : NULL;
+    Dwarf_Addr cu_bias = 0;
+    Dwarf_Die *cu = m ? cu_of(s, m, (uintptr_t)addr, &cu_bias) : NULL;
+    return cu ? listed_decl(s, cu, cu_bias, (uintptr_t)addr, file, line) : -1;
 }
 
 /* Demangle a C++ name; a C name (or one libiberty cannot read) comes back as a copy. */
@@ -605,7 +630,7 @@ static enum prof_error lookup(struct prof_symbolizer *s, const void *addr, struc
             }
         }
         if (file) {
-            out->file = in_unit_dir(cu, file);
+            out->file = at_line ? strdup(file) : in_unit_dir(cu, file);
             out->line = lineno > 0 ? (unsigned)lineno : 0;
             if (!out->file)
                 goto nomem;

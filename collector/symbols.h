@@ -41,6 +41,10 @@ enum prof_error prof_sym_lookup_line(struct prof_symbolizer *s, const void *addr
 /* The symbol name of the function starting at addr as the symbolizer's index of its module
    has it, or NULL when that address is left to libdwfl (for tests: the two must agree). */
 const char *prof_sym_fast_name(struct prof_symbolizer *s, const void *addr);
+/* What the per-unit lists of function entries alone say of the declaration of the function
+   whose entry is addr: 1 with its file and line, 0 when it has no declared place, -1 when the
+   lists leave addr to dwarf_getscopes (the tests hold the two to agree). */
+int prof_sym_fast_decl(struct prof_symbolizer *s, const void *addr, const char **file, int *line);
 /* A C++ symbol demangled, anything else copied; NULL when memory runs out. */
 char *prof_sym_demangle(const char *name);
 /* Free the strings of a description. */

@@ -1,7 +1,8 @@
 /*
- * test_symbols.c - unit tests of symbols.c's fast path: for every function symbol of real
+ * test_symbols.c - unit tests of symbols.c's fast paths: for every function symbol of real
  * modules (this program, libc) the name its address index gives is the one libdwfl's own
- * dwfl_module_addrinfo gives, read here through a libdwfl session of the test's own.
+ * dwfl_module_addrinfo gives, and the declaration its units' lists give is the one
+ * dwarf_getscopes finds, read here through a libdwfl session of the test's own.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -10,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <link.h>
 #include <stdio.h>
@@ -48,6 +51,30 @@ void covering_outer(void);
 extern __attribute__((visibility("hidden"))) char covered_inner[];
 #define HAS_COVERED 1
 #endif
+
+/* A function whose rare path gcc moves to .text.unlikely (split_in_two.cold: a path that
+   calls a cold function): its code lies in two ranges. */
+__attribute__((cold, noinline)) static void rarely(int x) { fprintf(stderr, "rarely: %d\n", x); }
+int split_in_two(int x);
+enum { SPLIT_LINE = __LINE__ + 1 }; /* split_in_two's line */
+__attribute__((noinline)) int split_in_two(int x)
+{
+    int r = x * 7 + 1;
+    if (x == 123456789) {
+        rarely(x);
+        r += x * 3;
+        rarely(r);
+    }
+    return r;
+}
+
+/* A GNU C nested function: its entry in the DWARF is inside another function's. */
+int with_nested(int x);
+__attribute__((noinline)) int with_nested(int x)
+{
+    __attribute__((noinline)) int nested(int y) { return y * y + x; }
+    return nested(x + 1) - 3;
+}
 
 /* What a module's comparison found. */
 struct agreement {
@@ -240,6 +267,79 @@ static void unique_entry_is_found_by_the_fast_path(void **state)
     prof_sym_close(s);
 }
 
+/* The declaration dwarf_getscopes finds for addr, as symbols.c's full search does: 1 found,
+   0 not. */
+static int scopes_decl(Dwfl_Module *m, GElf_Addr addr, const char **file, int *line)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(m, addr, &bias);
+    if (!cu)
+        return 0;
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, addr - bias, &scopes), found = 0;
+    for (int i = 0; i < n && !found; i++) {
+        if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+            continue;
+        *file = dwarf_decl_file(&scopes[i]);
+        found = *file && dwarf_decl_line(&scopes[i], line) == 0;
+    }
+    free(scopes);
+    return found;
+}
+
+/* For every function of this program, the units' lists of entries give the declaration
+   dwarf_getscopes finds, or leave the address to it: a split function's entry is listed. */
+static void unit_lists_agree_with_dwarf_getscopes(void **state)
+{
+    (void)state;
+    char path[4096];
+    uintptr_t bias;
+    module_of((const void *)split_in_two, path, sizeof path, &bias);
+    Dwfl *dwfl = dwfl_begin(&callbacks);
+    assert_non_null(dwfl);
+    dwfl_report_begin(dwfl);
+    Dwfl_Module *m = dwfl_report_elf(dwfl, path, path, -1, bias, true);
+    dwfl_report_end(dwfl, NULL, NULL);
+    assert_non_null(m);
+    struct prof_symbolizer *s = prof_sym_open();
+    assert_non_null(s);
+    int described = 0, left_described = 0, listed = 0, n = dwfl_module_getsymtab(m);
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+        if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF)
+            continue;
+        const char *want_file = NULL, *file = NULL;
+        int want_line = 0, line = 0;
+        int want = scopes_decl(m, addr, &want_file, &want_line);
+        int got = prof_sym_fast_decl(s, (const void *)(uintptr_t)addr, &file, &line);
+        described += want;
+        if (got < 0) {
+            left_described += want;
+            continue;
+        }
+        listed++;
+        if (got != want || (want && (strcmp(file, want_file) != 0 || line != want_line)))
+            fail_msg("%s at 0x%llx: the unit's list says %d %s:%d, dwarf_getscopes %d %s:%d", name,
+                     (unsigned long long)addr, got, file ? file : "-", line, want,
+                     want_file ? want_file : "-", want_line);
+    }
+    /* every function dwarf_getscopes describes is in its unit's list; the nested function's
+       code lies outside its container's, where neither looks (the line table names it) */
+    assert_true(described > 20);
+    assert_int_equal(left_described, 0);
+    const char *file = NULL;
+    int line = 0;
+    assert_int_equal(prof_sym_fast_decl(s, (const void *)split_in_two, &file, &line), 1);
+    assert_non_null(strstr(file, "test_symbols.c"));
+    assert_int_equal(line, SPLIT_LINE);
+    assert_int_equal(split_in_two(2), 15);
+    assert_int_equal(with_nested(2), 9 + 2 - 3);
+    prof_sym_close(s);
+    dwfl_end(dwfl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +348,7 @@ int main(void)
         cmocka_unit_test(shared_addresses_are_left_to_libdwfl),
         cmocka_unit_test(alike_aliases_are_named_as_libdwfl_does),
         cmocka_unit_test(unique_entry_is_found_by_the_fast_path),
+        cmocka_unit_test(unit_lists_agree_with_dwarf_getscopes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
