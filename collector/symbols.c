@@ -439,10 +439,10 @@ static int decl_add(struct decl_index *x, Dwarf_Addr entry, const char *file, in
 }
 
 /* Note a defined function's entry and declaration: its low address, or when its code lies in
-   several ranges (gcc moves a function's cold part to .text.unlikely) the start of each, one
-   of which is its entry (the others are its own code, no other function's entry). A
-   declaration (no code) is not noted; a function without a declared place (gcc's artificial
-   static initializers) is, with none. -1 when memory runs out. */
+   several ranges (gcc moves a function's cold part to .text.unlikely) the start of the first,
+   its main part, which gcc lists first (were it not the entry, the entry would just not be
+   listed). A declaration (no code) is not noted; a function without a declared place (gcc's
+   artificial static initializers) is, with none. -1 when memory runs out. */
 static int note_decl(Dwarf_Die *fn, struct decl_index *x)
 {
     Dwarf_Addr entry, base, lo, hi;
@@ -452,9 +452,8 @@ static int note_decl(Dwarf_Die *fn, struct decl_index *x)
         file = NULL;
     if (dwarf_lowpc(fn, &entry) == 0)
         return decl_add(x, entry, file, line);
-    for (ptrdiff_t off = 0; (off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0;)
-        if (lo < hi && decl_add(x, lo, file, line) != 0)
-            return -1;
+    if (dwarf_ranges(fn, 0, &base, &lo, &hi) > 0 && lo < hi)
+        return decl_add(x, lo, file, line);
     return 0;
 }
 

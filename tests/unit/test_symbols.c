@@ -303,7 +303,7 @@ static void unit_lists_agree_with_dwarf_getscopes(void **state)
     assert_non_null(m);
     struct prof_symbolizer *s = prof_sym_open();
     assert_non_null(s);
-    int described = 0, left_described = 0, listed = 0, n = dwfl_module_getsymtab(m);
+    int described = 0, cold = 0, listed = 0, n = dwfl_module_getsymtab(m);
     for (int i = 1; i < n; i++) {
         GElf_Sym sym;
         GElf_Addr addr;
@@ -316,7 +316,11 @@ static void unit_lists_agree_with_dwarf_getscopes(void **state)
         int got = prof_sym_fast_decl(s, (const void *)(uintptr_t)addr, &file, &line);
         described += want;
         if (got < 0) {
-            left_described += want;
+            /* only a function's cold part, not an entry, is left with a place to find */
+            size_t len = strlen(name);
+            if (want && !(len > 5 && strcmp(name + len - 5, ".cold") == 0))
+                fail_msg("%s at 0x%llx: not in its unit's list", name, (unsigned long long)addr);
+            cold += want;
             continue;
         }
         listed++;
@@ -325,10 +329,10 @@ static void unit_lists_agree_with_dwarf_getscopes(void **state)
                      (unsigned long long)addr, got, file ? file : "-", line, want,
                      want_file ? want_file : "-", want_line);
     }
-    /* every function dwarf_getscopes describes is in its unit's list; the nested function's
-       code lies outside its container's, where neither looks (the line table names it) */
-    assert_true(described > 20);
-    assert_int_equal(left_described, 0);
+    /* every function dwarf_getscopes describes is in its unit's list but cold parts (the
+       nested function's code lies outside its container's, where neither looks) */
+    assert_true(described > 20 && listed >= described - cold);
+    assert_true(cold >= 1); /* split_in_two.cold */
     const char *file = NULL;
     int line = 0;
     assert_int_equal(prof_sym_fast_decl(s, (const void *)split_in_two, &file, &line), 1);
