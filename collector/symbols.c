@@ -36,10 +36,28 @@ struct sym_index {
     struct sym_index *next;
 };
 
+/* One address range of a compile unit's top-level DIE (see cu_build). */
+struct cu_range {
+    Dwarf_Addr start, end;
+    Dwarf_Addr reach; /* the furthest end of this range and those sorted before it */
+    size_t die;       /* index in the unit's dies */
+};
+
+/* The top-level DIEs with addresses of one compile unit, their ranges by address. */
+struct cu_index {
+    const void *cu; /* the unit DIE's place in the debug data: its identity */
+    Dwarf_Die *dies;
+    struct cu_range *ranges;
+    size_t count;
+    int unusable; /* an imported unit, an unreadable range or no memory: ask libdw */
+    struct cu_index *next;
+};
+
 struct prof_symbolizer {
     Dwfl *dwfl;
     char *exe;                 /* the main program's path */
     struct sym_index *indexes; /* one per module looked up */
+    struct cu_index *units;    /* one per compile unit looked up */
 };
 
 /*
@@ -103,6 +121,13 @@ void prof_sym_close(struct prof_symbolizer *s)
         free(s->indexes->entries);
         free(s->indexes);
         s->indexes = next;
+    }
+    while (s->units) {
+        struct cu_index *next = s->units->next;
+        free(s->units->dies);
+        free(s->units->ranges);
+        free(s->units);
+        s->units = next;
     }
     free(s);
 }
@@ -294,25 +319,245 @@ static const char *base_name(const char *p)
 }
 
 /*
- * The declaration's file and line of the function holding addr, from its DWARF subprogram
- * entry (the line with the function's name, as a debugger shows it). 0 when there is none.
+ * The fast path for a function's declaration. dwarf_getscopes walks the compile unit's
+ * top-level DIEs from the first on every call, asking each for its ranges: with a C++ unit of
+ * thousands of functions, and a function described at its first call, that walk was most of a
+ * program's cost. Here the top-level DIEs' ranges are read once per unit and sorted, the one
+ * top-level DIE holding the address is found by binary search, and below it the scopes are
+ * followed as dwarf_getscopes follows them (the first child holding the address, into the
+ * tags libdw descends into). libdw stays the source of truth: whenever its answer could
+ * depend on more than that (an imported unit, an address in two top-level DIEs or inside an
+ * inlined call, whose scopes libdw takes from the inlined function's abstract definition, a
+ * range it cannot read), dwarf_getscopes answers (tests/unit/test_symbols.c holds them equal).
  */
-static int declared_at(Dwfl_Module *m, uintptr_t addr, const char **file, int *line)
+
+/* The deepest chain of scopes the fast path follows before leaving the address to libdw. */
+#define SCOPES_MAX 64
+
+/* qsort order of ranges: by start. */
+static int range_cmp(const void *a, const void *b)
 {
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = dwfl_module_addrdie(m, addr, &bias);
-    if (!cu)
+    const struct cu_range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Read the ranges of the unit cu's top-level DIEs into ci, or mark it unusable. */
+static void cu_build(Dwarf_Die *cu, struct cu_index *ci)
+{
+    size_t ndies = 0, capdies = 0, cap = 0;
+    Dwarf_Die child;
+    int rc = dwarf_child(cu, &child);
+    for (; rc == 0; rc = dwarf_siblingof(&child, &child)) {
+        if (dwarf_tag(&child) == DW_TAG_imported_unit) {
+            ci->unusable = 1; /* its children count as the unit's own, in place */
+            return;
+        }
+        Dwarf_Addr base, start, end;
+        ptrdiff_t off = 0;
+        int added = 0;
+        while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0) {
+            if (!added) {
+                if (ndies == capdies) {
+                    capdies = capdies ? capdies * 2 : 64;
+                    Dwarf_Die *d = realloc(ci->dies, capdies * sizeof *d);
+                    if (!d) {
+                        ci->unusable = 1;
+                        return;
+                    }
+                    ci->dies = d;
+                }
+                ci->dies[ndies++] = child;
+                added = 1;
+            }
+            if (ci->count == cap) {
+                cap = cap ? cap * 2 : 64;
+                struct cu_range *r = realloc(ci->ranges, cap * sizeof *r);
+                if (!r) {
+                    ci->unusable = 1;
+                    return;
+                }
+                ci->ranges = r;
+            }
+            ci->ranges[ci->count++] = (struct cu_range){start, end, 0, ndies - 1};
+        }
+        if (off < 0) {
+            ci->unusable = 1;
+            return;
+        }
+    }
+    if (rc < 0) {
+        ci->unusable = 1;
+        return;
+    }
+    if (ci->count)
+        qsort(ci->ranges, ci->count, sizeof *ci->ranges, range_cmp);
+    Dwarf_Addr reach = 0;
+    for (size_t i = 0; i < ci->count; i++) {
+        if (ci->ranges[i].end > reach)
+            reach = ci->ranges[i].end;
+        ci->ranges[i].reach = reach;
+    }
+}
+
+/* The index of the unit cu, read at its first use; NULL when memory runs out. */
+static struct cu_index *unit_of(struct prof_symbolizer *s, Dwarf_Die *cu)
+{
+    for (struct cu_index *ci = s->units; ci; ci = ci->next)
+        if (ci->cu == cu->addr)
+            return ci;
+    struct cu_index *ci = calloc(1, sizeof *ci);
+    if (!ci)
+        return NULL;
+    ci->cu = cu->addr;
+    cu_build(cu, ci);
+    ci->next = s->units;
+    s->units = ci;
+    return ci;
+}
+
+/* Whether libdw descends into a DIE of this tag looking for scopes (libdw_visit_scopes.c). */
+static int may_have_scopes(int tag)
+{
+    switch (tag) {
+    case DW_TAG_compile_unit:
+    case DW_TAG_module:
+    case DW_TAG_lexical_block:
+    case DW_TAG_with_stmt:
+    case DW_TAG_catch_block:
+    case DW_TAG_try_block:
+    case DW_TAG_entry_point:
+    case DW_TAG_inlined_subroutine:
+    case DW_TAG_subprogram:
+    case DW_TAG_namespace:
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+        return 1;
+    default:
         return 0;
-    Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes(cu, addr - bias, &scopes), found = 0;
+    }
+}
+
+/* 1 when one of die's ranges holds pc, 0 when none does, -1 when they cannot be read. */
+static int holds(Dwarf_Die *die, Dwarf_Addr pc)
+{
+    Dwarf_Addr base, start, end;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+        if (pc >= start && pc < end)
+            return 1;
+    return off < 0 ? -1 : 0;
+}
+
+/*
+ * The scopes holding pc in the unit cu, innermost first, as dwarf_getscopes gives them but
+ * without the unit itself: their number (0: no DIE holds pc), or -1 when the answer is left
+ * to dwarf_getscopes.
+ */
+static int unit_scopes(struct prof_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr pc,
+                       Dwarf_Die scopes[SCOPES_MAX])
+{
+    struct cu_index *ci = unit_of(s, cu);
+    if (!ci || ci->unusable)
+        return -1;
+    /* The last range starting at or below pc; any range before it reaching past pc is a
+       second top-level DIE (or range) holding pc, which the fast path leaves to libdw. */
+    size_t lo = 0, hi = ci->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ci->ranges[mid].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return 0;
+    const struct cu_range *r = &ci->ranges[lo - 1];
+    if (lo >= 2 && ci->ranges[lo - 2].reach > pc)
+        return -1;
+    if (r->end <= pc)
+        return 0;
+    /* Down from the top-level DIE: at each level the first child holding pc. */
+    Dwarf_Die path[SCOPES_MAX];
+    int n = 0;
+    path[n++] = ci->dies[r->die];
+    for (;;) {
+        Dwarf_Die *d = &path[n - 1];
+        int tag = dwarf_tag(d);
+        if (tag == DW_TAG_inlined_subroutine)
+            return -1; /* libdw's scopes come from the abstract definition then */
+        if (!may_have_scopes(tag) || dwarf_haschildren(d) <= 0)
+            break;
+        Dwarf_Die child;
+        int rc = dwarf_child(d, &child), in = 0;
+        for (; rc == 0; rc = dwarf_siblingof(&child, &child)) {
+            if (dwarf_tag(&child) == DW_TAG_imported_unit)
+                return -1;
+            in = holds(&child, pc);
+            if (in != 0)
+                break;
+        }
+        if (rc < 0 || in < 0)
+            return -1;
+        if (!in)
+            break;
+        if (n == SCOPES_MAX)
+            return -1;
+        path[n++] = child;
+    }
+    for (int i = 0; i < n; i++)
+        scopes[i] = path[n - 1 - i];
+    return n;
+}
+
+/* The declaration of the innermost of n scopes that is a function and has one. */
+static int first_declared(Dwarf_Die *scopes, int n, const char **file, int *line)
+{
+    int found = 0;
     for (int i = 0; i < n && !found; i++) {
         if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
             continue;
         *file = dwarf_decl_file(&scopes[i]);
         found = *file && dwarf_decl_line(&scopes[i], line) == 0;
     }
+    return found;
+}
+
+/*
+ * The declaration's file and line of the function holding addr, from its DWARF subprogram
+ * entry (the line with the function's name, as a debugger shows it). 0 when there is none.
+ */
+static int declared_at(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr, const char **file,
+                       int *line)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(m, addr, &bias);
+    if (!cu)
+        return 0;
+    Dwarf_Die path[SCOPES_MAX];
+    int n = unit_scopes(s, cu, addr - bias, path);
+    if (n >= 0)
+        return first_declared(path, n, file, line);
+    Dwarf_Die *scopes = NULL;
+    n = dwarf_getscopes(cu, addr - bias, &scopes);
+    int found = first_declared(scopes, n, file, line);
     free(scopes);
     return found;
+}
+
+/* declared_at by the fast path alone: -1 when it leaves addr to dwarf_getscopes. */
+int prof_sym_declared_fast(struct prof_symbolizer *s, const void *addr, const char **file,
+                           int *line)
+{
+    const char *path = NULL;
+    uintptr_t bias = 0;
+    Dwfl_Module *m = s ? module_of(s, (uintptr_t)addr, &path, &bias) : NULL;
+    Dwarf_Addr cubias = 0;
+    Dwarf_Die *cu = m ? dwfl_module_addrdie(m, (uintptr_t)addr, &cubias) : NULL;
+    if (!cu)
+        return -1;
+    Dwarf_Die scopes[SCOPES_MAX];
+    int n = unit_scopes(s, cu, (uintptr_t)addr - cubias, scopes);
+    return n < 0 ? -1 : first_declared(scopes, n, file, line);
 }
 
 /* Demangle a C++ name; a C name (or one libiberty cannot read) comes back as a copy. */
@@ -352,7 +597,7 @@ static enum prof_error lookup(struct prof_symbolizer *s, const void *addr, struc
         sym = symbol_name(s, m, a);
         int lineno = 0;
         const char *file = NULL;
-        if (at_line || !declared_at(m, a, &file, &lineno)) {
+        if (at_line || !declared_at(s, m, a, &file, &lineno)) {
             /* No subprogram entry: the line table's line for the first instruction. */
             Dwfl_Line *line = dwfl_module_getsrc(m, a);
             file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;

@@ -41,6 +41,11 @@ enum prof_error prof_sym_lookup_line(struct prof_symbolizer *s, const void *addr
 /* The symbol name of the function starting at addr as the symbolizer's index of its module
    has it, or NULL when that address is left to libdwfl (for tests: the two must agree). */
 const char *prof_sym_fast_name(struct prof_symbolizer *s, const void *addr);
+/* The declaration's file and line of the function holding addr as the symbolizer's index of
+   its compile unit finds them (1, or 0 when none is declared), or -1 when that address is left
+   to dwarf_getscopes (for tests: the two must agree). */
+int prof_sym_declared_fast(struct prof_symbolizer *s, const void *addr, const char **file,
+                           int *line);
 /* A C++ symbol demangled, anything else copied; NULL when memory runs out. */
 char *prof_sym_demangle(const char *name);
 /* Free the strings of a description. */
