@@ -305,10 +305,14 @@ static const char *index_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr
     return idx && lo < idx->count && idx->entries[lo].addr == addr ? idx->entries[lo].name : NULL;
 }
 
-/* The symbol name libdwfl gives addr's function, or NULL: the index's when it has it. */
-static const char *symbol_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr)
+/*
+ * The symbol name libdwfl gives addr's function, or NULL: the index's when it has it. Only an
+ * entry (a function's first call) is looked for in the index: a call site (the memory checks'
+ * sites, inside their functions) would only pay for building it.
+ */
+static const char *symbol_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr, int entry)
 {
-    const char *name = index_name(s, m, addr);
+    const char *name = entry ? index_name(s, m, addr) : NULL;
     if (name)
         return name;
     GElf_Off off = 0;
@@ -612,7 +616,7 @@ static enum prof_error lookup(struct prof_symbolizer *s, const void *addr, struc
         return PROF_ERR_NOMEM;
     const char *sym = NULL;
     if (m) {
-        sym = symbol_name(s, m, a);
+        sym = symbol_name(s, m, a, !at_line);
         int lineno = 0;
         const char *file = NULL;
         Dwarf_Addr cu_bias = 0;

@@ -177,6 +177,106 @@ static void module_of(const void *fn, char *path, size_t size, uintptr_t *bias)
     path[n] = 0;
 }
 
+/* What a comparison of declarations found. */
+struct declarations {
+    int entries;    /* function entries compared */
+    int fast;       /* of them, answered by the fast path */
+    int inlined;    /* addresses where an inlined call starts */
+    int inlined_to; /* of them, left to libdw */
+};
+
+/* The declaration dwarf_getscopes gives pc: the innermost function scope that has one. */
+static int declared_by_libdw(Dwfl_Module *m, Dwarf_Addr pc, const char **file, int *line)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = dwfl_module_addrdie(m, pc, &bias);
+    if (!cu)
+        return 0;
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, pc - bias, &scopes), found = 0;
+    for (int i = 0; i < n && !found; i++) {
+        if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+            continue;
+        *file = dwarf_decl_file(&scopes[i]);
+        found = *file && dwarf_decl_line(&scopes[i], line) == 0;
+    }
+    free(scopes);
+    return found;
+}
+
+/* Compare the fast path with libdw at pc: fail on a difference; 1 when the fast path answered. */
+static int compare_declaration(struct prof_symbolizer *s, Dwfl_Module *m, Dwarf_Addr pc)
+{
+    const char *want = NULL, *got = NULL;
+    int want_line = 0, got_line = 0;
+    int expected = declared_by_libdw(m, pc, &want, &want_line);
+    int fast = prof_sym_fast_decl(s, (const void *)(uintptr_t)pc, &got, &got_line);
+    if (fast < 0)
+        return 0;
+    if (fast != expected || (fast && (strcmp(got, want) != 0 || got_line != want_line)))
+        fail_msg("0x%llx is declared at %s:%d by the fast path, at %s:%d by libdw",
+                 (unsigned long long)pc, fast ? got : "-", got_line, expected ? want : "-",
+                 want_line);
+    return 1;
+}
+
+/* Compare at the start (and one byte in) of every function, inlined call and block below die. */
+static void compare_below(struct prof_symbolizer *s, Dwfl_Module *m, Dwarf_Die *die,
+                          Dwarf_Addr bias, struct declarations *got)
+{
+    Dwarf_Die child;
+    if (dwarf_child(die, &child) != 0)
+        return;
+    do {
+        int tag = dwarf_tag(&child);
+        Dwarf_Addr low;
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+             tag == DW_TAG_lexical_block) &&
+            dwarf_lowpc(&child, &low) == 0) {
+            int fast = compare_declaration(s, m, low + bias);
+            compare_declaration(s, m, low + bias + 1);
+            if (tag == DW_TAG_subprogram) {
+                got->entries++;
+                got->fast += fast;
+            } else if (tag == DW_TAG_inlined_subroutine) {
+                got->inlined++;
+                got->inlined_to += !fast;
+            }
+        }
+        compare_below(s, m, &child, bias, got);
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* At the start and one byte into every function, inlined call and block of this program, the
+   units' lists of entries say what dwarf_getscopes says, or leave the address to it; they
+   answer for nearly every function. */
+static void declarations_agree_with_libdw(void **state)
+{
+    (void)state;
+    char path[4096];
+    uintptr_t bias;
+    module_of((const void *)alias_target, path, sizeof path, &bias);
+    Dwfl *dwfl = dwfl_begin(&callbacks);
+    assert_non_null(dwfl);
+    dwfl_report_begin(dwfl);
+    Dwfl_Module *m = dwfl_report_elf(dwfl, path, path, -1, bias, true);
+    dwfl_report_end(dwfl, NULL, NULL);
+    assert_non_null(m);
+    struct prof_symbolizer *s = prof_sym_open();
+    assert_non_null(s);
+    struct declarations got = {0, 0, 0, 0};
+    Dwarf_Die *cu = NULL;
+    Dwarf_Addr cubias;
+    while ((cu = dwfl_module_nextcu(m, cu, &cubias)) != NULL)
+        compare_below(s, m, cu, cubias, &got);
+    assert_true(got.entries > 20);
+    assert_true(got.fast * 10 > got.entries * 9); /* the fast path answers nearly all */
+    /* At an inlined call's start libdw's scopes come from its abstract definition. */
+    assert_int_equal(got.inlined_to, got.inlined);
+    prof_sym_close(s);
+    dwfl_end(dwfl);
+}
+
 /* Every function of this program, its aliases included, is named as libdwfl names it. */
 static void fast_path_agrees_on_this_program(void **state)
 {
@@ -351,6 +451,7 @@ int main(void)
         cmocka_unit_test(fast_path_agrees_on_libc),
         cmocka_unit_test(shared_addresses_are_left_to_libdwfl),
         cmocka_unit_test(alike_aliases_are_named_as_libdwfl_does),
+        cmocka_unit_test(declarations_agree_with_libdw),
         cmocka_unit_test(unique_entry_is_found_by_the_fast_path),
         cmocka_unit_test(unit_lists_agree_with_dwarf_getscopes),
     };
