@@ -904,8 +904,8 @@ static enum prof_error run_finish(int at_exit)
     prof_clock_pair(&end_ticks, &end_ns);
     struct prof_run_override ov = {
         0, end_ticks - g.base_ticks, 1, g.header.data, g.header.len, NULL, 0, NULL};
-    /* Measure the TSC rate again over the whole run: more exact than the 2 ms at start. */
-    if (g.clock == PROF_CLOCK_TSC && end_ns - g.base_ns >= 100000000u)
+    /* Measure the TSC rate again over the whole run: more exact than the 250 us at start. */
+    if (g.clock == PROF_CLOCK_TSC && end_ns - g.base_ns >= PROF_REMEASURE_NS)
         ov.frequency = prof_frequency_from(end_ticks - g.base_ticks, end_ns - g.base_ns);
 
     struct prof_mem_report memory;

@@ -92,9 +92,11 @@ void prof_clock_pair(uint64_t *ticks, uint64_t *ns)
 }
 
 /*
- * Pick the clock and measure its rate. The TSC is measured over a 2 ms sleep: with both
- * clocks read within ~50 ns of each other that is good to a few parts in 10^5, and prof_finish
- * measures again over the whole run.
+ * Pick the clock and measure its rate. The TSC is measured over a 250 us sleep: with both
+ * clocks read within ~50 ns of each other that is good to a few parts in 10^4, enough for the
+ * thresholds set from it, and the run's finish measures again over the whole run (from 2 ms
+ * on), which is the rate written. The sleep was 2 ms: the largest part of a short program's
+ * cost of starting the collector.
  */
 uint64_t prof_timer_setup(enum prof_clock wanted, enum prof_clock *chosen)
 {
@@ -106,7 +108,7 @@ uint64_t prof_timer_setup(enum prof_clock wanted, enum prof_clock *chosen)
         /* To an absolute deadline: a relative nanosleep interrupted by signals resumes with a
            remainder that includes the timer slack (50 us), so under a 20 us interval timer it
            never ended (seen with a program recording from its SIGALRM handler). */
-        uint64_t end = n0 + 2000000u;
+        uint64_t end = n0 + PROF_CALIBRATE_NS;
         struct timespec deadline = {(time_t)(end / 1000000000u), (long)(end % 1000000000u)};
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR) {
         }
