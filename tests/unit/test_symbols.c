@@ -89,6 +89,18 @@ static const Dwfl_Callbacks callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
+/* A libdwfl session of the test's own holding the module at path loaded at bias. */
+static Dwfl_Module *open_module(const char *path, uintptr_t bias, Dwfl **dwfl)
+{
+    *dwfl = dwfl_begin(&callbacks);
+    assert_non_null(*dwfl);
+    dwfl_report_begin(*dwfl);
+    Dwfl_Module *m = dwfl_report_elf(*dwfl, path, path, -1, bias, true);
+    dwfl_report_end(*dwfl, NULL, NULL);
+    assert_non_null(m);
+    return m;
+}
+
 /* Whether libdwfl's address search would consider this symbol (as symbols.c's index does). */
 static int considered(const char *name, const GElf_Sym *sym)
 {
@@ -111,12 +123,8 @@ static int addr_cmp(const void *a, const void *b)
 static struct agreement compare_module(struct prof_symbolizer *s, const char *path, uintptr_t bias)
 {
     struct agreement got = {0, 0, 0};
-    Dwfl *dwfl = dwfl_begin(&callbacks);
-    assert_non_null(dwfl);
-    dwfl_report_begin(dwfl);
-    Dwfl_Module *m = dwfl_report_elf(dwfl, path, path, -1, bias, true);
-    dwfl_report_end(dwfl, NULL, NULL);
-    assert_non_null(m);
+    Dwfl *dwfl;
+    Dwfl_Module *m = open_module(path, bias, &dwfl);
     int n = dwfl_module_getsymtab(m);
     assert_true(n > 1);
     /* The addresses of all the symbols libdwfl considers, sorted, to count those sharing one. */
@@ -256,12 +264,8 @@ static void declarations_agree_with_libdw(void **state)
     char path[4096];
     uintptr_t bias;
     module_of((const void *)alias_target, path, sizeof path, &bias);
-    Dwfl *dwfl = dwfl_begin(&callbacks);
-    assert_non_null(dwfl);
-    dwfl_report_begin(dwfl);
-    Dwfl_Module *m = dwfl_report_elf(dwfl, path, path, -1, bias, true);
-    dwfl_report_end(dwfl, NULL, NULL);
-    assert_non_null(m);
+    Dwfl *dwfl;
+    Dwfl_Module *m = open_module(path, bias, &dwfl);
     struct prof_symbolizer *s = prof_sym_open();
     assert_non_null(s);
     struct declarations got = {0, 0, 0, 0};
@@ -367,26 +371,6 @@ static void unique_entry_is_found_by_the_fast_path(void **state)
     prof_sym_close(s);
 }
 
-/* The declaration dwarf_getscopes finds for addr, as symbols.c's full search does: 1 found,
-   0 not. */
-static int scopes_decl(Dwfl_Module *m, GElf_Addr addr, const char **file, int *line)
-{
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = dwfl_module_addrdie(m, addr, &bias);
-    if (!cu)
-        return 0;
-    Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes(cu, addr - bias, &scopes), found = 0;
-    for (int i = 0; i < n && !found; i++) {
-        if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
-            continue;
-        *file = dwarf_decl_file(&scopes[i]);
-        found = *file && dwarf_decl_line(&scopes[i], line) == 0;
-    }
-    free(scopes);
-    return found;
-}
-
 /* For every function of this program, the units' lists of entries give the declaration
    dwarf_getscopes finds, or leave the address to it: a split function's entry is listed. */
 static void unit_lists_agree_with_dwarf_getscopes(void **state)
@@ -395,12 +379,8 @@ static void unit_lists_agree_with_dwarf_getscopes(void **state)
     char path[4096];
     uintptr_t bias;
     module_of((const void *)split_in_two, path, sizeof path, &bias);
-    Dwfl *dwfl = dwfl_begin(&callbacks);
-    assert_non_null(dwfl);
-    dwfl_report_begin(dwfl);
-    Dwfl_Module *m = dwfl_report_elf(dwfl, path, path, -1, bias, true);
-    dwfl_report_end(dwfl, NULL, NULL);
-    assert_non_null(m);
+    Dwfl *dwfl;
+    Dwfl_Module *m = open_module(path, bias, &dwfl);
     struct prof_symbolizer *s = prof_sym_open();
     assert_non_null(s);
     int described = 0, cold = 0, listed = 0, n = dwfl_module_getsymtab(m);
@@ -412,7 +392,7 @@ static void unit_lists_agree_with_dwarf_getscopes(void **state)
             continue;
         const char *want_file = NULL, *file = NULL;
         int want_line = 0, line = 0;
-        int want = scopes_decl(m, addr, &want_file, &want_line);
+        int want = declared_by_libdw(m, addr, &want_file, &want_line);
         int got = prof_sym_fast_decl(s, (const void *)(uintptr_t)addr, &file, &line);
         described += want;
         if (got < 0) {
