@@ -72,7 +72,7 @@ APP_LIBS := -lprofreport
 # which links libprofreport.a, uses the same code.
 # libprofreport-auto is libprofreport plus the -finstrument-functions hooks and the symbolizer
 # (elfutils' libdw; libiberty's demangler, linked in and kept private).
-AUTO_SRC := collector/auto.c collector/functions.c collector/symbols.c
+AUTO_SRC := collector/auto.c collector/functions.c collector/symbols.c collector/patch.c
 LIB_SRC := $(filter-out $(AUTO_SRC),$(wildcard collector/*.c)) $(wildcard format/*.c) \
 	$(wildcard common/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -255,8 +255,9 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $< -o $@ $(REPORTER_LIBS) -lcmocka
 
-# functions.c and symbols.c live in libprofreport-auto only.
-$(BUILD)/tests/unit/test_functions $(BUILD)/tests/unit/test_symbols: $(BUILD)/tests/unit/%: \
+# functions.c, symbols.c and patch.c live in libprofreport-auto only.
+$(BUILD)/tests/unit/test_functions $(BUILD)/tests/unit/test_symbols $(BUILD)/tests/unit/test_patch: \
+		$(BUILD)/tests/unit/%: \
 		tests/unit/%.c $(AUTO_STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $< -o $@ $(AUTO_STATIC) $(AUTO_DEPLIBS) -pthread -lcmocka

@@ -7,7 +7,10 @@ plain, with empty -finstrument-functions hooks, with libprofreport-auto (gcc
 with gcc's -pg (gprof) and under uftrace; and gcc's build as the README recommends it: the
 functions of headers left out at compile time, then the functions `profreport --suggest-exclude`
 names after a run of that build left out too (ACC_SUGGEST_ROUNDS rounds, each run on the build
-of the round before). For each configuration it prints the slowdown against
+of the round before); and the same names left out at run time instead (PROFILER_EXCLUDE, whose
+hook calls the collector patches out): gcc's first round on the headers-out build, and clang's
+own rounds on its build, each run with the names of the rounds before. For each configuration it
+prints the slowdown against
 the plain build (min/median/max of alternated runs), the time per run the profile reports
 against the plain build's wall time, and how far the top 15 self shares are from perf's
 cpu-clock samples of the plain binary, and of the plain build compiled with
@@ -22,7 +25,8 @@ Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_PERF_SECONDS=3   the runs take less CPU time than this (sampled rows: untimed runs
                        after the rounds until the profile holds this much CPU time)
   ACC_ZSTD_ARGS="-9 -T1"   zstd's options ("-9 --single-thread --no-asyncio": one thread)
-  ACC_SUGGEST_ROUNDS=2 rounds of run, --suggest-exclude, rebuild with gcc @FILE (0: none)
+  ACC_SUGGEST_ROUNDS=2 rounds of run, --suggest-exclude, rebuild with gcc @FILE (0: none),
+                       and of clang's rounds at run time
   ACC_FETCH_ONLY=1     fetch and build, measure nothing (used to prepare /work/accsrc)
 Everything it downloads and builds stays under WORK_DIR/acc/; a second run reuses it.
 """
@@ -262,36 +266,74 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
         "auto-gcc-hdr": ("fi-gcc-hdr", "gcc", auto),
         "pg": ("pg", "gcc", ["-pg"]),
     }, objs)
-    # The loop the README recommends: run the build, let the reporter suggest exclusions,
-    # rebuild with them (gcc @FILE); each round runs the build of the round before.
-    flags = list(GCC_HEADERS_OUT)
-    prev = bins["auto-gcc-hdr"]
-    for k in range(1, SUGGEST_ROUNDS + 1):
-        d = os.path.join(acc, "runs", name, "suggest%d" % k)
+    def suggest(label, exe, exclude, opt):
+        """Run exe once with exclude left out at run time, and the reporter on that run with
+        --suggest-exclude opt; what it said."""
+        d = os.path.join(acc, "runs", name, label)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-        env = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"))
-        for key in ("PROFILER_MODE", "PROFILER_TIMING", "PROFILER_INCLUDE", "PROFILER_EXCLUDE"):
+        env = dict(os.environ, PROFILER_DIR=os.path.join(d, "runs"), PROFILER_EXCLUDE=exclude)
+        for key in ("PROFILER_MODE", "PROFILER_TIMING", "PROFILER_INCLUDE", "PROFILER_PATCH"):
             env.pop(key, None)
-        res = subprocess.run(command(name, prev, inputs), env=env, cwd=d,
+        res = subprocess.run(command(name, exe, inputs), env=env, cwd=d,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if res.returncode != 0:
-            sys.exit("accuracy: %s (suggestion round %d) failed: %s" % (prev, k, res.stderr[-2000:]))
-        opt = os.path.join(out, "suggest%d.opt" % k)
+            sys.exit("accuracy: %s (%s) failed: %s" % (exe, label, res.stderr[-2000:]))
         if os.path.exists(opt):  # the reporter would keep an earlier bench run's names
             os.remove(opt)
         said = run([os.path.join(build_dir, "profreport"), "--no-gnuplot",
                     os.path.join(d, "runs"), "-o", os.path.join(d, "report.xlsx"),
                     "--suggest-exclude", opt])
-        log("%s: round %d: %s" % (name, k, " ".join(
+        log("%s: %s: %s" % (name, label, " ".join(
             l for l in said.splitlines() if l.startswith("suggest: ") and " functions " in l)))
+        return said
+
+    # The loop the README recommends for gcc: run the build, let the reporter suggest
+    # exclusions, rebuild with them (gcc @FILE); each round runs the build of the round before.
+    flags = list(GCC_HEADERS_OUT)
+    prev = bins["auto-gcc-hdr"]
+    for k in range(1, SUGGEST_ROUNDS + 1):
+        opt = os.path.join(out, "suggest%d.opt" % k)
+        said = suggest("suggest%d" % k, prev, "", opt)
+        save_exclude(out, "gcc%d" % k, said, exclude_of(out, "gcc%d" % (k - 1)))
         flags = flags + ["@" + opt]
         b = "fi-gcc-sug%d" % k
         objs.update(compile_builds({b: ("gcc", flags)}))
         bins.update(link({"empty-gcc-sug%d" % k: (b, "gcc", [hooks["gcc"]]),
                           "auto-gcc-sug%d" % k: (b, "gcc", auto)}, objs))
         prev = bins["auto-gcc-sug%d" % k]
+    # The same loop without rebuilding, as a clang user has it: each round runs the clang build
+    # with the names suggested so far left out at run time (PROFILER_EXCLUDE: their hook calls
+    # patched out), and adds the names the reporter suggests next.
+    for k in range(1, SUGGEST_ROUNDS + 1):
+        before = exclude_of(out, "clang%d" % (k - 1))
+        said = suggest("suggest-clang%d" % k, bins["auto-clang"], before,
+                       os.path.join(out, "unused-clang%d.opt" % k))
+        save_exclude(out, "clang%d" % k, said, before)
     return bins
+
+
+def exclude_file(out, key):
+    return os.path.join(out, "exclude-%s.txt" % key)
+
+
+def exclude_of(out, key):
+    """The PROFILER_EXCLUDE value of a round (round 0: empty)."""
+    try:
+        with open(exclude_file(out, key)) as f:
+            return f.read().strip()
+    except FileNotFoundError:
+        return ""
+
+
+def save_exclude(out, key, said, before):
+    """Keep the names left out before and those the reporter's PROFILER_EXCLUDE line names."""
+    names = [n for n in before.split(",") if n]
+    m = re.search(r"PROFILER_EXCLUDE='([^']*)'", said)
+    if m:
+        names += [n for n in m.group(1).split(",") if n and n not in names]
+    with open(exclude_file(out, key), "w") as f:
+        f.write(",".join(names) + "\n")
 
 
 def make_inputs(acc, trees):
@@ -368,7 +410,7 @@ def sampled_known(build_dir, exe_cmd, scratch):
 
 # The rows of the table: label, binary, extra environment, the kind of profile it leaves
 # (profreport run files, gprof's gmon.out, uftrace's data) and the plain build it is held to.
-def configurations(sampled):
+def configurations(sampled, excludes):
     rows = [
         ("plain gcc -O2 -g", "plain-gcc", {}, None, "gcc"),
         ("plain clang -O2 -g", "plain-clang", {}, None, "clang"),
@@ -392,6 +434,15 @@ def configurations(sampled):
         rows.append(("empty hooks, gcc -fi %s" % what, "empty-gcc-" + key, {}, None, "gcc"))
         rows.append(("auto gcc -fi %s, sampled" % what, "auto-gcc-" + key, sampling,
                      "profreport", "gcc"))
+    # the same names left out at run time instead (their hook calls patched out): gcc's first
+    # round on the headers-out build, and clang's rounds
+    for key, binkey, what, family in (
+            [("gcc1", "auto-gcc-hdr", "auto gcc -fi hdr, run-time suggested x1", "gcc")] +
+            [("clang%d" % k, "auto-clang", "auto clang -fi-a.-i., run-time sugg. x%d" % k,
+              "clang") for k in range(1, SUGGEST_ROUNDS + 1)]):
+        env = dict(sampling, PROFILER_EXCLUDE=excludes[key]) if sampling and excludes.get(key) \
+            else None
+        rows.append((what, binkey, env, "profreport", family))
     rows.append(("gprof: gcc -pg", "pg", {}, "gprof", "gcc"))
     rows.append(("uftrace record (-pg build)", "pg", {}, "uftrace", "gcc"))
     return rows
@@ -712,7 +763,10 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     os.makedirs(work, exist_ok=True)
     cmds = {k: command(name, exe, inputs) for k, exe in bins.items()}
     sampled = sampled_known(build_dir, cmds["auto-clang"], os.path.join(work, "probe"))
-    rows = configurations(sampled)
+    out = os.path.join(acc, "bin", name)
+    excludes = {key: exclude_of(out, key) for key in
+                ["gcc1"] + ["clang%d" % k for k in range(1, SUGGEST_ROUNDS + 1)]}
+    rows = configurations(sampled, excludes)
     load0 = loadavg()
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
     times, cpu, notes = time_runs(rows, cmds, work, reps)

@@ -15,6 +15,7 @@
 #include "hookcode.h"
 #include "hooks.h"
 #include "live.h"
+#include "patch.h"
 #include "run.h"
 #include "sample.h"
 #include "status.h"
@@ -183,14 +184,18 @@ left_before_call(struct prof_thread *t, uintptr_t here, const void *site, const 
 }
 
 /*
- * A call of a function the filters leave out: nothing recorded (frames a longjmp left are
- * closed by the next recorded event), but its hooks still cost (hook_ticks, thread.c), and in
- * summary mode the edge cache notes it under its caller's node, so that the lean paths skip
+ * A call of a function the filters leave out, whose enter hook returns to hook: nothing
+ * recorded (frames a longjmp left are closed by the next recorded event). Its hooks' calls are
+ * patched out (patch.h) as each is first seen. One that stays costs (hook_ticks, thread.c), and
+ * in summary mode the edge cache notes it under its caller's node, so that the lean paths skip
  * its next calls from there without the id table.
  */
-static __attribute__((noinline, cold)) void skipped(struct prof_thread *t, const void *fn)
+static __attribute__((noinline, cold)) void skipped(struct prof_thread *t, const void *fn,
+                                                    const void *hook)
 {
     PROF_STORE(t->hooks.skipped, t->hooks.skipped + 1);
+    if (prof_patch_call((uintptr_t)hook, (const void *)__cyg_profile_func_enter))
+        return; /* and its exit hooks' calls at their first returns (leave) */
     uint32_t d = t->depth;
     if (t->mode == PROF_MODE_SUMMARY && d > 0 && d <= t->stack_cap &&
         !((uintptr_t)t->stack[d - 1].node & 1))
@@ -207,13 +212,13 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         if (idx == PROF_IDX_SKIP) {
-            skipped(t, fn);
+            skipped(t, fn, hook);
             return;
         }
         idx = fn_add(t, fn);
         if (idx >= PROF_IDX_SKIP) {
             if (idx == PROF_IDX_SKIP)
-                skipped(t, fn);
+                skipped(t, fn, hook);
             return;
         }
     }
@@ -433,9 +438,10 @@ static __attribute__((noinline, cold)) uint32_t close_left(struct prof_thread *t
 }
 
 /* Leave an instrumented function on the thread's current recorder (marked busy), from stack
-   position here (the function's stack pointer; its caller's when the hook is a tail call). */
+   position here (the function's stack pointer; its caller's when the hook is a tail call), the
+   hook returning to ret. */
 static inline __attribute__((always_inline)) void leave(struct prof_thread *t, void *fn,
-                                                        uintptr_t here, int tail)
+                                                        uintptr_t here, int tail, void *ret)
 {
     /* Frames a longjmp left below this function's are closed first: then a recursive
        function's frame found innermost is its own call's, not a deeper one's. A tail-called
@@ -455,8 +461,13 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
         return;
     }
     uint32_t slot, idx = prof_id_find(t, fn, &slot);
-    if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP))
-        return; /* filtered out (no clock read: close to an empty hook), or not in this run */
+    if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
+        /* filtered out (no clock read: close to an empty hook; a hook the compiler jumped to
+           returns into the caller, and stays), or not in this run */
+        if (idx == PROF_IDX_SKIP && !tail)
+            prof_patch_call((uintptr_t)ret, (const void *)__cyg_profile_func_exit);
+        return;
+    }
     uint64_t now = prof_ticks();
     if (PROF_UNLIKELY(t->hooks.excess)) {
         t->hooks.excess--;
@@ -512,7 +523,7 @@ static PROF_HOOK_TEXT void leave_general(void *fn, uintptr_t here, int tail, voi
     prof_busy_mark(t);
     if (t->summary.sampled && !tail) /* a tail-called hook returns into the caller */
         prof_hookcode_learn((uintptr_t)ret, PROF_HOOKCODE_EXIT);
-    leave(t, fn, here, tail);
+    leave(t, fn, here, tail, ret);
     prof_busy_unmark(t);
 }
 

@@ -1210,6 +1210,10 @@ void prof_run_crash_release(void) { pthread_mutex_unlock(&g.lock); }
 static void fork_child(void)
 {
     prof_process_forked();
+    /* This thread holds the lock (fork_prepare): given back before child_begin makes it anew,
+       or ThreadSanitizer takes it as held for the child's life and every lock the child takes
+       after as ordered after it. */
+    pthread_mutex_unlock(&g.lock);
     child_begin(prof_thread_self(), 1);
 }
 

@@ -279,7 +279,10 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path, size
     else
         fprintf(out, "suggest: %s: gcc cannot name these functions alone\n", path);
     char *env = suggest_env_text(s);
-    fprintf(out, "suggest: at run time instead (the hooks still run for each call): %s\n", env);
+    fprintf(out,
+            "suggest: at run time, without rebuilding (each hook call patched out at its first "
+            "call): %s\n",
+            env);
     free(env);
     fprintf(out, "suggest: %10s %10s %7s  %s\n", "calls/run", "ns/call", "time", "function");
     for (size_t i = 0; i < s->n; i++) {

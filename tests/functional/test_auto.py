@@ -624,3 +624,62 @@ def test_depth_limit_folds_deeper_calls_as_uftrace_counts_them(tmp_path, mode):
     must_run(run.path, "-o", out, "-q", "--no-gnuplot")
     assert [(w["Kind"], w["Count"]) for w in Book(out).warnings()] == [
         ("depth-limit", deep["count"])]
+
+
+def patch_run(tmp_path, exe, env):
+    """Run auto/patch (or exe, built from its source) with 4 threads of 200,000 calls of tiny
+    left out: (its "patched=N changed=M" numbers, the parent's run, the child's run)."""
+    folder = tmp_path / "runs"
+    proc = run_command([exe, "4", "200000"],
+                       env=clean_env({"PROFILER_DIR": str(folder), "PROFILER_EXCLUDE": "tiny",
+                                      **env}), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode().splitlines()
+    assert out[:5] == [f"thread {i}: 400000" for i in range(4)] + ["child: 400000"], out
+    numbers = dict(kv.split("=") for kv in out[5].split())
+    runs = {parse_run(p).value("Pid"): parse_run(p) for p in folder.iterdir()}
+    parent = runs.pop(str(proc.pid))
+    (child,) = runs.values()
+    return {k: int(v) for k, v in numbers.items()}, parent, child
+
+
+@pytest.mark.parametrize("patch", ["1", "0"])
+def test_left_out_functions_lose_their_hook_calls_while_threads_run_them(tmp_path, patch):
+    """PROFILER_EXCLUDE=tiny: tiny's calls of the enter and exit hooks are overwritten with
+    no-ops of their length at their first calls (so its 1,000,000 calls cost what they cost
+    unprofiled), while four threads released together run them; a forked child runs the
+    patched code. Every call still computes what it should, no other byte of tiny changes,
+    and what is recorded is what the hooks recorded with tiny left out before: kept() once per
+    thread, no tiny. PROFILER_PATCH=0 leaves the code alone."""
+    numbers, parent, child = patch_run(tmp_path, program("auto/patch"),
+                                       {"PROFILER_PATCH": patch})
+    assert numbers == {"patched": 2 if patch == "1" else 0, "changed": 0}
+    assert counts(parent)["kept"] == 4 and "tiny" not in counts(parent)
+    assert sum(int(r["Calls"]) for r in parent.rows_of("kept")) == 4
+    assert sum(int(r["Calls"]) for r in child.rows_of("kept")) == 1
+    assert "tiny" not in counts(child)
+    assert parent.warnings == [] and child.warnings == []
+
+
+@pytest.mark.parametrize("compiler", ["gcc -fno-plt", "clang"])
+def test_left_out_functions_lose_their_hook_calls_in_other_builds(tmp_path, compiler):
+    """The same with the hooks called through the GOT (gcc -fno-plt: `call *slot(%rip)`, 6
+    bytes) and from clang's build after inlining (its own prologue and register choices)."""
+    if SAN:
+        pytest.skip("built here without the build's sanitizer runtime")
+    cc, *flags = compiler.split()
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    hook = "-finstrument-functions-after-inlining" if cc == "clang" else "-finstrument-functions"
+    exe = tmp_path / "patch-built"
+    build = subprocess.run([cc, "-O2", "-g", hook, *flags, str(SOURCE / "patch.c"), "-o",
+                            str(exe), f"-L{BUILD}", f"-Wl,-rpath,{BUILD}", "-lprofreport-auto",
+                            "-pthread"], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    if "-fno-plt" in flags:
+        code = subprocess.run(["objdump", "-d", str(exe)], capture_output=True, text=True).stdout
+        assert re.search(r"ff 15 .*call.*__cyg_profile_func_enter", code), "not a GOT call"
+    numbers, parent, child = patch_run(tmp_path, exe, {})
+    assert numbers == {"patched": 2, "changed": 0}
+    assert sum(int(r["Calls"]) for r in parent.rows_of("kept")) == 4
+    assert sum(int(r["Calls"]) for r in child.rows_of("kept")) == 1

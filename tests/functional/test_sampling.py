@@ -225,13 +225,15 @@ def test_a_functions_prologue_and_epilogue_are_its_own(tmp_path):
 
 
 def test_the_hooks_cost_per_call_counts_the_calls_left_out(tmp_path):
-    """PROFILER_EXCLUDE=tiny: tiny's 20 M calls still run the hooks (a lookup, then nothing
-    recorded), so the hooks' measured cost per call (ThreadCpu's last field, picoseconds) is
-    their samples over every call they saw, not over the 3 calls recorded (which made it
-    milliseconds a call, and --suggest-exclude then took a 3 ms function for a tiny one)."""
+    """PROFILER_EXCLUDE=tiny with PROFILER_PATCH=0: tiny's 20 M calls still run the hooks (a
+    lookup, then nothing recorded), so the hooks' measured cost per call (ThreadCpu's last
+    field, picoseconds) is their samples over every call they saw, not over the 3 calls
+    recorded (which made it milliseconds a call, and --suggest-exclude then took a 3 ms function
+    for a tiny one). Patched out (the default), tiny's calls would not reach the hooks."""
     sampler_or_skip(tmp_path, "perf")
     _, run = sampled_run(tmp_path, "calls", 20_000_000,
-                         env={"PROFILER_SAMPLER": "perf", "PROFILER_EXCLUDE": "tiny"})
+                         env={"PROFILER_SAMPLER": "perf", "PROFILER_EXCLUDE": "tiny",
+                              "PROFILER_PATCH": "0"})
     calls = {p: int(r["Calls"]) for (_, p), r in summary_paths(run.rows).items()}
     assert calls == {("main",): 1, ("main", "caller"): 1}
     (record,) = [r for r in run.values("ThreadCpu") if len(r) == 8]
