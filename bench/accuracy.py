@@ -830,8 +830,9 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
             for f in ("gcc", "clang")}
     for i, (label, binkey, env, kind, family) in enumerate(rows):
         if env is None:
-            print("%-40s %7s  (PROFILER_TIMING=sampled unknown to this libprofreport-auto)" %
-                  (label, "n/a"))
+            print("%-40s %7s  (%s)" % (label, "n/a", "the reporter suggested nothing"
+                                       if "run-time" in label and sampled else
+                                       "PROFILER_TIMING=sampled unknown to this libprofreport-auto"))
             continue
         t = times[i]
         med = statistics.median(t)

@@ -56,6 +56,8 @@ static double parse_ns(const char *s)
 /* Read the hooks' settings from the environment, once per process. */
 static void configure(void)
 {
+    /* functions.c applies them (at a function's first call); the runs name them */
+    prof_run_filters(prof_getenv("PROFILER_INCLUDE"), prof_getenv("PROFILER_EXCLUDE"));
     const char *v = prof_getenv("PROFILER_MAX_DEPTH");
     if (v && *v) {
         char *end;

@@ -58,6 +58,7 @@ static struct {
     double clock_ns;                    /* one clock read, calibrated at start */
     enum prof_split_mode write_threads; /* PROFILER_WRITE_THREADS */
     char *program, *command;
+    char *include, *exclude; /* prof_run_filters */
     char host[256];
 
     /* the current run (whether it stopped or failed: status.c) */
@@ -174,6 +175,14 @@ static void fork_child_found_late(void);
 static enum prof_mode default_mode = PROF_MODE_EVENTS;
 
 void prof_run_default_mode(enum prof_mode mode) { default_mode = mode; }
+
+void prof_run_filters(const char *include, const char *exclude)
+{
+    free(g.include);
+    free(g.exclude);
+    g.include = include && *include ? strdup(include) : NULL;
+    g.exclude = exclude && *exclude ? strdup(exclude) : NULL;
+}
 
 /* PROFILER_TIMING's default (prof_run_default_timing). */
 static enum prof_timing default_timing = PROF_TIMING_EXACT;
@@ -512,6 +521,8 @@ static int name_run(int lock_free)
     header_kv("Host", g.host);
     header_kv("Start", start);
     header_kv("Clock", g.clock == PROF_CLOCK_TSC ? "tsc" : "monotonic");
+    header_kv("Include", g.include);
+    header_kv("Exclude", g.exclude);
     if (g.mode == PROF_MODE_SUMMARY) {
         /* The Timing record's fields (FORMAT.md 1.2), joined by commas. */
         char timing[160];

@@ -29,6 +29,10 @@ enum prof_timing { PROF_TIMING_EXACT, PROF_TIMING_SAMPLED };
 /* The timing used when PROFILER_TIMING is unset: exact, unless libprofreport-auto asks for
    sampled timing at load. */
 void prof_run_default_timing(enum prof_timing timing);
+/* The function filters (PROFILER_INCLUDE, PROFILER_EXCLUDE; NULL: none), named in the header of
+   every run begun after (the Include and Exclude records): libprofreport-auto sets them before
+   its first run, since only its hooks apply them. */
+void prof_run_filters(const char *include, const char *exclude);
 /* For the crash handler (crash.c): try the run lock without waiting; when *held is set, the
    registry's first recorder (NULL when no run records), and the lock stays held until
    prof_run_crash_release. Async-signal-safe in practice (a trylock is one atomic exchange). */

@@ -28,6 +28,7 @@
 struct meta {
     char *frequency, *mode, *program, *command, *pid, *ppid, *host, *start, *clock, *format;
     char *timing; /* the Timing record's fields after its key, joined by commas */
+    char *include, *exclude;
 };
 
 /* A Warning record of a PRFW chunk. */
@@ -394,12 +395,15 @@ static void meta_from(struct meta *m, const unsigned char *p, size_t len)
     m->start = kv_dup(p, len, "Start");
     m->clock = kv_dup(p, len, "Clock");
     m->timing = kv_dup(p, len, PROF_TIMING_RECORD);
+    m->include = kv_dup(p, len, "Include");
+    m->exclude = kv_dup(p, len, "Exclude");
 }
 
 static void meta_release(struct meta *m)
 {
-    char **f[] = {&m->frequency, &m->mode,  &m->program, &m->command, &m->pid,   &m->ppid,
-                  &m->host,      &m->start, &m->clock,   &m->format,  &m->timing};
+    char **f[] = {&m->frequency, &m->mode,    &m->program, &m->command, &m->pid,
+                  &m->ppid,      &m->host,    &m->start,   &m->clock,   &m->format,
+                  &m->timing,    &m->include, &m->exclude};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         free(*f[i]);
         *f[i] = NULL;
@@ -1113,6 +1117,8 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
     rec_pair(s, &r, "Host", m->host);
     rec_pair(s, &r, "Start", m->start);
     rec_pair(s, &r, "Clock", m->clock);
+    rec_pair(s, &r, "Include", m->include);
+    rec_pair(s, &r, "Exclude", m->exclude);
     if (m->timing) {
         /* The header's value holds the record's fields joined by commas (run.c). */
         rec_str(&r, PROF_TIMING_RECORD);

@@ -304,6 +304,10 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         slot = &run->clock;
     else if (strcmp(f[0], "Pid") == 0)
         slot = &run->pid;
+    else if (strcmp(f[0], "Include") == 0)
+        slot = &run->include;
+    else if (strcmp(f[0], "Exclude") == 0)
+        slot = &run->exclude;
     else if (strcmp(f[0], PROF_TIMING_RECORD) == 0 && n >= 4 &&
              strcmp(f[1], PROF_TIMING_WORD_SAMPLED) == 0) {
         double period = strtod(f[3], NULL);

@@ -78,6 +78,8 @@ static void run_rec_release(struct run_rec *r)
     free(r->clock);
     free(r->pid);
     free(r->mode);
+    free(r->include);
+    free(r->exclude);
     free(r->sampling);
     free(r->crash);
 }

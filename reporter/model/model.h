@@ -21,6 +21,8 @@
 struct run_rec {
     char *file; /* as the user named it, UTF-8 repaired */
     char *program, *command, *host, *start, *clock, *pid, *mode;
+    /* PROFILER_INCLUDE and PROFILER_EXCLUDE as the run had them (Include, Exclude); NULL: unset */
+    char *include, *exclude;
     uint64_t frequency;
     double duration_ns; /* Duration record, else the latest region end seen */
     uint64_t events;    /* rows read (summary mode: calls) */

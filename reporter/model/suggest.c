@@ -4,6 +4,7 @@
  */
 #include "model/suggest.h"
 #include "base/util.h"
+#include "strbuf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -220,10 +221,66 @@ static void check_gcc_names(const struct model *m, struct suggestion *s)
 }
 
 /* The hot, tiny functions of m. */
+void suggest_patterns(const char *value, char ***out, size_t *n)
+{
+    for (const char *p = value; p && *p;) {
+        const char *e = p;
+        while (*e && !(*e == ',' && (e == value || e[-1] != '\\')))
+            e++;
+        const char *a = p, *b = e;
+        while (a < b && *a == ' ')
+            a++;
+        while (b > a && b[-1] == ' ')
+            b--;
+        char *pat = xstrndup(a, (size_t)(b - a));
+        int seen = !*pat;
+        for (size_t i = 0; i < *n && !seen; i++)
+            seen = strcmp((*out)[i], pat) == 0;
+        if (seen) {
+            free(pat);
+        } else {
+            *out = xrealloc(*out, (*n + 1) * sizeof **out);
+            (*out)[(*n)++] = pat;
+        }
+        p = *e ? e + 1 : e;
+    }
+}
+
+char *suggest_filters_text(const struct model *m, int exclude)
+{
+    char **p = NULL;
+    size_t n = 0, runs = 0;
+    for (size_t k = 0; k < m->nruns; k++) {
+        const char *v = exclude ? m->runs[k].exclude : m->runs[k].include;
+        runs += v != NULL;
+        suggest_patterns(v, &p, &n);
+    }
+    if (!n) {
+        free(p);
+        return NULL;
+    }
+    struct prof_sbuf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        prof_sbuf_addf(&b, "%s%s", i ? ", " : "", p[i]);
+        free(p[i]);
+    }
+    free(p);
+    prof_sbuf_addf(&b, " (%zu of %zu run%s): %s", runs, m->nruns, m->nruns == 1 ? "" : "s",
+                   exclude ? "functions matching one are in no row; their time is in their "
+                             "callers' self time"
+                           : "only functions matching one are in the rows; the others' time is "
+                             "in their callers' self time");
+    char *s = xstrdup(prof_sbuf_cstr(&b));
+    prof_sbuf_release(&b);
+    return s;
+}
+
 void suggest_build(const struct model *m, const struct suggest_options *o, struct suggestion *s)
 {
     memset(s, 0, sizeof *s);
     s->hook_ns = NAN;
+    for (size_t k = 0; k < m->nruns; k++)
+        suggest_patterns(m->runs[k].exclude, &s->left_out, &s->nleft_out);
     size_t runs = m->nruns ? m->nruns : 1;
     for (size_t r = 0; r < m->nregions; r++)
         if (m->regions[r].function) {
@@ -293,5 +350,8 @@ void suggest_release(struct suggestion *s)
         free(s->items[i].clash);
     }
     free(s->items);
+    for (size_t i = 0; i < s->nleft_out; i++)
+        free(s->left_out[i]);
+    free(s->left_out);
     memset(s, 0, sizeof *s);
 }

@@ -72,6 +72,10 @@ struct suggestion {
     double hooks_share;    /* their hooks' cost over the program's time (busy time) */
     double max_mean_ns;    /* the threshold used */
     double hook_ns;        /* the hooks' cost per call it came from (NaN: max_mean_ns given) */
+    /* The patterns the runs left out already (their Exclude records, each pattern once, as
+       written), which a PROFILER_EXCLUDE setting for the next run keeps */
+    char **left_out;
+    size_t nleft_out;
 };
 
 /* The thresholds: max_mean_ns 0 takes SUGGEST_HOOK_FACTOR times the runs' hook cost. */
@@ -83,6 +87,13 @@ struct suggest_options {
    Nothing (n 0) for runs without instrumented functions. */
 void suggest_build(const struct model *m, const struct suggest_options *o, struct suggestion *s);
 void suggest_release(struct suggestion *s);
+/* The patterns of a PROFILER_INCLUDE or _EXCLUDE value, in order, each once (commas written `\,`
+   stay inside a pattern, spaces around one are dropped), appended to *out (*n of them). */
+void suggest_patterns(const char *value, char ***out, size_t *n);
+/* What the runs' function filters were, for the Summary sheet: every pattern of their Exclude
+   (exclude) or Include records once, how many runs had one, and what that means for the
+   report. NULL when no run had one. Caller frees. */
+char *suggest_filters_text(const struct model *m, int exclude);
 
 /* The name gcc 12 matches for a demangled function name: without a clone suffix, parameters,
    qualifiers and return type (`int NS::twice<int>(int) const` -> `NS::twice<int>`), an

@@ -19,6 +19,8 @@ static char *text_alloc(const struct suggestion *s)
     size_t n = sizeof GCC_OPTION + 64;
     for (size_t i = 0; i < s->n; i++)
         n += 4 * (strlen(s->items[i].gcc_name) + strlen(s->items[i].glob)) + 8;
+    for (size_t i = 0; i < s->nleft_out; i++)
+        n += 4 * strlen(s->left_out[i]) + 8;
     return xmalloc(n);
 }
 
@@ -134,15 +136,24 @@ char *suggest_options_text(const struct suggestion *s, const char *const *kept, 
     return out;
 }
 
-/* PROFILER_EXCLUDE='...' for a shell. */
+/* PROFILER_EXCLUDE='...' for a shell: the patterns the runs left out already, then each
+   suggested function's not among them. */
 char *suggest_env_text(const struct suggestion *s)
 {
     char *out = text_alloc(s), *p = out;
     p += sprintf(p, "PROFILER_EXCLUDE='");
-    for (size_t i = 0; i < s->n; i++) {
-        if (i)
+    int first = 1;
+    for (size_t i = 0; i < s->nleft_out + s->n; i++) {
+        const char *glob = i < s->nleft_out ? s->left_out[i] : s->items[i - s->nleft_out].glob;
+        int seen = 0;
+        for (size_t k = 0; k < s->nleft_out && i >= s->nleft_out && !seen; k++)
+            seen = strcmp(s->left_out[k], glob) == 0;
+        if (seen)
+            continue;
+        if (!first)
             *p++ = ',';
-        for (const char *c = s->items[i].glob; *c; c++) {
+        first = 0;
+        for (const char *c = glob; *c; c++) {
             if (*c == '\'') {
                 strcpy(p, "'\\''");
                 p += 4;
@@ -281,8 +292,8 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path, size
     char *env = suggest_env_text(s);
     fprintf(out,
             "suggest: at run time, without rebuilding (each hook call patched out at its first "
-            "call): %s\n",
-            env);
+            "call)%s: %s\n",
+            s->nleft_out ? ", with what these runs left out" : "", env);
     free(env);
     fprintf(out, "suggest: %10s %10s %7s  %s\n", "calls/run", "ns/call", "time", "function");
     for (size_t i = 0; i < s->n; i++) {

@@ -15,6 +15,7 @@
 #include "model/model.h"
 #include "model/paths.h"
 #include "model/programs.h"
+#include "model/suggest.h"
 #include "model/tables.h"
 #include "base/util.h"
 #include "out/workbook.h"
@@ -1267,6 +1268,13 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     kv_num(b, ws, &row, "Events read", (double)m->events, b->f.count);
     timing_summary(m, buf, sizeof buf);
     kv(b, ws, &row, "Timing", buf);
+    for (int exclude = 0; exclude <= 1; exclude++) {
+        char *filters = suggest_filters_text(m, exclude);
+        if (filters)
+            kv(b, ws, &row, exclude ? "Left out (PROFILER_EXCLUDE)" : "Only (PROFILER_INCLUDE)",
+               filters);
+        free(filters);
+    }
     kv_num(b, ws, &row, "Regions", (double)n, b->f.count);
     const char *first = NULL, *last = NULL;
     for (size_t k = 0; k < m->nruns; k++) {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BUILD, INCLUDE, SAN, clean_env, parse_run, run_command, run_files
-from reporter_helpers import must_run, profreport
+from reporter_helpers import Book, must_run, profreport
 
 N = 2_000_000  # tiny's calls; step gets N // 2, medium 40, stepper 1, main 1
 
@@ -178,3 +178,30 @@ def test_a_file_that_is_not_a_suggestion_is_not_replaced(tmp_path):
     assert "is not a --suggest-exclude file" in p.stderr.decode()
     assert mine.read_text() == "-O2 -g\n"
     assert not (tmp_path / "r.xlsx").exists()  # refused before any work
+
+
+@TIMES_KEPT
+def test_the_next_round_at_run_time_keeps_what_this_one_left_out(tmp_path):
+    """The loop without rebuilding (clang's way): a run with PROFILER_EXCLUDE=tiny names it in
+    its Exclude record; the report says so on the Summary sheet, and the PROFILER_EXCLUDE line
+    it suggests for the next run keeps tiny before adding step, so each round's line can be
+    pasted as it is. The names left out at run time cost no hooks (patched out): they are in
+    no row."""
+    exe = build(tmp_path, "first")
+    folder = tmp_path / "runs"
+    proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(folder),
+                                                "PROFILER_EXCLUDE": " tiny"}))
+    assert proc.returncode == 0, proc.stderr
+    (path,) = run_files(folder)
+    run = parse_run(path)
+    assert run.value("Exclude") == " tiny"
+    assert {r["Region"] for r in run.rows} == {"main", "step", "medium", "stepper"}
+    p = must_run("--no-gnuplot", folder, "-o", tmp_path / "r.xlsx", "--suggest-exclude",
+                 tmp_path / "next.opt")
+    text = p.stdout.decode()
+    line = next(l for l in text.splitlines() if "PROFILER_EXCLUDE=" in l)
+    assert "with what these runs left out" in line, line
+    assert line.endswith("PROFILER_EXCLUDE='tiny,step'"), line
+    summary = Book(tmp_path / "r.xlsx").summary()
+    assert summary["Left out (PROFILER_EXCLUDE)"].startswith("tiny (1 of 1 run): "), summary
+    assert "Only (PROFILER_INCLUDE)" not in summary

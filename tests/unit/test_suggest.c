@@ -213,10 +213,45 @@ static void commas_and_glob_characters_are_escaped(void **state)
     free(s);
 }
 
+/* The patterns the runs left out (their Exclude records) come with the suggestion, each once,
+   in order: a `\,` stays inside its pattern, spaces around one and empty ones go. */
+static void the_runs_exclusions_come_with_the_suggestion(void **state)
+{
+    (void)state;
+    char *text = malloc(sizeof run + 256);
+    assert_non_null(text);
+    const char *head = "Frequency,1000000000\nFormat,profreport-run,3\nMode,summary\n";
+    sprintf(text, "%sExclude,\"peek, f(char const*\\, int),,peek\"\n%s", head, run + strlen(head));
+    struct model m;
+    struct suggestion s;
+    suggest_text(text, 50, &m, &s);
+    assert_int_equal(s.nleft_out, 2);
+    assert_string_equal(s.left_out[0], "peek");
+    assert_string_equal(s.left_out[1], "f(char const*\\, int)");
+    assert_int_equal(s.n, 2); /* tiny and small, as without the record */
+    suggest_release(&s);
+    model_release(&m);
+    free(text);
+
+    char **p = NULL;
+    size_t n = 0;
+    suggest_patterns(" a\\,b , c,,a\\,b,", &p, &n);
+    suggest_patterns(NULL, &p, &n);
+    suggest_patterns("c,d", &p, &n);
+    assert_int_equal(n, 3);
+    assert_string_equal(p[0], "a\\,b");
+    assert_string_equal(p[1], "c");
+    assert_string_equal(p[2], "d");
+    for (size_t i = 0; i < n; i++)
+        free(p[i]);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hot_tiny_functions_are_suggested_most_calls_first),
+        cmocka_unit_test(the_runs_exclusions_come_with_the_suggestion),
         cmocka_unit_test(the_threshold_defaults_to_a_multiple_of_the_hooks_cost),
         cmocka_unit_test(a_measured_hook_cost_sets_the_threshold),
         cmocka_unit_test(names_gcc_would_read_wider_stay_out_of_its_list),

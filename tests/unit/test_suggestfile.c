@@ -60,6 +60,22 @@ static void the_environment_line_names_every_function(void **state)
     free(t);
 }
 
+/* The patterns the runs left out come first, and a suggested function among them only once. */
+static void the_environment_line_keeps_what_the_runs_left_out(void **state)
+{
+    (void)state;
+    struct suggest_item items[3];
+    struct suggestion s = three(items);
+    char tiny[] = "tiny", peek_left[] = "peek";
+    char *left[] = {tiny, peek_left};
+    s.left_out = left;
+    s.nleft_out = 2;
+    char *t = suggest_env_text(&s);
+    assert_string_equal(t, "PROFILER_EXCLUDE='tiny,peek,YAML::Stream::operator bool() const,"
+                           "f(char const\\*\\, it'\\''s)'");
+    free(t);
+}
+
 /* Nothing for gcc: an empty file, which `gcc @FILE` reads as no option. */
 static void nothing_for_gcc_is_an_empty_file(void **state)
 {
@@ -122,6 +138,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_file_holds_one_option_escaped_twice),
         cmocka_unit_test(the_environment_line_names_every_function),
+        cmocka_unit_test(the_environment_line_keeps_what_the_runs_left_out),
         cmocka_unit_test(nothing_for_gcc_is_an_empty_file),
         cmocka_unit_test(a_file_read_back_keeps_its_names_first),
         cmocka_unit_test(only_a_file_of_ours_is_read),
