@@ -576,6 +576,7 @@ int dlclose(void *handle)
         prof_busy_begin();
         prof_mem_quiet_begin();
         prof_fn_forget();
+        prof_patch_forget();
         prof_mem_quiet_end();
         prof_busy_end();
         __atomic_add_fetch(&prof_mod_gen, 1, __ATOMIC_RELEASE);

@@ -271,3 +271,13 @@ int prof_patch_call(uintptr_t ret, const void *hook)
 }
 
 unsigned prof_patch_count(void) { return __atomic_load_n(&patched, __ATOMIC_RELAXED); }
+
+void prof_patch_forget(void)
+{
+    while (!take())
+        sched_yield();
+    memset(tried, 0, sizeof tried);
+    memset(made, 0, sizeof made);
+    ntried = 0;
+    give();
+}

@@ -44,4 +44,8 @@ int prof_patch_call(uintptr_t ret, const void *hook);
 /* Call instructions patched so far in this process. */
 unsigned prof_patch_count(void);
 
+/* Forget which call instructions were tried: a module was unloaded, and another one loaded at
+   its addresses has calls of its own there (the dlclose wrapper, auto.c). */
+void prof_patch_forget(void);
+
 #endif /* PROF_PATCH_H */

@@ -12,6 +12,8 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "patch.h"
 
@@ -47,6 +49,7 @@ struct hook {
 HOOK_AND_CALLER(direct)
 HOOK_AND_CALLER(other)
 HOOK_AND_CALLER(threads)
+HOOK_AND_CALLER(reload)
 
 static void a_direct_call_becomes_a_no_op(void **state)
 {
@@ -101,6 +104,43 @@ static void a_call_outside_loaded_code_stays(void **state)
     assert_int_equal(prof_patch_call(0, (const void *)direct_hook), 0);
 }
 
+/* Put back the call of reload_hook that returns to ret, as a module loaded again at the same
+   address has it (stores of their own: ThreadSanitizer keeps no shadow for code). */
+static void put_call_back(uintptr_t ret)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (ret - 5) & ~(page - 1);
+    size_t len = ret - lo > page ? 2 * page : page;
+    assert_int_equal(mprotect((void *)lo, len, PROT_READ | PROT_WRITE | PROT_EXEC), 0);
+    unsigned char code[5] = {0xe8};
+    int32_t rel = (int32_t)((intptr_t)(uintptr_t)reload_hook - (intptr_t)ret);
+    memcpy(code + 1, &rel, 4);
+    for (int i = 0; i < 5; i++)
+        __asm__ volatile("movb %b1, %0" : "=m"(*(unsigned char *)(ret - 5 + i)) : "q"(code[i]));
+    assert_int_equal(mprotect((void *)lo, len, PROT_READ | PROT_EXEC), 0);
+}
+
+/* After a dlclose the calls tried are forgotten: a call at the same address is patched again.
+   Remembered, it would reach the hook on every call (the table says it is a no-op already). */
+static void a_call_at_a_forgotten_address_is_patched_again(void **state)
+{
+    (void)state;
+    reload_state.target = (const void *)reload_hook;
+    assert_int_equal(reload_caller(1), 2);
+    uintptr_t ret = reload_state.ret;
+    assert_memory_equal((const void *)(ret - 5), nop5, 5);
+
+    put_call_back(ret);
+    for (unsigned long i = 0; i < 3; i++)
+        assert_int_equal(reload_caller(i), i + 1);
+    assert_int_equal(reload_state.calls, 4); /* remembered as done: reached every time */
+
+    prof_patch_forget();
+    for (unsigned long i = 0; i < 3; i++)
+        assert_int_equal(reload_caller(i), i + 1);
+    assert_int_equal(reload_state.calls, 5); /* patched again at the first of them */
+    assert_memory_equal((const void *)(ret - 5), nop5, 5);
+}
+
 #define THREADS 4
 #define CALLS 200000ul
 static pthread_barrier_t start;
@@ -143,6 +183,7 @@ int main(void)
         cmocka_unit_test(a_direct_call_becomes_a_no_op),
         cmocka_unit_test(a_call_of_another_function_stays),
         cmocka_unit_test(a_call_outside_loaded_code_stays),
+        cmocka_unit_test(a_call_at_a_forgotten_address_is_patched_again),
         cmocka_unit_test(threads_running_the_call_while_it_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
