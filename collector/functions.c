@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "functions.h"
 
+#include "cxxname.h"
 #include "hash.h"
 #include "status.h"
 
@@ -130,59 +131,6 @@ static char *unique_name(const struct prof_fn *fn)
     }
 }
 
-/* The length of a C++ name without its parameter list, so "*::OnPaint" matches
-   "Widget::OnPaint() const". */
-static size_t bare_length(const char *name)
-{
-    int angle = 0;
-    for (size_t i = 0; name[i]; i++) {
-        if (name[i] == '<')
-            angle++;
-        else if (name[i] == '>' && angle > 0)
-            angle--;
-        else if (name[i] == '(' && angle == 0) {
-            if (strncmp(name + i, "(anonymous namespace)", 21) == 0) {
-                i += 20;
-                continue;
-            }
-            if (i >= 8 && strncmp(name + i - 8, "operator", 8) == 0)
-                continue;
-            return i;
-        }
-    }
-    return strlen(name);
-}
-
-/*
- * Where the qualified name starts in the first bare bytes of a C++ name (bare_length): after
- * the return type that demangled template functions carry ("bool std::operator==<char>(...)",
- * "__gnu_cxx::__normal_iterator<...> std::vector<...>::begin()"), that is after the last space
- * outside template arguments and parentheses; 0 when there is none. The space of "operator
- * new" and of a conversion operator ("operator bool") is part of the name.
- */
-static size_t qualified_start(const char *name, size_t bare)
-{
-    int angle = 0, paren = 0;
-    size_t start = 0;
-    for (size_t i = 0; i < bare; i++) {
-        char c = name[i];
-        if (c == '(' && strncmp(name + i, "(anonymous namespace)", 21) == 0)
-            i += 20;
-        else if (c == '<' && !(i >= 8 && strncmp(name + i - 8, "operator", 8) == 0))
-            angle++;
-        else if (c == '>' && angle > 0)
-            angle--;
-        else if (c == '(')
-            paren++;
-        else if (c == ')' && paren > 0)
-            paren--;
-        else if (c == ' ' && !angle && !paren &&
-                 !(i >= 8 && strncmp(name + i - 8, "operator", 8) == 0))
-            start = i + 1;
-    }
-    return start;
-}
-
 /*
  * Whether name matches one of the comma-separated globs ("\," is a comma inside a pattern):
  * the whole name, the name without its parameters, or either without a template function's
@@ -190,8 +138,8 @@ static size_t qualified_start(const char *name, size_t bare)
  */
 static int matches(const char *name, const char *patterns)
 {
-    size_t bare = bare_length(name);
-    size_t from = qualified_start(name, bare);
+    size_t bare = prof_cxx_bare_length(name);
+    size_t from = prof_cxx_qualified_start(name, bare);
     char *short_name = strndup(name, bare);
     const char *names[] = {name, short_name, from ? name + from : NULL,
                            from && short_name ? short_name + from : NULL};

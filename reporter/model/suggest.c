@@ -4,6 +4,7 @@
  */
 #include "model/suggest.h"
 #include "base/util.h"
+#include "cxxname.h"
 #include "strbuf.h"
 
 #include <math.h>
@@ -220,7 +221,45 @@ static void check_gcc_names(const struct model *m, struct suggestion *s)
     free(listed);
 }
 
-/* The hot, tiny functions of m. */
+/* Whether name answers to the filter pattern text (unescaped) in one of the forms the collector
+   matches: whole, without its parameters, or either without a template's return type. */
+static int answers_to(const char *name, const char *text)
+{
+    size_t bare = prof_cxx_bare_length(name), from = prof_cxx_qualified_start(name, bare);
+    size_t len = strlen(text);
+    return strcmp(name, text) == 0 || (bare == len && strncmp(name, text, len) == 0) ||
+           (from && strcmp(name + from, text) == 0) ||
+           (from && bare - from == len && strncmp(name + from, text, len) == 0);
+}
+
+/* Give each item the shortest PROFILER_EXCLUDE pattern that leaves out its function and no
+   function the runs keep: its qualified name without return type and parameters
+   ("int NS::f<int>(int) const" -> NS::f<int>) when no kept function answers to that (another
+   overload would), else its whole name. */
+static void shorten_globs(const struct model *m, struct suggestion *s)
+{
+    char *listed = xmalloc(m->nregions ? m->nregions : 1);
+    memset(listed, 0, m->nregions ? m->nregions : 1);
+    for (size_t i = 0; i < s->n; i++)
+        listed[s->items[i].region] = 1;
+    for (size_t i = 0; i < s->n; i++) {
+        struct suggest_item *it = &s->items[i];
+        size_t bare = prof_cxx_bare_length(it->name);
+        size_t from = prof_cxx_qualified_start(it->name, bare);
+        char *text = xstrndup(it->name + from, bare - from);
+        int ok = *text && strlen(text) < strlen(it->name) && text[strlen(text) - 1] != ' ' &&
+                 !strstr(it->name, " [clone ");
+        for (size_t r = 0; r < m->nregions && ok; r++)
+            ok = !m->regions[r].function || listed[r] || !answers_to(m->regions[r].display, text);
+        if (ok) {
+            free(it->glob);
+            it->glob = suggest_escape(text, 1);
+        }
+        free(text);
+    }
+    free(listed);
+}
+
 void suggest_patterns(const char *value, char ***out, size_t *n)
 {
     for (const char *p = value; p && *p;) {
@@ -275,6 +314,7 @@ char *suggest_filters_text(const struct model *m, int exclude)
     return s;
 }
 
+/* The hot, tiny functions of m. */
 void suggest_build(const struct model *m, const struct suggest_options *o, struct suggestion *s)
 {
     memset(s, 0, sizeof *s);
@@ -332,6 +372,7 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
         return;
     qsort(s->items, s->n, sizeof *s->items, by_calls);
     check_gcc_names(m, s);
+    shorten_globs(m, s);
     for (size_t i = 0; i < s->n; i++)
         if (s->items[i].gcc == SUGGEST_GCC_OK)
             in_gcc += m->regions[s->items[i].region].cost.n;

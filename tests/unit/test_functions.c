@@ -72,6 +72,10 @@ static void cxx_names_match_whatever_their_return_type(void **state)
                                   NULL, "std::*"));
     assert_false(prof_fn_selected("void std::swap<int>(int&, int&)", NULL, "std::swap<*>"));
     assert_false(prof_fn_selected("YAML::Node YAML::Load<char>(char const*)", NULL, "YAML::Load*"));
+    /* Without both: the form --suggest-exclude writes (reporter/model/suggest.c). */
+    assert_false(prof_fn_selected("int NS::twice<int>(int) const", NULL, "NS::twice<int>"));
+    assert_false(prof_fn_selected("NS::pair<int, int> NS::make(int, int)", NULL, "NS::make"));
+    assert_true(prof_fn_selected("NS::maker(int)", NULL, "NS::make"));
     /* The spaces of operator new and of a conversion operator belong to the name. */
     assert_true(prof_fn_selected("operator new(unsigned long)", NULL, "new"));
     assert_false(prof_fn_selected("Box::operator bool() const", NULL, "Box::operator bool"));

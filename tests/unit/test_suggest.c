@@ -247,11 +247,54 @@ static void the_runs_exclusions_come_with_the_suggestion(void **state)
     free(p);
 }
 
+/* A C++ function is suggested by its qualified name without return type and parameters, the
+   form the collector's filters also match, unless a function the runs keep answers to that
+   too (an overload) or the name has a part that is not the function's (a file and line that
+   tell two static functions apart). */
+static void cxx_names_are_suggested_in_their_shortest_form(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "Frequency,1000000000\nFormat,profreport-run,3\nMode,summary\n"
+        "Function,main,/src/a.cpp,1,/bin/a,0x10\n"
+        "Function,int NS::twice<int>(int) const,/src/a.cpp,2,/bin/a,0x20\n"
+        "Function,NS::get(int),/src/a.cpp,3,/bin/a,0x30\n"
+        "Function,NS::get(double),/src/a.cpp,4,/bin/a,0x40\n"
+        "Function,helper (b.cpp:5),/src/b.cpp,5,/bin/a,0x50\n"
+        "Function,\"NS::pair<int, int> NS::make(int, int)\",/src/a.cpp,6,/bin/a,0x60\n"
+        "Thread,1,10,main,exited\n"
+        "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent\n"
+        "main,1,1,42000,22000,42000,42000,1764000000,42000,,1,0\n"
+        "int NS::twice<int>(int) const,1,1000,2000,2000,2,2,4000,2000,,2,1\n"
+        "NS::get(int),1,1000,2000,2000,2,2,4000,2000,,3,1\n"
+        "NS::get(double),1,10,10000,10000,1000,1000,10000000,10000,,4,1\n"
+        "helper (b.cpp:5),1,1000,2000,2000,2,2,4000,2000,,5,1\n"
+        "\"NS::pair<int, int> NS::make(int, int)\",1,1000,2000,2000,2,2,4000,2000,,6,1\n";
+    struct model m;
+    struct suggestion s;
+    suggest_text(text, 50, &m, &s);
+    assert_int_equal(s.n, 4);
+    for (size_t i = 0; i < s.n; i++) {
+        const char *name = s.items[i].name, *glob = s.items[i].glob;
+        if (strcmp(name, "int NS::twice<int>(int) const") == 0)
+            assert_string_equal(glob, "NS::twice<int>");
+        else if (strcmp(name, "NS::get(int)") == 0)
+            assert_string_equal(glob, "NS::get(int)"); /* NS::get would leave out the double one */
+        else if (strcmp(name, "helper (b.cpp:5)") == 0)
+            assert_string_equal(glob, "helper (b.cpp:5)");
+        else
+            assert_string_equal(glob, "NS::make"); /* a return type with a space in it */
+    }
+    suggest_release(&s);
+    model_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hot_tiny_functions_are_suggested_most_calls_first),
         cmocka_unit_test(the_runs_exclusions_come_with_the_suggestion),
+        cmocka_unit_test(cxx_names_are_suggested_in_their_shortest_form),
         cmocka_unit_test(the_threshold_defaults_to_a_multiple_of_the_hooks_cost),
         cmocka_unit_test(a_measured_hook_cost_sets_the_threshold),
         cmocka_unit_test(names_gcc_would_read_wider_stay_out_of_its_list),
