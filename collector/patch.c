@@ -204,6 +204,13 @@ static int overwrite(uintptr_t site, const unsigned char *code, size_t len, cons
 static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 static const unsigned char nop6[6] = {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
 
+/* Whether the bytes that end at ret are one of the no-ops a patch writes. */
+static int is_nop(uintptr_t ret)
+{
+    return memcmp((const void *)(ret - 5), nop5, 5) == 0 ||
+           memcmp((const void *)(ret - 6), nop6, 6) == 0;
+}
+
 /* Patch the call of hook that returns to ret, if it is one: 1 done, 0 not. Flag held. */
 static int patch(uintptr_t ret, const void *hook)
 {
@@ -245,6 +252,12 @@ static int patch(uintptr_t ret, const void *hook)
     return 0;
 }
 
+static int is_nop(uintptr_t ret)
+{
+    (void)ret;
+    return 0;
+}
+
 #endif
 
 int prof_patch_call(uintptr_t ret, const void *hook)
@@ -257,7 +270,8 @@ int prof_patch_call(uintptr_t ret, const void *hook)
         h = (h + 1) & (PROF_PATCH_TRIED - 1);
     int done = 0;
     if (tried[h]) {
-        done = made[h];
+        /* Patched, and still a no-op (a debugger's breakpoint may have put the call back) */
+        done = made[h] && is_nop(ret);
     } else if (ntried + 1 < PROF_PATCH_TRIED) { /* one slot stays free: the probe ends */
         done = patch(ret, hook);
         tried[h] = ret;

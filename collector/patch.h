@@ -35,7 +35,8 @@
  * The hook at address hook (its entry, as the caller links it: the function itself) was
  * called by an instruction that returns to ret: make that instruction a no-op. Returns 1 when
  * it is one now (patched by this call or an earlier one), 0 when it stays a call (patching
- * is off, unsafe here, refused by the system, or the instruction is not a call of hook). Not
+ * is off, unsafe here, refused by the system, the instruction is not a call of hook, or it was
+ * tried before: a call put back over a patch, by a debugger, is left alone). Not
  * for a hook the compiler jumped to (ret is then in the caller). Called from the hooks' slow
  * path, never from a signal handler of the collector.
  */
