@@ -20,8 +20,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* One patcher at a time (an atomic flag, not a mutex: a program's signal handler may reach the
-   hooks while its thread patches, and then leaves the call as it is); fork waits for it. */
+/* One patcher at a time (an atomic flag: a thread that finds it taken leaves its call as it is,
+   and patches it at a later call); its holder holds its signals; fork waits for it. */
 static int taken;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 /* -1 off (PROFILER_PATCH=0, or not x86), 1 with membarrier's SYNC_CORE, 0 without it. */
@@ -235,12 +235,7 @@ static int patch(uintptr_t ret, const void *hook)
     int others = mode == 1 || !alone();
     if (others && (mode != 1 || (site & 63) == 63))
         return 0;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* no handler of this thread may run the site */
-    int done = overwrite(site, code, len, &s, others);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return done;
+    return overwrite(site, code, len, &s, others); /* signals held (prof_patch_call) */
 }
 
 #else
@@ -260,27 +255,55 @@ static int is_nop(uintptr_t ret)
 
 #endif
 
+/* The slot of ret in the table of calls tried, or the free slot where it would go. Without the
+   flag, a reader may miss an entry being added (and then takes the flag to look again). */
+static size_t slot_of(uintptr_t ret)
+{
+    size_t h = (size_t)((ret * 0x9E3779B97F4A7C15ull) >> 40) & (PROF_PATCH_TRIED - 1);
+    for (uintptr_t v; (v = __atomic_load_n(&tried[h], __ATOMIC_ACQUIRE)) && v != ret;)
+        h = (h + 1) & (PROF_PATCH_TRIED - 1);
+    return h;
+}
+
+/* Whether the call tried at slot h is a no-op now: patched, and not put back since (a
+   debugger's breakpoint restores the bytes it replaced). */
+static int still_patched(size_t h, uintptr_t ret)
+{
+    return __atomic_load_n(&made[h], __ATOMIC_RELAXED) && is_nop(ret);
+}
+
 int prof_patch_call(uintptr_t ret, const void *hook)
 {
     pthread_once(&once, setup);
-    if (mode < 0 || !ret || !take())
+    if (mode < 0 || !ret)
         return 0;
-    size_t h = (size_t)((ret * 0x9E3779B97F4A7C15ull) >> 40) & (PROF_PATCH_TRIED - 1);
-    while (tried[h] && tried[h] != ret)
-        h = (h + 1) & (PROF_PATCH_TRIED - 1);
+    /* A call tried before (a patch refused, or a thread that was inside the call as it
+       changed): answered without the flag or a system call. */
+    size_t h = slot_of(ret);
+    if (__atomic_load_n(&tried[h], __ATOMIC_ACQUIRE))
+        return still_patched(h, ret);
+    /* The thread's signals are held while it holds the flag: a handler of this thread that
+       forked would wait for the flag forever (fork_prepare), and one that reached the hooks
+       must not run the bytes being changed. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     int done = 0;
-    if (tried[h]) {
-        /* Patched, and still a no-op (a debugger's breakpoint may have put the call back) */
-        done = made[h] && is_nop(ret);
-    } else if (ntried + 1 < PROF_PATCH_TRIED) { /* one slot stays free: the probe ends */
-        done = patch(ret, hook);
-        tried[h] = ret;
-        made[h] = (unsigned char)done;
-        ntried++;
-        if (done)
-            __atomic_store_n(&patched, patched + 1, __ATOMIC_RELAXED);
+    if (take()) {
+        h = slot_of(ret);
+        if (__atomic_load_n(&tried[h], __ATOMIC_RELAXED)) {
+            done = still_patched(h, ret);
+        } else if (ntried + 1 < PROF_PATCH_TRIED) { /* one slot stays free: the probe ends */
+            done = patch(ret, hook);
+            __atomic_store_n(&made[h], (unsigned char)done, __ATOMIC_RELAXED);
+            __atomic_store_n(&tried[h], ret, __ATOMIC_RELEASE); /* after its verdict */
+            ntried++;
+            if (done)
+                __atomic_store_n(&patched, patched + 1, __ATOMIC_RELAXED);
+        }
+        give();
     }
-    give();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return done;
 }
 
@@ -290,8 +313,10 @@ void prof_patch_forget(void)
 {
     while (!take())
         sched_yield();
-    memset(tried, 0, sizeof tried);
-    memset(made, 0, sizeof made);
+    for (size_t i = 0; i < PROF_PATCH_TRIED; i++) { /* readers look without the flag */
+        __atomic_store_n(&tried[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&made[i], 0, __ATOMIC_RELAXED);
+    }
     ntried = 0;
     give();
 }
