@@ -365,6 +365,7 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
         it->calls_per_run = (double)calls / (double)runs;
         it->mean_ns = mean;
         it->time_share = share;
+        it->self_share = busy > 0 ? g->self_ns / busy : 0;
         it->call_share = call_share;
         in += calls;
     }

@@ -60,6 +60,7 @@ struct suggest_item {
     enum suggest_gcc gcc; /* whether gcc_name is in the gcc list */
     char *clash;          /* SUGGEST_GCC_CLASH: the kept function's name, else NULL */
     double calls_per_run, mean_ns, time_share, call_share;
+    double self_share; /* its self time over the program's: what its callers gain left out */
 };
 
 struct suggestion {

@@ -271,9 +271,15 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path, size
     fprintf(out,
             "suggest: %zu of %zu functions make %.1f%% of the calls, each call under %.1f ns%s\n",
             s->n, s->functions, 100 * s->call_share, s->max_mean_ns, hook);
-    if (s->n)
-        fprintf(out, "suggest: their hooks cost about %.0f%% of the program's own time\n",
-                100 * s->hooks_share);
+    if (s->n) {
+        double own = 0;
+        for (size_t i = 0; i < s->n; i++)
+            own += s->items[i].self_share; /* self times: nested items count once */
+        fprintf(out,
+                "suggest: their hooks cost about %.0f%% of the program's own time; left out, "
+                "their own %.1f%% of the time shows as their callers' self time\n",
+                100 * s->hooks_share, 100 * own);
+    }
     if (kept)
         fprintf(out, "suggest: %s: keeps the %zu name%s it listed (left out of this run)\n", path,
                 kept, kept == 1 ? "" : "s");

@@ -201,6 +201,9 @@ def test_the_next_round_at_run_time_keeps_what_this_one_left_out(tmp_path):
     text = p.stdout.decode()
     line = next(l for l in text.splitlines() if "PROFILER_EXCLUDE=" in l)
     assert "with what these runs left out" in line, line
+    # What leaving step out does to the profile: its time becomes main's.
+    cost = next(l for l in text.splitlines() if "their hooks cost about" in l)
+    assert "time shows as their callers' self time" in cost, cost
     assert line.endswith("PROFILER_EXCLUDE='tiny,step'"), line
     summary = Book(tmp_path / "r.xlsx").summary()
     assert summary["Left out (PROFILER_EXCLUDE)"].startswith("tiny (1 of 1 run): "), summary

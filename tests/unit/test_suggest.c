@@ -67,6 +67,7 @@ static void hot_tiny_functions_are_suggested_most_calls_first(void **state)
     assert_string_equal(s.items[1].name, "small");
     assert_true(fabs(s.items[0].mean_ns - 2) < 1e-9);
     assert_true(fabs(s.items[1].time_share - 5000.0 / 42000) < 1e-9);
+    assert_true(fabs(s.items[0].self_share - 2000.0 / 42000) < 1e-9); /* what main would gain */
     assert_true(fabs(s.call_share - 1500.0 / 2607) < 1e-9);
     /* their hooks at the assumed cost, over main's 42 us */
     assert_true(fabs(s.hooks_share - 1500 * SUGGEST_DEFAULT_HOOK_NS / 42000) < 1e-9);
