@@ -17,7 +17,5 @@ const struct prof_fn *prof_fn_get(const void *addr);
 /* Forget every address's description (a module was unloaded, another may take its addresses);
    the descriptions stay allocated, as recorders keep pointers to them. */
 void prof_fn_forget(void);
-/* Whether name passes PROFILER_INCLUDE / PROFILER_EXCLUDE (comma-separated globs). */
-int prof_fn_selected(const char *name, const char *include, const char *exclude);
 
 #endif /* PROF_FUNCTIONS_H */
