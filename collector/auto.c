@@ -14,6 +14,7 @@
 #include "functions.h"
 #include "hookcode.h"
 #include "hooks.h"
+#include "leftout.h"
 #include "live.h"
 #include "patch.h"
 #include "run.h"
@@ -577,6 +578,7 @@ int dlclose(void *handle)
         prof_mem_quiet_begin();
         prof_fn_forget();
         prof_patch_forget();
+        prof_leftout_forget();
         prof_mem_quiet_end();
         prof_busy_end();
         __atomic_add_fetch(&prof_mod_gen, 1, __ATOMIC_RELEASE);

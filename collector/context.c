@@ -267,9 +267,10 @@ prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int lo
 }
 
 /* Append the record of one node: a copy read with relaxed loads (the owner may still write).
-   incl: the samples of the node and every node below it, when the thread was sampled. */
+   incl: the samples of the node and every node below it, when the thread was sampled; own:
+   samples of its own besides n->samples (left-out functions' that have no row). */
 static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double period_ticks,
-                        double hook_ticks, uint64_t incl)
+                        double hook_ticks, uint64_t incl, uint64_t own)
 {
     const struct prof_stats *s = &n->st;
     struct prof_summary_counts k = {.id = n->id,
@@ -281,7 +282,7 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double p
                                     .node = n->number,
                                     .parent = n->parent ? n->parent->number : 0};
     __atomic_load(&s->sumsq, &k.sumsq, __ATOMIC_RELAXED);
-    k.samples = LOAD(n->samples);
+    k.samples = LOAD(n->samples) + own;
     k.timed = k.calls;
     k.wall = k.ticks;
     double scale = 1; /* the timed calls' compensated wall time over their measured one */
@@ -341,14 +342,43 @@ static const struct prof_node *node_at(const struct prof_cct *c, uint32_t i)
     return &c->slabs[i / PROF_CCT_SLAB][i % PROF_CCT_SLAB];
 }
 
+/* The node number of a left-out function's context (0: the root). */
+static uint32_t hit_parent(const struct prof_leftout_hit *e)
+{
+    return __atomic_load_n(&e->parent, __ATOMIC_ACQUIRE)->number;
+}
+
+/*
+ * Append the rows of the left-out functions' samples (h), numbered on from the last node's:
+ * calls not counted, all time their own (FORMAT.md 1.4). A function the owner has not named yet
+ * has no row: its samples stayed in own[] of its context.
+ */
+static void hits_encode(struct prof_sbuf *b, uint32_t nodes, const struct prof_leftout_hits *h,
+                        double period_ticks)
+{
+    uint32_t number = nodes;
+    const struct prof_leftout_hit *hits = __atomic_load_n(&h->hits, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; hits && i < PROF_LEFTOUT_HITS; i++) {
+        const struct prof_leftout_hit *e = &hits[i];
+        uint32_t id = __atomic_load_n(&e->parent, __ATOMIC_ACQUIRE) ? prof_leftout_id(h, e->fn) : 0;
+        uint32_t parent = id ? hit_parent(e) : 0;
+        if (!id || parent > nodes)
+            continue;
+        struct prof_summary_counts k = {.id = id - 1, .node = ++number, .parent = parent};
+        k.samples = LOAD(e->samples);
+        k.ticks = k.self = k.outer = (uint64_t)((double)k.samples * period_ticks + 0.5);
+        prof_summary_encode_pairs(b, &k, NULL, NULL, 0);
+    }
+}
+
 /* Append every node's record; sampled, with each node's inclusive samples added up from the
-   leaves (children are numbered after their parents). */
+   leaves (children are numbered after their parents), then the left-out functions' (h). */
 void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks,
-                     double hook_ticks)
+                     double hook_ticks, const struct prof_leftout_hits *h)
 {
     uint32_t n = c->nnodes;
-    uint64_t *incl = NULL;
-    size_t size = (size_t)n * sizeof *incl;
+    uint64_t *incl = NULL, *own = NULL;
+    size_t size = (size_t)n * 2 * sizeof *incl;
     if (period_ticks > 0 && n) {
         /* Straight from the kernel: the crash handler encodes too, where malloc may not run. */
         void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -357,6 +387,18 @@ void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double perio
             return;
         }
         incl = m;
+        own = incl + n;
+        const struct prof_leftout_hit *hits = __atomic_load_n(&h->hits, __ATOMIC_ACQUIRE);
+        for (uint32_t i = 0; hits && i < PROF_LEFTOUT_HITS; i++) {
+            const struct prof_leftout_hit *e = &hits[i];
+            uint32_t p = __atomic_load_n(&e->parent, __ATOMIC_ACQUIRE) ? hit_parent(e) : 0;
+            if (!p || p > n)
+                continue; /* outside every context: in no row, as such samples always were */
+            uint64_t w = LOAD(e->samples);
+            incl[p - 1] += w;
+            if (!prof_leftout_id(h, e->fn))
+                own[p - 1] += w;
+        }
         for (uint32_t i = n; i-- > 0;) {
             const struct prof_node *x = node_at(c, i);
             incl[i] += LOAD(x->samples);
@@ -365,9 +407,12 @@ void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double perio
         }
     }
     for (uint32_t i = 0; i < n; i++)
-        node_encode(b, node_at(c, i), period_ticks, hook_ticks, incl ? incl[i] : 0);
-    if (incl)
+        node_encode(b, node_at(c, i), period_ticks, hook_ticks, incl ? incl[i] : 0,
+                    own ? own[i] : 0);
+    if (incl) {
+        hits_encode(b, n, h, period_ticks);
         munmap(incl, size);
+    }
 }
 
 /* Sum the calls of every node. */

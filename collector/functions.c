@@ -11,6 +11,7 @@
 
 #include "filter.h"
 #include "hash.h"
+#include "leftout.h"
 #include "status.h"
 
 #include "profreport.h"
@@ -163,6 +164,9 @@ static struct prof_fn *describe(const void *addr)
     free(fn->name);
     fn->name = name;
     fn->skip = !prof_filter_selected(fn->name, include, exclude);
+    /* Its code's samples are its own, not its caller's (sample.c) */
+    if (fn->skip)
+        fn->leftout = prof_leftout_add(fn, (uintptr_t)addr, fn->size);
     return fn;
 }
 

@@ -184,6 +184,8 @@ void prof_run_filters(const char *include, const char *exclude)
     g.exclude = exclude && *exclude ? strdup(exclude) : NULL;
 }
 
+int prof_run_filtered(void) { return g.include || g.exclude; }
+
 /* PROFILER_TIMING's default (prof_run_default_timing). */
 static enum prof_timing default_timing = PROF_TIMING_EXACT;
 

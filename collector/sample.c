@@ -9,6 +9,8 @@
 
 #include "hookcode.h"
 #include "hooks.h"
+#include "leftout.h"
+#include "run.h"
 #include "status.h"
 #include "thread.h"
 
@@ -83,6 +85,14 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
     if (d > t->stack_cap)
         d = t->stack_cap; /* deeper calls were folded into the deepest frame */
     struct prof_node *n = prof_node_above(t, d), *callee = NULL;
+    uint32_t r = prof_leftout_at(pc);
+    if (r && prof_leftout_charge(&s->leftout, n, r, w)) {
+        /* A function the filters leave out, called from n: its own row. The owner names it
+           in its part at its next general exit (thread.c). */
+        if (!prof_leftout_id(&s->leftout, r))
+            t->flush_at = 0;
+        goto deadline;
+    }
     if (place == PROF_HOOKCODE_EPILOGUE) {
         /* The call the exit hook just closed: n's latest child (each enter makes its child the
            parent's latest), a node of this run's tree, whose code starts below pc. A function
@@ -106,6 +116,7 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
         PROF_STORE(s->outside, s->outside + w);
     else
         PROF_STORE(n->samples, n->samples + w);
+deadline:
     /* The snapshot deadline: the next stop writes one (prof_summary_due). */
     if (t->flush_at != UINT64_MAX && prof_ticks() >= t->flush_at)
         t->flush_at = 0;
@@ -358,15 +369,26 @@ static void sampler_stop(struct prof_thread *t)
     }
 }
 
-/* A recorder begins a run (on its own thread): a summary run's threads sample. */
+/* A recorder begins a run (on its own thread): a summary run's threads sample, and a run
+   that leaves functions out charges their samples to them. */
 static void hook_begin(struct prof_thread *t, const struct prof_run_info *run)
 {
     t->summary.sampled = run->mode == PROF_MODE_SUMMARY && run->sample_method &&
                          sampler_start(t, run) == 0 && t->sampling.period_ns;
+    prof_leftout_hits_clear(&t->sampling.leftout);
+    if (t->summary.sampled && prof_run_filtered())
+        prof_leftout_hits_make(&t->sampling.leftout); /* else each sample charges its context */
+}
+
+/* A recorder is freed. */
+static void hook_free(struct prof_thread *t)
+{
+    sampler_stop(t);
+    prof_leftout_hits_free(&t->sampling.leftout);
 }
 
 const struct prof_hooks prof_sample_hooks = {
     .name = "sampled timing",
     .thread_begin = hook_begin,
-    .thread_free = sampler_stop,
+    .thread_free = hook_free,
 };

@@ -26,7 +26,7 @@
 
 /* A function symbol that alone names its address (see index_build). */
 struct sym_entry {
-    GElf_Addr addr;
+    GElf_Addr addr, size;
     const char *name; /* libdwfl's string, alive as long as the module */
 };
 
@@ -266,7 +266,7 @@ static void index_build(Dwfl_Module *m, struct sym_index *idx)
         for (j = i + 1; j < k && raw[j].addr == raw[i].addr; j++)
             ;
         if (raw[i].func && raw[i].size > 0 && covered <= raw[i].addr && alike(raw, i, j))
-            idx->entries[idx->count++] = (struct sym_entry){raw[i].addr, raw[i].name};
+            idx->entries[idx->count++] = (struct sym_entry){raw[i].addr, raw[i].size, raw[i].name};
         for (size_t t = i; t < j; t++)
             if (raw[t].addr + raw[t].size > covered)
                 covered = raw[t].addr + raw[t].size;
@@ -290,8 +290,9 @@ static struct sym_index *index_of(struct prof_symbolizer *s, Dwfl_Module *m)
     return idx;
 }
 
-/* The name of the function starting exactly at addr, when the index knows it; else NULL. */
-static const char *index_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr)
+/* The entry of the function starting exactly at addr, when the index knows it; else NULL. */
+static const struct sym_entry *index_entry(struct prof_symbolizer *s, Dwfl_Module *m,
+                                           uintptr_t addr)
 {
     struct sym_index *idx = index_of(s, m);
     size_t lo = 0, hi = idx ? idx->count : 0;
@@ -302,22 +303,35 @@ static const char *index_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr
         else
             hi = mid;
     }
-    return idx && lo < idx->count && idx->entries[lo].addr == addr ? idx->entries[lo].name : NULL;
+    return idx && lo < idx->count && idx->entries[lo].addr == addr ? &idx->entries[lo] : NULL;
+}
+
+/* The name of the function starting exactly at addr, when the index knows it; else NULL. */
+static const char *index_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr)
+{
+    const struct sym_entry *e = index_entry(s, m, addr);
+    return e ? e->name : NULL;
 }
 
 /*
  * The symbol name libdwfl gives addr's function, or NULL: the index's when it has it. Only an
  * entry (a function's first call) is looked for in the index: a call site (the memory checks'
- * sites, inside their functions) would only pay for building it.
+ * sites, inside their functions) would only pay for building it. *size: the bytes of the
+ * symbol's code from addr on (0: not known).
  */
-static const char *symbol_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr, int entry)
+static const char *symbol_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr, int entry,
+                               uint64_t *size)
 {
-    const char *name = entry ? index_name(s, m, addr) : NULL;
-    if (name)
-        return name;
+    const struct sym_entry *e = entry ? index_entry(s, m, addr) : NULL;
+    if (e) {
+        *size = e->size;
+        return e->name;
+    }
     GElf_Off off = 0;
     GElf_Sym es;
-    return dwfl_module_addrinfo(m, addr, &off, &es, NULL, NULL, NULL);
+    const char *name = dwfl_module_addrinfo(m, addr, &off, &es, NULL, NULL, NULL);
+    *size = name && es.st_size > off ? es.st_size - off : 0;
+    return name;
 }
 
 /* The name the fast path alone gives addr, or NULL when it leaves addr to libdwfl. */
@@ -616,7 +630,7 @@ static enum prof_error lookup(struct prof_symbolizer *s, const void *addr, struc
         return PROF_ERR_NOMEM;
     const char *sym = NULL;
     if (m) {
-        sym = symbol_name(s, m, a, !at_line);
+        sym = symbol_name(s, m, a, !at_line, &out->size);
         int lineno = 0;
         const char *file = NULL;
         Dwarf_Addr cu_bias = 0;

@@ -23,9 +23,11 @@ struct prof_fn {
     char *name; /* the region id: demangled, made unique among different functions */
     char *file; /* source file, or NULL when the module has no line data for it */
     unsigned line;
-    char *module;    /* the ELF file holding it */
-    uint64_t offset; /* addr minus the module's load bias */
-    int skip;        /* left out by PROFILER_INCLUDE / PROFILER_EXCLUDE */
+    char *module;     /* the ELF file holding it */
+    uint64_t offset;  /* addr minus the module's load bias */
+    uint64_t size;    /* its code's bytes from addr on, from its symbol (0: not known) */
+    int skip;         /* left out by PROFILER_INCLUDE / PROFILER_EXCLUDE */
+    uint32_t leftout; /* skip: its number in the left-out ranges (leftout.h), 0 if none */
 };
 
 struct prof_symbolizer;

@@ -9,6 +9,7 @@
 #include "fileutil.h"
 #include "hash.h"
 #include "hooks.h"
+#include "leftout.h"
 #include "memtab.h" /* prof_mem_map: buffers straight from the kernel */
 #include "partwrite.h"
 #include "strbuf.h"
@@ -446,23 +447,13 @@ static int summary_alloc(struct prof_thread *t, uint32_t cap)
     return 0;
 }
 
-/*
- * A key seen for the first time on this thread: a region id text (fn NULL) or a function's
- * address (fn its description). Gives it the next index, or PROF_IDX_SKIP for a function the
- * filters leave out; UINT32_MAX when memory runs out.
- */
-static uint32_t id_add_locked(struct prof_thread *t, const void *key, const struct prof_fn *fn)
+/* The next index, for a region id text (fn NULL) or a function's address (fn its
+   description), or UINT32_MAX when memory runs out (t->lock held). */
+static uint32_t id_append(struct prof_thread *t, const void *key, const struct prof_fn *fn)
 {
+    uint32_t idx = UINT32_MAX;
     if (t->nids >= PROF_W_MAX_ID)
         return UINT32_MAX;
-    if ((t->nslots + 1) * 2 > t->mask + 1 && slots_grow(t) != 0)
-        return UINT32_MAX;
-    pthread_mutex_lock(&t->lock); /* prof_finish may read ids from another thread */
-    uint32_t idx = UINT32_MAX;
-    if (fn && fn->skip) {
-        idx = PROF_IDX_SKIP;
-        goto insert;
-    }
     if (t->nids == t->ids_cap) {
         uint32_t cap = t->ids_cap ? t->ids_cap * 2 : 64;
         const char **ids = realloc(t->ids, cap * sizeof *ids);
@@ -492,16 +483,53 @@ static uint32_t id_add_locked(struct prof_thread *t, const void *key, const stru
         t->summary.canon[idx] = text_find_or_add(t, idx);
     }
     t->nids++;
-insert:;
-    uint32_t h = prof_slot_of(key, t->mask);
-    while (t->slots[h].key)
-        h = (h + 1) & t->mask;
-    t->slots[h].key = key;
-    t->slots[h].idx = idx;
-    t->nslots++;
 out:
+    return idx;
+}
+
+/*
+ * A key seen for the first time on this thread: a region id text (fn NULL) or a function's
+ * address (fn its description). Gives it the next index, or PROF_IDX_SKIP for a function the
+ * filters leave out; UINT32_MAX when memory runs out.
+ */
+static uint32_t id_add_locked(struct prof_thread *t, const void *key, const struct prof_fn *fn)
+{
+    if (t->nids >= PROF_W_MAX_ID)
+        return UINT32_MAX;
+    if ((t->nslots + 1) * 2 > t->mask + 1 && slots_grow(t) != 0)
+        return UINT32_MAX;
+    pthread_mutex_lock(&t->lock); /* prof_finish may read ids from another thread */
+    uint32_t idx = fn && fn->skip ? PROF_IDX_SKIP : id_append(t, key, fn);
+    if (idx != UINT32_MAX) {
+        uint32_t h = prof_slot_of(key, t->mask);
+        while (t->slots[h].key)
+            h = (h + 1) & t->mask;
+        t->slots[h].key = key;
+        t->slots[h].idx = idx;
+        t->nslots++;
+    }
     pthread_mutex_unlock(&t->lock);
     return idx;
+}
+
+/*
+ * Give an index to each left-out function the sampler charged samples to on this thread and
+ * that has none yet, so that the part names it (owner thread, t->lock held; its signal handler
+ * cannot allocate). A function another thread left out by patching its calls never passes
+ * this thread's hooks: its samples are the first this thread hears of it.
+ */
+static void name_leftout(struct prof_thread *t)
+{
+    struct prof_leftout_hits *h = &t->sampling.leftout;
+    for (uint32_t i = 0; h->hits && i < PROF_LEFTOUT_HITS; i++) {
+        const struct prof_leftout_hit *e = &h->hits[i];
+        if (!__atomic_load_n(&e->parent, __ATOMIC_ACQUIRE) || prof_leftout_id(h, e->fn))
+            continue;
+        const struct prof_fn *fn = prof_leftout_fn(e->fn);
+        uint32_t idx = fn ? id_append(t, fn->addr, fn) : UINT32_MAX;
+        if (idx != UINT32_MAX)
+            __atomic_store_n(&h->ids[e->fn - 1], idx + 1, __ATOMIC_RELEASE);
+    }
 }
 
 /* id_add_locked with the collector's allocations untracked by memory checks. */
@@ -745,8 +773,10 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
 {
     /* Only the owner may apply its queue; another thread's last few calls (fewer than
        PROF_PENDING) then miss the histogram but not the other columns. */
-    if (t == prof_self)
+    if (t == prof_self) {
         prof_summary_apply(t);
+        name_leftout(t);
+    }
     struct prof_sbuf b = {0};
     int err = write_ids(t, &b);
     prof_sbuf_release(&b);
@@ -754,7 +784,8 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
         return err;
     b = (struct prof_sbuf){0};
     double period_ticks = sample_period_ticks(t);
-    prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks));
+    prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks),
+                    &t->sampling.leftout);
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
         err = prof_part_write(t->fd, type, b.data, b.len);
@@ -768,9 +799,21 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
 {
     if (!now)
         now = prof_ticks(); /* after a call that read no clock (sampled timing) */
-    prof_busy_begin();      /* a sample here is the collector's slow path, not a hook's cost */
+    /* Before naming: a sample that needs a name after it asks again */
+    t->flush_at = t->flush_due;
+    prof_busy_begin(); /* a sample here is the collector's slow path, not a hook's cost */
     int cancel = prof_cancel_hold();
     prof_mem_quiet_begin();
+    if (now < t->flush_due) {
+        /* Not due: the sampler asked for the names of left-out functions only. */
+        pthread_mutex_lock(&t->lock);
+        name_leftout(t);
+        pthread_mutex_unlock(&t->lock);
+        prof_mem_quiet_end();
+        prof_cancel_release(cancel);
+        prof_busy_end();
+        return;
+    }
     prof_process_check();
     pthread_mutex_lock(&t->lock);
     int err = part_writable(t) ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
@@ -781,7 +824,8 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
         t->fd = -1;
         prof_fail("cannot write", t->path, err);
     }
-    t->flush_at = now + t->flush_interval;
+    t->flush_due = t->flush_interval ? now + t->flush_interval : UINT64_MAX;
+    t->flush_at = t->flush_due;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
     prof_cancel_release(cancel);
@@ -982,7 +1026,8 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->depth = 0;
     t->last = run->base_ticks;
     t->flush_interval = run->flush_interval;
-    t->flush_at = run->flush_interval ? prof_ticks() + run->flush_interval : UINT64_MAX;
+    t->flush_due = run->flush_interval ? prof_ticks() + run->flush_interval : UINT64_MAX;
+    t->flush_at = t->flush_due;
     t->stray = t->mismatch = t->depth_limit = t->unwound = 0;
     prof_cct_init(&t->summary.cct, run->max_nodes, &t->lock); /* emptied by stats_free */
     t->epoch++;
@@ -1151,7 +1196,8 @@ int prof_thread_crash_write(struct prof_thread *t, const void *mark, size_t len)
             prof_summary_apply(t);
         b.len = 0;
         double period_ticks = sample_period_ticks(t);
-        prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks));
+        prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks),
+                        &t->sampling.leftout);
         err = b.failed ? ENOMEM : 0;
         if (!err && b.len)
             err = prof_part_write(t->fd, PROF_CHUNK_SNAPSHOT, b.data, b.len);

@@ -19,6 +19,7 @@
 #include "compiler.h"
 #include "context.h"
 #include "format.h"
+#include "leftout.h"
 #include "partwrite.h"
 #include "status.h"
 #include "symbols.h"
@@ -145,6 +146,7 @@ struct prof_sample_state {
     uint64_t overhead;  /* those that landed in the collector's own code */
     uint64_t slow;      /* of those, in its slow paths (attach, describing a function, writes) */
     uint64_t outside;   /* those outside every region and instrumented function */
+    struct prof_leftout_hits leftout; /* those in functions the filters leave out */
 };
 
 /* The function hooks' state (auto.c, the only writer; reset by its thread_begin hook). */
@@ -180,6 +182,9 @@ struct prof_thread {
     /* ticks after which the next event writes what is buffered (PROFILER_FLUSH_INTERVAL);
        UINT64_MAX: only when full */
     uint64_t flush_at;
+    /* summary mode: the snapshot deadline flush_at stands for when the sampler set it to 0
+       early (sampled timing: to have left-out functions named, leftout.h) */
+    uint64_t flush_due;
     unsigned gen; /* the prof_gen this recorder belongs to */
     enum prof_mode mode;
     struct prof_idslot *slots;

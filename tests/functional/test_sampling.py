@@ -235,8 +235,53 @@ def test_the_hooks_cost_per_call_counts_the_calls_left_out(tmp_path):
                          env={"PROFILER_SAMPLER": "perf", "PROFILER_EXCLUDE": "tiny",
                               "PROFILER_PATCH": "0"})
     calls = {p: int(r["Calls"]) for (_, p), r in summary_paths(run.rows).items()}
-    assert calls == {("main",): 1, ("main", "caller"): 1}
+    # tiny's own rows hold the samples in its code, its calls not counted
+    assert {p: c for p, c in calls.items() if p[-1] != "tiny"} == {("main",): 1,
+                                                                  ("main", "caller"): 1}
+    assert all(c == 0 for p, c in calls.items() if p[-1] == "tiny")
     (record,) = [r for r in run.values("ThreadCpu") if len(r) == 8]
     overhead, hook_ps = int(record[5]), int(record[7])
     assert overhead >= 30  # the hooks of 20 M calls: enough samples to measure them
     assert 0 < hook_ps < 1_000_000, record
+
+
+@pytest.mark.parametrize("patch", ["1", "0"])
+@pytest.mark.parametrize("workload", ["shares", "threads"])
+def test_a_left_out_functions_samples_are_its_own(tmp_path, workload, patch):
+    """PROFILER_EXCLUDE=burn: burn() does all the work of one() and three(). Its calls are not
+    counted, but the samples that land in its code are charged to it, under the context that
+    called it (FORMAT.md 1.4): rows of their own with Calls 0, in the ratio 1:3, and one() and
+    three() keep almost no self time (their share went to them before). With `threads`, four
+    threads run both; the first to call burn() patches its calls out (unless PROFILER_PATCH=0),
+    so the others never pass its hooks and name it in their parts from its samples alone."""
+    sampler_or_skip(tmp_path, "perf")
+    n_iter = 20_000_000 if workload == "shares" else 5_000_000
+    _, run = sampled_run(tmp_path, workload, n_iter,
+                         env={"PROFILER_SAMPLER": "perf", "PROFILER_EXCLUDE": "burn",
+                              "PROFILER_PATCH": patch})
+    assert run.values("Exclude") == [["burn"]]
+    paths = summary_paths(run.rows)
+    threads = sorted({th for th, p in paths if p[-1] == "three"})
+    assert len(threads) == (1 if workload == "shares" else 4)
+    counts = thread_samples(run)
+    for th in threads:
+        top = ("main",) if workload == "shares" else ("worker",)
+        one, three = paths[(th, top + ("one",))], paths[(th, top + ("three",))]
+        b1, b3 = paths[(th, top + ("one", "burn"))], paths[(th, top + ("three", "burn"))]
+        for row in (b1, b3):
+            assert int(row["Calls"]) == 0 and int(row["Timed"]) == 0
+            assert row["Ticks"] == row["Self"] == row["Outer"]
+            assert int(row["Wall"]) == 0 and row["Histogram"] == ""
+        s1, s3 = int(b1["Samples"]), int(b3["Samples"])
+        # The caller's inclusive time holds its left-out callee's.
+        assert int(one["Ticks"]) >= int(b1["Ticks"]) and int(three["Ticks"]) >= int(b3["Ticks"])
+        if not SAN:
+            assert s1 + s3 >= 150, (s1, s3)
+            share = s3 / (s1 + s3)
+            assert abs(share - 0.75) < 5 * math.sqrt(0.75 * 0.25 / (s1 + s3)) + 0.02, (s1, s3)
+            # Nothing of burn's stays with its callers but their own few instructions.
+            assert int(one["Samples"]) + int(three["Samples"]) <= 0.05 * (s1 + s3) + 3
+        # Every sample is still somewhere, and in one place only.
+        _, samples, overhead, outside = counts[th]
+        in_rows = sum(int(r["Samples"]) for (t, _), r in paths.items() if t == th)
+        assert samples == in_rows + overhead + outside

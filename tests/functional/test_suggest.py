@@ -142,7 +142,8 @@ def test_the_suggested_options_take_the_tiny_function_out_of_a_rebuild(tmp_path)
     third = Counter()
     for r in run.rows:
         third[r["Region"]] += int(r["Calls"])
-    assert third == {"main": 1, "medium": 40, "stepper": 1}
+    # tiny and step have rows only for the samples that landed in their code: no calls
+    assert +third == {"main": 1, "medium": 40, "stepper": 1}
 
 
 @TIMES_KEPT

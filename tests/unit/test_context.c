@@ -155,7 +155,7 @@ static void many_paths_encode_in_order(void **state)
         assert_ptr_equal(prof_cct_child(&c, top, KEY(i), i, canon), kids[i]);
     assert_int_equal(prof_cct_calls(&c), N - 1);
     struct prof_sbuf b = {0};
-    prof_cct_encode(&c, &b, 0, 0);
+    prof_cct_encode(&c, &b, 0, 0, &(struct prof_leftout_hits){0});
     size_t off = 0, nhist;
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t cnt[PROF_HIST_BUCKETS];
@@ -209,7 +209,8 @@ static void encoded_histogram_is_each_count_moved_by_the_compensation(void **sta
             expect[b]++;
         }
         struct prof_sbuf buf = {0};
-        prof_cct_encode(&c, &buf, sampled ? 1000.0 : 0, sampled ? hook : 0);
+        prof_cct_encode(&c, &buf, sampled ? 1000.0 : 0, sampled ? hook : 0,
+                        &(struct prof_leftout_hits){0});
         size_t off = 0, nhist;
         uint32_t bucket[PROF_HIST_BUCKETS];
         uint64_t cnt[PROF_HIST_BUCKETS];
@@ -373,6 +374,85 @@ static void children_by_address(void **state)
     prof_cct_free(&c);
 }
 
+/* Decode the next record of buf at *off into r. */
+static void next_record(const struct prof_sbuf *buf, size_t *off, struct prof_summary_counts *r)
+{
+    uint32_t bucket[PROF_HIST_BUCKETS];
+    uint64_t cnt[PROF_HIST_BUCKETS];
+    size_t nhist;
+    assert_int_equal(prof_summary_decode((const unsigned char *)buf->data, buf->len, off,
+                                         PROF_PART_VERSION, r, bucket, cnt, &nhist),
+                     PROF_OK);
+}
+
+/* Sampled: the samples charged to a left-out function under a context are a row of their own
+   after the nodes' (numbered on, calls not counted, all of its time its own) and in the
+   context's inclusive time; those of a function the thread has not named yet stay in the
+   context's own samples. */
+static void left_out_functions_samples_are_rows_of_their_own(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0, 1};
+    struct prof_cct c;
+    prof_cct_init(&c, 10, &lock);
+    struct prof_node *a = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    struct prof_node *b = prof_cct_child(&c, a, KEY(1), 1, canon);
+    a->samples = 10;
+    b->samples = 5;
+    struct prof_leftout_hits h = {0};
+    assert_int_equal(prof_leftout_hits_make(&h), 0);
+    assert_int_equal(prof_leftout_charge(&h, a, 1, 7), 1);
+    assert_int_equal(prof_leftout_charge(&h, b, 2, 4), 1);       /* not named: b's own */
+    assert_int_equal(prof_leftout_charge(&h, &c.root, 1, 2), 1); /* outside every context */
+    h.ids[0] = 3 + 1; /* function 1 is id 3 on the thread */
+    const double period = 1000.0;
+    struct prof_sbuf buf = {0};
+    prof_cct_encode(&c, &buf, period, 0, &h);
+    size_t off = 0;
+    struct prof_summary_counts r;
+    next_record(&buf, &off, &r);
+    assert_int_equal(r.node, 1);
+    assert_int_equal(r.samples, 10);
+    assert_int_equal(r.ticks, (10 + 5 + 4 + 7) * 1000);
+    next_record(&buf, &off, &r);
+    assert_int_equal(r.node, 2);
+    assert_int_equal(r.samples, 5 + 4);
+    assert_int_equal(r.self, 9000);
+    assert_int_equal(r.ticks, 9000);
+    /* the left-out function under a, then under the root (a top-level row) */
+    int seen_a = 0, seen_root = 0;
+    for (uint32_t node = 3; node <= 4; node++) {
+        next_record(&buf, &off, &r);
+        assert_int_equal(r.node, node);
+        assert_int_equal(r.id, 3);
+        assert_int_equal(r.calls, 0);
+        assert_int_equal(r.timed, 0);
+        assert_int_equal(r.wall, 0);
+        assert_int_equal(r.min, 0);
+        assert_int_equal(r.max, 0);
+        assert_true(r.ticks == r.self && r.self == r.outer && r.ticks == r.samples * 1000);
+        if (r.parent == 1 && r.samples == 7)
+            seen_a++;
+        else if (r.parent == 0 && r.samples == 2)
+            seen_root++;
+    }
+    assert_int_equal(seen_a, 1);
+    assert_int_equal(seen_root, 1);
+    assert_int_equal(off, buf.len);
+    prof_sbuf_release(&buf);
+
+    /* Exact timing: no samples, no such rows. */
+    buf = (struct prof_sbuf){0};
+    prof_cct_encode(&c, &buf, 0, 0, &h);
+    off = 0;
+    next_record(&buf, &off, &r);
+    next_record(&buf, &off, &r);
+    assert_int_equal(off, buf.len);
+    prof_sbuf_release(&buf);
+    prof_leftout_hits_free(&h);
+    prof_cct_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +467,7 @@ int main(void)
         cmocka_unit_test(keys_follow_the_last_lookup_and_are_forgotten),
         cmocka_unit_test(skipped_keys_are_noted_and_never_children),
         cmocka_unit_test(children_by_address),
+        cmocka_unit_test(left_out_functions_samples_are_rows_of_their_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,7 +48,7 @@ static const char *row_of_sampled(struct prof_sbuf *out, const char *id, unsigne
                                   double hook_ticks)
 {
     struct prof_sbuf rec = {0};
-    prof_cct_encode(c, &rec, period_ticks, hook_ticks);
+    prof_cct_encode(c, &rec, period_ticks, hook_ticks, &(struct prof_leftout_hits){0});
     struct prof_summary_counts k;
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t count[PROF_HIST_BUCKETS];

@@ -1,0 +1,108 @@
+/*
+ * leftout.c - the code ranges of left-out functions and each thread's samples in them
+ * (leftout.h).
+ */
+#include "leftout.h"
+
+#include "memtab.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+/* The ranges: written once each, before count covers them (release), never rewritten. */
+static struct {
+    uintptr_t lo, hi;
+    const void *fn;
+} ranges[PROF_LEFTOUT_MAX];
+static uint32_t count; /* ranges written */
+static uint32_t from;  /* the first range not forgotten */
+
+uint32_t prof_leftout_add(const void *fn, uintptr_t lo, uint64_t size)
+{
+    uint32_t n = __atomic_load_n(&count, __ATOMIC_RELAXED);
+    if (!size || n >= PROF_LEFTOUT_MAX)
+        return 0;
+    ranges[n].lo = lo;
+    ranges[n].hi = lo + size;
+    ranges[n].fn = fn;
+    __atomic_store_n(&count, n + 1, __ATOMIC_RELEASE);
+    return n + 1;
+}
+
+uint32_t prof_leftout_at(uintptr_t pc)
+{
+    uint32_t n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    for (uint32_t i = __atomic_load_n(&from, __ATOMIC_RELAXED); i < n; i++)
+        if (pc - ranges[i].lo < ranges[i].hi - ranges[i].lo)
+            return i + 1;
+    return 0;
+}
+
+const void *prof_leftout_fn(uint32_t r)
+{
+    return r && r <= __atomic_load_n(&count, __ATOMIC_ACQUIRE) ? ranges[r - 1].fn : NULL;
+}
+
+void prof_leftout_forget(void)
+{
+    __atomic_store_n(&from, __atomic_load_n(&count, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
+/* The table's bytes: the pairs, then the id indexes. */
+#define HITS_BYTES                                                                                 \
+    (PROF_LEFTOUT_HITS * sizeof(struct prof_leftout_hit) + PROF_LEFTOUT_MAX * sizeof(uint32_t))
+
+int prof_leftout_hits_make(struct prof_leftout_hits *h)
+{
+    if (h->hits)
+        return 0;
+    /* Straight from the kernel, untouched until used: most threads of a program never take
+       a sample in a left-out function. */
+    void *m = prof_mem_map(HITS_BYTES);
+    if (!m)
+        return -1;
+    h->ids = (uint32_t *)((char *)m + PROF_LEFTOUT_HITS * sizeof(struct prof_leftout_hit));
+    h->lost = 0;
+    __atomic_store_n(&h->hits, (struct prof_leftout_hit *)m, __ATOMIC_RELEASE);
+    return 0;
+}
+
+void prof_leftout_hits_clear(struct prof_leftout_hits *h)
+{
+    /* Zero pages again, unless the kernel refuses (then written over). */
+    if (h->hits && madvise(h->hits, HITS_BYTES, MADV_DONTNEED) != 0)
+        memset(h->hits, 0, HITS_BYTES);
+    h->lost = 0;
+}
+
+void prof_leftout_hits_free(struct prof_leftout_hits *h)
+{
+    if (h->hits)
+        prof_mem_unmap(h->hits, HITS_BYTES);
+    memset(h, 0, sizeof *h);
+}
+
+int prof_leftout_charge(struct prof_leftout_hits *h, struct prof_node *parent, uint32_t r,
+                        uint64_t w)
+{
+    struct prof_leftout_hit *e = h->hits;
+    if (!e)
+        return 0;
+    uint64_t k = ((uint64_t)(uintptr_t)parent ^ r) * 0x9E3779B97F4A7C15ull;
+    for (uint32_t i = 0, at = (uint32_t)(k >> 32); i < PROF_LEFTOUT_HITS; i++, at++) {
+        struct prof_leftout_hit *x = &e[at & (PROF_LEFTOUT_HITS - 1)];
+        struct prof_node *p = __atomic_load_n(&x->parent, __ATOMIC_RELAXED);
+        if (p == parent && x->fn == r) {
+            __atomic_store_n(&x->samples, x->samples + w, __ATOMIC_RELAXED);
+            return 1;
+        }
+        if (!p) {
+            x->fn = r;
+            x->samples = w;
+            __atomic_store_n(&x->parent, parent, __ATOMIC_RELEASE);
+            return 1;
+        }
+    }
+    __atomic_store_n(&h->lost, h->lost + w, __ATOMIC_RELAXED);
+    return 0;
+}
