@@ -409,10 +409,10 @@ void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double perio
     for (uint32_t i = 0; i < n; i++)
         node_encode(b, node_at(c, i), period_ticks, hook_ticks, incl ? incl[i] : 0,
                     own ? own[i] : 0);
-    if (incl) {
+    if (period_ticks > 0)
         hits_encode(b, n, h, period_ticks);
+    if (incl)
         munmap(incl, size);
-    }
 }
 
 /* Sum the calls of every node. */

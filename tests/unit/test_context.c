@@ -449,6 +449,24 @@ static void left_out_functions_samples_are_rows_of_their_own(void **state)
     next_record(&buf, &off, &r);
     assert_int_equal(off, buf.len);
     prof_sbuf_release(&buf);
+    prof_cct_free(&c);
+
+    /* A thread that ran left-out functions only (PROFILER_INCLUDE=main, a worker): no node,
+       its samples still rows. */
+    prof_cct_init(&c, 10, &lock);
+    prof_leftout_hits_clear(&h); /* with the tree: its pairs name the old nodes */
+    assert_int_equal(prof_leftout_charge(&h, &c.root, 1, 2), 1);
+    h.ids[0] = 3 + 1;
+    buf = (struct prof_sbuf){0};
+    prof_cct_encode(&c, &buf, period, 0, &h);
+    off = 0;
+    next_record(&buf, &off, &r);
+    assert_int_equal(r.node, 1);
+    assert_int_equal(r.id, 3);
+    assert_int_equal(r.parent, 0);
+    assert_int_equal(r.samples, 2);
+    assert_int_equal(off, buf.len);
+    prof_sbuf_release(&buf);
     prof_leftout_hits_free(&h);
     prof_cct_free(&c);
 }
