@@ -285,3 +285,22 @@ def test_a_left_out_functions_samples_are_its_own(tmp_path, workload, patch):
         _, samples, overhead, outside = counts[th]
         in_rows = sum(int(r["Samples"]) for (t, _), r in paths.items() if t == th)
         assert samples == in_rows + overhead + outside
+
+
+def test_a_thread_of_left_out_functions_only_keeps_its_samples(tmp_path):
+    """PROFILER_INCLUDE=main: the workers run nothing the filter keeps, so their threads have no
+    calling context at all; the samples in burn() are still theirs, as top-level rows."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "threads", 5_000_000,
+                         env={"PROFILER_SAMPLER": "perf", "PROFILER_INCLUDE": "main"})
+    counts = thread_samples(run)
+    workers = [th for th in counts if th != "1"]
+    assert workers
+    for th in workers:
+        rows = [r for r in run.rows if r["Thread"] == th]
+        assert rows and all(int(r["Calls"]) == 0 and r["Parent"] == "0" for r in rows), rows
+        _, samples, overhead, outside = counts[th]
+        assert samples == sum(int(r["Samples"]) for r in rows) + overhead + outside
+        if not SAN:
+            burn = sum(int(r["Samples"]) for r in rows if r["Region"] == "burn")
+            assert burn >= 0.9 * (samples - overhead), (burn, samples, overhead)
