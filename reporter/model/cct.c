@@ -108,7 +108,7 @@ static uint32_t node_new(struct cct *t, uint32_t name)
     struct cct_node *x = &t->nodes[i];
     x->name = name;
     x->parent = x->child = x->sibling = x->hnext = x->last = CCT_NONE;
-    x->nkids = 0;
+    x->nkids = x->uncounted = 0;
     x->calls = x->never = 0;
     x->total_ns = x->self_ns = 0;
     return i;
@@ -266,6 +266,7 @@ static void merge_pending(struct cct *t)
         uint32_t s = t->merging[t->nmerging * 2], d = t->merging[t->nmerging * 2 + 1];
         t->nodes[d].calls += t->nodes[s].calls;
         t->nodes[d].never += t->nodes[s].never;
+        t->nodes[d].uncounted |= t->nodes[s].uncounted;
         t->nodes[d].total_ns += t->nodes[s].total_ns;
         t->nodes[d].self_ns += t->nodes[s].self_ns;
         if (t->hooks && t->hooks->merged)

@@ -25,9 +25,11 @@ struct cct_node {
     uint32_t name;                   /* index into cct.names; CCT_NONE for the root */
     uint32_t parent, child, sibling; /* CCT_NONE when none */
     uint32_t hnext;                  /* next node in the same (parent, name) hash chain */
-    uint32_t nkids; /* children; they are in the tree's hash when more than CCT_FEW_KIDS */
-    uint32_t last;  /* the child found or linked last (a hint, checked before use): a loop's
-                       next lookup costs one compare, not a hash probe */
+    uint32_t nkids;     /* children; they are in the tree's hash when more than CCT_FEW_KIDS */
+    uint32_t last;      /* the child found or linked last (a hint, checked before use): a loop's
+                           next lookup costs one compare, not a hash probe */
+    uint32_t uncounted; /* nonzero: some of its time is a left-out function's (FORMAT.md
+                           1.4), whose calls were not counted; calls has only counted ones */
     uint64_t calls, never;
     double total_ns, self_ns;
 };

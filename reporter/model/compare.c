@@ -417,8 +417,12 @@ int compare_parse_noise(const char *s, double *noise)
     return 0;
 }
 
-/* A region that ran (completed calls) and is reported. */
-static int region_present(const struct region *r) { return !r->excluded && r->cost.n > 0; }
+/* A region that ran (completed calls, or a left-out function's sampled time) and is
+   reported. */
+static int region_present(const struct region *r)
+{
+    return !r->excluded && (r->cost.n > 0 || r->left_out);
+}
 
 /* The region's total (outer) time in each run of m, 0 where it did not run; runs counts the
    runs in which it ran. */
@@ -428,8 +432,10 @@ static double *per_run(const struct model *m, const struct region *r, size_t *ru
     *runs = 0;
     for (size_t k = 0; k < m->nruns; k++) {
         struct region_col c = region_run(r, k);
-        v[k] = c.calls > 0 ? c.sum2 : 0;
-        *runs += c.calls > 0;
+        /* a left-out function ran where it took samples: its calls were not counted */
+        int ran = c.calls > 0 || (r->left_out && c.sum2 > 0);
+        v[k] = ran ? c.sum2 : 0;
+        *runs += ran;
     }
     return v;
 }

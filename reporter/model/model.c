@@ -271,7 +271,7 @@ static double sort_key(const struct region *r, enum model_sort sort)
     case SORT_SELF:
         return r->self_ns;
     case SORT_CALLS:
-        return (double)r->cost.n;
+        return region_uncounted(r) ? NAN : (double)r->cost.n;
     case SORT_MEAN:
         return dist_mean(&r->cost);
     default:
@@ -306,7 +306,8 @@ size_t *model_ranked_by(const struct model *m, enum model_sort sort, size_t *n)
     size_t *idx = xmalloc((m->nregions ? m->nregions : 1) * sizeof *idx);
     size_t k = 0;
     for (size_t i = 0; i < m->nregions; i++)
-        if (!m->regions[i].excluded && (m->regions[i].cost.n || m->regions[i].unterminated))
+        if (!m->regions[i].excluded &&
+            (m->regions[i].cost.n || m->regions[i].unterminated || m->regions[i].left_out))
             idx[k++] = i;
     struct rank_ctx rc = {m, sort};
     qsort_r(idx, k, sizeof *idx, by_key, &rc);
@@ -341,6 +342,16 @@ double model_busy(const struct model *m)
     for (size_t i = 0; i < m->nthreads; i++)
         t += m->threads[i].busy_ns;
     return t;
+}
+
+/* What a left-out function's Calls say instead of a number. */
+const char *model_left_out_text(int left_out)
+{
+    if (left_out == 2)
+        return "left out: calls not counted, time sampled";
+    if (left_out == 1)
+        return "left out in some runs: calls counted only where kept";
+    return NULL;
 }
 
 /* One region's Call cost figures. */
@@ -378,6 +389,7 @@ void model_cost_row(const struct model *m, size_t ri, double busy, struct cost_r
     out->fastest = s.min;
     out->slowest = s.max;
     out->approximate = dist_approximate(d);
+    out->left_out = r->left_out ? (d->n ? 1 : 2) : 0;
     int sampled = r->sampled;
     out->total_pm = sampled ? 1.96 * sqrt(r->var_outer) : NAN;
     out->self_pm = sampled ? 1.96 * sqrt(r->var_self) : NAN;

@@ -84,6 +84,11 @@ struct region {
        the sampled CPU time of those same contexts */
     double var_outer, var_self, wall_ns, wall_cpu_ns;
     int sampled; /* a row of a sampled run */
+    /* A left-out function's (FORMAT.md 1.4): some run's Include/Exclude records leave it out
+       and gave it Calls-0 rows of sampled self time; left_out_ns is that time (in self_ns and
+       outer_ns too). Its calls there were not counted: cost has only the runs that kept it. */
+    int left_out;
+    double left_out_ns;
     uint64_t unterminated;
     /* Per run: ns over calls, ns over non-nested calls (the run's share of Total), calls; per
        thread key: ns over non-nested calls, self ns, calls. One allocation, read through
@@ -97,6 +102,10 @@ struct region_col {
     double sum, sum2; /* run: ns, outer ns; key: ns over non-nested calls, self ns */
     uint64_t calls;
 };
+
+/* Whether none of region r's calls were counted: every row of it was a left-out function's
+   (FORMAT.md 1.4), so its Calls are unknown, not 0, and it has no cost per call. */
+static inline int region_uncounted(const struct region *r) { return r->left_out && r->cost.n == 0; }
 
 /* Region r's figures in run k. */
 static inline struct region_col region_run(const struct region *r, size_t k)
@@ -131,6 +140,7 @@ struct edge {
     uint64_t calls;
     double total_ns, self_ns; /* over every instance (total_ns / calls: the mean cost) */
     double outer_ns; /* total_ns but instances inside another of the same edge: the Total */
+    int left_out;    /* time from a left-out callee's rows, whose calls were not counted */
 };
 
 /* One row of a run's memory section (FORMAT.md 1.5), strings UTF-8 repaired. */
@@ -299,7 +309,7 @@ size_t model_find(const struct model *m, const char *s, size_t n);
 size_t *model_ranked(const struct model *m, size_t *n);
 /* model_ranked in the order sort, whatever m->sort says (the self time charts). */
 size_t *model_ranked_by(const struct model *m, enum model_sort sort, size_t *n);
-/* Mean cost per call of region r in run k (NaN when it did not run). */
+/* Mean cost per call of region r in run k (NaN when it did not run, or ran uncounted). */
 double model_run_mean(const struct region *r, size_t k);
 /* A thread is mostly idle (waiting, not working) when its CPU time is under this share of
    its wall time while it recorded, over at least MODEL_IDLE_MIN_NS of wall time (shorter
@@ -326,11 +336,17 @@ struct cost_row {
     size_t runs; /* runs where the region ran */
     double run_mean, run_stddev, run_cv, ci95, fastest, slowest;
     int approximate; /* percentiles from the histogram */
+    /* A left-out function's (region.left_out): 2 when none of its calls were counted (calls
+       is then unknown, not 0), 1 when some runs counted them and others left it out, else 0 */
+    int left_out;
     /* Sampled runs: the 95 % bounds of total and self (1.96 standard deviations of their
        sample counts), the wall time of the contexts timed on every call and its part off the
        CPU (wall minus their sampled CPU time); NaN when not sampled or not timed */
     double total_pm, self_pm, wall, offcpu;
 };
+/* The text that says a left-out function's calls were not counted (cost_row.left_out 2, or 1:
+   in some runs only); NULL for 0. */
+const char *model_left_out_text(int left_out);
 /* Fill *out for region r; busy is model_busy(m). */
 void model_cost_row(const struct model *m, size_t r, double busy, struct cost_row *out);
 

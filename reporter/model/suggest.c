@@ -190,7 +190,10 @@ static void check_gcc_names(const struct model *m, struct suggestion *s)
     char **full = xmalloc((m->nregions ? m->nregions : 1) * sizeof *full);
     char *listed = xmalloc(m->nregions ? m->nregions : 1);
     for (size_t r = 0; r < m->nregions; r++) {
-        full[r] = m->regions[r].function ? suggest_gcc_name(m->regions[r].display) : NULL;
+        /* a function every run left out is kept by none: no clash with it */
+        full[r] = m->regions[r].function && !region_uncounted(&m->regions[r])
+                      ? suggest_gcc_name(m->regions[r].display)
+                      : NULL;
         listed[r] = 0;
     }
     for (size_t i = 0; i < s->n; i++) {
@@ -250,7 +253,8 @@ static void shorten_globs(const struct model *m, struct suggestion *s)
         int ok = *text && strlen(text) < strlen(it->name) && text[strlen(text) - 1] != ' ' &&
                  !strstr(it->name, " [clone ");
         for (size_t r = 0; r < m->nregions && ok; r++)
-            ok = !m->regions[r].function || listed[r] || !answers_to(m->regions[r].display, text);
+            ok = !m->regions[r].function || listed[r] || region_uncounted(&m->regions[r]) ||
+                 !answers_to(m->regions[r].display, text);
         if (ok) {
             free(it->glob);
             it->glob = suggest_escape(text, 1);
@@ -304,11 +308,21 @@ char *suggest_filters_text(const struct model *m, int exclude)
         free(p[i]);
     }
     free(p);
+    /* A collector that charges a left-out function its own samples gives it rows of its own
+       (FORMAT.md 1.4); an older one left its time in its callers'. */
+    int own = 0;
+    for (size_t r = 0; r < m->nregions && !own; r++)
+        own = m->regions[r].left_out;
     prof_sbuf_addf(&b, " (%zu of %zu run%s): %s", runs, m->nruns, m->nruns == 1 ? "" : "s",
-                   exclude ? "functions matching one are in no row; their time is in their "
-                             "callers' self time"
-                           : "only functions matching one are in the rows; the others' time is "
-                             "in their callers' self time");
+                   own && exclude ? "functions matching one were not counted; the samples that "
+                                    "landed in them are their own self time (below), calls not "
+                                    "counted"
+                   : own     ? "only functions matching one were counted; the samples that landed "
+                               "in the others are their own self time (below), calls not counted"
+                   : exclude ? "functions matching one are in no row; their time is in their "
+                               "callers' self time"
+                             : "only functions matching one are in the rows; the others' time is "
+                               "in their callers' self time");
     char *s = xstrdup(prof_sbuf_cstr(&b));
     prof_sbuf_release(&b);
     return s;
@@ -323,7 +337,7 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
         suggest_patterns(m->runs[k].exclude, &s->left_out, &s->nleft_out);
     size_t runs = m->nruns ? m->nruns : 1;
     for (size_t r = 0; r < m->nregions; r++)
-        if (m->regions[r].function) {
+        if (m->regions[r].function && !region_uncounted(&m->regions[r])) {
             s->functions++;
             s->calls += m->regions[r].cost.n;
         }
@@ -342,7 +356,8 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
     for (size_t r = 0; r < m->nregions; r++) {
         const struct region *g = &m->regions[r];
         uint64_t calls = g->cost.n;
-        if (!g->function || !calls || strcmp(g->display, "main") == 0)
+        /* a function the runs left out already is not suggested again */
+        if (!g->function || !calls || g->left_out || strcmp(g->display, "main") == 0)
             continue;
         double mean = g->outer_ns / (double)calls;
         double share = busy > 0 ? g->outer_ns / busy : 0;

@@ -25,7 +25,7 @@ static const struct column callcost_cols[] = {
     {"95% CI +/-", COL_COST_NS},  {"Fastest run", COL_COST_NS}, {"Slowest run", COL_COST_NS},
     {"Never stopped", COL_COUNT}, {"Percentiles", COL_TEXT},    {"Source file", COL_TEXT},
     {"Line", COL_NUMBER},         {"Total +/-", COL_TOTAL_NS},  {"Self +/-", COL_TOTAL_NS},
-    {"Wall", COL_TOTAL_NS},       {"Off-CPU", COL_TOTAL_NS}};
+    {"Wall", COL_TOTAL_NS},       {"Off-CPU", COL_TOTAL_NS},    {"Left out", COL_TEXT}};
 _Static_assert(sizeof callcost_cols / sizeof *callcost_cols == CC_NCOLS,
                "enum callcost_col names every Call cost column");
 static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
@@ -34,7 +34,8 @@ static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
                                               {"Total", COL_TOTAL_NS},
                                               {"Self", COL_TOTAL_NS},
                                               {"Mean", COL_COST_NS},
-                                              {"Share of callee's calls", COL_SHARE}};
+                                              {"Share of callee's calls", COL_SHARE},
+                                              {"Left out", COL_TEXT}};
 static const struct column runs_cols[] = {
     {"Run", COL_COUNT},        {"File", COL_TEXT},         {"Start", COL_TEXT},
     {"Program", COL_TEXT},     {"Pid", COL_TEXT},          {"Host", COL_TEXT},
@@ -120,6 +121,8 @@ static struct cell num(double v)
     return (struct cell){isfinite(v) ? CELL_NUM : CELL_NONE, 0, v, 0, 0};
 }
 static struct cell count(uint64_t i) { return (struct cell){CELL_INT, 0, 0, i, 0}; }
+/* The Calls of a left-out function: unknown, not 0 (FORMAT.md 1.4). */
+static struct cell uncounted(void) { return (struct cell){CELL_NONE, "not counted", 0, 0, 1}; }
 
 /* The cells of row i. */
 void table_row(const struct table *t, size_t i, struct cell *c)
@@ -132,7 +135,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
         model_cost_row(m, t->order[i], t->busy, &x);
         struct cell row[] = {text(r->display),
                              text(model_short(r)),
-                             count(x.calls),
+                             x.left_out == 2 ? uncounted() : count(x.calls),
                              num(x.total),
                              num(x.total_share),
                              num(x.self),
@@ -158,21 +161,26 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(x.total_pm),
                              num(x.self_pm),
                              num(x.wall),
-                             num(x.offcpu)};
+                             num(x.offcpu),
+                             text(model_left_out_text(x.left_out))};
         memcpy(c, row, sizeof row);
         break;
     }
     case TABLE_CALLTREE: {
         const struct edge *e = &m->edges[t->order[i]];
         uint64_t all = m->regions[e->callee].cost.n;
+        /* A left-out callee's edge: time without counted calls, or (left out in some runs)
+           calls counted where it was kept only */
+        int left_out = e->left_out ? (e->calls ? 1 : 2) : 0;
         struct cell row[] = {
             text(e->caller == SIZE_MAX ? "(thread top level)" : m->regions[e->caller].display),
             text(m->regions[e->callee].display),
-            count(e->calls),
+            left_out == 2 ? uncounted() : count(e->calls),
             num(e->outer_ns),
             num(e->self_ns),
-            num(e->calls ? e->total_ns / (double)e->calls : NAN),
-            num(all ? (double)e->calls / (double)all : NAN)};
+            num(e->calls && !left_out ? e->total_ns / (double)e->calls : NAN),
+            num(all && left_out != 2 ? (double)e->calls / (double)all : NAN),
+            text(model_left_out_text(left_out))};
         row[0].note = e->caller == SIZE_MAX;
         memcpy(c, row, sizeof row);
         break;

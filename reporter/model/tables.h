@@ -44,7 +44,10 @@ struct column {
 
 enum cell_kind { CELL_NONE, CELL_TEXT, CELL_NUM, CELL_INT };
 
-/* One cell: text, a number (times in ns, NaN and infinities made CELL_NONE) or a count. */
+/* One cell: text, a number (times in ns, NaN and infinities made CELL_NONE) or a count. A
+   CELL_NONE cell may have s and note set: it is empty in the data (the exports write nothing
+   or null) and the workbook shows s as a note there ("not counted": a count that is unknown,
+   not 0). */
 struct cell {
     enum cell_kind kind;
     const char *s;
@@ -95,6 +98,7 @@ enum callcost_col {
     CC_SELF_PM,
     CC_WALL,
     CC_OFFCPU,
+    CC_LEFT_OUT, /* a left-out function's: why its Calls are empty (model_left_out_text) */
     CC_NCOLS
 };
 

@@ -112,14 +112,14 @@ static void plan_draw(struct chart_plan *bt, const struct chart_env *env)
 }
 
 /*
- * The trend of many runs: for each of the top regions (rows 0..top of the Call cost table tb)
+ * The trend of many runs: for each of the top regions (rows at[0..top) of the Call cost table tb)
  * and each window of about nruns / TREND_WINDOWS consecutive runs, the median, 10th and 90th
  * percentiles (as Excel's PERCENTILE.INC) of its mean cost per call in the window's runs
  * where it ran, at the window's middle run number; NaN for a window where it never ran.
  */
 static void trend_band_chart(struct chart_plan *ch, const struct chart_env *env,
-                             const struct table *tb, size_t top, size_t nruns, struct unit u,
-                             const struct chart_options *o)
+                             const struct table *tb, const size_t *at, size_t top, size_t nruns,
+                             struct unit u, const struct chart_options *o)
 {
     size_t width = (nruns + TREND_WINDOWS - 1) / TREND_WINDOWS;
     size_t windows = (nruns + width - 1) / width;
@@ -129,13 +129,13 @@ static void trend_band_chart(struct chart_plan *ch, const struct chart_env *env,
     size_t n = 0;
     for (size_t i = 0; i < top; i++) {
         struct cell c[CC_NCOLS];
-        table_row(tb, i, c);
+        table_row(tb, at[i], c);
         for (size_t w = 0; w < windows; w++) {
             size_t first = w * width, last = first + width < nruns ? first + width : nruns;
             struct dist d;
             dist_init(&d);
             for (size_t run = first; run < last; run++) {
-                double x = table_run_mean(tb, i, run);
+                double x = table_run_mean(tb, at[i], run);
                 if (isfinite(x))
                     dist_add(&d, x / u.ns);
             }
@@ -165,7 +165,8 @@ static void trend_band_chart(struct chart_plan *ch, const struct chart_env *env,
 }
 
 /* The four charts of the top regions (the Call cost table's top rows): cost per call, calls,
-   distribution, trend. */
+   distribution, trend. A left-out function's row (its calls not counted, FORMAT.md 1.4) has
+   no calls and no cost per call to draw: it is in none of them, rather than a bar at 0. */
 static void top_region_charts(struct chart_plan *ch, const struct chart_env *env,
                               const struct model *m, const struct chart_options *o)
 {
@@ -177,8 +178,20 @@ static void top_region_charts(struct chart_plan *ch, const struct chart_env *env
         return;
     }
     struct cell(*rows)[CC_NCOLS] = xmalloc(top * sizeof *rows);
-    for (size_t i = 0; i < top; i++)
-        table_row(&tb, i, rows[i]);
+    size_t *at = xmalloc(top * sizeof *at); /* each chart row's row of the table */
+    size_t counted = 0;
+    for (size_t i = 0; i < top; i++) {
+        table_row(&tb, i, rows[counted]);
+        if (rows[counted][CC_CALLS].kind != CELL_NONE)
+            at[counted++] = i;
+    }
+    top = counted;
+    if (top == 0) {
+        free(rows);
+        free(at);
+        table_close(&tb);
+        return;
+    }
     const char **labels = xcalloc(top * (m->nruns + 1), sizeof *labels);
     double *v = xcalloc(top * (m->nruns + 1) * 5, sizeof *v);
     size_t *ends = xcalloc(top, sizeof *ends);
@@ -220,8 +233,8 @@ static void top_region_charts(struct chart_plan *ch, const struct chart_env *env
     /* Distribution of per-call costs: the row's min, median and max, and its quartiles. */
     for (size_t i = 0; i < top; i++) {
         const struct cell *c = rows[i];
-        double q[5] = {cell_number(&c[CC_MIN]), table_cost_quantile(&tb, i, 0.25),
-                       cell_number(&c[CC_MEDIAN]), table_cost_quantile(&tb, i, 0.75),
+        double q[5] = {cell_number(&c[CC_MIN]), table_cost_quantile(&tb, at[i], 0.25),
+                       cell_number(&c[CC_MEDIAN]), table_cost_quantile(&tb, at[i], 0.75),
                        cell_number(&c[CC_MAX])};
         for (int j = 0; j < 5; j++)
             v[i * 5 + j] = c[CC_CALLS].i ? q[j] / u.ns : NAN;
@@ -233,7 +246,7 @@ static void top_region_charts(struct chart_plan *ch, const struct chart_env *env
 
     size_t lines = top < TREND_LINES ? top : TREND_LINES;
     if (m->nruns > TREND_BAND_RUNS) {
-        trend_band_chart(ch, env, &tb, lines, m->nruns, u, o);
+        trend_band_chart(ch, env, &tb, at, lines, m->nruns, u, o);
     } else {
         /* Trend: each region's mean per run, one block per region. */
         size_t nrows = 0;
@@ -241,7 +254,7 @@ static void top_region_charts(struct chart_plan *ch, const struct chart_env *env
             for (size_t run = 0; run < m->nruns; run++) {
                 labels[nrows] = rows[i][CC_SHORT].s;
                 v[nrows * 2] = (double)(run + 1);
-                v[nrows * 2 + 1] = table_run_mean(&tb, i, run) / u.ns;
+                v[nrows * 2 + 1] = table_run_mean(&tb, at[i], run) / u.ns;
                 nrows++;
             }
             ends[i] = nrows;
@@ -257,6 +270,7 @@ static void top_region_charts(struct chart_plan *ch, const struct chart_env *env
     free(v);
     free(ends);
     free(rows);
+    free(at);
     table_close(&tb);
 }
 

@@ -340,6 +340,11 @@ static void callgrind_node(void *ctx, const struct cct *t, const uint32_t *path,
         }
         prof_sbuf_add(&x->line, "cfn=", 4);
         callgrind_ref(x, t, k->name);
+        /* A left-out function's context (FORMAT.md 1.4): its calls were not counted. The
+           format has no unknown count, and a cost line without calls= would be the caller's
+           own cost (counted twice then): calls=0 keeps the inclusive costs right. */
+        if (k->uncounted && k->calls + k->never == 0)
+            prof_sbuf_str(&x->line, "# left out: calls not counted, time sampled\n");
         prof_sbuf_addf(&x->line, "calls=%llu %lu\n%lu %.0f\n",
                        (unsigned long long)(k->calls + k->never), callgrind_line(x, k->name), line,
                        x->incl[c]);

@@ -68,7 +68,10 @@ void flat_print(FILE *out, const struct model *m, const struct report_info *ri)
             fprintf(out, "  %6s", "-");
         cell(out, cell_number(&c[CC_TOTAL]), ri->unit, 11);
         cell(out, cell_number(&c[CC_SELF]), ri->unit, 11);
-        fprintf(out, " %11llu", (unsigned long long)c[CC_CALLS].i);
+        if (c[CC_CALLS].kind == CELL_NONE) /* a left-out function's: unknown, not 0 */
+            fprintf(out, " %11s", "not counted");
+        else
+            fprintf(out, " %11llu", (unsigned long long)c[CC_CALLS].i);
         cell(out, cell_number(&c[CC_MEAN]), ri->unit, 11);
         cell(out, cell_number(&c[CC_MEDIAN]), ri->unit, 11);
         cell(out, cell_number(&c[CC_P99]), ri->unit, 11);

@@ -502,6 +502,8 @@ static void put_table_row(struct book *b, lxw_worksheet *ws, lxw_row_t row, cons
         enum column_kind kind = t->cols[k].kind;
         if (c[k].kind == CELL_TEXT)
             put_str(b, ws, row, col, c[k].s, c[k].note ? b->f.note : NULL);
+        else if (c[k].kind == CELL_NONE && c[k].s && c[k].note)
+            put_str(b, ws, row, col, c[k].s, b->f.note); /* no number: say why */
         else if (c[k].kind == CELL_INT)
             put_num(b, ws, row, col, (double)c[k].i, kind == COL_NUMBER ? NULL : b->f.count);
         else if (c[k].kind == CELL_NUM && (kind == COL_TOTAL_NS || kind == COL_COST_NS))
@@ -665,13 +667,15 @@ static char *hit_head(const struct model *m, size_t k)
     return head;
 }
 
-/* Calls of r in run k, or past the runs in the threads of key k - nruns. */
+/* Calls of r in run k, or past the runs in the threads of key k - nruns; none (an empty
+   cell) where a left-out function's calls were not counted. */
 static double hit_cell(const struct book *b, const struct region *r, size_t k)
 {
     size_t runs = b->m->nruns;
-    if (k < runs)
-        return (double)region_run(r, k).calls;
-    return (double)region_key(r, k - runs).calls;
+    struct region_col c = k < runs ? region_run(r, k) : region_key(r, k - runs);
+    if (r->left_out && c.calls == 0)
+        return NAN;
+    return (double)c.calls;
 }
 
 /*
@@ -696,7 +700,10 @@ static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
         struct region *r = &m->regions[rank[i]];
         lxw_row_t row = (lxw_row_t)(i + 1);
         put_str(b, ws, row, 0, r->display, NULL);
-        put_num(b, ws, row, 1, (double)r->cost.n, b->f.count);
+        if (region_uncounted(r))
+            put_str(b, ws, row, 1, "left out: not counted", b->f.note);
+        else
+            put_num(b, ws, row, 1, (double)r->cost.n, b->f.count);
         for (size_t k = 0; k < fit; k++)
             put_num(b, ws, row, (lxw_col_t)(2 + k), hit_cell(b, r, k), b->f.count);
     }
@@ -793,11 +800,12 @@ static double run_mean_cell(const struct book *b, const struct region *r, size_t
     return model_run_mean(r, k);
 }
 
-/* Calls of r in run k. */
+/* Calls of r in run k; none where a left-out function's calls were not counted. */
 static double run_calls_cell(const struct book *b, const struct region *r, size_t k)
 {
     (void)b;
-    return (double)region_run(r, k).calls;
+    uint64_t calls = region_run(r, k).calls;
+    return r->left_out && calls == 0 ? NAN : (double)calls;
 }
 
 /* Total time of r in the threads of name k. */
@@ -924,7 +932,10 @@ static void sheet_call_paths(struct book *b, const struct cct *t)
         char *region = region_display(t->names[node->name], t->name_lens[node->name]);
         put_str(b, ws, row, 0, text, NULL);
         put_num(b, ws, row, 1, (double)(depth - 1), b->f.count);
-        put_num(b, ws, row, 2, (double)node->calls, b->f.count);
+        if (node->uncounted && node->calls == 0 && node->never == 0)
+            put_str(b, ws, row, 2, "not counted", b->f.note);
+        else
+            put_num(b, ws, row, 2, (double)node->calls, b->f.count);
         put_time(b, ws, row, 3, node->self_ns);
         put_num(b, ws, row, 4, all > 0 ? node->self_ns / all : NAN, b->f.pct);
         put_time(b, ws, row, 5, node->total_ns);
@@ -1219,6 +1230,50 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
              time_text(h, sizeof h, hook_n > 0 ? hook_sum / hook_n : 0, NULL));
 }
 
+/* Left-out functions by their sampled time, most first (qsort_r; ctx is the model). */
+static int by_left_out_ns(const void *a, const void *b, void *ctx)
+{
+    const struct model *m = ctx;
+    double x = m->regions[*(const size_t *)a].left_out_ns;
+    double y = m->regions[*(const size_t *)b].left_out_ns;
+    return (x < y) - (x > y);
+}
+
+#define LEFT_OUT_SHOWN 10
+
+/*
+ * Below the filters' lines: each left-out function that took samples (FORMAT.md 1.4) on a row
+ * of its own, its name, its sampled self time and that its calls were not counted; the most
+ * time first, up to LEFT_OUT_SHOWN of them (Call cost lists all).
+ */
+static void left_out_rows(struct book *b, lxw_worksheet *ws, lxw_row_t *row)
+{
+    const struct model *m = b->m;
+    size_t *idx = xmalloc((m->nregions ? m->nregions : 1) * sizeof *idx), n = 0;
+    for (size_t i = 0; i < m->nregions; i++)
+        if (m->regions[i].left_out && !m->regions[i].excluded)
+            idx[n++] = i;
+    qsort_r(idx, n, sizeof *idx, by_left_out_ns, (void *)(uintptr_t)m);
+    for (size_t i = 0; i < n && i < LEFT_OUT_SHOWN; i++) {
+        const struct region *r = &m->regions[idx[i]];
+        put_str(b, ws, *row, 0, "Left-out function", b->f.bold);
+        put_str_cap(b, ws, *row, 1, model_short(r), NULL, WIDTH_SUMMARY);
+        put_time(b, ws, *row, 2, r->left_out_ns);
+        put_str(b, ws, *row, 3,
+                region_uncounted(r) ? "sampled self time; calls not counted"
+                                    : "sampled self time where left out; calls not counted there",
+                b->f.note);
+        (*row)++;
+    }
+    if (n > LEFT_OUT_SHOWN) {
+        char buf[96];
+        snprintf(buf, sizeof buf, "%zu more left-out functions on Call cost (its Left out column)",
+                 n - LEFT_OUT_SHOWN);
+        kv(b, ws, row, "", buf);
+    }
+    free(idx);
+}
+
 static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank, size_t n)
 {
     const struct model *m = b->m;
@@ -1275,6 +1330,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
                filters);
         free(filters);
     }
+    left_out_rows(b, ws, &row);
     kv_num(b, ws, &row, "Regions", (double)n, b->f.count);
     const char *first = NULL, *last = NULL;
     for (size_t k = 0; k < m->nruns; k++) {
@@ -1355,7 +1411,12 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
                 b->f.pct);
         put_time(b, ws, row, 3, r->outer_ns);
         put_num(b, ws, row, 4, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
-        put_num(b, ws, row, 5, (double)r->cost.n, b->f.count);
+        /* A left-out function's calls were not counted: no number (the chart below reads
+           this column), the reason beside the table */
+        if (region_uncounted(r))
+            put_str(b, ws, row, 7, model_left_out_text(2), b->f.note);
+        else
+            put_num(b, ws, row, 5, (double)r->cost.n, b->f.count);
         put_time(b, ws, row, 6, dist_mean(&r->cost));
         if (dist_mean(&r->cost) > largest_mean)
             largest_mean = dist_mean(&r->cost);

@@ -38,6 +38,7 @@ COST_COLUMNS = [
     ("Fastest run", "cost"), ("Slowest run", "cost"), ("Never stopped", None),
     ("Percentiles", None), ("Source file", None), ("Line", None),
     ("Total +/-", "total"), ("Self +/-", "total"), ("Wall", "total"), ("Off-CPU", "total"),
+    ("Left out", None),
 ]
 
 UNITS_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
@@ -423,6 +424,8 @@ def expected_cost_row(e, busy, self_all):
         "Self +/-": None,
         "Wall": None,
         "Off-CPU": None,
+        # Nothing here is a left-out function's own rows (FORMAT.md 1.4).
+        "Left out": None,
     }
     if len(c) >= 2:
         # The module's own quantiles agree with PERCENTILE.INC: a check of percentile_inc.

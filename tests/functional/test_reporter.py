@@ -249,7 +249,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
     # Call tree.
     headers, table = book.table("Call tree")
     assert headers == ["Caller", "Callee", "Calls", "Total (ns)", "Self (ns)", "Mean (ns)",
-                       "Share of callee's calls"]
+                       "Share of callee's calls", "Left out"]
     got = {}
     for r in table:
         caller = None if r["Caller"] == "(thread top level)" else r["Caller"]
@@ -263,6 +263,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
     for key, (n, total, self_ns, outer) in exp.edges.items():
         r = got[key]
         assert r["Calls"] == n, key
+        assert r["Left out"] is None, key
         close(r["Total (ns)"], outer, what=f"edge {key} total")
         close(r["Self (ns)"], self_ns, what=f"edge {key} self")
         close(r["Mean (ns)"], total / n, what=f"edge {key} mean")

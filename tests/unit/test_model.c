@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,117 @@ static void version_3_summary_rows_are_call_paths(void **state)
     model_release(&m);
 }
 
+/* A version 4 sampled run (1 tick = 1 ns, a sample per 10 ns) whose Exclude record leaves
+   "tiny*" out: tiny_add's rows (nodes 4 and 5) are a left-out function's, Calls 0 and their
+   samples as self time (FORMAT.md 1.4); stuck (node 3), Calls 0 too, is kept by the filters:
+   a context that never stopped. */
+static const char left_out_run[] =
+    "Frequency,1000000000\nFormat,profreport-run,4\nMode,summary\nExclude,\"tiny*, other\"\n"
+    "Timing,sampled,perf-task-clock,10,200,20\nThread,1,10,main,exited\n"
+    "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent,Samples,"
+    "Timed,Wall\n"
+    "main,1,1,100,20,0,0,0,100,,1,0,2,0,0\n"
+    "work,1,4,60,20,0,0,0,60,,2,1,2,0,0\n"
+    "stuck,1,0,10,10,0,0,0,10,,3,1,1,0,0\n"
+    "tiny_add,1,0,40,40,0,0,0,40,,4,2,4,0,0\n"
+    "tiny_add,1,0,10,10,0,0,0,10,,5,1,1,0,0\n";
+
+/* A left-out function's rows are told apart by the run's filters at ingest: the region and
+   its edges are marked left out, with its samples as its time and no call counted; a Calls-0
+   row the filters keep is not marked and adds nothing, as before. */
+static void left_out_rows_are_told_by_the_runs_filters(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, left_out_run);
+    const struct region *tiny = &m.regions[region_named(&m, "tiny_add")];
+    const struct region *stuck = &m.regions[region_named(&m, "stuck")];
+    assert_true(tiny->left_out && region_uncounted(tiny));
+    assert_int_equal(tiny->cost.n, 0);
+    assert_true(tiny->self_ns == 50 && tiny->outer_ns == 50 && tiny->left_out_ns == 50);
+    /* each sample adds the period squared to the variance: 5 samples of 10 ns */
+    assert_true(tiny->var_self == 500 && tiny->var_outer == 500);
+    assert_true(region_run(tiny, 0).sum == 50 && region_run(tiny, 0).calls == 0);
+    assert_false(stuck->left_out);
+    assert_true(stuck->self_ns == 0);
+    assert_false(m.regions[region_named(&m, "work")].left_out);
+    const struct edge *e = edge_named(&m, "work", "tiny_add");
+    assert_non_null(e);
+    assert_true(e->left_out && e->calls == 0 && e->total_ns == 40 && e->self_ns == 40);
+    assert_true(edge_named(&m, "main", "tiny_add")->left_out);
+    assert_false(edge_named(&m, "main", "work")->left_out);
+    /* its time is the thread's as any function's: busy is every sample */
+    assert_true(m.threads[0].busy_ns == 100 && m.self_total_ns == 100);
+    size_t n;
+    size_t *ranked = model_ranked(&m, &n);
+    assert_int_equal(n, 3); /* main, work, tiny_add; not stuck */
+    int seen = 0;
+    for (size_t i = 0; i < n; i++)
+        seen += strcmp(m.regions[ranked[i]].name, "tiny_add") == 0;
+    assert_int_equal(seen, 1);
+    free(ranked);
+    struct cost_row c;
+    model_cost_row(&m, region_named(&m, "tiny_add"), model_busy(&m), &c);
+    assert_int_equal(c.left_out, 2);
+    assert_int_equal(c.calls, 0);
+    assert_true(isnan(c.mean) && isnan(c.min) && isnan(c.max) && isnan(c.run_mean));
+    assert_true(c.total == 50 && c.self == 50 && c.total_share == 0.5);
+    assert_string_equal(model_left_out_text(c.left_out),
+                        "left out: calls not counted, time sampled");
+    assert_null(model_left_out_text(0));
+    model_release(&m);
+}
+
+/* In the call paths a left-out function's nodes are marked uncounted, with their time and no
+   calls; a kept Calls-0 node is not marked. */
+static void left_out_rows_mark_their_call_paths(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_keep_paths(&m);
+    read_run(&m, left_out_run);
+    const struct cct *t = model_paths(&m);
+    check_node(t, PATH("main", "work", "tiny_add"), 0, 40, 40);
+    check_node(t, PATH("main", "tiny_add"), 0, 10, 10);
+    assert_true(t->nodes[path_node(t, PATH("main", "work", "tiny_add"))].uncounted);
+    assert_true(t->nodes[path_node(t, PATH("main", "tiny_add"))].uncounted);
+    assert_false(t->nodes[path_node(t, PATH("main", "stuck"))].uncounted);
+    assert_false(t->nodes[path_node(t, PATH("main", "work"))].uncounted);
+    model_release(&m);
+}
+
+/* Without Include and Exclude records nothing is left out: the same Calls-0 rows are
+   contexts that never stopped. With an Include record, a Calls-0 row is left out exactly when
+   its region is not named by it. */
+static void calls_0_rows_are_left_out_only_by_the_filters(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *filter;
+        int tiny, stuck;
+    } cases[] = {{"", 0, 0},
+                 {"Include,\"main,work,stuck,tiny_*\"\n", 0, 0},
+                 {"Include,\"main,work,stuck\"\n", 1, 0},
+                 {"Include,\"main,work,tiny_?dd\"\n", 0, 1}};
+    const char *exclude = "Exclude,\"tiny*, other\"\n";
+    const char *from = strstr(left_out_run, exclude);
+    assert_non_null(from);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(from - left_out_run), left_out_run,
+                 cases[i].filter, from + strlen(exclude));
+        struct model m;
+        model_init(&m);
+        read_run(&m, text);
+        assert_int_equal(m.regions[region_named(&m, "tiny_add")].left_out, cases[i].tiny);
+        assert_int_equal(m.regions[region_named(&m, "stuck")].left_out, cases[i].stuck);
+        assert_int_equal(edge_named(&m, "work", "tiny_add") != NULL, cases[i].tiny);
+        model_release(&m);
+    }
+}
+
 /* The summary section of a version 3 events run: its Calls-0 node for the region open at the
    cap is the events table's path, so what it encloses counts under that path. */
 static void version_3_summary_section_continues_the_events_paths(void **state)
@@ -656,6 +768,9 @@ int main(void)
         cmocka_unit_test(version_3_summary_rows_are_call_paths),
         cmocka_unit_test(version_3_summary_section_continues_the_events_paths),
         cmocka_unit_test(flat_summary_rows_have_no_edges),
+        cmocka_unit_test(left_out_rows_are_told_by_the_runs_filters),
+        cmocka_unit_test(left_out_rows_mark_their_call_paths),
+        cmocka_unit_test(calls_0_rows_are_left_out_only_by_the_filters),
         cmocka_unit_test(regions_rank_by_the_chosen_key),
         cmocka_unit_test(sort_names_parse_back),
         cmocka_unit_test(region_ids_differ_by_every_byte),
