@@ -23,6 +23,7 @@
 #include "thread.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <link.h>
 #include <stddef.h>
@@ -583,6 +584,57 @@ int dlclose(void *handle)
         prof_busy_end();
         __atomic_add_fetch(&prof_mod_gen, 1, __ATOMIC_RELEASE);
         __atomic_add_fetch(&prof_gen, 1, __ATOMIC_RELEASE);
+    }
+    return r;
+}
+
+/* A thread started by the pthread_create wrapper: its routine and argument. */
+struct thread_start {
+    void *(*start)(void *);
+    void *arg;
+};
+
+/* A new thread's first code: its recorder, then the program's routine. */
+static __attribute__((no_instrument_function)) void *thread_started(void *p)
+{
+    struct thread_start s = *(struct thread_start *)p;
+    prof_mem_quiet_begin();
+    free(p);
+    prof_mem_quiet_end();
+    if (!prof_self)
+        (void)prof_current(attach);
+    return s.start(s.arg);
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    int (*fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+        __atomic_load_n(&real, __ATOMIC_RELAXED);
+    if (!fn) {
+        fn = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(
+            RTLD_NEXT, "pthread_create");
+        if (!fn)
+            return EAGAIN;
+        __atomic_store_n(&real, fn, __ATOMIC_RELAXED);
+    }
+    /* Only a run whose filters may patch hooks away: otherwise a thread's first hook starts
+       its recording, and a thread that runs no instrumented code records nothing. */
+    pthread_once(&once, configure);
+    if (!prof_run_filtered() || nested())
+        return fn(thread, attr, start, arg);
+    prof_mem_quiet_begin();
+    struct thread_start *s = malloc(sizeof *s);
+    prof_mem_quiet_end();
+    if (!s)
+        return fn(thread, attr, start, arg);
+    s->start = start;
+    s->arg = arg;
+    int r = fn(thread, attr, thread_started, s);
+    if (r != 0) {
+        prof_mem_quiet_begin();
+        free(s);
+        prof_mem_quiet_end();
     }
     return r;
 }

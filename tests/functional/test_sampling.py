@@ -304,3 +304,20 @@ def test_a_thread_of_left_out_functions_only_keeps_its_samples(tmp_path):
         if not SAN:
             burn = sum(int(r["Samples"]) for r in rows if r["Region"] == "burn")
             assert burn >= 0.9 * (samples - overhead), (burn, samples, overhead)
+
+
+def test_a_thread_started_after_its_functions_were_patched_out_still_records(tmp_path):
+    """PROFILER_INCLUDE=main: main runs worker() (one(), three(), burn()) first, so every hook
+    call in them is patched out before a thread runs worker() too. That thread never calls a
+    hook; libprofreport-auto's pthread_create starts its recording all the same, so its CPU
+    time is sampled and its samples are burn()'s."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "late", 5_000_000,
+                         env={"PROFILER_SAMPLER": "perf", "PROFILER_INCLUDE": "main"})
+    counts = thread_samples(run)
+    assert sorted(counts) == ["1", "2"], counts
+    rows = [r for r in run.rows if r["Thread"] == "2"]
+    _, samples, overhead, outside = counts["2"]
+    assert samples == sum(int(r["Samples"]) for r in rows) + overhead + outside
+    burn = sum(int(r["Samples"]) for r in rows if r["Region"] == "burn")
+    assert burn >= (50 if not SAN else 1), rows

@@ -6,6 +6,9 @@
  *        sampling poll N         (a worker burns CPU while main waits 300 ms in poll():
  *                                 the worker's samples must not interrupt main)
  *        sampling threads N      (4 threads each run one() and three())
+ *        sampling late N         (main runs one() and three(), then a thread runs them: with
+ *                                 the filters leaving them out, its hook calls are patched
+ *                                 out before the thread starts)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
  *                                 in ns: built without hooks, the program's own cost)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
@@ -126,6 +129,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "poll returned %d: %s\n", r, strerror(errno));
             return 1;
         }
+    } else if (strcmp(mode, "late") == 0) {
+        worker(NULL);
+        pthread_t w;
+        pthread_create(&w, NULL, worker, NULL);
+        pthread_join(w, NULL);
     } else {
         pthread_t w[4];
         for (int i = 0; i < 4; i++)
