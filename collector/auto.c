@@ -606,6 +606,28 @@ static __attribute__((no_instrument_function)) void *thread_started(void *p)
     return s.start(s.arg);
 }
 
+/*
+ * Whether a sanitizer's runtime is in the process. Its own pthread_create interceptor runs
+ * first and calls this one as the real function, with a start routine of its own that sets
+ * up the thread's sanitizer state: no code may run in the thread before it (ThreadSanitizer
+ * crashed in free), so the new thread is left to its first hook there.
+ */
+static int sanitized(void)
+{
+    static int known; /* 0: not looked yet; 1: no; 2: yes */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+        static const char *const inits[] = {"__tsan_init", "__lsan_do_leak_check", "__msan_init",
+                                            "__hwasan_init"};
+        k = 1;
+        for (size_t i = 0; i < sizeof inits / sizeof inits[0]; i++)
+            if (dlsym(RTLD_DEFAULT, inits[i]))
+                k = 2;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 2;
+}
+
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
     static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -621,7 +643,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
     /* Only a run whose filters may patch hooks away: otherwise a thread's first hook starts
        its recording, and a thread that runs no instrumented code records nothing. */
     pthread_once(&once, configure);
-    if (!prof_run_filtered() || nested())
+    if (!prof_run_filtered() || nested() || sanitized())
         return fn(thread, attr, start, arg);
     prof_mem_quiet_begin();
     struct thread_start *s = malloc(sizeof *s);

@@ -306,6 +306,8 @@ def test_a_thread_of_left_out_functions_only_keeps_its_samples(tmp_path):
             assert burn >= 0.9 * (samples - overhead), (burn, samples, overhead)
 
 
+@pytest.mark.skipif(SAN != "", reason="a sanitizer's pthread_create runs first: the thread "
+                    "is left to its first hook")
 def test_a_thread_started_after_its_functions_were_patched_out_still_records(tmp_path):
     """PROFILER_INCLUDE=main: main runs worker() (one(), three(), burn()) first, so every hook
     call in them is patched out before a thread runs worker() too. That thread never calls a
