@@ -48,7 +48,7 @@ void prof_leftout_forget(void)
     __atomic_store_n(&from, __atomic_load_n(&count, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
 
-/* The table's bytes: the pairs, then the id indexes. */
+/* The table's bytes: the pairs, then the id indexes (whole pages). */
 #define HITS_BYTES                                                                                 \
     (PROF_LEFTOUT_HITS * sizeof(struct prof_leftout_hit) + PROF_LEFTOUT_MAX * sizeof(uint32_t))
 

@@ -22,8 +22,8 @@
 
 /* Left-out functions whose ranges are kept (the rest keep charging their callers). */
 #define PROF_LEFTOUT_MAX 4096u
-/* (context, function) pairs per thread. */
-#define PROF_LEFTOUT_HITS 1024u
+/* (context, function) pairs per thread (24 bytes each, touched as used). */
+#define PROF_LEFTOUT_HITS 4096u
 
 /* Add the left-out function fn (opaque to this table) whose code is [lo, lo + size): its
    number, 1 or more, or 0 when the table is full or size is 0. Callers serialise. */

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -387,8 +388,24 @@ static void hook_free(struct prof_thread *t)
     prof_leftout_hits_free(&t->sampling.leftout);
 }
 
+/* Samples in left-out functions that found the thread's table full: said in a warning
+   (t->lock held). */
+static int hook_write(struct prof_thread *t)
+{
+    uint64_t lost = PROF_LOAD(t->sampling.leftout.lost);
+    if (!lost)
+        return 0;
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "samples in left-out functions under more than %u calling contexts were charged to "
+             "those contexts' own time",
+             PROF_LEFTOUT_HITS);
+    return prof_thread_write_warning(t, "left-out-full", lost, msg);
+}
+
 const struct prof_hooks prof_sample_hooks = {
     .name = "sampled timing",
     .thread_begin = hook_begin,
+    .thread_write = hook_write,
     .thread_free = hook_free,
 };

@@ -323,3 +323,26 @@ def test_a_thread_started_after_its_functions_were_patched_out_still_records(tmp
     assert samples == sum(int(r["Samples"]) for r in rows) + overhead + outside
     burn = sum(int(r["Samples"]) for r in rows if r["Region"] == "burn")
     assert burn >= (50 if not SAN else 1), rows
+
+
+def test_left_out_samples_past_the_threads_table_are_said(tmp_path):
+    """PROFILER_EXCLUDE=burn with burn() called from 8,000 calling contexts (level() recursing
+    8,000 deep): a thread keeps 4,096 (context, left-out function) pairs. The samples of the
+    pairs past them go to their context's own time, and a left-out-full warning counts them;
+    every sample is still in one place."""
+    sampler_or_skip(tmp_path, "perf")
+    proc, run = run_once(tmp_path, "auto/sampling", "contexts", "8000",
+                         env={"PROFILER_SAMPLER": "perf", "PROFILER_EXCLUDE": "burn",
+                              "PROFILER_SAMPLE_PERIOD": "50us"})
+    assert proc.returncode == 0, proc.stderr
+    burn = [r for r in run.rows if r["Region"] == "burn"]
+    assert all(int(r["Calls"]) == 0 for r in burn)
+    _, samples, overhead, outside = thread_samples(run)["1"]
+    assert samples == sum(int(r["Samples"]) for r in run.rows) + overhead + outside
+    full = [w for w in run.values("Warning") if w[0] == "left-out-full"]
+    if len(burn) < 4096:
+        # too few samples landed in burn() to fill the table (a slow or throttled sampler)
+        assert not full
+        pytest.skip(f"burn() took samples under {len(burn)} contexts only")
+    assert len(burn) == 4096
+    assert len(full) == 1 and full[0][1] == "1" and int(full[0][2]) > 0, full

@@ -6,6 +6,8 @@
  *        sampling poll N         (a worker burns CPU while main waits 300 ms in poll():
  *                                 the worker's samples must not interrupt main)
  *        sampling threads N      (4 threads each run one() and three())
+ *        sampling contexts N     (level(N) recurses N deep, each level calling burn() for
+ *                                 60 thousand iterations: N calling contexts that run burn())
  *        sampling late N         (main runs one() and three(), then a thread runs them: with
  *                                 the filters leaving them out, its hook calls are patched
  *                                 out before the thread starts)
@@ -74,6 +76,16 @@ static __attribute__((no_instrument_function)) long long cpu_ns(void)
     return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/* A level of `contexts` mode: its own calling context, and burn() called from it. */
+void level(unsigned long k);
+__attribute__((noinline)) void level(unsigned long k)
+{
+    burn(60000);
+    if (k > 1)
+        level(k - 1);
+    sink++; /* after the call: not a tail call */
+}
+
 /* A worker of `threads` mode and of `poll` mode. */
 static void *worker(void *arg)
 {
@@ -129,6 +141,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "poll returned %d: %s\n", r, strerror(errno));
             return 1;
         }
+    } else if (strcmp(mode, "contexts") == 0) {
+        level(iterations);
     } else if (strcmp(mode, "late") == 0) {
         worker(NULL);
         pthread_t w;
