@@ -163,9 +163,10 @@ $(AUTO_STATIC): $(LIB_OBJ) $(AUTO_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(AUTO_SHARED): $(LIB_OBJ) $(AUTO_OBJ)
-	$(CC) -shared $(SANFLAGS) -pthread -Wl,-soname,libprofreport-auto.so.$(SOMAJOR) -o $@ $^ \
-	    -Wl,--exclude-libs,ALL -Wl,-z,start-stop-visibility=hidden $(AUTO_DEPLIBS)
+$(AUTO_SHARED): $(LIB_OBJ) $(AUTO_OBJ) collector/auto.map
+	$(CC) -shared $(SANFLAGS) -pthread -Wl,-soname,libprofreport-auto.so.$(SOMAJOR) -o $@ \
+	    $(LIB_OBJ) $(AUTO_OBJ) -Wl,--exclude-libs,ALL -Wl,-z,start-stop-visibility=hidden \
+	    -Wl,--version-script,collector/auto.map $(AUTO_DEPLIBS)
 
 $(AUTO_LINKS): $(AUTO_SHARED)
 	ln -sf $(notdir $(AUTO_SHARED)) $@

@@ -909,6 +909,19 @@ def test_shared_library_exports_only_prof_names(tmp_path):
     assert len(api) >= 10 and api <= names, api - names
 
 
+def test_auto_library_exports_only_its_hooks_and_wrappers_besides_prof_names(tmp_path):
+    """libprofreport-auto adds the hooks the compilers call and the two libc functions it
+    wraps (dlclose, pthread_create), nothing else: not the linker's bounds of its hooks'
+    section, which a program's own symbols could collide with (collector/auto.map)."""
+    nm = subprocess.run(["nm", "-D", "--defined-only", BUILD / "libprofreport-auto.so"],
+                        capture_output=True, text=True, check=True).stdout
+    names = {line.split()[-1].split("@")[0] for line in nm.splitlines() if line.strip()}
+    linker = {"_init", "_fini", "_edata", "_end", "__bss_start"}
+    other = sorted(n for n in names - linker if not n.startswith(("prof_", "PROFILER_")))
+    assert other == ["__cyg_profile_func_enter", "__cyg_profile_func_exit", "dlclose",
+                     "pthread_create"]
+
+
 # ---- 16. static linking ----
 
 
