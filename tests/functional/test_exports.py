@@ -170,23 +170,53 @@ def callgrind_annotate(path, inclusive=False):
     return total, funcs
 
 
-def parse_callgrind_calls(path):
-    """{(caller, callee): calls} from the fn=/cfn=/calls= lines, names decompressed."""
-    names, calls, fn, cfn = {}, defaultdict(int), None, None
+def callgrind_lines(path):
+    """The lines of a callgrind file other than fn=/cfn= ones, each with the current function
+    and called function (names decompressed): [(fn, cfn, line)]."""
+    names, fn, cfn, out = {}, None, None, []
     for line in path.read_text(encoding="utf-8").splitlines():
         m = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line)
-        if m:
-            if m.group(3) is not None:
-                names[m.group(2)] = m.group(3)
-            if m.group(1) == "fn":
-                fn = names[m.group(2)]
-            else:
-                cfn = names[m.group(2)]
+        if not m:
+            out.append((fn, cfn, line))
             continue
+        if m.group(3) is not None:
+            names[m.group(2)] = m.group(3)
+        if m.group(1) == "fn":
+            fn = names[m.group(2)]
+        else:
+            cfn = names[m.group(2)]
+    return out
+
+
+def parse_callgrind_calls(path):
+    """{(caller, callee): calls} from the fn=/cfn=/calls= lines."""
+    calls = defaultdict(int)
+    for fn, cfn, line in callgrind_lines(path):
         m = re.match(r"^calls=(\d+) ", line)
         if m:
             calls[(fn, cfn)] += int(m.group(1))
     return calls
+
+
+def callgrind_costs(path):
+    """The callgrind file read by its format's rules, as kcachegrind reads it: a cost line
+    after calls= is that call's inclusive cost, any other is the current function's own.
+    Returns ({function: own cost}, {function: own cost + its calls' inclusive costs}, totals)."""
+    own, incl, call, totals = {}, {}, False, None
+    for fn, _, line in callgrind_lines(path):
+        if line.startswith("calls="):
+            call = True
+            continue
+        if line.startswith("totals:"):
+            totals = int(line.split()[1])
+        m = re.match(r"^\d+ (\d+)$", line)
+        if m:
+            cost = int(m.group(1))
+            if not call:
+                own[fn] = own.get(fn, 0) + cost
+            incl[fn] = incl.get(fn, 0) + cost
+            call = False
+    return own, incl, totals
 
 
 def check_nesting(events):

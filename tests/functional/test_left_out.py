@@ -11,13 +11,12 @@ below from the rows written, in milliseconds of samples (1 ms period, ticks are 
 
 import csv
 import json
-import re
 import shutil
 
 import pytest
 
 from reporter_helpers import Book, csv_bytes, must_run
-from test_exports import callgrind_annotate, parse_callgrind_calls
+from test_exports import callgrind_annotate, callgrind_costs, parse_callgrind_calls
 
 MS = 1_000_000  # ns, and ticks: Frequency 1e9
 HEADER = ["Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer",
@@ -188,34 +187,6 @@ def test_csv_and_json_leave_the_calls_empty(report):
     assert helper["Calls"] == 50 and helper["Left out"] is None
     edge = next(r for r in data["calltree"] if (r["Caller"], r["Callee"]) == ("work", "tiny_add"))
     assert edge["Calls"] is None and edge["Mean (ns)"] is None
-
-
-def callgrind_costs(path):
-    """The callgrind file read by its format's rules, as kcachegrind reads it: a cost line
-    after calls= is that call's inclusive cost, any other is the current function's own.
-    Returns ({function: own cost}, {function: own cost + its calls' inclusive costs}, totals)."""
-    names, own, incl, fn, call, totals = {}, {}, {}, None, False, None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line)
-        if m:
-            if m.group(3) is not None:
-                names[m.group(2)] = m.group(3)
-            if m.group(1) == "fn":
-                fn = names[m.group(2)]
-            continue
-        if line.startswith("calls="):
-            call = True
-            continue
-        if line.startswith("totals:"):
-            totals = int(line.split()[1])
-        m = re.match(r"^\d+ (\d+)$", line)
-        if m:
-            cost = int(m.group(1))
-            if not call:
-                own[fn] = own.get(fn, 0) + cost
-            incl[fn] = incl.get(fn, 0) + cost
-            call = False
-    return own, incl, totals
 
 
 def test_callgrind_and_folded_keep_the_time_where_it_was_spent(report):
