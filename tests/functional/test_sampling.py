@@ -346,3 +346,22 @@ def test_left_out_samples_past_the_threads_table_are_said(tmp_path):
         pytest.skip(f"burn() took samples under {len(burn)} contexts only")
     assert len(burn) == 4096
     assert len(full) == 1 and full[0][1] == "1" and int(full[0][2]) > 0, full
+
+
+@pytest.mark.skipif(SAN != "", reason="a sanitizer's pthread_create runs first: the thread "
+                    "is left to its first hook")
+def test_threads_the_wrapper_started_may_be_cancelled_or_exit_early(tmp_path):
+    """PROFILER_INCLUDE=main, everything else patched out by main's first calls: a thread the
+    pthread_create wrapper started is cancelled while it spins in burn(), another ends in
+    pthread_exit inside a call. The program's own results stand (the cancelled thread's join
+    gives PTHREAD_CANCELED), and both threads are in the run with their samples."""
+    sampler_or_skip(tmp_path, "perf")
+    proc, run = sampled_run(tmp_path, "cancel", 2_000_000,
+                            env={"PROFILER_SAMPLER": "perf", "PROFILER_INCLUDE": "main"})
+    counts = thread_samples(run)
+    assert sorted(counts) == ["1", "2", "3"], counts
+    for th in ("2", "3"):
+        rows = [r for r in run.rows if r["Thread"] == th]
+        _, samples, overhead, outside = counts[th]
+        assert samples == sum(int(r["Samples"]) for r in rows) + overhead + outside
+        assert any(r["Region"] == "burn" and int(r["Samples"]) > 0 for r in rows), rows

@@ -8,6 +8,8 @@
  *        sampling threads N      (4 threads each run one() and three())
  *        sampling contexts N     (level(N) recurses N deep, each level calling burn() for
  *                                 60 thousand iterations: N calling contexts that run burn())
+ *        sampling cancel N       (as late, then a thread spinning in burn() is cancelled, and
+ *                                 one ends in pthread_exit inside three())
  *        sampling late N         (main runs one() and three(), then a thread runs them: with
  *                                 the filters leaving them out, its hook calls are patched
  *                                 out before the thread starts)
@@ -86,6 +88,32 @@ __attribute__((noinline)) void level(unsigned long k)
     sink++; /* after the call: not a tail call */
 }
 
+/* `cancel` mode: burn() until cancelled. */
+static void *spinner(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        burn(100000);
+        pthread_testcancel();
+    }
+    return NULL;
+}
+
+/* `cancel` mode: one() and three(), then pthread_exit from inside a call. */
+void exits(void);
+__attribute__((noinline)) void exits(void)
+{
+    three();
+    pthread_exit(NULL);
+}
+static void *exiter(void *arg)
+{
+    (void)arg;
+    one();
+    exits();
+    return NULL;
+}
+
 /* A worker of `threads` mode and of `poll` mode. */
 static void *worker(void *arg)
 {
@@ -143,6 +171,19 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(mode, "contexts") == 0) {
         level(iterations);
+    } else if (strcmp(mode, "cancel") == 0) {
+        worker(NULL);
+        pthread_t w;
+        void *res = NULL;
+        pthread_create(&w, NULL, spinner, NULL);
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+        pthread_cancel(w);
+        pthread_join(w, &res);
+        if (res != PTHREAD_CANCELED)
+            return 2;
+        pthread_create(&w, NULL, exiter, NULL);
+        pthread_join(w, NULL);
     } else if (strcmp(mode, "late") == 0) {
         worker(NULL);
         pthread_t w;
