@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include "auto.h"
 
+#include "codemap.h"
 #include "crash.h"
 #include "functions.h"
 #include "hookcode.h"
@@ -580,6 +581,7 @@ int dlclose(void *handle)
         prof_fn_forget();
         prof_patch_forget();
         prof_leftout_forget();
+        prof_codemap_forget();
         prof_mem_quiet_end();
         prof_busy_end();
         __atomic_add_fetch(&prof_mod_gen, 1, __ATOMIC_RELEASE);
@@ -692,6 +694,9 @@ static const struct prof_hooks hooks = {
     .thread_write = hooks_write,
 };
 
+/* leftout.h's describer: the plain library's part writer asks for a description. */
+static const void *describe_uninstrumented(uint32_t r) { return prof_fn_uninstrumented(r); }
+
 /* At load: the hooks' state follows the recorder's runs, and the live report counts the
    instrumented functions' stops too. */
 __attribute__((constructor(101))) static void register_hooks(void)
@@ -703,6 +708,8 @@ __attribute__((constructor(101))) static void register_hooks(void)
        functions take (issue 24): time comes from CPU-time samples instead. */
     prof_run_default_timing(PROF_TIMING_SAMPLED);
     prof_hooks_add(&hooks);
+    /* A sample in a function without hooks names it (codemap.h) */
+    prof_leftout_set_describer(describe_uninstrumented);
     prof_hooks_add(&prof_live_hooks);
     prof_hooks_add(&prof_crash_hooks);
 }

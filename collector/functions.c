@@ -10,6 +10,7 @@
 #include "functions.h"
 
 #include "filter.h"
+#include "codemap.h"
 #include "hash.h"
 #include "leftout.h"
 #include "status.h"
@@ -131,6 +132,37 @@ static char *unique_name(const struct prof_fn *fn)
     }
 }
 
+/*
+ * Publish the functions of fn's module for the sampling handler (codemap.h), once per module:
+ * a sample in one of them that no hook describes is then that function's, not its caller's
+ * (lock held). Without memory the module stays unpublished, as before.
+ */
+static void publish_module(const struct prof_fn *fn)
+{
+    uintptr_t key = prof_sym_module_key(fn->addr);
+    if (!key || prof_codemap_has(key))
+        return;
+    size_t n = prof_sym_module_spans(symbolizer, fn->addr, NULL, 0);
+    struct prof_sym_span *spans = n ? malloc(n * sizeof *spans) : NULL;
+    struct prof_code_fn *fns = spans ? prof_codemap_alloc(n) : NULL;
+    if (fns) {
+        n = prof_sym_module_spans(symbolizer, fn->addr, spans, n);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (spans[i].size && spans[i].size <= UINT32_MAX)
+                fns[k++] = (struct prof_code_fn){spans[i].lo, (uint32_t)spans[i].size, 0};
+        prof_codemap_add(key, fns, k);
+    }
+    free(spans);
+}
+
+/* Left out by the filters: its samples are its own, not its caller's (sample.c) */
+static void filter(struct prof_fn *fn)
+{
+    fn->skip = !prof_filter_selected(fn->name, include, exclude);
+    fn->leftout = fn->skip ? prof_leftout_add(fn, (uintptr_t)fn->addr, fn->size) : 0;
+}
+
 /* Describe a new function (lock held); NULL when memory runs out. */
 static struct prof_fn *describe(const void *addr)
 {
@@ -163,11 +195,49 @@ static struct prof_fn *describe(const void *addr)
     }
     free(fn->name);
     fn->name = name;
-    fn->skip = !prof_filter_selected(fn->name, include, exclude);
-    /* Its code's samples are its own, not its caller's (sample.c) */
-    if (fn->skip)
-        fn->leftout = prof_leftout_add(fn, (uintptr_t)addr, fn->size);
     return fn;
+}
+
+/* Add a new description to both tables (lock held, room made). */
+static void insert(struct prof_fn *fn, size_t h)
+{
+    by_addr[h] = fn;
+    size_t k = name_hash(fn->name) & mask;
+    while (by_name[k] && strcmp(by_name[k]->name, fn->name) != 0)
+        k = (k + 1) & mask;
+    if (!by_name[k])
+        by_name[k] = fn;
+    count++;
+}
+
+/* The slot of addr's description in by_addr, or of the empty slot where it goes (lock held,
+   room made). */
+static size_t addr_slot(const void *addr)
+{
+    size_t h = addr_hash(addr) & mask;
+    while (by_addr[h] && by_addr[h]->addr != addr)
+        h = (h + 1) & mask;
+    return h;
+}
+
+/*
+ * A hook described fn: its samples follow the calling-context tree. A sample in its code
+ * before (a first call still in its prologue) made it an uninstrumented function's range:
+ * that range is emptied, so the rest of its samples are its own node's.
+ */
+static void hooked(struct prof_fn *fn)
+{
+    if (fn->uninstrumented) {
+        /* described from its samples first: it has hooks after all */
+        prof_leftout_drop(fn->leftout);
+        fn->uninstrumented = 0;
+    }
+    filter(fn);
+    uint32_t was = prof_codemap_mark((uintptr_t)fn->addr,
+                                     fn->skip ? (fn->leftout ? fn->leftout : PROF_CODE_NONE)
+                                              : PROF_CODE_HOOKED);
+    if (was != PROF_CODE_UNKNOWN && was != PROF_CODE_NONE && was != PROF_CODE_HOOKED)
+        prof_leftout_drop(was);
 }
 
 /* The process-wide description of the function at addr, made at its first call. */
@@ -178,22 +248,49 @@ const struct prof_fn *prof_fn_get(const void *addr)
     struct prof_fn *fn = NULL;
     if ((count + 1) * 2 > mask + 1 && grow() != 0)
         goto out;
-    size_t h = addr_hash(addr) & mask;
-    for (; by_addr[h]; h = (h + 1) & mask)
-        if (by_addr[h]->addr == addr) {
-            fn = by_addr[h];
-            goto out;
-        }
+    size_t h = addr_slot(addr);
+    fn = by_addr[h];
+    if (fn) {
+        if (fn->uninstrumented)
+            hooked(fn);
+        goto out;
+    }
     fn = describe(addr);
     if (!fn)
         goto out;
-    by_addr[h] = fn;
-    size_t k = name_hash(fn->name) & mask;
-    while (by_name[k] && strcmp(by_name[k]->name, fn->name) != 0)
-        k = (k + 1) & mask;
-    if (!by_name[k])
-        by_name[k] = fn;
-    count++;
+    insert(fn, h);
+    publish_module(fn);
+    hooked(fn);
+out:
+    pthread_mutex_unlock(&lock);
+    return fn;
+}
+
+/*
+ * The description of left-out range r that a sample in a function without hooks made
+ * (codemap.h), made now if no thread has made it: the owner of the samples asks, outside its
+ * signal handler. NULL when memory runs out or the range is gone.
+ */
+const struct prof_fn *prof_fn_uninstrumented(uint32_t r)
+{
+    pthread_once(&once, setup);
+    pthread_mutex_lock(&lock);
+    struct prof_fn *fn = (struct prof_fn *)prof_leftout_fn(r);
+    const void *addr = (const void *)prof_leftout_entry(r);
+    if (fn || !addr || ((count + 1) * 2 > mask + 1 && grow() != 0))
+        goto out;
+    size_t h = addr_slot(addr);
+    fn = by_addr[h];
+    if (!fn) {
+        fn = describe(addr);
+        if (!fn)
+            goto out;
+        /* the filters do not decide: it has no hooks to leave out */
+        fn->leftout = r;
+        fn->uninstrumented = 1;
+        insert(fn, h);
+    }
+    prof_leftout_set_fn(r, fn);
 out:
     pthread_mutex_unlock(&lock);
     return fn;

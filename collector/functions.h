@@ -14,6 +14,9 @@
 /* The process-wide description of the function at addr (resolved at its first call, with the
    filters applied); NULL when it cannot be described. */
 const struct prof_fn *prof_fn_get(const void *addr);
+/* The description of the function without hooks that left-out range r was made for at a
+   sample in its code (codemap.h), made at the first ask; NULL when memory runs out. */
+const struct prof_fn *prof_fn_uninstrumented(uint32_t r);
 /* Forget every address's description (a module was unloaded, another may take its addresses);
    the descriptions stay allocated, as recorders keep pointers to them. */
 void prof_fn_forget(void);

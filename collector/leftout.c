@@ -9,44 +9,89 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* The ranges: written once each, before count covers them (release), never rewritten. */
+/*
+ * The ranges. A slot is reserved by one atomic add (functions.c adds under its lock, the
+ * signal handler adds the uninstrumented functions it meets, codemap.h), written, then
+ * published by its ready flag (release); a reader looks at ready slots only. A slot is never
+ * rewritten, but its function may be given later (an uninstrumented function's description,
+ * made by its thread outside the handler) and its range emptied (prof_leftout_drop).
+ */
 static struct {
     uintptr_t lo, hi;
     const void *fn;
+    uint32_t ready;
 } ranges[PROF_LEFTOUT_MAX];
-static uint32_t count; /* ranges written */
-static uint32_t from;  /* the first range not forgotten */
+static uint32_t reserved; /* slots taken; may pass PROF_LEFTOUT_MAX (those adds failed) */
+static uint32_t from;     /* the first range not forgotten */
+
+/* The slots that may be ready. */
+static uint32_t slots(void)
+{
+    uint32_t n = __atomic_load_n(&reserved, __ATOMIC_ACQUIRE);
+    return n < PROF_LEFTOUT_MAX ? n : PROF_LEFTOUT_MAX;
+}
 
 uint32_t prof_leftout_add(const void *fn, uintptr_t lo, uint64_t size)
 {
-    uint32_t n = __atomic_load_n(&count, __ATOMIC_RELAXED);
-    if (!size || n >= PROF_LEFTOUT_MAX)
+    if (!size || __atomic_load_n(&reserved, __ATOMIC_RELAXED) >= PROF_LEFTOUT_MAX)
+        return 0;
+    uint32_t n = __atomic_fetch_add(&reserved, 1, __ATOMIC_RELAXED);
+    if (n >= PROF_LEFTOUT_MAX)
         return 0;
     ranges[n].lo = lo;
     ranges[n].hi = lo + size;
-    ranges[n].fn = fn;
-    __atomic_store_n(&count, n + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&ranges[n].fn, fn, __ATOMIC_RELAXED);
+    __atomic_store_n(&ranges[n].ready, 1, __ATOMIC_RELEASE);
     return n + 1;
 }
 
 uint32_t prof_leftout_at(uintptr_t pc)
 {
-    uint32_t n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    uint32_t n = slots();
     for (uint32_t i = __atomic_load_n(&from, __ATOMIC_RELAXED); i < n; i++)
-        if (pc - ranges[i].lo < ranges[i].hi - ranges[i].lo)
+        if (__atomic_load_n(&ranges[i].ready, __ATOMIC_ACQUIRE) &&
+            pc - ranges[i].lo < __atomic_load_n(&ranges[i].hi, __ATOMIC_RELAXED) - ranges[i].lo)
             return i + 1;
     return 0;
 }
 
-const void *prof_leftout_fn(uint32_t r)
+/* Whether r names a ready range. */
+static int ready(uint32_t r)
 {
-    return r && r <= __atomic_load_n(&count, __ATOMIC_ACQUIRE) ? ranges[r - 1].fn : NULL;
+    return r && r <= slots() && __atomic_load_n(&ranges[r - 1].ready, __ATOMIC_ACQUIRE);
 }
 
-void prof_leftout_forget(void)
+const void *prof_leftout_fn(uint32_t r)
 {
-    __atomic_store_n(&from, __atomic_load_n(&count, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    return ready(r) ? __atomic_load_n(&ranges[r - 1].fn, __ATOMIC_ACQUIRE) : NULL;
 }
+
+/* functions.c's, in libprofreport-auto; the plain library has no symbolizer. */
+static const void *(*describer)(uint32_t r);
+
+void prof_leftout_set_describer(const void *(*describe)(uint32_t r)) { describer = describe; }
+
+const void *prof_leftout_describe(uint32_t r)
+{
+    const void *fn = prof_leftout_fn(r);
+    return fn || !describer || !ready(r) ? fn : describer(r);
+}
+
+uintptr_t prof_leftout_entry(uint32_t r) { return ready(r) ? ranges[r - 1].lo : 0; }
+
+void prof_leftout_set_fn(uint32_t r, const void *fn)
+{
+    if (ready(r))
+        __atomic_store_n(&ranges[r - 1].fn, fn, __ATOMIC_RELEASE);
+}
+
+void prof_leftout_drop(uint32_t r)
+{
+    if (ready(r))
+        __atomic_store_n(&ranges[r - 1].hi, ranges[r - 1].lo, __ATOMIC_RELAXED);
+}
+
+void prof_leftout_forget(void) { __atomic_store_n(&from, slots(), __ATOMIC_RELAXED); }
 
 /* The table's bytes: the pairs, then the id indexes (whole pages). */
 #define HITS_BYTES                                                                                 \

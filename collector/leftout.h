@@ -25,13 +25,25 @@
 /* (context, function) pairs per thread (24 bytes each, touched as used). */
 #define PROF_LEFTOUT_HITS 4096u
 
-/* Add the left-out function fn (opaque to this table) whose code is [lo, lo + size): its
-   number, 1 or more, or 0 when the table is full or size is 0. Callers serialise. */
+/* Add the left-out function fn (opaque to this table; NULL: given later) whose code is
+   [lo, lo + size): its number, 1 or more, or 0 when the table is full or size is 0.
+   Async-signal-safe, and safe against concurrent adds. */
 uint32_t prof_leftout_add(const void *fn, uintptr_t lo, uint64_t size);
 /* The number of the left-out function whose code holds pc, or 0: async-signal-safe. */
 uint32_t prof_leftout_at(uintptr_t pc);
-/* The function added as number r (prof_leftout_add's fn). */
+/* The function added as number r (prof_leftout_add's or prof_leftout_set_fn's fn), or NULL. */
 const void *prof_leftout_fn(uint32_t r);
+/* The function of range r, described now when it has none yet (a function without hooks,
+   codemap.h) by the describer libprofreport-auto sets; NULL when there is none. Not in a
+   signal handler. */
+const void *prof_leftout_describe(uint32_t r);
+void prof_leftout_set_describer(const void *(*describe)(uint32_t r));
+/* The entry address of range r (0: no such range). */
+uintptr_t prof_leftout_entry(uint32_t r);
+/* Give range r its function (one added with NULL, once described). */
+void prof_leftout_set_fn(uint32_t r, const void *fn);
+/* Empty range r: its function proved to have hooks after all (codemap.h); its number stays. */
+void prof_leftout_drop(uint32_t r);
 /* Forget every range (a module was unloaded: its addresses may be another's). */
 void prof_leftout_forget(void);
 

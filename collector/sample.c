@@ -8,6 +8,7 @@
 #include "sample.h"
 
 #include "hookcode.h"
+#include "codemap.h"
 #include "hooks.h"
 #include "leftout.h"
 #include "run.h"
@@ -64,8 +65,10 @@ static pid_t thread_id(void) { return (pid_t)syscall(SYS_gettid); }
  * collector's own code (overhead: busy, pc in the function hooks or in a PLT stub that jumps to
  * them, hookcode.h), nowhere (no region or function open), or the calling context of
  * the code pc is in: the innermost open frame's, or that of a function called from it whose
- * prologue (before its enter hook) or epilogue (after its exit hook) pc is in. Only this
- * thread writes these counts, so plain relaxed stores suffice.
+ * prologue (before its enter hook) or epilogue (after its exit hook) pc is in, or a program
+ * function without hooks of its own (left out by the filters, or compiled without them) called
+ * from the innermost frame: a row of its own (leftout.h, codemap.h). Only this thread writes
+ * these counts, so plain relaxed stores suffice.
  */
 static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
 {
@@ -86,10 +89,15 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
     if (d > t->stack_cap)
         d = t->stack_cap; /* deeper calls were folded into the deepest frame */
     struct prof_node *n = prof_node_above(t, d), *callee = NULL;
-    uint32_t r = prof_leftout_at(pc);
+    /* The program function pc is in, when its samples are not the tree's: one the filters
+       left out, or one without hooks, called from n */
+    uint32_t r = prof_codemap_leftout(pc);
+    if (r == PROF_CODE_HOOKED)
+        r = 0;
+    else if (!r)
+        r = prof_leftout_at(pc);
     if (r && prof_leftout_charge(&s->leftout, n, r, w)) {
-        /* A function the filters leave out, called from n: its own row. The owner names it
-           in its part at its next general exit (thread.c). */
+        /* Its own row. The owner names it in its part at its next general exit (thread.c). */
         if (!prof_leftout_id(&s->leftout, r))
             t->flush_at = 0;
         goto deadline;
@@ -377,8 +385,10 @@ static void hook_begin(struct prof_thread *t, const struct prof_run_info *run)
     t->summary.sampled = run->mode == PROF_MODE_SUMMARY && run->sample_method &&
                          sampler_start(t, run) == 0 && t->sampling.period_ns;
     prof_leftout_hits_clear(&t->sampling.leftout);
-    if (t->summary.sampled && prof_run_filtered())
-        prof_leftout_hits_make(&t->sampling.leftout); /* else each sample charges its context */
+    /* Any sampled run: functions without hooks (codemap.h) take samples even when the
+       filters leave nothing out. Without it each sample charges its context. */
+    if (t->summary.sampled)
+        prof_leftout_hits_make(&t->sampling.leftout);
 }
 
 /* A recorder is freed. */

@@ -151,6 +151,7 @@ struct find {
     uintptr_t addr;
     const char *name; /* "" for the main program */
     uintptr_t bias;
+    uintptr_t low; /* the lowest address of its loaded segments: it names the module */
     int found;
 };
 
@@ -167,6 +168,11 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data)
         if (f->addr >= lo && f->addr - lo < ph->p_memsz) {
             f->name = info->dlpi_name ? info->dlpi_name : "";
             f->bias = info->dlpi_addr;
+            f->low = UINTPTR_MAX;
+            for (int k = 0; k < info->dlpi_phnum; k++)
+                if (info->dlpi_phdr[k].p_type == PT_LOAD &&
+                    info->dlpi_addr + info->dlpi_phdr[k].p_vaddr < f->low)
+                    f->low = info->dlpi_addr + info->dlpi_phdr[k].p_vaddr;
             f->found = 1;
             return 1;
         }
@@ -178,7 +184,7 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data)
 static Dwfl_Module *module_of(struct prof_symbolizer *s, uintptr_t addr, const char **path,
                               uintptr_t *bias)
 {
-    struct find f = {addr, NULL, 0, 0};
+    struct find f = {addr, NULL, 0, 0, 0};
     dl_iterate_phdr(find_module, &f);
     if (!f.found)
         return NULL;
@@ -341,6 +347,32 @@ const char *prof_sym_fast_name(struct prof_symbolizer *s, const void *addr)
     uintptr_t bias = 0;
     Dwfl_Module *m = s ? module_of(s, (uintptr_t)addr, &path, &bias) : NULL;
     return m ? index_name(s, m, (uintptr_t)addr) : NULL;
+}
+
+uintptr_t prof_sym_module_key(const void *addr)
+{
+    struct find f = {(uintptr_t)addr, NULL, 0, 0, 0};
+    dl_iterate_phdr(find_module, &f);
+    return f.found ? f.low : 0;
+}
+
+size_t prof_sym_module_spans(struct prof_symbolizer *s, const void *addr, struct prof_sym_span *out,
+                             size_t cap)
+{
+    /* Not the collector's own module (libprofreport-auto linked statically into the
+       program): its functions are neither the program's nor instrumented. */
+    uintptr_t key = prof_sym_module_key(addr);
+    if (!s || !key || key == prof_sym_module_key((const void *)prof_sym_module_spans))
+        return 0;
+    const char *path = NULL;
+    uintptr_t bias = 0;
+    Dwfl_Module *m = module_of(s, (uintptr_t)addr, &path, &bias);
+    struct sym_index *idx = m ? index_of(s, m) : NULL;
+    if (!idx)
+        return 0;
+    for (size_t i = 0; i < idx->count && i < cap; i++)
+        out[i] = (struct prof_sym_span){idx->entries[i].addr, idx->entries[i].size};
+    return idx->count;
 }
 
 /* The last path component. */

@@ -12,6 +12,7 @@
 #include "compiler.h"
 #include "profreport.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -23,11 +24,13 @@ struct prof_fn {
     char *name; /* the region id: demangled, made unique among different functions */
     char *file; /* source file, or NULL when the module has no line data for it */
     unsigned line;
-    char *module;     /* the ELF file holding it */
-    uint64_t offset;  /* addr minus the module's load bias */
-    uint64_t size;    /* its code's bytes from addr on, from its symbol (0: not known) */
-    int skip;         /* left out by PROFILER_INCLUDE / PROFILER_EXCLUDE */
-    uint32_t leftout; /* skip: its number in the left-out ranges (leftout.h), 0 if none */
+    char *module;       /* the ELF file holding it */
+    uint64_t offset;    /* addr minus the module's load bias */
+    uint64_t size;      /* its code's bytes from addr on, from its symbol (0: not known) */
+    int skip;           /* left out by PROFILER_INCLUDE / PROFILER_EXCLUDE */
+    uint32_t leftout;   /* skip or uninstrumented: its number in the left-out ranges (leftout.h),
+                           0 if none */
+    int uninstrumented; /* no hooks: described from a sample in its code (codemap.h) */
 };
 
 struct prof_symbolizer;
@@ -47,6 +50,19 @@ const char *prof_sym_fast_name(struct prof_symbolizer *s, const void *addr);
    whose entry is addr: 1 with its file and line, 0 when it has no declared place, -1 when the
    lists leave addr to dwarf_getscopes (the tests hold the two to agree). */
 int prof_sym_fast_decl(struct prof_symbolizer *s, const void *addr, const char **file, int *line);
+/* A function's code as a module's symbol table gives it. */
+struct prof_sym_span {
+    uintptr_t lo;
+    uint64_t size;
+};
+/* What names the module holding addr while it is loaded (its lowest loaded address); 0 when
+   no module holds addr. */
+uintptr_t prof_sym_module_key(const void *addr);
+/* The functions of the module holding addr whose symbols alone name their code (sized, not
+   overlapping), sorted by address: how many there are, the first cap of them in out. 0 for
+   the collector's own module (a static link) and a module without symbols. */
+size_t prof_sym_module_spans(struct prof_symbolizer *s, const void *addr, struct prof_sym_span *out,
+                             size_t cap);
 /* A C++ symbol demangled, anything else copied; NULL when memory runs out. */
 char *prof_sym_demangle(const char *name);
 /* Free the strings of a description. */

@@ -140,6 +140,15 @@ static int write_locations(struct prof_thread *t, struct prof_sbuf *b)
     int err = b->failed ? ENOMEM : 0;
     if (!err && b->len)
         err = prof_part_write(t->fd, PROF_CHUNK_LOCATIONS, b->data, b->len);
+    /* The functions among them that have no hooks (their rows' calls are not counted) */
+    b->len = 0;
+    for (uint32_t i = t->ids_written; !err && i < t->nids; i++)
+        if (t->fns[i] && t->fns[i]->uninstrumented)
+            prof_sbuf_add(b, (const char *)&i, sizeof i);
+    if (!err && b->failed)
+        err = ENOMEM;
+    if (!err && b->len)
+        err = prof_part_write(t->fd, PROF_CHUNK_UNINSTRUMENTED, b->data, b->len);
     return err;
 }
 
@@ -525,7 +534,7 @@ static void name_leftout(struct prof_thread *t)
         const struct prof_leftout_hit *e = &h->hits[i];
         if (!__atomic_load_n(&e->parent, __ATOMIC_ACQUIRE) || prof_leftout_id(h, e->fn))
             continue;
-        const struct prof_fn *fn = prof_leftout_fn(e->fn);
+        const struct prof_fn *fn = prof_leftout_describe(e->fn);
         uint32_t idx = fn ? id_append(t, fn->addr, fn) : UINT32_MAX;
         if (idx != UINT32_MAX)
             __atomic_store_n(&h->ids[e->fn - 1], idx + 1, __ATOMIC_RELEASE);

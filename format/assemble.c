@@ -78,6 +78,7 @@ struct functions {
     struct function {
         char *field[5]; /* name, file, line, module, offset */
         size_t len[5];
+        int uninstrumented; /* a PRFU chunk named it: its rows' calls are not counted */
     } * v;
     size_t nv;
     char **names; /* open addressing, mask + 1 slots */
@@ -328,6 +329,26 @@ static enum prof_error locations_add(struct functions *fs, const struct ids *ids
         for (int k = 0; k < 5; k++)
             if (!f->field[k])
                 return PROF_ERR_NOMEM;
+    }
+    return PROF_OK;
+}
+
+/* A PRFU chunk: the functions among the ids that have no hooks (after their PRFL). A name
+   that thread defined but located nowhere is passed over. */
+static enum prof_error uninstrumented_add(struct functions *fs, const struct ids *ids,
+                                          const unsigned char *p, size_t len)
+{
+    if (len % sizeof(uint32_t))
+        return PROF_ERR_FORMAT;
+    for (size_t off = 0; off < len; off += sizeof(uint32_t)) {
+        uint32_t idx;
+        memcpy(&idx, p + off, sizeof idx);
+        if (idx >= ids->n)
+            return PROF_ERR_FORMAT;
+        for (size_t i = 0; i < fs->nv; i++)
+            if (fs->v[i].len[0] == ids->len[idx] &&
+                memcmp(fs->v[i].field[0], ids->s[idx], ids->len[idx]) == 0)
+                fs->v[i].uninstrumented = 1;
     }
     return PROF_OK;
 }
@@ -820,6 +841,8 @@ static enum prof_error read_part(struct prof_parts *pp, size_t index, struct par
                 err = PROF_ERR_FORMAT;
         } else if (type == PROF_CHUNK_LOCATIONS && pi) {
             err = locations_add(&pp->fs, &r.ids, p, len);
+        } else if (type == PROF_CHUNK_UNINSTRUMENTED && pi) {
+            err = uninstrumented_add(&pp->fs, &r.ids, p, len);
         } else if (type == PROF_CHUNK_NAME && pi) {
             free(pi->name);
             pi->name = dup_n((const char *)p, strnlen((const char *)p, len));
@@ -1183,6 +1206,8 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, "Function");
         for (int k = 0; k < 5; k++)
             rec_add(&r, p->fs.v[i].field[k], p->fs.v[i].len[k]);
+        if (p->fs.v[i].uninstrumented)
+            rec_str(&r, "uninstrumented");
         rec_emit(s, &r);
     }
     if (s->table)

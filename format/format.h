@@ -162,6 +162,7 @@ const char *prof_free_kind_name(int kind);
 #define PROF_CHUNK_SNAPSHOT PROF_CHUNK('P', 'R', 'F', 'P')
 #define PROF_CHUNK_END PROF_CHUNK('P', 'R', 'F', 'Z')
 #define PROF_CHUNK_LOCATIONS PROF_CHUNK('P', 'R', 'F', 'L')
+#define PROF_CHUNK_UNINSTRUMENTED PROF_CHUNK('P', 'R', 'F', 'U')
 #define PROF_CHUNK_MEMORY PROF_CHUNK('P', 'R', 'F', 'M')
 #define PROF_CHUNK_CPU PROF_CHUNK('P', 'R', 'F', 'C')
 #define PROF_CHUNK_CRASH PROF_CHUNK('P', 'R', 'F', 'X')

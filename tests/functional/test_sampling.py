@@ -287,6 +287,36 @@ def test_a_left_out_functions_samples_are_its_own(tmp_path, workload, patch):
         assert samples == in_rows + overhead + outside
 
 
+def test_a_function_without_hooks_keeps_its_samples(tmp_path):
+    """one() and three() burn in plain_burn(), compiled without hooks (no_instrument_function,
+    as gcc's exclusion lists leave a header's functions): no hook ever names it, yet the
+    samples in its code are its own, under the context that called it, as a left-out
+    function's (FORMAT.md 1.4), 1:3, and its Function record says it has no hooks. Without
+    this, all of its time was one()'s and three()'s."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "plain", 20_000_000, env={"PROFILER_SAMPLER": "perf"})
+    paths = summary_paths(run.rows)
+    one, three = paths[("1", ("main", "one"))], paths[("1", ("main", "three"))]
+    b1 = paths[("1", ("main", "one", "plain_burn"))]
+    b3 = paths[("1", ("main", "three", "plain_burn"))]
+    for row in (b1, b3):
+        assert int(row["Calls"]) == 0 and int(row["Timed"]) == 0
+        assert row["Ticks"] == row["Self"] == row["Outer"]
+    functions = {r[0]: r for r in run.values("Function")}
+    assert functions["plain_burn"][5:] == ["uninstrumented"], functions["plain_burn"]
+    assert [len(functions[k]) for k in ("main", "one", "three", "tiny")] == [5] * 4
+    s1, s3 = int(b1["Samples"]), int(b3["Samples"])
+    assert int(one["Ticks"]) >= int(b1["Ticks"]) and int(three["Ticks"]) >= int(b3["Ticks"])
+    if not SAN:
+        assert s1 + s3 >= 150, (s1, s3)
+        share = s3 / (s1 + s3)
+        assert abs(share - 0.75) < 5 * math.sqrt(0.75 * 0.25 / (s1 + s3)) + 0.02, (s1, s3)
+        assert int(one["Samples"]) + int(three["Samples"]) <= 0.05 * (s1 + s3) + 3
+    _, samples, overhead, outside = thread_samples(run)["1"]
+    in_rows = sum(int(r["Samples"]) for (t, _), r in paths.items() if t == "1")
+    assert samples == in_rows + overhead + outside
+
+
 def test_a_thread_of_left_out_functions_only_keeps_its_samples(tmp_path):
     """PROFILER_INCLUDE=main: the workers run nothing the filter keeps, so their threads have no
     calling context at all; the samples in burn() are still theirs, as top-level rows."""

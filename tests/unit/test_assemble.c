@@ -184,6 +184,65 @@ static void cpu_chunks_become_thread_cpu_records(void **state)
     }
 }
 
+/* Write a PRFL chunk locating id idx, then, when mark, a PRFU chunk naming it uninstrumented,
+   into the part at path, and end it. */
+static void add_location(const char *path, uint32_t idx, const char *file, int mark)
+{
+    struct prof_sbuf b = {0};
+    prof_sbuf_add(&b, (const char *)&idx, sizeof idx);
+    prof_sbuf_add(&b, file, strlen(file) + 1);
+    prof_sbuf_add(&b, "7", 2);
+    prof_sbuf_add(&b, "/bin/app", 9);
+    prof_sbuf_add(&b, "0x10", 5);
+    int fd = open(path, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_LOCATIONS, b.data, b.len), 0);
+    if (mark)
+        assert_int_equal(prof_part_write(fd, PROF_CHUNK_UNINSTRUMENTED, &idx, sizeof idx), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+    prof_sbuf_release(&b);
+}
+
+/* Function records come from PRFL chunks, one per name over the threads; a PRFU chunk adds
+   the uninstrumented mark as a seventh field (whichever thread's part says it), and one that
+   names an id the part never defined, or is cut short, is damage. */
+static void uninstrumented_functions_are_marked(void **state)
+{
+    (void)state;
+    const char *ids[] = {"work", "plain"};
+    uint32_t w[] = {0, 100, PROF_W_EXIT | 7};
+    char *p1 = make_part(1, "main", ids, 2, w, 3, NULL);
+    char *p2 = make_part(2, "worker", ids, 2, w, 3, NULL);
+    add_location(p1, 0, "a.c", 0);
+    add_location(p2, 1, "b.h", 1);
+    const char *paths[] = {p1, p2};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
+    enum prof_error err;
+    char *text = assemble(paths, 2, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Function,work,a.c,7,/bin/app,0x10\n"
+                                 "Function,plain,b.h,7,/bin/app,0x10,uninstrumented\n"));
+    free(text);
+
+    char *p3 = make_part(1, "main", ids, 2, w, 3, NULL);
+    uint32_t bad = 5;
+    int fd = open(p3, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_UNINSTRUMENTED, &bad, sizeof bad), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_UNINSTRUMENTED, &bad, 3), 0);
+    close(fd);
+    const char *one[] = {p3};
+    text = assemble(one, 1, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"));
+    assert_null(strstr(text, "uninstrumented"));
+    free(text);
+    char *all[] = {p1, p2, p3};
+    for (size_t i = 0; i < 3; i++) {
+        unlink(all[i]);
+        free(all[i]);
+    }
+}
+
 /* A killed run (no end chunk, open regions) recovers as incomplete, with warnings. */
 static void killed_run_recovers_incomplete(void **state)
 {
@@ -998,6 +1057,7 @@ int main(void)
         cmocka_unit_test(split_failures_fall_back_to_one_thread),
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(cpu_chunks_become_thread_cpu_records),
+        cmocka_unit_test(uninstrumented_functions_are_marked),
         cmocka_unit_test(crash_chunks_become_the_crash_record),
         cmocka_unit_test(summary_records_become_rows),
         cmocka_unit_test(summary_record_of_unknown_id_is_damage),

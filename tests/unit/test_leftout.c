@@ -42,6 +42,60 @@ static void ranges_answer_for_their_code_only(void **state)
     assert_int_equal(prof_leftout_at(0x1030), 0);
 }
 
+static int described; /* what the describer was asked for */
+
+static const void *describer(uint32_t r)
+{
+    described = (int)r;
+    prof_leftout_set_fn(r, &fb);
+    return &fb;
+}
+
+/* A range added without its function (a sample in a function without hooks) gets it later:
+   from the describer at the first ask, once; a dropped range answers for no address but keeps
+   its number and entry. */
+static void ranges_get_their_function_later_and_may_be_dropped(void **state)
+{
+    (void)state;
+    prof_leftout_forget();
+    uint32_t a = prof_leftout_add(NULL, 0x5000, 0x100);
+    assert_int_not_equal(a, 0);
+    assert_null(prof_leftout_fn(a));
+    assert_null(prof_leftout_describe(a)); /* no describer: the plain library */
+    assert_int_equal(prof_leftout_entry(a), 0x5000);
+    prof_leftout_set_describer(describer);
+    assert_ptr_equal(prof_leftout_describe(a), &fb);
+    assert_int_equal(described, (int)a);
+    described = 0;
+    assert_ptr_equal(prof_leftout_describe(a), &fb);
+    assert_int_equal(described, 0);
+    assert_null(prof_leftout_describe(a + 1)); /* no such range: nothing asked */
+    assert_int_equal(described, 0);
+    prof_leftout_set_describer(NULL);
+
+    assert_int_equal(prof_leftout_at(0x5080), a);
+    prof_leftout_drop(a);
+    assert_int_equal(prof_leftout_at(0x5080), 0);
+    assert_int_equal(prof_leftout_at(0x5000), 0);
+    assert_int_equal(prof_leftout_entry(a), 0x5000);
+    assert_ptr_equal(prof_leftout_fn(a), &fb);
+    assert_int_equal(prof_leftout_entry(0), 0);
+}
+
+/* The table holds PROF_LEFTOUT_MAX ranges; an add past them fails, however many try. */
+static void a_full_range_table_refuses_more(void **state)
+{
+    (void)state;
+    uint32_t last = 0, r;
+    while ((r = prof_leftout_add(&fa, 0x100000 + (uintptr_t)last * 16, 16)) != 0)
+        last = r;
+    assert_int_equal(last, PROF_LEFTOUT_MAX);
+    assert_int_equal(prof_leftout_add(&fa, 0x900000, 16), 0);
+    assert_int_equal(prof_leftout_add(&fa, 0x900000, 16), 0);
+    assert_ptr_equal(prof_leftout_fn(PROF_LEFTOUT_MAX), &fa);
+    assert_null(prof_leftout_fn(PROF_LEFTOUT_MAX + 1));
+}
+
 /* Samples add up per (context, function); a function gets an id only when the owner gives
    it one; clearing empties the table; a table never made charges nothing. */
 static void samples_add_up_per_context_and_function(void **state)
@@ -104,6 +158,8 @@ int main(void)
         cmocka_unit_test(ranges_answer_for_their_code_only),
         cmocka_unit_test(samples_add_up_per_context_and_function),
         cmocka_unit_test(a_full_table_refuses_new_pairs),
+        cmocka_unit_test(ranges_get_their_function_later_and_may_be_dropped),
+        cmocka_unit_test(a_full_range_table_refuses_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

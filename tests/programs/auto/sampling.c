@@ -13,6 +13,9 @@
  *        sampling late N         (main runs one() and three(), then a thread runs them: with
  *                                 the filters leaving them out, its hook calls are patched
  *                                 out before the thread starts)
+ *        sampling plain N        (as shares without sleeper(), but one() and three() burn in
+ *                                 plain_burn(), compiled without hooks: its samples are its
+ *                                 own all the same)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
  *                                 in ns: built without hooks, the program's own cost)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
@@ -39,6 +42,18 @@ static __attribute__((noinline)) void burn(unsigned long n)
     sink = x;
 }
 
+/* The same loop without hooks: a function the compiler was told not to instrument, as gcc's
+   exclusion lists leave a header's functions out. */
+static __attribute__((noinline, no_instrument_function)) void plain_burn(unsigned long n)
+{
+    unsigned long x = sink;
+    for (unsigned long i = 0; i < n; i++)
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+    sink = x;
+}
+
+static int plain; /* one() and three() burn in plain_burn() */
+
 /* A call too short to time: its count must still be exact. */
 unsigned long tiny(unsigned long x);
 unsigned long caller(unsigned long n);
@@ -50,8 +65,21 @@ __attribute__((noinline)) unsigned long tiny(unsigned long x) { return x + 1; }
 
 static unsigned long iterations;
 
-__attribute__((noinline)) void one(void) { burn(iterations); }
-__attribute__((noinline)) void three(void) { burn(3 * iterations); }
+__attribute__((noinline)) void one(void)
+{
+    if (plain)
+        plain_burn(iterations);
+    else
+        burn(iterations);
+}
+
+__attribute__((noinline)) void three(void)
+{
+    if (plain)
+        plain_burn(3 * iterations);
+    else
+        burn(3 * iterations);
+}
 
 /* Sleep 200 ms: wall time, no CPU time. */
 __attribute__((noinline)) void sleeper(void)
@@ -155,6 +183,10 @@ int main(int argc, char **argv)
         one();
         three();
         sleeper();
+    } else if (strcmp(mode, "plain") == 0) {
+        plain = 1;
+        one();
+        three();
     } else if (strcmp(mode, "calls") == 0) {
         long long c0 = cpu_ns();
         t += caller(iterations);

@@ -1,0 +1,113 @@
+/*
+ * codemap.c - the functions of the program's modules and what their samples are (codemap.h).
+ */
+#include "codemap.h"
+
+#include "leftout.h"
+#include "memtab.h"
+
+/* The modules: each written once, before count covers it (release), never rewritten. */
+static struct {
+    uintptr_t key, lo, hi;
+    struct prof_code_fn *fns;
+    size_t n;
+} mods[PROF_CODEMAP_MODULES];
+static uint32_t count; /* modules written */
+static uint32_t from;  /* the first module not forgotten */
+
+/* The bytes of n functions' room, whole pages (prof_mem_map's). */
+static size_t room(size_t n) { return (n ? n : 1) * sizeof(struct prof_code_fn); }
+
+struct prof_code_fn *prof_codemap_alloc(size_t n)
+{
+    /* Straight from the kernel: the program's allocator is not ours to use for memory a
+       signal handler reads for the rest of the process. */
+    return prof_mem_map(room(n));
+}
+
+int prof_codemap_has(uintptr_t key)
+{
+    uint32_t n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    for (uint32_t i = __atomic_load_n(&from, __ATOMIC_RELAXED); i < n; i++)
+        if (mods[i].key == key)
+            return 1;
+    return 0;
+}
+
+int prof_codemap_add(uintptr_t key, struct prof_code_fn *fns, size_t n)
+{
+    uint32_t i = __atomic_load_n(&count, __ATOMIC_RELAXED);
+    if (i >= PROF_CODEMAP_MODULES || !n) {
+        prof_mem_unmap(fns, room(n));
+        return -1;
+    }
+    mods[i].key = key;
+    mods[i].fns = fns;
+    mods[i].n = n;
+    mods[i].lo = fns[0].lo;
+    mods[i].hi = fns[n - 1].lo + fns[n - 1].size;
+    __atomic_store_n(&count, i + 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* The published function whose code holds pc (entry == 0) or whose entry is pc (entry ==
+   1), or NULL. */
+static struct prof_code_fn *find(uintptr_t pc, int entry)
+{
+    uint32_t n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    for (uint32_t i = __atomic_load_n(&from, __ATOMIC_RELAXED); i < n; i++) {
+        if (pc < mods[i].lo || pc >= mods[i].hi)
+            continue;
+        /* the last function whose entry is at or below pc */
+        struct prof_code_fn *f = mods[i].fns;
+        size_t lo = 0, hi = mods[i].n;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (f[mid].lo <= pc)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        if (entry ? f[lo].lo == pc : pc - f[lo].lo < f[lo].size)
+            return &f[lo];
+        return NULL; /* between two functions of this module: no other module holds it */
+    }
+    return NULL;
+}
+
+uint32_t prof_codemap_mark(uintptr_t addr, uint32_t state)
+{
+    struct prof_code_fn *f = find(addr, 1);
+    return f ? __atomic_exchange_n(&f->state, state, __ATOMIC_RELEASE) : PROF_CODE_NONE;
+}
+
+uint32_t prof_codemap_leftout(uintptr_t pc)
+{
+    struct prof_code_fn *f = find(pc, 0);
+    if (!f)
+        return 0;
+    uint32_t s = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
+    if (s != PROF_CODE_UNKNOWN)
+        return s == PROF_CODE_NONE ? PROF_CODE_HOOKED : s;
+    /* No hook has described it: a function without hooks (or one whose first call is still
+       in its prologue, which its description then takes back, functions.c). One sample, of
+       whichever thread, makes its range; another one meanwhile charges its context. */
+    if (!__atomic_compare_exchange_n(&f->state, &s, PROF_CODE_NONE, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return PROF_CODE_HOOKED;
+    uint32_t r = prof_leftout_add(NULL, f->lo, f->size);
+    /* Unless a description marked it hooked meanwhile (then it keeps that, and the range,
+       if any, is emptied). */
+    uint32_t want = r ? r : PROF_CODE_NONE, was = PROF_CODE_NONE;
+    if (!__atomic_compare_exchange_n(&f->state, &was, want, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        prof_leftout_drop(r);
+        return PROF_CODE_HOOKED;
+    }
+    return r ? r : PROF_CODE_HOOKED;
+}
+
+void prof_codemap_forget(void)
+{
+    __atomic_store_n(&from, __atomic_load_n(&count, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}

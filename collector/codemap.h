@@ -1,0 +1,65 @@
+/*
+ * codemap.h - the functions of the program's own modules, for the sampling signal handler
+ * (codemap.c): which function's code an interrupted address is in, and whether that function
+ * has hooks. A sample in a function compiled without them (gcc's
+ * -finstrument-functions-exclude-file-list leaves a header's templates out; a file built
+ * without the flag; no_instrument_function) used to be its caller's time; now it goes to that
+ * function, on a row of its own whose calls are not counted, as a left-out function's does
+ * (leftout.h gives it a number on its first sample, docs/FORMAT.md 1.4).
+ *
+ * A module is published here when its first instrumented function is described
+ * (functions.c): its function symbols with their sizes, sorted, as symbols.c's index of the
+ * module has them. Each function's state says what a sample in it is: not known yet (no
+ * hook has described it: uninstrumented, or not called yet), hooked (its samples are its
+ * calling context's, sample.c), or a left-out range's number.
+ *
+ * Ownership: the process-wide table owns the published arrays; they live as long as the
+ * process (a signal handler may be reading one), a forgotten module's are skipped.
+ */
+#ifndef PROF_CODEMAP_H
+#define PROF_CODEMAP_H
+
+#include "compiler.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Modules published per process (the rest are not looked at). */
+#define PROF_CODEMAP_MODULES 256u
+
+/* A function's state besides a left-out range's number. */
+#define PROF_CODE_UNKNOWN 0u
+#define PROF_CODE_HOOKED 0xffffffffu /* described by its hooks: its samples follow the tree */
+#define PROF_CODE_NONE 0xfffffffeu   /* claimed by another sample, or no range left for it */
+
+/* One function of a module: its code [lo, lo + size). */
+struct prof_code_fn {
+    uintptr_t lo;
+    uint32_t size;
+    uint32_t state; /* PROF_CODE_*, or a left-out range's number */
+};
+
+/* Whether the module keyed key (its load bias and first function) is published. Callers
+   serialise the publishing (functions.c's lock). */
+int prof_codemap_has(uintptr_t key);
+/* Publish a module keyed key: fns sorted by lo, not overlapping, n of them, allocated with
+   prof_codemap_alloc; the table owns them from now on. -1 when the table is full (fns
+   freed). */
+int prof_codemap_add(uintptr_t key, struct prof_code_fn *fns, size_t n);
+/* Room for n functions (zeroed), or NULL. */
+struct prof_code_fn *prof_codemap_alloc(size_t n);
+/* Set the state of the function whose entry is addr, if published; its old state, or
+   PROF_CODE_NONE when it is not in the table. Callers serialise. */
+uint32_t prof_codemap_mark(uintptr_t addr, uint32_t state);
+/*
+ * What a sample at pc is charged to (async-signal-safe): a left-out range's number when the
+ * function holding pc was left out by the filters or has no hooks (an uninstrumented function
+ * gets its range at its first sample here); PROF_CODE_HOOKED when pc is in a hooked function,
+ * or in one whose range could not be made (its calling context's time, as before); 0 when pc
+ * is in no published function (the left-out ranges may still know it: prof_leftout_at).
+ */
+uint32_t prof_codemap_leftout(uintptr_t pc);
+/* Forget every module (one was unloaded: its addresses may be another's). */
+void prof_codemap_forget(void);
+
+#endif /* PROF_CODEMAP_H */

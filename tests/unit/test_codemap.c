@@ -1,0 +1,104 @@
+/*
+ * test_codemap.c - unit tests of collector/codemap.c: the program's functions as the sampling
+ * handler sees them, and the range a function without hooks gets at its first sample.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "codemap.h"
+#include "leftout.h"
+
+/* A module of three functions at 0x10000: [0x10000, 0x10040), [0x10040, 0x10050) and, after
+   a gap, [0x10100, 0x10180). */
+static void publish(uintptr_t key, uintptr_t base)
+{
+    struct prof_code_fn *f = prof_codemap_alloc(3);
+    assert_non_null(f);
+    f[0] = (struct prof_code_fn){base, 0x40, 0};
+    f[1] = (struct prof_code_fn){base + 0x40, 0x10, 0};
+    f[2] = (struct prof_code_fn){base + 0x100, 0x80, 0};
+    assert_false(prof_codemap_has(key));
+    assert_int_equal(prof_codemap_add(key, f, 3), 0);
+    assert_true(prof_codemap_has(key));
+}
+
+/* A function no hook described takes a range at its first sample, the same one after; a
+   hooked one, an address between functions and one outside every module take none. */
+static void a_function_without_hooks_gets_a_range_at_its_first_sample(void **state)
+{
+    (void)state;
+    publish(0x10000, 0x10000);
+    assert_int_equal(prof_codemap_mark(0x10040, PROF_CODE_HOOKED), PROF_CODE_UNKNOWN);
+    assert_int_equal(prof_codemap_leftout(0x10044), PROF_CODE_HOOKED);
+    assert_int_equal(prof_codemap_leftout(0x10080), 0); /* between functions */
+    assert_int_equal(prof_codemap_leftout(0x20000), 0); /* no module */
+    assert_int_equal(prof_codemap_leftout(0xffff), 0);
+
+    uint32_t r = prof_codemap_leftout(0x10010);
+    assert_true(r != 0 && r != PROF_CODE_HOOKED && r != PROF_CODE_NONE);
+    assert_int_equal(prof_leftout_entry(r), 0x10000);
+    assert_int_equal(prof_leftout_at(0x1003f), r);
+    assert_null(prof_leftout_fn(r)); /* described later, by its thread */
+    assert_int_equal(prof_codemap_leftout(0x10000), r);
+    assert_int_equal(prof_codemap_leftout(0x1003f), r);
+
+    /* a mark on an address that is no function's entry changes nothing */
+    assert_int_equal(prof_codemap_mark(0x10010, PROF_CODE_HOOKED), PROF_CODE_NONE);
+    assert_int_equal(prof_codemap_leftout(0x10010), r);
+}
+
+/* A hook describes a function that already took a sample (its first call, still in its
+   prologue): the mark says what the range was, so it can be dropped; the function's samples
+   then follow the tree. A function the filters left out carries its own range number. */
+static void a_hook_takes_a_function_back(void **state)
+{
+    (void)state;
+    publish(0x30000, 0x30000);
+    uint32_t r = prof_codemap_leftout(0x30120);
+    assert_true(r != 0 && r != PROF_CODE_HOOKED);
+    assert_int_equal(prof_codemap_mark(0x30100, PROF_CODE_HOOKED), r);
+    assert_int_equal(prof_codemap_leftout(0x30120), PROF_CODE_HOOKED);
+
+    uint32_t left = prof_leftout_add(NULL, 0x30040, 0x10);
+    assert_int_equal(prof_codemap_mark(0x30040, left), PROF_CODE_UNKNOWN);
+    assert_int_equal(prof_codemap_leftout(0x30048), left);
+    /* left out with no range to spare: its context's time */
+    assert_int_equal(prof_codemap_mark(0x30000, PROF_CODE_NONE), PROF_CODE_UNKNOWN);
+    assert_int_equal(prof_codemap_leftout(0x30004), PROF_CODE_HOOKED);
+}
+
+/* Forgotten modules answer no more, and the same key may be published again. */
+static void forgotten_modules_answer_no_more(void **state)
+{
+    (void)state;
+    prof_codemap_forget();
+    assert_false(prof_codemap_has(0x10000));
+    assert_int_equal(prof_codemap_leftout(0x10010), 0);
+    publish(0x10000, 0x10000);
+    uint32_t r = prof_codemap_leftout(0x10010);
+    assert_true(r != 0 && r != PROF_CODE_HOOKED);
+}
+
+/* An empty module is not published. */
+static void an_empty_module_is_refused(void **state)
+{
+    (void)state;
+    struct prof_code_fn *f = prof_codemap_alloc(0);
+    assert_non_null(f);
+    assert_int_equal(prof_codemap_add(0x50000, f, 0), -1);
+    assert_false(prof_codemap_has(0x50000));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_function_without_hooks_gets_a_range_at_its_first_sample),
+        cmocka_unit_test(a_hook_takes_a_function_back),
+        cmocka_unit_test(forgotten_modules_answer_no_more),
+        cmocka_unit_test(an_empty_module_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
