@@ -356,23 +356,38 @@ uintptr_t prof_sym_module_key(const void *addr)
     return f.found ? f.low : 0;
 }
 
+/* Whether a symbol of the collector's own module is the collector's: its interface, its
+   hooks (the rest of its code runs inside them or its slow paths, whose samples are its
+   overhead before they are looked up, sample.c). */
+static int collector_symbol(const char *name)
+{
+    return strncmp(name, "prof_", 5) == 0 || strncmp(name, "PROFILER_", 9) == 0 ||
+           strncmp(name, "__cyg_profile_", 14) == 0;
+}
+
 size_t prof_sym_module_spans(struct prof_symbolizer *s, const void *addr, struct prof_sym_span *out,
                              size_t cap)
 {
-    /* Not the collector's own module (libprofreport-auto linked statically into the
-       program): its functions are neither the program's nor instrumented. */
     uintptr_t key = prof_sym_module_key(addr);
-    if (!s || !key || key == prof_sym_module_key((const void *)prof_sym_module_spans))
+    if (!s || !key)
         return 0;
+    /* libprofreport-auto linked statically into the program: its functions are there too */
+    int own = key == prof_sym_module_key((const void *)prof_sym_module_spans);
     const char *path = NULL;
     uintptr_t bias = 0;
     Dwfl_Module *m = module_of(s, (uintptr_t)addr, &path, &bias);
     struct sym_index *idx = m ? index_of(s, m) : NULL;
     if (!idx)
         return 0;
-    for (size_t i = 0; i < idx->count && i < cap; i++)
-        out[i] = (struct prof_sym_span){idx->entries[i].addr, idx->entries[i].size};
-    return idx->count;
+    size_t n = 0;
+    for (size_t i = 0; i < idx->count; i++) {
+        if (own && collector_symbol(idx->entries[i].name))
+            continue;
+        if (n < cap)
+            out[n] = (struct prof_sym_span){idx->entries[i].addr, idx->entries[i].size};
+        n++;
+    }
+    return n;
 }
 
 /* The last path component. */

@@ -59,8 +59,9 @@ struct prof_sym_span {
    no module holds addr. */
 uintptr_t prof_sym_module_key(const void *addr);
 /* The functions of the module holding addr whose symbols alone name their code (sized, not
-   overlapping), sorted by address: how many there are, the first cap of them in out. 0 for
-   the collector's own module (a static link) and a module without symbols. */
+   overlapping), sorted by address, but the collector's own (prof_*, PROFILER_*, the hooks:
+   libprofreport-auto linked statically): how many there are, the first cap of them in out;
+   0 for a module without symbols. */
 size_t prof_sym_module_spans(struct prof_symbolizer *s, const void *addr, struct prof_sym_span *out,
                              size_t cap);
 /* A C++ symbol demangled, anything else copied; NULL when memory runs out. */

@@ -11,7 +11,8 @@ import pytest
 
 import subprocess
 
-from conftest import ROOT, SAN, compile_program, run_once, summary_paths
+from conftest import (BUILD, ROOT, SAN, compile_program, parse_run, run_once, run_program,
+                      summary_paths)
 from reporter_helpers import Book, must_run
 
 PERIOD_NS = 100_000
@@ -315,6 +316,31 @@ def test_a_function_without_hooks_keeps_its_samples(tmp_path):
     _, samples, overhead, outside = thread_samples(run)["1"]
     in_rows = sum(int(r["Samples"]) for (t, _), r in paths.items() if t == "1")
     assert samples == in_rows + overhead + outside
+
+
+@pytest.mark.skipif(SAN != "", reason="the archive of a sanitized build needs its runtime")
+def test_a_function_without_hooks_keeps_its_samples_in_a_static_link(tmp_path):
+    """sampling.c linked with libprofreport-auto.a: the program's module holds the collector
+    too. plain_burn() still gets its samples, and none of the collector's functions gets a
+    row of its own."""
+    sampler_or_skip(tmp_path, "perf")
+    exe = tmp_path / "sampling-static"
+    build = subprocess.run(["cc", "-O2", "-g", "-finstrument-functions",
+                            str(ROOT / "tests/programs/auto/sampling.c"), "-o", str(exe),
+                            str(BUILD / "libprofreport-auto.a"), "-ldw", "-liberty", "-pthread"],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    _, files = run_program(tmp_path, str(exe), "plain", "20000000",
+                           env={"PROFILER_SAMPLE_PERIOD": "100us", "PROFILER_SAMPLER": "perf"})
+    (path,) = files
+    run = parse_run(path)
+    paths = summary_paths(run.rows)
+    b1 = paths[("1", ("main", "one", "plain_burn"))]
+    b3 = paths[("1", ("main", "three", "plain_burn"))]
+    assert int(b1["Samples"]) + int(b3["Samples"]) >= 150
+    functions = {r[0]: r for r in run.values("Function")}
+    assert functions["plain_burn"][5:] == ["uninstrumented"]
+    assert not [r for r in run.rows if r["Region"].startswith(("prof_", "PROFILER_", "__cyg"))]
 
 
 def test_a_thread_of_left_out_functions_only_keeps_its_samples(tmp_path):
