@@ -7,9 +7,9 @@
 #include "model/cct.h"
 #include "model/index.h"
 #include "model/model.h"
+#include "model/uncounted.h"
 #include "base/util.h"
 
-#include "filter.h"
 #include "hist.h"
 
 #include <math.h>
@@ -558,54 +558,6 @@ static void sampled_cost(struct region *r, const struct prof_summary_rec *s, dou
 }
 
 /*
- * Whether a summary row with Calls 0 is a left-out function's (FORMAT.md 1.4): the run's
- * Include or Exclude records are there and leave its region out, so the collector did not
- * count its calls and charged it only the samples that landed in it. A Calls-0 row the
- * filters keep is a context whose instances never stopped.
- */
-static int row_left_out(const struct run_rec *run, const struct prof_summary_rec *s)
-{
-    if (!run->include && !run->exclude)
-        return 0;
-    return !prof_filter_selected(s->region, run->include, run->exclude);
-}
-
-/*
- * A left-out function's row: its samples are its self time (Self = Ticks = Outer), counted
- * in the region's time per run and thread and on the edge from its caller's context, as any
- * function's time; its calls are in no count and its cost per call is unknown.
- */
-static void left_out_row(struct ingest *in, size_t ri, const struct thread_rec *t,
-                         const struct prof_summary_rec *s, size_t caller)
-{
-    struct model *m = in->m;
-    struct region *r = &m->regions[ri];
-    double k = in->ns_per_tick, period = m->runs[in->run].period_ns;
-    double ticks = (double)s->ticks * k, self = (double)s->self * k, outer = (double)s->outer * k;
-    r->left_out = 1;
-    r->left_out_ns += self;
-    r->self_ns += self;
-    r->outer_ns += outer;
-    if (period > 0) {
-        r->sampled = 1;
-        r->var_outer += outer * period;
-        r->var_self += self * period;
-    }
-    struct columns c = index_region_grow(r, in->run, t->key);
-    c.run_sum[in->run] += ticks;
-    c.run_outer[in->run] += outer;
-    c.key_sum[t->key] += outer;
-    c.key_self[t->key] += self;
-    if (!s->node || (caller != SIZE_MAX && m->regions[caller].excluded))
-        return;
-    struct edge *x = index_edge_get(m, caller, ri);
-    x->left_out = 1;
-    x->total_ns += ticks;
-    x->outer_ns += ticks;
-    x->self_ns += self;
-}
-
-/*
  * One summary row. Version 1 or 2 (node 0): a thread's whole account of a region. Version 3:
  * one calling context of a thread; a region's account is the sum of its rows (FORMAT.md 1.4),
  * which is what adding each row to it gives, and each row with calls is the edge from its
@@ -641,14 +593,19 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
         node = paths_summary(m->paths, s, k, under);
     if (s->node)
         node_add(&in->nodes, s->node, ri, node);
-    if (s->calls == 0 && row_left_out(&m->runs[in->run], s)) {
-        if (node != CCT_NONE)
-            m->paths->tree.nodes[node].uncounted = 1;
-        if (!r->excluded)
-            left_out_row(in, ri, t, s, caller);
+    if (s->calls == 0) {
+        struct uncounted_row x = {.region = ri,
+                                  .key = t->key,
+                                  .caller = caller,
+                                  .cct = node,
+                                  .node = s->node != 0,
+                                  .ticks = (double)s->ticks * k,
+                                  .self = (double)s->self * k,
+                                  .outer = (double)s->outer * k};
+        uncounted_row_add(m, in->run, &x);
         return;
     }
-    if (r->excluded || s->calls == 0)
+    if (r->excluded)
         return;
     double period = m->runs[in->run].period_ns;
     if (period > 0)
