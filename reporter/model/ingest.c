@@ -96,9 +96,11 @@ struct ingest {
         char *region, *file;
         size_t region_len;
         unsigned long line;
-    } * locations; /* Function records, attached to their regions after the rows */
+        int no_hooks; /* the record marks it uninstrumented: compiled without hooks */
+    } * locations;    /* Function records, attached to their regions after the rows */
     size_t nlocations;
-    struct busy_pending *pending; /* per thread of the run, in m->threads order: busy_row */
+    struct uncounted_run uncounted; /* its Calls-0 rows and the functions without hooks */
+    struct busy_pending *pending;   /* per thread of the run, in m->threads order: busy_row */
     size_t npending;
     size_t thread_base; /* the run's first thread in m->threads */
     size_t *by_id;      /* the reader's id numbers (runfile.h) -> region index + 1, 0: not yet */
@@ -198,7 +200,7 @@ static void attach_locations(struct ingest *in)
     for (size_t i = 0; i < in->nlocations; i++) {
         struct location *l = &in->locations[i];
         size_t k = index_region_find(in->m, l->region, l->region_len);
-        if (k != SIZE_MAX)
+        if (k != SIZE_MAX && !l->no_hooks)
             in->m->regions[k].function = 1;
         if (k != SIZE_MAX && !in->m->regions[k].file && l->file) {
             in->m->regions[k].file = l->file;
@@ -351,13 +353,15 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
             }
         }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4) {
-        /* without a file (no DWARF) it still says the region is an instrumented function */
+        /* without a file (no DWARF) it still says the region is a function: an instrumented
+           one unless its seventh field marks it compiled without hooks */
         in->locations = xrealloc(in->locations, (in->nlocations + 1) * sizeof *in->locations);
         struct location *l = &in->locations[in->nlocations++];
         l->region = xstrndup(f[1], lens[1]);
         l->region_len = lens[1];
         l->file = lens[2] > 0 ? utf8_repair(f[2], lens[2]) : NULL;
         l->line = strtoul(f[3], NULL, 10);
+        l->no_hooks = uncounted_function_record(&in->uncounted, f, lens, n);
     } else if (strcmp(f[0], "Warning") == 0 && n >= 5) {
         model_warn(in->m, in->name, f[1], strtoull(f[3], NULL, 10), "thread %s: %s", f[2], f[4]);
     }
@@ -602,7 +606,7 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
                                   .ticks = (double)s->ticks * k,
                                   .self = (double)s->self * k,
                                   .outer = (double)s->outer * k};
-        uncounted_row_add(m, in->run, &x);
+        uncounted_row_add(&in->uncounted, m, in->run, &x);
         return;
     }
     if (r->excluded)
@@ -697,6 +701,8 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     unsigned long line = 0;
     enum run_status st = read(src, &h, &why, &line);
     busy_finish(&in);
+    uncounted_run_end(&in.uncounted, m, in.run,
+                      !in.dropped && st != RUNFILE_SKIPPED && st != RUNFILE_IO_ERROR);
     free(in.thread_of);
     free(in.by_id);
     free(in.nodes.node);
