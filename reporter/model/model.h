@@ -71,6 +71,12 @@ enum left_out_why {
     LEFT_OUT_NO_HOOKS = 2 /* the run's Function record marks it uninstrumented: no hooks */
 };
 
+/* Whether a function whose calls were not counted for the reasons why (enum left_out_why) is
+   worded as one compiled without hooks: only when no run's filters left it out. The filters
+   are the user's own choice, which the Summary names, so their words win when both happened
+   (in different runs). */
+static inline int left_out_no_hooks(int why) { return why == LEFT_OUT_NO_HOOKS; }
+
 /* One region (all regions with the same id text, across threads and runs). Kept small: a
    run may have a million distinct regions. */
 struct region {
@@ -354,8 +360,9 @@ struct cost_row {
     double total_pm, self_pm, wall, offcpu;
 };
 /* The text that says a left-out function's calls were not counted (cost_row.left_out 2, or 1:
-   in some runs only); NULL for 0. */
-const char *model_left_out_text(int left_out);
+   in some runs only), worded for the reasons why (region.left_out, edge.left_out:
+   left_out_no_hooks); NULL for 0. */
+const char *model_left_out_text(int left_out, int why);
 /* Fill *out for region r; busy is model_busy(m). */
 void model_cost_row(const struct model *m, size_t r, double busy, struct cost_row *out);
 

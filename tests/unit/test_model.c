@@ -466,9 +466,9 @@ static void left_out_rows_are_told_by_the_runs_filters(void **state)
     assert_int_equal(c.calls, 0);
     assert_true(isnan(c.mean) && isnan(c.min) && isnan(c.max) && isnan(c.run_mean));
     assert_true(c.total == 50 && c.self == 50 && c.total_share == 0.5);
-    assert_string_equal(model_left_out_text(c.left_out),
+    assert_string_equal(model_left_out_text(c.left_out, tiny->left_out),
                         "left out: calls not counted, time sampled");
-    assert_null(model_left_out_text(0));
+    assert_null(model_left_out_text(0, 0));
     model_release(&m);
 }
 
@@ -665,6 +665,31 @@ static void the_mark_and_the_filters_are_told_apart(void **state)
     assert_true(burn->left_out_ns == 100 && burn->function);
     assert_int_equal(edge_named(&m, "work", "plain_burn")->left_out,
                      LEFT_OUT_NO_HOOKS | LEFT_OUT_FILTERS);
+    model_release(&m);
+}
+
+/* The words for a function whose calls were not counted name the missing hooks only when no
+   run's filters left it out: the Call cost row of a function without hooks says "not
+   instrumented", and one also left out by some run's filters says "left out". */
+static void the_words_name_the_hooks_only_where_no_filter_left_it_out(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, NO_HOOKS_RUN(BURN_RECORD(",uninstrumented")));
+    size_t burn = region_named(&m, "plain_burn");
+    struct cost_row c;
+    model_cost_row(&m, burn, model_busy(&m), &c);
+    assert_int_equal(c.left_out, 2);
+    assert_string_equal(model_left_out_text(c.left_out, m.regions[burn].left_out),
+                        "not instrumented: calls not counted, time sampled");
+    assert_string_equal(model_left_out_text(1, LEFT_OUT_NO_HOOKS),
+                        "not instrumented in some runs: calls counted only where instrumented");
+    int both = LEFT_OUT_NO_HOOKS | LEFT_OUT_FILTERS;
+    assert_string_equal(model_left_out_text(2, both), "left out: calls not counted, time sampled");
+    assert_string_equal(model_left_out_text(1, both),
+                        "left out in some runs: calls counted only where kept");
+    assert_null(model_left_out_text(0, LEFT_OUT_NO_HOOKS));
     model_release(&m);
 }
 
@@ -923,6 +948,7 @@ int main(void)
         cmocka_unit_test(only_the_uninstrumented_word_marks_a_function),
         cmocka_unit_test(a_mark_after_the_rows_still_counts_them),
         cmocka_unit_test(the_mark_and_the_filters_are_told_apart),
+        cmocka_unit_test(the_words_name_the_hooks_only_where_no_filter_left_it_out),
         cmocka_unit_test(regions_rank_by_the_chosen_key),
         cmocka_unit_test(sort_names_parse_back),
         cmocka_unit_test(region_ids_differ_by_every_byte),
