@@ -285,6 +285,36 @@ static void functions_without_hooks_are_neither_suggested_nor_counted(void **sta
     model_release(&m);
 }
 
+/* The Summary's filter line says where the time of the functions the filters left out went:
+   their own rows, with a collector that gives them rows (any function's rows of uncounted
+   calls show it, one's without hooks too), else their callers' self time. */
+static void the_filter_line_says_where_the_left_out_time_went(void **state)
+{
+    (void)state;
+    char text[2048];
+    const char *at = strstr(no_hooks_run, "Timing,");
+    snprintf(text, sizeof text, "%.*sExclude,zzz*\n%s", (int)(at - no_hooks_run), no_hooks_run, at);
+    struct model m;
+    model_init(&m);
+    runtext_read(&m, text);
+    char *line = suggest_filters_text(&m, 1);
+    assert_string_equal(line, "zzz* (1 of 1 run): functions matching one were not counted; the "
+                              "samples that landed in them are their own self time (below), "
+                              "calls not counted");
+    free(line);
+    assert_null(suggest_filters_text(&m, 0));
+    model_release(&m);
+    const char *head = "Frequency,1000000000\nFormat,profreport-run,3\nMode,summary\n";
+    snprintf(text, sizeof text, "%sExclude,zzz*\n%s", head, run + strlen(head));
+    model_init(&m);
+    runtext_read(&m, text);
+    line = suggest_filters_text(&m, 1);
+    assert_string_equal(line, "zzz* (1 of 1 run): functions matching one are in no row; their "
+                              "time is in their callers' self time");
+    free(line);
+    model_release(&m);
+}
+
 /* A C++ function is suggested by its qualified name without return type and parameters, the
    form the collector's filters also match, unless a function the runs keep answers to that
    too (an overload) or the name has a part that is not the function's (a file and line that
@@ -333,6 +363,7 @@ int main(void)
         cmocka_unit_test(hot_tiny_functions_are_suggested_most_calls_first),
         cmocka_unit_test(the_runs_exclusions_come_with_the_suggestion),
         cmocka_unit_test(functions_without_hooks_are_neither_suggested_nor_counted),
+        cmocka_unit_test(the_filter_line_says_where_the_left_out_time_went),
         cmocka_unit_test(cxx_names_are_suggested_in_their_shortest_form),
         cmocka_unit_test(the_threshold_defaults_to_a_multiple_of_the_hooks_cost),
         cmocka_unit_test(a_measured_hook_cost_sets_the_threshold),
