@@ -29,7 +29,8 @@ struct cct_node {
     uint32_t last;      /* the child found or linked last (a hint, checked before use): a loop's
                            next lookup costs one compare, not a hash probe */
     uint32_t uncounted; /* nonzero: some of its time is a left-out function's (FORMAT.md
-                           1.4), whose calls were not counted; calls has only counted ones */
+                           1.4), whose calls were not counted; calls has only counted ones.
+                           The model's bits say why (enum left_out_why, model.h) */
     uint64_t calls, never;
     double total_ns, self_ns;
 };

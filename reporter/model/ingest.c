@@ -7,9 +7,9 @@
 #include "model/cct.h"
 #include "model/index.h"
 #include "model/model.h"
+#include "model/uncounted.h"
 #include "base/util.h"
 
-#include "filter.h"
 #include "hist.h"
 
 #include <math.h>
@@ -96,9 +96,11 @@ struct ingest {
         char *region, *file;
         size_t region_len;
         unsigned long line;
-    } * locations; /* Function records, attached to their regions after the rows */
+        int no_hooks; /* the record marks it uninstrumented: compiled without hooks */
+    } * locations;    /* Function records, attached to their regions after the rows */
     size_t nlocations;
-    struct busy_pending *pending; /* per thread of the run, in m->threads order: busy_row */
+    struct uncounted_run uncounted; /* its Calls-0 rows and the functions without hooks */
+    struct busy_pending *pending;   /* per thread of the run, in m->threads order: busy_row */
     size_t npending;
     size_t thread_base; /* the run's first thread in m->threads */
     size_t *by_id;      /* the reader's id numbers (runfile.h) -> region index + 1, 0: not yet */
@@ -198,7 +200,7 @@ static void attach_locations(struct ingest *in)
     for (size_t i = 0; i < in->nlocations; i++) {
         struct location *l = &in->locations[i];
         size_t k = index_region_find(in->m, l->region, l->region_len);
-        if (k != SIZE_MAX)
+        if (k != SIZE_MAX && !l->no_hooks)
             in->m->regions[k].function = 1;
         if (k != SIZE_MAX && !in->m->regions[k].file && l->file) {
             in->m->regions[k].file = l->file;
@@ -351,13 +353,15 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
             }
         }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4) {
-        /* without a file (no DWARF) it still says the region is an instrumented function */
+        /* without a file (no DWARF) it still says the region is a function: an instrumented
+           one unless its seventh field marks it compiled without hooks */
         in->locations = xrealloc(in->locations, (in->nlocations + 1) * sizeof *in->locations);
         struct location *l = &in->locations[in->nlocations++];
         l->region = xstrndup(f[1], lens[1]);
         l->region_len = lens[1];
         l->file = lens[2] > 0 ? utf8_repair(f[2], lens[2]) : NULL;
         l->line = strtoul(f[3], NULL, 10);
+        l->no_hooks = uncounted_function_record(&in->uncounted, f, lens, n);
     } else if (strcmp(f[0], "Warning") == 0 && n >= 5) {
         model_warn(in->m, in->name, f[1], strtoull(f[3], NULL, 10), "thread %s: %s", f[2], f[4]);
     }
@@ -558,54 +562,6 @@ static void sampled_cost(struct region *r, const struct prof_summary_rec *s, dou
 }
 
 /*
- * Whether a summary row with Calls 0 is a left-out function's (FORMAT.md 1.4): the run's
- * Include or Exclude records are there and leave its region out, so the collector did not
- * count its calls and charged it only the samples that landed in it. A Calls-0 row the
- * filters keep is a context whose instances never stopped.
- */
-static int row_left_out(const struct run_rec *run, const struct prof_summary_rec *s)
-{
-    if (!run->include && !run->exclude)
-        return 0;
-    return !prof_filter_selected(s->region, run->include, run->exclude);
-}
-
-/*
- * A left-out function's row: its samples are its self time (Self = Ticks = Outer), counted
- * in the region's time per run and thread and on the edge from its caller's context, as any
- * function's time; its calls are in no count and its cost per call is unknown.
- */
-static void left_out_row(struct ingest *in, size_t ri, const struct thread_rec *t,
-                         const struct prof_summary_rec *s, size_t caller)
-{
-    struct model *m = in->m;
-    struct region *r = &m->regions[ri];
-    double k = in->ns_per_tick, period = m->runs[in->run].period_ns;
-    double ticks = (double)s->ticks * k, self = (double)s->self * k, outer = (double)s->outer * k;
-    r->left_out = 1;
-    r->left_out_ns += self;
-    r->self_ns += self;
-    r->outer_ns += outer;
-    if (period > 0) {
-        r->sampled = 1;
-        r->var_outer += outer * period;
-        r->var_self += self * period;
-    }
-    struct columns c = index_region_grow(r, in->run, t->key);
-    c.run_sum[in->run] += ticks;
-    c.run_outer[in->run] += outer;
-    c.key_sum[t->key] += outer;
-    c.key_self[t->key] += self;
-    if (!s->node || (caller != SIZE_MAX && m->regions[caller].excluded))
-        return;
-    struct edge *x = index_edge_get(m, caller, ri);
-    x->left_out = 1;
-    x->total_ns += ticks;
-    x->outer_ns += ticks;
-    x->self_ns += self;
-}
-
-/*
  * One summary row. Version 1 or 2 (node 0): a thread's whole account of a region. Version 3:
  * one calling context of a thread; a region's account is the sum of its rows (FORMAT.md 1.4),
  * which is what adding each row to it gives, and each row with calls is the edge from its
@@ -641,14 +597,19 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
         node = paths_summary(m->paths, s, k, under);
     if (s->node)
         node_add(&in->nodes, s->node, ri, node);
-    if (s->calls == 0 && row_left_out(&m->runs[in->run], s)) {
-        if (node != CCT_NONE)
-            m->paths->tree.nodes[node].uncounted = 1;
-        if (!r->excluded)
-            left_out_row(in, ri, t, s, caller);
+    if (s->calls == 0) {
+        struct uncounted_row x = {.region = ri,
+                                  .key = t->key,
+                                  .caller = caller,
+                                  .cct = node,
+                                  .node = s->node != 0,
+                                  .ticks = (double)s->ticks * k,
+                                  .self = (double)s->self * k,
+                                  .outer = (double)s->outer * k};
+        uncounted_row_add(&in->uncounted, m, in->run, &x);
         return;
     }
-    if (r->excluded || s->calls == 0)
+    if (r->excluded)
         return;
     double period = m->runs[in->run].period_ns;
     if (period > 0)
@@ -740,6 +701,8 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     unsigned long line = 0;
     enum run_status st = read(src, &h, &why, &line);
     busy_finish(&in);
+    uncounted_run_end(&in.uncounted, m, in.run,
+                      !in.dropped && st != RUNFILE_SKIPPED && st != RUNFILE_IO_ERROR);
     free(in.thread_of);
     free(in.by_id);
     free(in.nodes.node);

@@ -344,13 +344,17 @@ double model_busy(const struct model *m)
     return t;
 }
 
-/* What a left-out function's Calls say instead of a number. */
-const char *model_left_out_text(int left_out)
+/* What a left-out function's Calls say instead of a number: left out by the filters, or not
+   instrumented (compiled without hooks), never claiming the filters did what the build did. */
+const char *model_left_out_text(int left_out, int why)
 {
+    int no_hooks = left_out_no_hooks(why);
     if (left_out == 2)
-        return "left out: calls not counted, time sampled";
+        return no_hooks ? "not instrumented: calls not counted, time sampled"
+                        : "left out: calls not counted, time sampled";
     if (left_out == 1)
-        return "left out in some runs: calls counted only where kept";
+        return no_hooks ? "not instrumented in some runs: calls counted only where instrumented"
+                        : "left out in some runs: calls counted only where kept";
     return NULL;
 }
 

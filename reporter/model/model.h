@@ -64,6 +64,19 @@ struct thread_rec {
     double samples, overhead, outside, hook_ns;
 };
 
+/* Why a function's calls were not counted where it has rows of sampled time only (FORMAT.md
+   1.4): the bits of region.left_out, edge.left_out and cct_node.uncounted. */
+enum left_out_why {
+    LEFT_OUT_FILTERS = 1, /* the run's Include/Exclude records leave it out */
+    LEFT_OUT_NO_HOOKS = 2 /* the run's Function record marks it uninstrumented: no hooks */
+};
+
+/* Whether a function whose calls were not counted for the reasons why (enum left_out_why) is
+   worded as one compiled without hooks: only when no run's filters left it out. The filters
+   are the user's own choice, which the Summary names, so their words win when both happened
+   (in different runs). */
+static inline int left_out_no_hooks(int why) { return why == LEFT_OUT_NO_HOOKS; }
+
 /* One region (all regions with the same id text, across threads and runs). Kept small: a
    run may have a million distinct regions. */
 struct region {
@@ -75,7 +88,7 @@ struct region {
     char *file;       /* source file (instrumented functions' Function records), or NULL */
     unsigned long line;
     int excluded;              /* by --include / --exclude */
-    int function;              /* a Function record names it: a -finstrument-functions hook */
+    int function;              /* a Function record names it instrumented: it has hooks */
     uint32_t run_cap, key_cap; /* the runs and thread keys cols has room for */
     struct dist cost;          /* inclusive ns per call */
     double self_ns, outer_ns;  /* outer: non-nested calls only (recursion counted once) */
@@ -84,9 +97,11 @@ struct region {
        the sampled CPU time of those same contexts */
     double var_outer, var_self, wall_ns, wall_cpu_ns;
     int sampled; /* a row of a sampled run */
-    /* A left-out function's (FORMAT.md 1.4): some run's Include/Exclude records leave it out
-       and gave it Calls-0 rows of sampled self time; left_out_ns is that time (in self_ns and
-       outer_ns too). Its calls there were not counted: cost has only the runs that kept it. */
+    /* A left-out function's (FORMAT.md 1.4): some run's Include/Exclude records leave it out,
+       or its Function record marks it compiled without hooks, and gave it Calls-0 rows of
+       sampled self time; left_out_ns is that time (in self_ns and outer_ns too). Its calls
+       there were not counted: cost has only the runs that counted them. The bits say why
+       (enum left_out_why), 0: none. */
     int left_out;
     double left_out_ns;
     uint64_t unterminated;
@@ -140,7 +155,7 @@ struct edge {
     uint64_t calls;
     double total_ns, self_ns; /* over every instance (total_ns / calls: the mean cost) */
     double outer_ns; /* total_ns but instances inside another of the same edge: the Total */
-    int left_out;    /* time from a left-out callee's rows, whose calls were not counted */
+    int left_out;    /* time from a left-out callee's rows, whose calls were not counted: why */
 };
 
 /* One row of a run's memory section (FORMAT.md 1.5), strings UTF-8 repaired. */
@@ -345,8 +360,9 @@ struct cost_row {
     double total_pm, self_pm, wall, offcpu;
 };
 /* The text that says a left-out function's calls were not counted (cost_row.left_out 2, or 1:
-   in some runs only); NULL for 0. */
-const char *model_left_out_text(int left_out);
+   in some runs only), worded for the reasons why (region.left_out, edge.left_out:
+   left_out_no_hooks); NULL for 0. */
+const char *model_left_out_text(int left_out, int why);
 /* Fill *out for region r; busy is model_busy(m). */
 void model_cost_row(const struct model *m, size_t r, double busy, struct cost_row *out);
 

@@ -309,7 +309,8 @@ char *suggest_filters_text(const struct model *m, int exclude)
     }
     free(p);
     /* A collector that charges a left-out function its own samples gives it rows of its own
-       (FORMAT.md 1.4); an older one left its time in its callers'. */
+       (FORMAT.md 1.4); an older one left its time in its callers'. The rows of a function
+       compiled without hooks come from such a collector too. */
     int own = 0;
     for (size_t r = 0; r < m->nregions && !own; r++)
         own = m->regions[r].left_out;

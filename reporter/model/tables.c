@@ -162,7 +162,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(x.self_pm),
                              num(x.wall),
                              num(x.offcpu),
-                             text(model_left_out_text(x.left_out))};
+                             text(model_left_out_text(x.left_out, r->left_out))};
         memcpy(c, row, sizeof row);
         break;
     }
@@ -180,7 +180,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
             num(e->self_ns),
             num(e->calls && !left_out ? e->total_ns / (double)e->calls : NAN),
             num(all && left_out != 2 ? (double)e->calls / (double)all : NAN),
-            text(model_left_out_text(left_out))};
+            text(model_left_out_text(left_out, e->left_out))};
         row[0].note = e->caller == SIZE_MAX;
         memcpy(c, row, sizeof row);
         break;

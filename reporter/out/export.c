@@ -344,7 +344,7 @@ static void callgrind_node(void *ctx, const struct cct *t, const uint32_t *path,
            format has no unknown count, and a cost line without calls= would be the caller's
            own cost (counted twice then): calls=0 keeps the inclusive costs right. */
         if (k->uncounted && k->calls + k->never == 0)
-            prof_sbuf_str(&x->line, "# left out: calls not counted, time sampled\n");
+            prof_sbuf_addf(&x->line, "# %s\n", model_left_out_text(2, (int)k->uncounted));
         prof_sbuf_addf(&x->line, "calls=%llu %lu\n%lu %.0f\n",
                        (unsigned long long)(k->calls + k->never), callgrind_line(x, k->name), line,
                        x->incl[c]);

@@ -701,7 +701,10 @@ static void sheet_hit_count(struct book *b, const size_t *rank, size_t n)
         lxw_row_t row = (lxw_row_t)(i + 1);
         put_str(b, ws, row, 0, r->display, NULL);
         if (region_uncounted(r))
-            put_str(b, ws, row, 1, "left out: not counted", b->f.note);
+            put_str(b, ws, row, 1,
+                    left_out_no_hooks(r->left_out) ? "not instrumented: not counted"
+                                                   : "left out: not counted",
+                    b->f.note);
         else
             put_num(b, ws, row, 1, (double)r->cost.n, b->f.count);
         for (size_t k = 0; k < fit; k++)
@@ -1230,7 +1233,8 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
              time_text(h, sizeof h, hook_n > 0 ? hook_sum / hook_n : 0, NULL));
 }
 
-/* Left-out functions by their sampled time, most first (qsort_r; ctx is the model). */
+/* Functions whose calls were not counted, by their sampled time, most first (qsort_r; ctx is
+   the model). */
 static int by_left_out_ns(const void *a, const void *b, void *ctx)
 {
     const struct model *m = ctx;
@@ -1241,10 +1245,22 @@ static int by_left_out_ns(const void *a, const void *b, void *ctx)
 
 #define LEFT_OUT_SHOWN 10
 
+/* Why region r's sampled self time has no calls, beside it on the Summary. */
+static const char *left_out_note(const struct region *r)
+{
+    if (left_out_no_hooks(r->left_out))
+        return region_uncounted(r) ? "sampled self time; compiled without hooks, calls not counted"
+                                   : "sampled self time where compiled without hooks; calls not "
+                                     "counted there";
+    return region_uncounted(r) ? "sampled self time; calls not counted"
+                               : "sampled self time where left out; calls not counted there";
+}
+
 /*
- * Below the filters' lines: each left-out function that took samples (FORMAT.md 1.4) on a row
- * of its own, its name, its sampled self time and that its calls were not counted; the most
- * time first, up to LEFT_OUT_SHOWN of them (Call cost lists all).
+ * Below the filters' lines: each function whose calls were not counted where it took samples
+ * (FORMAT.md 1.4), left out by the filters or compiled without hooks, on a row of its own: its
+ * name, its sampled self time and why it has no calls; the most time first, up to
+ * LEFT_OUT_SHOWN of them (Call cost lists all).
  */
 static void left_out_rows(struct book *b, lxw_worksheet *ws, lxw_row_t *row)
 {
@@ -1254,21 +1270,28 @@ static void left_out_rows(struct book *b, lxw_worksheet *ws, lxw_row_t *row)
         if (m->regions[i].left_out && !m->regions[i].excluded)
             idx[n++] = i;
     qsort_r(idx, n, sizeof *idx, by_left_out_ns, (void *)(uintptr_t)m);
-    for (size_t i = 0; i < n && i < LEFT_OUT_SHOWN; i++) {
+    size_t more_no_hooks = 0; /* past LEFT_OUT_SHOWN */
+    for (size_t i = 0; i < n; i++) {
         const struct region *r = &m->regions[idx[i]];
-        put_str(b, ws, *row, 0, "Left-out function", b->f.bold);
+        int no_hooks = left_out_no_hooks(r->left_out);
+        if (i >= LEFT_OUT_SHOWN) {
+            more_no_hooks += no_hooks;
+            continue;
+        }
+        put_str(b, ws, *row, 0, no_hooks ? "Uninstrumented function" : "Left-out function",
+                b->f.bold);
         put_str_cap(b, ws, *row, 1, model_short(r), NULL, WIDTH_SUMMARY);
         put_time(b, ws, *row, 2, r->left_out_ns);
-        put_str(b, ws, *row, 3,
-                region_uncounted(r) ? "sampled self time; calls not counted"
-                                    : "sampled self time where left out; calls not counted there",
-                b->f.note);
+        put_str(b, ws, *row, 3, left_out_note(r), b->f.note);
         (*row)++;
     }
     if (n > LEFT_OUT_SHOWN) {
-        char buf[96];
-        snprintf(buf, sizeof buf, "%zu more left-out functions on Call cost (its Left out column)",
-                 n - LEFT_OUT_SHOWN);
+        size_t more = n - LEFT_OUT_SHOWN;
+        char buf[128];
+        snprintf(buf, sizeof buf, "%zu more %s functions on Call cost (its Left out column)", more,
+                 more_no_hooks == 0      ? "left-out"
+                 : more_no_hooks == more ? "uninstrumented"
+                                         : "left-out or uninstrumented");
         kv(b, ws, row, "", buf);
     }
     free(idx);
@@ -1414,7 +1437,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         /* A left-out function's calls were not counted: no number (the chart below reads
            this column), the reason beside the table */
         if (region_uncounted(r))
-            put_str(b, ws, row, 7, model_left_out_text(2), b->f.note);
+            put_str(b, ws, row, 7, model_left_out_text(2, r->left_out), b->f.note);
         else
             put_num(b, ws, row, 5, (double)r->cost.n, b->f.count);
         put_time(b, ws, row, 6, dist_mean(&r->cost));

@@ -1,12 +1,17 @@
-"""test_left_out.py - a left-out function's own rows (docs/FORMAT.md 1.4) through the reporter.
+"""test_left_out.py - a function's own rows of sampled time whose calls were not counted
+(docs/FORMAT.md 1.4) through the reporter: a left-out function's, or one compiled without hooks.
 
-A sampled run (format 4, Timing,sampled) whose Exclude record leaves `tiny*` out charges the
-samples that land in a left-out function to that function, on rows of its own: Calls 0, its
-samples as its self time. Its calls were never counted, so every sheet and export must say
-"not counted" where a count would go, never 0 calls and never a cost per call, while its time
-counts as any function's. A Calls-0 row the filters keep (a context that never stopped) keeps
-its old meaning. The run file is written here by hand; every expected number is worked out
-below from the rows written, in milliseconds of samples (1 ms period, ticks are ns).
+A sampled run (format 4, Timing,sampled) charges the samples that land in such a function to
+it, on rows of its own: Calls 0, its samples as its self time, under its caller's context. Two
+kinds of function get them. A left-out one: the run's Exclude record leaves `tiny*` out. One
+without hooks (gcc's -finstrument-functions-exclude-file-list, no_instrument_function): the run
+has no filters, and its Function record says "uninstrumented" in a seventh field (1.2). Their
+calls were never counted, so every sheet and export must say "not counted" where a count would
+go, never 0 calls and never a cost per call, while their time counts as any function's; the
+words say why ("left out", "not instrumented"), never that the filters left out a function
+they never saw. A Calls-0 row of neither kind (a context that never stopped) keeps its old
+meaning. The run files are written here by hand; every expected number is worked out below
+from the rows written, in milliseconds of samples (1 ms period, ticks are ns).
 """
 
 import csv
@@ -21,7 +26,32 @@ from test_exports import callgrind_annotate, callgrind_costs, parse_callgrind_ca
 MS = 1_000_000  # ns, and ticks: Frequency 1e9
 HEADER = ["Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "SumSquares", "Outer",
           "Histogram", "Node", "Parent", "Samples", "Timed", "Wall"]
-NOTE = "left out: calls not counted, time sampled"
+FUNCTIONS = ("main", "work", "helper", "stuck", "tiny_add", "plain_burn", "step")
+
+# The two kinds: the function, the run's Exclude record and Function records marked
+# uninstrumented, and the words for it on each sheet.
+CASES = {
+    "left out": {
+        "name": "tiny_add", "exclude": "tiny*", "marks": (),
+        "note": "left out: calls not counted, time sampled",
+        "some_runs": "left out in some runs: calls counted only where kept",
+        "hits": "left out: not counted",
+        "label": "Left-out function", "summary_note": "sampled self time; calls not counted",
+        "filters": "tiny* (1 of 1 run): functions matching one were not counted",
+        "more": "2 more left-out functions on Call cost (its Left out column)",
+        # the next run's PROFILER_EXCLUDE starts with the patterns the runs had
+        "suggested": "PROFILER_EXCLUDE='tiny*,step'"},
+    "no hooks": {
+        "name": "plain_burn", "exclude": None, "marks": ("plain_burn",),
+        "note": "not instrumented: calls not counted, time sampled",
+        "some_runs": "not instrumented in some runs: calls counted only where instrumented",
+        "hits": "not instrumented: not counted",
+        "label": "Uninstrumented function",
+        "summary_note": "sampled self time; compiled without hooks, calls not counted",
+        "filters": None,
+        "more": "2 more uninstrumented functions on Call cost (its Left out column)",
+        "suggested": "PROFILER_EXCLUDE='step'"},
+}
 
 
 def row(region, node, parent, calls, samples, below=0, timed=0):
@@ -32,20 +62,27 @@ def row(region, node, parent, calls, samples, below=0, timed=0):
             timed, 0]
 
 
-# main 10 ms of its own; work 100 calls, 20 ms; helper 50 calls, 5 ms; stuck never stopped
-# (Calls 0, kept by the filters), 2 ms; tiny_add left out: 30 ms under work, 4 ms under main.
-ROWS = [
-    row("main", 1, 0, 1, 10, below=30 + 20 + 5 + 2 + 4),
-    row("work", 2, 1, 100, 20, below=30),
-    row("helper", 3, 1, 50, 5),
-    row("stuck", 4, 1, 0, 2),
-    row("tiny_add", 5, 2, 0, 30),
-    row("tiny_add", 6, 1, 0, 4),
-]
+def rows_of(name):
+    """main 10 ms of its own; work 100 calls, 20 ms; helper 50 calls, 5 ms; stuck never
+    stopped (Calls 0, of neither kind), 2 ms; name, calls not counted: 30 ms under work, 4 ms
+    under main."""
+    return [
+        row("main", 1, 0, 1, 10, below=30 + 20 + 5 + 2 + 4),
+        row("work", 2, 1, 100, 20, below=30),
+        row("helper", 3, 1, 50, 5),
+        row("stuck", 4, 1, 0, 2),
+        row(name, 5, 2, 0, 30),
+        row(name, 6, 1, 0, 4),
+    ]
+
+
 BUSY = 71 * MS  # every sample: the thread's self times add up to main's Ticks
 
 
-def write_run(folder, rows=ROWS, exclude="tiny*", name="profiling_left_out.csv", pid=4242):
+def write_run(folder, rows, exclude=None, marks=(), name="profiling_left_out.csv", pid=4242,
+              functions=FUNCTIONS):
+    """The run file of rows; a Function record per name in functions, with the seventh field
+    "uninstrumented" (compiled without hooks) for those in marks."""
     recs = [["Frequency", 1_000_000_000], ["Format", "profreport-run", 4], ["Mode", "summary"],
             ["Program", "/opt/app/bin/app"], ["Command", "app"], ["Pid", pid],
             ["Host", "testhost"], ["Start", "2026-01-01T10:00:00.000000Z"],
@@ -55,8 +92,9 @@ def write_run(folder, rows=ROWS, exclude="tiny*", name="profiling_left_out.csv",
     recs += [["Timing", "sampled", "perf-task-clock", MS, 200, 20],
              ["Duration", BUSY], ["Complete", "yes"], ["Threads", 1],
              ["Thread", 1, 1000 + pid, "main", "exited"]]
-    for name_ in ("main", "work", "helper", "stuck", "tiny_add", "step"):
-        recs.append(["Function", name_, "", "", "/opt/app/bin/app", "0x1000"])
+    for name_ in functions:
+        recs.append(["Function", name_, "", "", "/opt/app/bin/app", "0x1000"]
+                    + (["uninstrumented"] if name_ in marks else []))
     recs.append(HEADER)
     recs += rows
     folder.mkdir(parents=True, exist_ok=True)
@@ -65,13 +103,19 @@ def write_run(folder, rows=ROWS, exclude="tiny*", name="profiling_left_out.csv",
     return path
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def write_case(folder, case, **kw):
+    """The run of one kind: its function's rows, with its run's filters and marks."""
+    return write_run(folder, rows_of(case["name"]), case["exclude"], case["marks"], **kw)
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def report(request, tmp_path_factory):
+    case = CASES[request.param]
     tmp = tmp_path_factory.mktemp("left_out")
     runs = tmp / "runs"
-    write_run(runs)
-    out = {"xlsx": tmp / "r.xlsx", "csv": tmp / "csv", "json": tmp / "r.json",
-           "callgrind": tmp / "r.callgrind", "folded": tmp / "r.folded"}
+    write_case(runs, case)
+    out = {"case": case, "runs": runs, "xlsx": tmp / "r.xlsx", "csv": tmp / "csv",
+           "json": tmp / "r.json", "callgrind": tmp / "r.callgrind", "folded": tmp / "r.folded"}
     p = must_run("--no-gnuplot", runs, "-o", out["xlsx"], "--csv", out["csv"], "--json",
                  out["json"], "--callgrind", out["callgrind"], "--folded", out["folded"])
     out["stdout"] = p.stdout.decode()
@@ -83,163 +127,215 @@ def close_ms(got, ms):
     assert got is not None and abs(got - ms * MS) < 1e-6 * MS, (got, ms)
 
 
-def test_call_cost_says_not_counted_and_keeps_the_time(report):
-    _, rows, order = report["book"].cost()
-    tiny = rows["tiny_add"]
-    assert tiny["Calls"] == "not counted"
+def check_call_cost(book, case):
+    """Call cost: the function has no count, no cost per call, its samples as its time and
+    the words that say why; the others as in any run."""
+    _, rows, order = book.cost()
+    fn = rows[case["name"]]
+    assert fn["Calls"] == "not counted"
     for col in ("Mean", "Median", "Min", "Max", "P90", "P99", "Run mean", "Fastest run",
                 "Slowest run", "Wall"):
-        assert tiny[col] is None, (col, tiny[col])
-    close_ms(tiny["Total"], 34)
-    close_ms(tiny["Self"], 34)
-    assert tiny["Total %"] == pytest.approx(34 / 71)
-    assert tiny["Left out"] == NOTE
-    # the kept ones as before: counted calls, a cost per call, no note
+        assert fn[col] is None, (col, fn[col])
+    close_ms(fn["Total"], 34)
+    close_ms(fn["Self"], 34)
+    assert fn["Total %"] == pytest.approx(34 / 71)
+    assert fn["Left out"] == case["note"]
+    # the counted ones as before: counted calls, a cost per call, no note
     assert rows["helper"]["Calls"] == 50 and rows["helper"]["Left out"] is None
     assert rows["helper"]["Mean"] == pytest.approx(5 * MS / 50)
     assert rows["work"]["Calls"] == 100 and rows["work"]["Left out"] is None
     close_ms(rows["work"]["Total"], 50)
     close_ms(rows["work"]["Self"], 20)
-    # a context that never stopped, kept by the filters: no calls, not a left-out function,
-    # and, as before, no row of its own (no completed call)
+    # a context that never stopped, of neither kind: no calls, no note, and, as before, no
+    # row of its own (no completed call)
     assert "stuck" not in rows
     assert order[0] == "main" and order[1] == "work"
 
 
+def test_call_cost_says_not_counted_and_keeps_the_time(report):
+    check_call_cost(report["book"], report["case"])
+
+
 def test_hit_count_and_runs_show_no_zero_calls(report):
-    book = report["book"]
+    book, name = report["book"], report["case"]["name"]
     _, hits = book.table("Hit count")
-    tiny = next(r for r in hits if r["Region"] == "tiny_add")
-    assert tiny["Calls"] == "left out: not counted"
-    assert tiny["Run 1"] is None and tiny["Thread: main"] is None
+    fn = next(r for r in hits if r["Region"] == name)
+    assert fn["Calls"] == report["case"]["hits"]
+    assert fn["Run 1"] is None and fn["Thread: main"] is None
     assert next(r for r in hits if r["Region"] == "helper")["Run 1"] == 50
     _, _, calls = book.matrix("Calls, region x run")
-    assert calls["tiny_add"] == [None] and calls["helper"] == [50]
+    assert calls[name] == [None] and calls["helper"] == [50]
     _, _, means = book.matrix("Mean cost per call")
-    assert means["tiny_add"] == [None]
+    assert means[name] == [None]
 
 
 def test_call_tree_and_call_paths(report):
-    book = report["book"]
+    book, name = report["book"], report["case"]["name"]
     _, edges = book.table("Call tree")
     by = {(e["Caller"], e["Callee"]): e for e in edges}
     for caller, ms in (("work", 30), ("main", 4)):
-        e = by[(caller, "tiny_add")]
+        e = by[(caller, name)]
         assert e["Calls"] == "not counted", e
         assert e["Mean"] is None and e["Share of callee's calls"] is None, e
         close_ms(e["Total"], ms)
         close_ms(e["Self"], ms)
-        assert e["Left out"] == NOTE
+        assert e["Left out"] == report["case"]["note"]
     assert by[("main", "helper")]["Calls"] == 50
     assert by[("main", "helper")]["Left out"] is None
     _, paths = book.table("Call paths")
     got = {p["Call path"]: p for p in paths}
-    tiny = next(p for k, p in got.items() if k.endswith("work > tiny_add"))
-    assert tiny["Calls"] == "not counted"
-    close_ms(tiny["Self"], 30)
+    fn = next(p for k, p in got.items() if k.endswith(f"work > {name}"))
+    assert fn["Calls"] == "not counted"
+    close_ms(fn["Self"], 30)
     stuck = next(p for k, p in got.items() if k.endswith("stuck"))
     assert stuck["Calls"] == 0  # the old meaning, unchanged
 
 
-def test_summary_lists_the_left_out_functions_time(report):
-    book = report["book"]
-    summary = book.summary()
-    assert summary["Left out (PROFILER_EXCLUDE)"].startswith(
-        "tiny* (1 of 1 run): functions matching one were not counted"), summary
-    lines = [r for r in book.rows("Summary") if r and r[0] == "Left-out function"]
-    assert len(lines) == 1, lines
-    assert lines[0][1] == "tiny_add"
-    close_ms(lines[0][2], 34)
-    assert "calls not counted" in lines[0][3]
-    # the top table: no number under Calls (its chart reads the column), the reason beside it
+def test_summary_lists_the_functions_time_and_why(report):
+    book, case = report["book"], report["case"]
     rows = book.rows("Summary")
+    filters = book.summary().get("Left out (PROFILER_EXCLUDE)")
+    if case["filters"] is None:  # nothing was left out: no filter line
+        assert filters is None and "Only (PROFILER_INCLUDE)" not in book.summary()
+    else:
+        assert filters.startswith(case["filters"]), filters
+    lines = [r for r in rows if r and r[0] in ("Left-out function", "Uninstrumented function")]
+    assert len(lines) == 1, lines
+    assert lines[0][:2] == [case["label"], case["name"]]
+    close_ms(lines[0][2], 34)
+    assert lines[0][3] == case["summary_note"]
+    # the top table: no number under Calls (its chart reads the column), the reason beside it
     head = next(i for i, r in enumerate(rows) if r and r[0] == "Region")
     top = {r[0]: r for r in rows[head + 1:] if r and r[0]}
-    assert top["tiny_add"][5] is None and top["tiny_add"][6] is None
-    assert top["tiny_add"][7] == NOTE
+    assert top[case["name"]][5] is None and top[case["name"]][6] is None
+    assert top[case["name"]][7] == case["note"]
     assert top["helper"][5] == 50
 
 
 def test_terminal_profile_says_not_counted(report):
-    line = next(l for l in report["stdout"].splitlines() if l.endswith("tiny_add"))
+    line = next(l for l in report["stdout"].splitlines() if l.endswith(report["case"]["name"]))
     fields = line.split()
     # total%, total, self, then the calls: the words in place of a count
     assert fields[5:7] == ["not", "counted"], line
 
 
 def test_csv_and_json_leave_the_calls_empty(report):
+    name, note = report["case"]["name"], report["case"]["note"]
     with open(report["csv"] / "callcost.csv", newline="", encoding="utf-8") as f:
         rows = {r["Region"]: r for r in csv.DictReader(f)}
-    assert rows["tiny_add"]["Calls"] == ""
-    assert rows["tiny_add"]["Mean (ns)"] == ""
-    assert float(rows["tiny_add"]["Self (ns)"]) == 34 * MS
-    assert rows["tiny_add"]["Left out"] == NOTE
+    assert rows[name]["Calls"] == ""
+    assert rows[name]["Mean (ns)"] == ""
+    assert float(rows[name]["Self (ns)"]) == 34 * MS
+    assert rows[name]["Left out"] == note
     assert rows["helper"]["Calls"] == "50" and rows["helper"]["Left out"] == ""
     with open(report["csv"] / "calltree.csv", newline="", encoding="utf-8") as f:
         edges = {(r["Caller"], r["Callee"]): r for r in csv.DictReader(f)}
-    assert edges[("work", "tiny_add")]["Calls"] == ""
-    assert edges[("work", "tiny_add")]["Left out"] == NOTE
+    assert edges[("work", name)]["Calls"] == ""
+    assert edges[("work", name)]["Left out"] == note
     data = json.loads(report["json"].read_text(encoding="utf-8"))
-    tiny = next(r for r in data["callcost"] if r["Region"] == "tiny_add")
-    assert tiny["Calls"] is None and tiny["Mean (ns)"] is None
-    assert tiny["Total (ns)"] == 34 * MS and tiny["Left out"] == NOTE
+    fn = next(r for r in data["callcost"] if r["Region"] == name)
+    assert fn["Calls"] is None and fn["Mean (ns)"] is None
+    assert fn["Total (ns)"] == 34 * MS and fn["Left out"] == note
     helper = next(r for r in data["callcost"] if r["Region"] == "helper")
     assert helper["Calls"] == 50 and helper["Left out"] is None
-    edge = next(r for r in data["calltree"] if (r["Caller"], r["Callee"]) == ("work", "tiny_add"))
+    edge = next(r for r in data["calltree"] if (r["Caller"], r["Callee"]) == ("work", name))
     assert edge["Calls"] is None and edge["Mean (ns)"] is None
 
 
 def test_callgrind_and_folded_keep_the_time_where_it_was_spent(report):
-    """callgrind has no unknown call count: a left-out function's arc says calls=0 (with a
-    comment why), so that its cost stays the call's inclusive cost, not its caller's own."""
-    path = report["callgrind"]
+    """callgrind has no unknown call count: the function's arc says calls=0 (with a comment
+    why), so that its cost stays the call's inclusive cost, not its caller's own."""
+    path, name = report["callgrind"], report["case"]["name"]
     text = path.read_text(encoding="utf-8")
-    assert text.count("# left out: calls not counted, time sampled") == 2
+    assert text.count(f"# {report['case']['note']}\n") == 2
+    assert text.count("calls not counted") == 2  # not the other kind's words too
     calls = parse_callgrind_calls(path)
-    assert calls[("work", "tiny_add")] == 0 and calls[("main", "tiny_add")] == 0
+    assert calls[("work", name)] == 0 and calls[("main", name)] == 0
     assert calls[("main", "work")] == 100 and calls[("main", "helper")] == 50
     own, incl, totals = callgrind_costs(path)
     assert totals == 71 * MS == sum(own.values())
     assert own == {"main": 10 * MS, "work": 20 * MS, "helper": 5 * MS, "stuck": 2 * MS,
-                   "tiny_add": 34 * MS}
+                   name: 34 * MS}
     assert incl["main"] == 71 * MS and incl["work"] == 50 * MS
     if shutil.which("callgrind_annotate") is not None:
-        # valgrind's own reader agrees on the totals and on the left-out function's cost
+        # valgrind's own reader agrees on the totals and on the function's cost
         total, by_fn = callgrind_annotate(path)
-        assert total == 71 * MS and by_fn["tiny_add"] == 34 * MS
+        assert total == 71 * MS and by_fn[name] == 34 * MS
     folded = dict(l.rsplit(" ", 1) for l in report["folded"].read_text().splitlines())
-    assert int(folded["main;work;tiny_add"]) == 30 * MS
-    assert int(folded["main;tiny_add"]) == 4 * MS
+    assert int(folded[f"main;work;{name}"]) == 30 * MS
+    assert int(folded[f"main;{name}"]) == 4 * MS
 
 
-def test_a_run_without_filters_keeps_calls_0_rows_as_never_stopped(tmp_path):
-    """The same rows without an Exclude record: nothing is left out, tiny_add's rows are
-    contexts that never stopped (the old meaning), so it has no row of its own."""
-    write_run(tmp_path / "runs", exclude=None)
-    must_run("--no-gnuplot", tmp_path / "runs", "-o", tmp_path / "r.xlsx")
+def test_compact_keeps_what_tells_the_rows(report, tmp_path):
+    """--compact copies the run's records, the Exclude record and the Function records'
+    marks with them: its compact reads as the run does."""
+    must_run(report["runs"], "--compact", tmp_path / "c")
+    (compact,) = [p for p in (tmp_path / "c").iterdir() if p.suffix == ".csv"]
+    text = compact.read_text()
+    name = report["case"]["name"]
+    marked = f"Function,{name},,,/opt/app/bin/app,0x1000,uninstrumented\n" in text
+    assert marked == (name in report["case"]["marks"])
+    must_run("--no-gnuplot", compact, "-o", tmp_path / "c.xlsx")
+    check_call_cost(Book(tmp_path / "c.xlsx"), report["case"])
+
+
+@pytest.mark.parametrize("name", ["tiny_add", "plain_burn"])
+def test_a_run_without_filters_or_marks_keeps_calls_0_rows_as_never_stopped(tmp_path, name):
+    """The same rows without an Exclude record, and every Function record of six fields:
+    nothing is left out or without hooks, the function's rows are contexts that never stopped
+    (the old meaning), so it has no row of its own."""
+    write_run(tmp_path / "runs", rows_of(name))
+    must_run("--no-gnuplot", tmp_path / "runs", "-o", tmp_path / "r.xlsx", "--callgrind",
+             tmp_path / "r.callgrind")
     book = Book(tmp_path / "r.xlsx")
     headers, rows, _ = book.cost()
-    assert "tiny_add" not in rows
+    assert name not in rows
     assert all(r["Left out"] is None for r in rows.values())
-    assert not [r for r in book.rows("Summary") if r and r[0] == "Left-out function"]
+    assert not [r for r in book.rows("Summary")
+                if r and r[0] in ("Left-out function", "Uninstrumented function")]
+    assert "calls not counted" not in (tmp_path / "r.callgrind").read_text()
 
 
-def test_suggest_never_offers_a_function_already_left_out(tmp_path):
-    """Two runs: one left tiny_add out, one kept it with ten million calls of 0.3 ns each (3
-    ms of samples). Hot and tiny as it is, it is not suggested again; step, as hot and tiny
-    and kept everywhere, is."""
-    runs = tmp_path / "runs"
-    write_run(runs)
+@pytest.mark.parametrize("kind", list(CASES))
+def test_suggest_never_offers_a_function_whose_calls_were_not_counted(tmp_path, kind):
+    """One run: the function is not one the run kept (main, work, helper and stuck are). Two
+    runs: the first left it out or had no hooks for it, the second counted ten million calls
+    of 0.3 ns (3 ms of samples). Hot and tiny as it is there, it is not suggested; step, as hot
+    and tiny and counted everywhere, is."""
+    case, runs = CASES[kind], tmp_path / "runs"
+    write_case(runs, case)
+    p = must_run("--no-gnuplot", runs, "-o", tmp_path / "one.xlsx", "--suggest-exclude",
+                 tmp_path / "one.opt")
+    assert "suggest: 0 of 4 functions make" in p.stdout.decode(), p.stdout.decode()
+    name = case["name"]
     kept = [row("main", 1, 0, 1, 10, below=20 + 3 + 3), row("work", 2, 1, 100, 20),
-            row("tiny_add", 3, 1, 10_000_000, 3), row("step", 4, 1, 10_000_000, 3)]
-    write_run(runs, rows=kept, exclude=None, name="profiling_kept.csv", pid=4343)
+            row(name, 3, 1, 10_000_000, 3), row("step", 4, 1, 10_000_000, 3)]
+    write_run(runs, kept, name="profiling_kept.csv", pid=4343)
     p = must_run("--no-gnuplot", runs, "-o", tmp_path / "r.xlsx", "--suggest-exclude",
                  tmp_path / "next.opt")
     text = p.stdout.decode()
     line = next(l for l in text.splitlines() if "PROFILER_EXCLUDE=" in l)
-    assert line.endswith("PROFILER_EXCLUDE='tiny*,step'"), line
+    assert line.endswith(case["suggested"]), line
     _, rows, _ = Book(tmp_path / "r.xlsx").cost()
-    # counted where kept only: its calls, with the note that one run did not count them
-    assert rows["tiny_add"]["Calls"] == 10_000_000
-    assert rows["tiny_add"]["Left out"] == "left out in some runs: calls counted only where kept"
-    close_ms(rows["tiny_add"]["Self"], 34 + 3)
+    # counted where it was: its calls, with the note that one run did not count them
+    assert rows[name]["Calls"] == 10_000_000
+    assert rows[name]["Left out"] == case["some_runs"]
+    close_ms(rows[name]["Self"], 34 + 3)
+
+
+@pytest.mark.parametrize("kind", list(CASES))
+def test_summary_shows_the_ten_heaviest_and_counts_the_rest(tmp_path, kind):
+    """Twelve such functions, each under main, burn_01 with 1 ms up to burn_12 with 12 ms: the
+    Summary lists the ten heaviest, heaviest first, and counts the other two."""
+    case = CASES[kind]
+    names = [f"burn_{i:02d}" for i in range(1, 13)]
+    rows = [row("main", 1, 0, 1, 1, below=sum(range(1, 13)))]
+    rows += [row(n, 2 + i, 1, 0, i + 1) for i, n in enumerate(names)]
+    write_run(tmp_path / "runs", rows, exclude="burn_*" if case["exclude"] else None,
+              marks=names if case["marks"] else (), functions=["main", *names])
+    must_run("--no-gnuplot", tmp_path / "runs", "-o", tmp_path / "r.xlsx")
+    summary = Book(tmp_path / "r.xlsx").rows("Summary")
+    listed = [r[1] for r in summary if r and r[0] == case["label"]]
+    assert listed == names[::-1][:10], listed
+    more = [r[1] for r in summary if r and isinstance(r[1], str) and " more " in r[1]]
+    assert more == [case["more"]], more

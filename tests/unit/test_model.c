@@ -15,6 +15,7 @@
 
 #include "model/model.h"
 #include "read/input.h"
+#include "read/runfile.h"
 #include "base/util.h"
 
 /* Read text as one run file into m. */
@@ -465,9 +466,9 @@ static void left_out_rows_are_told_by_the_runs_filters(void **state)
     assert_int_equal(c.calls, 0);
     assert_true(isnan(c.mean) && isnan(c.min) && isnan(c.max) && isnan(c.run_mean));
     assert_true(c.total == 50 && c.self == 50 && c.total_share == 0.5);
-    assert_string_equal(model_left_out_text(c.left_out),
+    assert_string_equal(model_left_out_text(c.left_out, tiny->left_out),
                         "left out: calls not counted, time sampled");
-    assert_null(model_left_out_text(0));
+    assert_null(model_left_out_text(0, 0));
     model_release(&m);
 }
 
@@ -518,6 +519,178 @@ static void calls_0_rows_are_left_out_only_by_the_filters(void **state)
         assert_int_equal(edge_named(&m, "work", "tiny_add") != NULL, cases[i].tiny);
         model_release(&m);
     }
+}
+
+/* A version 4 sampled run without filters (1 tick = 1 ns, a sample per 10 ns) whose Function
+   record marks plain_burn uninstrumented, compiled without hooks: its rows (nodes 4 and 5),
+   Calls 0, are its samples (FORMAT.md 1.2, 1.4); stuck (node 3) never stopped. BURN is
+   plain_burn's Function record, MARK its seventh field and what follows it. */
+#define BURN_RECORD(MARK) "Function,plain_burn,burn.h,2,/bin/app,0x1200" MARK "\n"
+#define NO_HOOKS_RUN(BURN)                                                                         \
+    "Frequency,1000000000\nFormat,profreport-run,4\nMode,summary\n"                                \
+    "Timing,sampled,perf-task-clock,10,200,20\nThread,1,10,main,exited\n"                          \
+    "Function,main,app.c,3,/bin/app,0x1000\nFunction,work,app.c,9,/bin/app,0x1100\n" BURN          \
+    "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent,Samples,"       \
+    "Timed,Wall\n"                                                                                 \
+    "main,1,1,100,20,0,0,0,100,,1,0,2,0,0\n"                                                       \
+    "work,1,4,60,20,0,0,0,60,,2,1,2,0,0\n"                                                         \
+    "stuck,1,0,10,10,0,0,0,10,,3,1,1,0,0\n"                                                        \
+    "plain_burn,1,0,40,40,0,0,0,40,,4,2,4,0,0\n"                                                   \
+    "plain_burn,1,0,10,10,0,0,0,10,,5,1,1,0,0\n"
+
+/* What the model holds of NO_HOOKS_RUN when plain_burn is marked: its rows are a function's
+   samples whose calls were not counted, because it has no hooks, on its region, its edges and
+   its call-path nodes; it is not an instrumented function (no hooks to leave out), though its
+   Function record still gives its source line. */
+static void check_no_hooks(const struct model *m)
+{
+    const struct region *burn = &m->regions[region_named(m, "plain_burn")];
+    assert_int_equal(burn->left_out, LEFT_OUT_NO_HOOKS);
+    assert_true(region_uncounted(burn));
+    assert_true(burn->self_ns == 50 && burn->outer_ns == 50 && burn->left_out_ns == 50);
+    assert_true(burn->var_self == 500);
+    assert_false(burn->function);
+    assert_string_equal(burn->file, "burn.h");
+    assert_true(m->regions[region_named(m, "work")].function);
+    assert_false(m->regions[region_named(m, "stuck")].left_out);
+    assert_true(m->regions[region_named(m, "stuck")].self_ns == 0);
+    check_edge(m, "work", "plain_burn", 0, 40, 40);
+    assert_int_equal(edge_named(m, "work", "plain_burn")->left_out, LEFT_OUT_NO_HOOKS);
+    assert_int_equal(edge_named(m, "main", "plain_burn")->left_out, LEFT_OUT_NO_HOOKS);
+    const struct cct *t = model_paths(m);
+    assert_int_equal(t->nodes[path_node(t, PATH("main", "work", "plain_burn"))].uncounted,
+                     LEFT_OUT_NO_HOOKS);
+    assert_int_equal(t->nodes[path_node(t, PATH("main", "plain_burn"))].uncounted,
+                     LEFT_OUT_NO_HOOKS);
+    assert_false(t->nodes[path_node(t, PATH("main", "stuck"))].uncounted);
+}
+
+/* A run without filters: a Calls-0 row of a function its Function record marks uninstrumented
+   is that function's samples, as a left-out function's row is (the filters play no part). */
+static void uninstrumented_rows_are_told_by_the_function_record(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_keep_paths(&m);
+    read_run(&m, NO_HOOKS_RUN(BURN_RECORD(",uninstrumented")));
+    check_no_hooks(&m);
+    model_release(&m);
+}
+
+/* Only the word "uninstrumented" in the seventh field marks a function; a six-field record,
+   another word or an empty field is an instrumented function's, whose Calls-0 rows are
+   contexts that never stopped. A later version may add fields after the mark. */
+static void only_the_uninstrumented_word_marks_a_function(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int no_hooks;
+    } cases[] = {{NO_HOOKS_RUN(BURN_RECORD("")), 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",")), 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",instrumented")), 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",Uninstrumented")), 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",uninstrumented2")), 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",uninstrumented,later")), 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct model m;
+        model_init(&m);
+        read_run(&m, cases[i].text);
+        const struct region *burn = &m.regions[region_named(&m, "plain_burn")];
+        assert_int_equal(burn->left_out, cases[i].no_hooks ? LEFT_OUT_NO_HOOKS : 0);
+        assert_int_equal(burn->function, !cases[i].no_hooks);
+        assert_true(burn->self_ns == (cases[i].no_hooks ? 50 : 0));
+        assert_int_equal(edge_named(&m, "work", "plain_burn") != NULL, cases[i].no_hooks);
+        model_release(&m);
+    }
+}
+
+/* A run_reader of NO_HOOKS_RUN's text without plain_burn's Function record, which it hands on
+   after the rows: no reader does (rows.h: metadata before begin), but the model does not
+   depend on it. */
+static enum run_status function_record_last(void *src, const struct run_handler *h,
+                                            struct rep_error *why, unsigned long *line)
+{
+    FILE *f = fmemopen(src, strlen(src), "r");
+    assert_non_null(f);
+    enum run_status st = runfile_parse(f, "run.csv", h, why, line);
+    fclose(f);
+    static const char *const rec[] = {"Function", "plain_burn", "burn.h",        "2",
+                                      "/bin/app", "0x1200",     "uninstrumented"};
+    size_t lens[7];
+    for (size_t i = 0; i < 7; i++)
+        lens[i] = strlen(rec[i]);
+    h->meta(h->ctx, rec, lens, 7);
+    return st;
+}
+
+/* A Function record that marks a function after its Calls-0 rows were read still makes them
+   its samples: the rows are decided again at the run's end. */
+static void a_mark_after_the_rows_still_counts_them(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_keep_paths(&m);
+    char text[] = NO_HOOKS_RUN("");
+    assert_int_equal(model_read_run(&m, "run.csv", 0, function_record_last, text), RUNFILE_OK);
+    check_no_hooks(&m);
+    model_release(&m);
+}
+
+/* Run text (a NO_HOOKS_RUN) into out, with an Exclude record that leaves plain_burn out. */
+static void excluding_plain(char *out, size_t size, const char *run)
+{
+    const char *at = strstr(run, "Timing,");
+    assert_non_null(at);
+    snprintf(out, size, "%.*sExclude,plain*\n%s", (int)(at - run), run, at);
+}
+
+/* In one run, a function its Function record marks uninstrumented is so, whatever its filters
+   say (they never saw its calls); over runs, the bits say each reason some run had. */
+static void the_mark_and_the_filters_are_told_apart(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    char text[2048];
+    excluding_plain(text, sizeof text, NO_HOOKS_RUN(BURN_RECORD(",uninstrumented")));
+    read_run(&m, text);
+    assert_int_equal(m.regions[region_named(&m, "plain_burn")].left_out, LEFT_OUT_NO_HOOKS);
+    excluding_plain(text, sizeof text, NO_HOOKS_RUN(BURN_RECORD("")));
+    read_run(&m, text); /* a build with hooks, whose filters leave it out */
+    const struct region *burn = &m.regions[region_named(&m, "plain_burn")];
+    assert_int_equal(burn->left_out, LEFT_OUT_NO_HOOKS | LEFT_OUT_FILTERS);
+    assert_true(burn->left_out_ns == 100 && burn->function);
+    assert_int_equal(edge_named(&m, "work", "plain_burn")->left_out,
+                     LEFT_OUT_NO_HOOKS | LEFT_OUT_FILTERS);
+    model_release(&m);
+}
+
+/* The words for a function whose calls were not counted name the missing hooks only when no
+   run's filters left it out: the Call cost row of a function without hooks says "not
+   instrumented", and one also left out by some run's filters says "left out". */
+static void the_words_name_the_hooks_only_where_no_filter_left_it_out(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, NO_HOOKS_RUN(BURN_RECORD(",uninstrumented")));
+    size_t burn = region_named(&m, "plain_burn");
+    struct cost_row c;
+    model_cost_row(&m, burn, model_busy(&m), &c);
+    assert_int_equal(c.left_out, 2);
+    assert_string_equal(model_left_out_text(c.left_out, m.regions[burn].left_out),
+                        "not instrumented: calls not counted, time sampled");
+    assert_string_equal(model_left_out_text(1, LEFT_OUT_NO_HOOKS),
+                        "not instrumented in some runs: calls counted only where instrumented");
+    int both = LEFT_OUT_NO_HOOKS | LEFT_OUT_FILTERS;
+    assert_string_equal(model_left_out_text(2, both), "left out: calls not counted, time sampled");
+    assert_string_equal(model_left_out_text(1, both),
+                        "left out in some runs: calls counted only where kept");
+    assert_null(model_left_out_text(0, LEFT_OUT_NO_HOOKS));
+    model_release(&m);
 }
 
 /* The summary section of a version 3 events run: its Calls-0 node for the region open at the
@@ -771,6 +944,11 @@ int main(void)
         cmocka_unit_test(left_out_rows_are_told_by_the_runs_filters),
         cmocka_unit_test(left_out_rows_mark_their_call_paths),
         cmocka_unit_test(calls_0_rows_are_left_out_only_by_the_filters),
+        cmocka_unit_test(uninstrumented_rows_are_told_by_the_function_record),
+        cmocka_unit_test(only_the_uninstrumented_word_marks_a_function),
+        cmocka_unit_test(a_mark_after_the_rows_still_counts_them),
+        cmocka_unit_test(the_mark_and_the_filters_are_told_apart),
+        cmocka_unit_test(the_words_name_the_hooks_only_where_no_filter_left_it_out),
         cmocka_unit_test(regions_rank_by_the_chosen_key),
         cmocka_unit_test(sort_names_parse_back),
         cmocka_unit_test(region_ids_differ_by_every_byte),

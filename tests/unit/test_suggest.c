@@ -248,6 +248,73 @@ static void the_runs_exclusions_come_with_the_suggestion(void **state)
     free(p);
 }
 
+/* A sampled run after `run` whose Function records mark tiny and plain uninstrumented
+   (compiled without hooks): their Calls-0 rows are their samples (FORMAT.md 1.4). */
+static const char no_hooks_run[] =
+    "Frequency,1000000000\nFormat,profreport-run,4\nMode,summary\n"
+    "Timing,sampled,perf-task-clock,10,200,20\n"
+    "Function,main,/src/a.c,1,/bin/a,0x10\n"
+    "Function,tiny,/src/a.h,2,/bin/a,0x20,uninstrumented\n"
+    "Function,plain,/src/a.h,9,/bin/a,0x90,uninstrumented\n"
+    "Thread,1,10,main,exited\n"
+    "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent,Samples,"
+    "Timed,Wall\n"
+    "main,1,1,100,40,0,0,0,100,,1,0,4,0,0\n"
+    "tiny,1,0,30,30,0,0,0,30,,2,1,3,0,0\n"
+    "plain,1,0,30,30,0,0,0,30,,3,1,3,0,0\n";
+
+/* A function some run compiled without hooks is not suggested (where it had none, its time is
+   sampled and its calls unknown: no cost per call to judge), and one without hooks in every
+   run is not a function the runs kept: there is nothing of it to leave out. */
+static void functions_without_hooks_are_neither_suggested_nor_counted(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    runtext_read(&m, run);
+    runtext_read(&m, no_hooks_run);
+    model_finish(&m);
+    struct suggest_options o = {50};
+    struct suggestion s;
+    suggest_build(&m, &o, &s);
+    assert_int_equal(s.functions, 7); /* the first run's seven, tiny among them; not plain */
+    assert_int_equal(s.calls, 2607 + 1);
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.items[0].name, "small");
+    suggest_release(&s);
+    model_release(&m);
+}
+
+/* The Summary's filter line says where the time of the functions the filters left out went:
+   their own rows, with a collector that gives them rows (any function's rows of uncounted
+   calls show it, one's without hooks too), else their callers' self time. */
+static void the_filter_line_says_where_the_left_out_time_went(void **state)
+{
+    (void)state;
+    char text[2048];
+    const char *at = strstr(no_hooks_run, "Timing,");
+    snprintf(text, sizeof text, "%.*sExclude,zzz*\n%s", (int)(at - no_hooks_run), no_hooks_run, at);
+    struct model m;
+    model_init(&m);
+    runtext_read(&m, text);
+    char *line = suggest_filters_text(&m, 1);
+    assert_string_equal(line, "zzz* (1 of 1 run): functions matching one were not counted; the "
+                              "samples that landed in them are their own self time (below), "
+                              "calls not counted");
+    free(line);
+    assert_null(suggest_filters_text(&m, 0));
+    model_release(&m);
+    const char *head = "Frequency,1000000000\nFormat,profreport-run,3\nMode,summary\n";
+    snprintf(text, sizeof text, "%sExclude,zzz*\n%s", head, run + strlen(head));
+    model_init(&m);
+    runtext_read(&m, text);
+    line = suggest_filters_text(&m, 1);
+    assert_string_equal(line, "zzz* (1 of 1 run): functions matching one are in no row; their "
+                              "time is in their callers' self time");
+    free(line);
+    model_release(&m);
+}
+
 /* A C++ function is suggested by its qualified name without return type and parameters, the
    form the collector's filters also match, unless a function the runs keep answers to that
    too (an overload) or the name has a part that is not the function's (a file and line that
@@ -295,6 +362,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hot_tiny_functions_are_suggested_most_calls_first),
         cmocka_unit_test(the_runs_exclusions_come_with_the_suggestion),
+        cmocka_unit_test(functions_without_hooks_are_neither_suggested_nor_counted),
+        cmocka_unit_test(the_filter_line_says_where_the_left_out_time_went),
         cmocka_unit_test(cxx_names_are_suggested_in_their_shortest_form),
         cmocka_unit_test(the_threshold_defaults_to_a_multiple_of_the_hooks_cost),
         cmocka_unit_test(a_measured_hook_cost_sets_the_threshold),
