@@ -1207,7 +1207,7 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         for (int k = 0; k < 5; k++)
             rec_add(&r, p->fs.v[i].field[k], p->fs.v[i].len[k]);
         if (p->fs.v[i].uninstrumented)
-            rec_str(&r, "uninstrumented");
+            rec_str(&r, PROF_FUNCTION_UNINSTRUMENTED);
         rec_emit(s, &r);
     }
     if (s->table)

@@ -86,6 +86,12 @@ extern PROF_INTERNAL const char *const prof_event_columns[PROF_EV_N];
 extern PROF_INTERNAL const char *const prof_summary_columns[PROF_SU_N];
 extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
 
+/* The Function record's seventh field (1.2, 1.4) for a function of the program compiled
+   without hooks whose samples have rows of their own: "Function,<region>,<file>,<line>,
+   <module>,<offset>,uninstrumented". Its index among the record's fields, key included. */
+#define PROF_FUNCTION_UNINSTRUMENTED "uninstrumented"
+#define PROF_FUNCTION_MARK_FIELD 6
+
 /* The record of a thread's CPU and wall time while it recorded (1.2):
    "ThreadCpu,<thread>,<cpu ns>,<wall ns>", after the Thread records. Older readers ignore it
    as an unknown key. */

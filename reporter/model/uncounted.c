@@ -8,15 +8,15 @@
 #include "base/util.h"
 
 #include "filter.h"
+#include "format.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* The seventh field of the Function record of a function compiled without hooks (FORMAT.md
-   1.2); any other seventh field, or none, is an instrumented function's. The run file's words
-   belong in format/format.h: this one moves there once the collector writes it. */
-#define FUNCTION_FIELD_MARK 6
-#define FUNCTION_WORD_UNINSTRUMENTED "uninstrumented"
+   1.2, format.h); any other seventh field, or none, is an instrumented function's. */
+#define FUNCTION_FIELD_MARK PROF_FUNCTION_MARK_FIELD
+#define FUNCTION_WORD_UNINSTRUMENTED PROF_FUNCTION_UNINSTRUMENTED
 
 /* Order of marked names: by bytes, then length (qsort and bsearch). */
 static int by_name(const void *a, const void *b)

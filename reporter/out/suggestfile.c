@@ -277,8 +277,8 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path, size
             own += s->items[i].self_share; /* self times: nested items count once */
         fprintf(out,
                 "suggest: their hooks cost about %.0f%% of the program's own time; their own "
-                "%.1f%% of the time shows as their callers' self time when gcc leaves them out, "
-                "and stays theirs (calls not counted) when PROFILER_EXCLUDE does\n",
+                "%.1f%% of the time stays theirs (calls not counted) when gcc or "
+                "PROFILER_EXCLUDE leaves them out, with sampled timing (the default)\n",
                 100 * s->hooks_share, 100 * own);
     }
     if (kept)
