@@ -6,6 +6,8 @@
 #include "leftout.h"
 #include "memtab.h"
 
+#include <string.h>
+
 /* The modules: each written once, before count covers it (release), never rewritten. */
 static struct {
     uintptr_t key, lo, hi;
@@ -105,6 +107,48 @@ uint32_t prof_codemap_leftout(uintptr_t pc)
         return PROF_CODE_HOOKED;
     }
     return r ? r : PROF_CODE_HOOKED;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/* Whether the instruction ending at ret, in published function f, calls code outside the
+   published functions: `call rel32` to a PLT stub or a library, or `call *disp32(%rip)`
+   (-fno-plt's call through the GOT). Its bytes lie in f's code. */
+static int calls_out(uintptr_t ret, const struct prof_code_fn *f)
+{
+    const unsigned char *r = (const unsigned char *)ret;
+    if (ret - f->lo >= 6 && r[-6] == 0xff && r[-5] == 0x15)
+        return 1;
+    if (ret - f->lo < 5 || r[-5] != 0xe8)
+        return 0;
+    int32_t rel;
+    memcpy(&rel, r - 4, sizeof rel);
+    return !find(ret + (uintptr_t)(intptr_t)rel, 0);
+}
+#endif
+
+/* The words read are the interrupted frames', which an address sanitizer's instrumented
+   frames poison in part: not an error here, so not checked. */
+__attribute__((no_sanitize("address"))) uint32_t prof_codemap_caller(const uintptr_t *sp,
+                                                                     uintptr_t limit)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    uintptr_t end = ((uintptr_t)sp | 4095u) + 1;
+    if (limit < end)
+        end = limit;
+    for (unsigned i = 0; i < PROF_CODEMAP_SCAN && (uintptr_t)(sp + i + 1) <= end; i++) {
+        uintptr_t v;
+        memcpy(&v, sp + i, sizeof v); /* the interrupted code may leave sp unaligned */
+        const struct prof_code_fn *f = find(v, 0);
+        if (!f || !calls_out(v, f))
+            continue;
+        uint32_t s = prof_codemap_leftout(v);
+        return s ? s : PROF_CODE_HOOKED;
+    }
+#else
+    (void)sp;
+    (void)limit;
+#endif
+    return 0;
 }
 
 void prof_codemap_forget(void)

@@ -59,6 +59,20 @@ uint32_t prof_codemap_mark(uintptr_t addr, uint32_t state);
  * is in no published function (the left-out ranges may still know it: prof_leftout_at).
  */
 uint32_t prof_codemap_leftout(uintptr_t pc);
+/*
+ * For a sample outside the program's functions (in the C library, say): the left-out range
+ * number of the program function that called the code pc is in, when it has no hooks of its
+ * own, as prof_codemap_leftout says; PROF_CODE_HOOKED when that caller is hooked (the time is
+ * its context's), 0 when no caller was found. The caller is the first of the words from sp up
+ * (at most PROF_CODEMAP_SCAN, within sp's page, which the interrupted code uses, and below
+ * limit: the innermost open frame's stack position, above which lie its own and its callers'
+ * frames) that is an address in a published function right after a call of code outside the
+ * published functions (a direct call of a PLT stub or a library, or a call through the GOT):
+ * the return address a leaf such as memcpy finds at sp, or a function such as malloc a few
+ * frames above it. Async-signal-safe; x86-64 and i386 only (0 elsewhere).
+ */
+#define PROF_CODEMAP_SCAN 64u
+uint32_t prof_codemap_caller(const uintptr_t *sp, uintptr_t limit);
 /* Forget every module (one was unloaded: its addresses may be another's). */
 void prof_codemap_forget(void);
 

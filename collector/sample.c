@@ -51,6 +51,20 @@ static uintptr_t interrupted_pc(const void *context)
 #endif
 }
 
+/* The interrupted stack pointer, from the signal's context; NULL where that is not known. */
+static const uintptr_t *interrupted_sp(const void *context)
+{
+    const ucontext_t *uc = context;
+#if defined(__x86_64__)
+    return (const uintptr_t *)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__i386__)
+    return (const uintptr_t *)uc->uc_mcontext.gregs[REG_ESP];
+#else
+    (void)uc;
+    return NULL;
+#endif
+}
+
 /* Whether pc is in the function hooks' code. */
 static int in_hook_text(uintptr_t pc)
 {
@@ -70,7 +84,7 @@ static pid_t thread_id(void) { return (pid_t)syscall(SYS_gettid); }
  * from the innermost frame: a row of its own (leftout.h, codemap.h). Only this thread writes
  * these counts, so plain relaxed stores suffice.
  */
-static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
+static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc, const uintptr_t *sp)
 {
     struct prof_sample_state *s = &t->sampling;
     PROF_STORE(s->samples, s->samples + w);
@@ -92,10 +106,17 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc)
     /* The program function pc is in, when its samples are not the tree's: one the filters
        left out, or one without hooks, called from n */
     uint32_t r = prof_codemap_leftout(pc);
+    if (!r)
+        r = prof_leftout_at(pc);
+    if (!r && sp) {
+        /* Outside the program's functions (the C library): its time is the program function's
+           that called it, as perf's call chains charge it, if that one has no hooks. Called
+           from n's code: deeper on the stack than n's frame. */
+        uintptr_t limit = d ? t->stack[d - 1].where & ~(uintptr_t)1 : UINTPTR_MAX;
+        r = prof_codemap_caller(sp, limit);
+    }
     if (r == PROF_CODE_HOOKED)
         r = 0;
-    else if (!r)
-        r = prof_leftout_at(pc);
     if (r && prof_leftout_charge(&s->leftout, n, r, w)) {
         /* Its own row. The owner names it in its part at its next general exit (thread.c). */
         if (!prof_leftout_id(&s->leftout, r))
@@ -168,7 +189,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
             }
         }
         if (w)
-            charge(t, w, interrupted_pc(uc));
+            charge(t, w, interrupted_pc(uc), interrupted_sp(uc));
     }
     errno = saved;
 }

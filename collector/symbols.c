@@ -384,7 +384,8 @@ size_t prof_sym_module_spans(struct prof_symbolizer *s, const void *addr, struct
         if (own && collector_symbol(idx->entries[i].name))
             continue;
         if (n < cap)
-            out[n] = (struct prof_sym_span){idx->entries[i].addr, idx->entries[i].size};
+            out[n] = (struct prof_sym_span){idx->entries[i].addr, idx->entries[i].size,
+                                            strstr(idx->entries[i].name, ".cold") != NULL};
         n++;
     }
     return n;

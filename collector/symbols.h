@@ -54,6 +54,7 @@ int prof_sym_fast_decl(struct prof_symbolizer *s, const void *addr, const char *
 struct prof_sym_span {
     uintptr_t lo;
     uint64_t size;
+    int part; /* a part of another function's code (gcc's foo.cold: its blocks run in foo) */
 };
 /* What names the module holding addr while it is loaded (its lowest loaded address); 0 when
    no module holds addr. */

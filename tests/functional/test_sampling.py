@@ -318,6 +318,29 @@ def test_a_function_without_hooks_keeps_its_samples(tmp_path):
     assert samples == in_rows + overhead + outside
 
 
+def test_library_time_goes_to_the_function_without_hooks_that_called_it(tmp_path):
+    """plain_fill(), without hooks, spends its time in the C library's memset: perf charges
+    those samples to the innermost program frame, plain_fill(), and so does the collector (the
+    return address into it, up the stack from the interrupted library code). Rows 1:3 under
+    one() and three(), which keep almost none; a hooked caller keeps such time, as before."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "libc", 40_000_000, env={"PROFILER_SAMPLER": "perf"})
+    paths = summary_paths(run.rows)
+    one, three = paths[("1", ("main", "one"))], paths[("1", ("main", "three"))]
+    f1 = paths[("1", ("main", "one", "plain_fill"))]
+    f3 = paths[("1", ("main", "three", "plain_fill"))]
+    assert int(f1["Calls"]) == 0 and int(f3["Calls"]) == 0
+    s1, s3 = int(f1["Samples"]), int(f3["Samples"])
+    if not SAN:
+        assert s1 + s3 >= 150, (s1, s3)
+        share = s3 / (s1 + s3)
+        assert abs(share - 0.75) < 5 * math.sqrt(0.75 * 0.25 / (s1 + s3)) + 0.02, (s1, s3)
+        assert int(one["Samples"]) + int(three["Samples"]) <= 0.05 * (s1 + s3) + 3
+    _, samples, overhead, outside = thread_samples(run)["1"]
+    in_rows = sum(int(r["Samples"]) for (t, _), r in paths.items() if t == "1")
+    assert samples == in_rows + overhead + outside
+
+
 @pytest.mark.skipif(SAN != "", reason="the archive of a sanitized build needs its runtime")
 def test_a_function_without_hooks_keeps_its_samples_in_a_static_link(tmp_path):
     """sampling.c linked with libprofreport-auto.a: the program's module holds the collector

@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "codemap.h"
 #include "leftout.h"
 
@@ -92,6 +96,69 @@ static void an_empty_module_is_refused(void **state)
     assert_false(prof_codemap_has(0x50000));
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+/* Code bytes for prof_codemap_caller: functions f0 [code, code + 128), hooked, and f1
+   [code + 128, code + 256), without hooks. */
+static unsigned char code[256];
+
+/* Write `call rel32` ending at code + end, to target. */
+static void put_call(size_t end, uintptr_t target)
+{
+    int32_t rel = (int32_t)(intptr_t)(target - (uintptr_t)(code + end));
+    code[end - 5] = 0xe8;
+    memcpy(code + end - 4, &rel, sizeof rel);
+}
+
+/* The caller of a sample outside the program is the first word up the stack that returns
+   into a published function right after a call out of the published ones: a call between
+   program functions is a stale word, passed over; a hooked caller says so; no caller, 0. The
+   scan never leaves the stack pointer's page. */
+static void the_caller_is_the_first_return_into_the_program(void **state)
+{
+    (void)state;
+    prof_codemap_forget();
+    struct prof_code_fn *f = prof_codemap_alloc(2);
+    assert_non_null(f);
+    f[0] = (struct prof_code_fn){(uintptr_t)code, 128, 0};
+    f[1] = (struct prof_code_fn){(uintptr_t)code + 128, 128, 0};
+    assert_int_equal(prof_codemap_add((uintptr_t)code, f, 2), 0);
+    prof_codemap_mark((uintptr_t)code, PROF_CODE_HOOKED);
+    uintptr_t outside = (uintptr_t)code + 0x100000;
+    put_call(25, outside);               /* f0 calls out */
+    put_call(45, (uintptr_t)code + 130); /* f0 calls f1: program to program */
+    put_call(155, outside);              /* f1 calls out */
+    code[200] = 0x90;                    /* f1 + 72: after no call */
+
+    uintptr_t stack[4] = {0x1234, (uintptr_t)code + 45, (uintptr_t)code + 200,
+                          (uintptr_t)code + 155};
+    uint32_t r = prof_codemap_caller(stack, UINTPTR_MAX);
+    assert_true(r != 0 && r != PROF_CODE_HOOKED);
+    assert_int_equal(prof_leftout_entry(r), (uintptr_t)code + 128);
+
+    uintptr_t hooked[2] = {(uintptr_t)code + 25, (uintptr_t)code + 155};
+    assert_int_equal(prof_codemap_caller(hooked, UINTPTR_MAX), PROF_CODE_HOOKED);
+    uintptr_t none[PROF_CODEMAP_SCAN + 1] = {0};
+    none[PROF_CODEMAP_SCAN] = (uintptr_t)code + 155; /* past the words looked at */
+    assert_int_equal(prof_codemap_caller(none, UINTPTR_MAX), 0);
+
+    /* two words before a page no one may read: the caller beyond them is not looked for */
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char *m =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(mprotect(m + page, (size_t)page, PROT_NONE), 0);
+    uintptr_t *edge = (uintptr_t *)(m + page) - 2;
+    edge[0] = edge[1] = 0x1234;
+    assert_int_equal(prof_codemap_caller(edge, UINTPTR_MAX), 0);
+    edge[1] = (uintptr_t)code + 155;
+    assert_int_equal(prof_codemap_caller(edge, UINTPTR_MAX), r);
+    /* nor beyond the innermost frame's position: those are its own and its callers' words */
+    assert_int_equal(prof_codemap_caller(edge, (uintptr_t)(edge + 1)), 0);
+    assert_int_equal(prof_codemap_caller(edge, (uintptr_t)(edge + 2)), r);
+    munmap(m, 2 * (size_t)page);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -99,6 +166,9 @@ int main(void)
         cmocka_unit_test(a_hook_takes_a_function_back),
         cmocka_unit_test(forgotten_modules_answer_no_more),
         cmocka_unit_test(an_empty_module_is_refused),
+#if defined(__x86_64__) || defined(__i386__)
+        cmocka_unit_test(the_caller_is_the_first_return_into_the_program),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,8 @@
  *        sampling plain N        (as shares without sleeper(), but one() and three() burn in
  *                                 plain_burn(), compiled without hooks: its samples are its
  *                                 own all the same)
+ *        sampling libc N         (as plain, but plain_fill() spends its time in the C
+ *                                 library's memset, called from it: that time is its own)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
  *                                 in ns: built without hooks, the program's own cost)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
@@ -52,7 +54,18 @@ static __attribute__((noinline, no_instrument_function)) void plain_burn(unsigne
     sink = x;
 }
 
-static int plain; /* one() and three() burn in plain_burn() */
+/* A buffer memset fills: big enough that the time is the C library's, not the call's. */
+static unsigned char fill_buf[1 << 16];
+static volatile size_t fill_size = sizeof fill_buf; /* unknown to the compiler: a real call */
+
+/* Without hooks too: n / 2000 fills of the buffer, in the C library. */
+static __attribute__((noinline, no_instrument_function)) void plain_fill(unsigned long n)
+{
+    for (unsigned long i = 0; i < n / 2000; i++)
+        memset(fill_buf, (int)i, fill_size);
+}
+
+static int plain; /* one() and three() burn in plain_burn() (1), or plain_fill() (2) */
 
 /* A call too short to time: its count must still be exact. */
 unsigned long tiny(unsigned long x);
@@ -67,7 +80,9 @@ static unsigned long iterations;
 
 __attribute__((noinline)) void one(void)
 {
-    if (plain)
+    if (plain == 2)
+        plain_fill(iterations);
+    else if (plain)
         plain_burn(iterations);
     else
         burn(iterations);
@@ -75,7 +90,9 @@ __attribute__((noinline)) void one(void)
 
 __attribute__((noinline)) void three(void)
 {
-    if (plain)
+    if (plain == 2)
+        plain_fill(3 * iterations);
+    else if (plain)
         plain_burn(3 * iterations);
     else
         burn(3 * iterations);
@@ -185,6 +202,10 @@ int main(int argc, char **argv)
         sleeper();
     } else if (strcmp(mode, "plain") == 0) {
         plain = 1;
+        one();
+        three();
+    } else if (strcmp(mode, "libc") == 0) {
+        plain = 2;
         one();
         three();
     } else if (strcmp(mode, "calls") == 0) {
