@@ -283,15 +283,19 @@ const struct prof_fn *prof_fn_uninstrumented(uint32_t r)
         goto out;
     size_t h = addr_slot(addr);
     fn = by_addr[h];
-    if (!fn) {
-        fn = describe(addr);
-        if (!fn)
-            goto out;
-        /* the filters do not decide: it has no hooks to leave out */
-        fn->leftout = r;
-        fn->uninstrumented = 1;
-        insert(fn, h);
+    if (fn) {
+        /* a hook described it since (its first call was sampled in its prologue): its
+           samples are its context's, and no row of its own is written for that range */
+        fn = NULL;
+        goto out;
     }
+    fn = describe(addr);
+    if (!fn)
+        goto out;
+    /* the filters do not decide: it has no hooks to leave out */
+    fn->leftout = r;
+    fn->uninstrumented = 1;
+    insert(fn, h);
     prof_leftout_set_fn(r, fn);
 out:
     pthread_mutex_unlock(&lock);

@@ -74,7 +74,11 @@ void prof_leftout_set_describer(const void *(*describe)(uint32_t r)) { describer
 const void *prof_leftout_describe(uint32_t r)
 {
     const void *fn = prof_leftout_fn(r);
-    return fn || !describer || !ready(r) ? fn : describer(r);
+    /* a dropped range's function has hooks: its samples stay their context's */
+    if (fn || !describer || !ready(r) ||
+        __atomic_load_n(&ranges[r - 1].hi, __ATOMIC_RELAXED) == ranges[r - 1].lo)
+        return fn;
+    return describer(r);
 }
 
 uintptr_t prof_leftout_entry(uint32_t r) { return ready(r) ? ranges[r - 1].lo : 0; }

@@ -34,8 +34,8 @@ uint32_t prof_leftout_at(uintptr_t pc);
 /* The function added as number r (prof_leftout_add's or prof_leftout_set_fn's fn), or NULL. */
 const void *prof_leftout_fn(uint32_t r);
 /* The function of range r, described now when it has none yet (a function without hooks,
-   codemap.h) by the describer libprofreport-auto sets; NULL when there is none. Not in a
-   signal handler. */
+   codemap.h) by the describer libprofreport-auto sets, unless the range was dropped; NULL
+   when there is none. Not in a signal handler, nor with a lock of the collector held. */
 const void *prof_leftout_describe(uint32_t r);
 void prof_leftout_set_describer(const void *(*describe)(uint32_t r));
 /* The entry address of range r (0: no such range). */

@@ -534,10 +534,27 @@ static void name_leftout(struct prof_thread *t)
         const struct prof_leftout_hit *e = &h->hits[i];
         if (!__atomic_load_n(&e->parent, __ATOMIC_ACQUIRE) || prof_leftout_id(h, e->fn))
             continue;
-        const struct prof_fn *fn = prof_leftout_describe(e->fn);
+        const struct prof_fn *fn = prof_leftout_fn(e->fn);
         uint32_t idx = fn ? id_append(t, fn->addr, fn) : UINT32_MAX;
         if (idx != UINT32_MAX)
             __atomic_store_n(&h->ids[e->fn - 1], idx + 1, __ATOMIC_RELEASE);
+    }
+}
+
+/*
+ * Describe the functions without hooks the sampler charged samples to on this thread (their
+ * ranges have no description until one thread makes it: codemap.h), for name_leftout (owner
+ * thread, no lock held: describing takes the functions' lock, which a fork takes before the
+ * run's, and the run's end holds the run's lock while it takes t->lock). What the end of the
+ * thread finds undescribed stays in its context's time.
+ */
+static void describe_leftout(struct prof_thread *t)
+{
+    struct prof_leftout_hits *h = &t->sampling.leftout;
+    for (uint32_t i = 0; h->hits && i < PROF_LEFTOUT_HITS; i++) {
+        const struct prof_leftout_hit *e = &h->hits[i];
+        if (__atomic_load_n(&e->parent, __ATOMIC_ACQUIRE) && !prof_leftout_id(h, e->fn))
+            prof_leftout_describe(e->fn);
     }
 }
 
@@ -813,6 +830,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     prof_busy_begin(); /* a sample here is the collector's slow path, not a hook's cost */
     int cancel = prof_cancel_hold();
     prof_mem_quiet_begin();
+    describe_leftout(t);
     if (now < t->flush_due) {
         /* Not due: the sampler asked for the names of left-out functions only. */
         pthread_mutex_lock(&t->lock);

@@ -80,6 +80,16 @@ static void ranges_get_their_function_later_and_may_be_dropped(void **state)
     assert_int_equal(prof_leftout_entry(a), 0x5000);
     assert_ptr_equal(prof_leftout_fn(a), &fb);
     assert_int_equal(prof_leftout_entry(0), 0);
+
+    /* a range dropped before its description (its function proved to have hooks) is never
+       described: its samples stay their context's */
+    uint32_t b = prof_leftout_add(NULL, 0x6000, 0x10);
+    prof_leftout_drop(b);
+    prof_leftout_set_describer(describer);
+    described = 0;
+    assert_null(prof_leftout_describe(b));
+    assert_int_equal(described, 0);
+    prof_leftout_set_describer(NULL);
 }
 
 /* The table holds PROF_LEFTOUT_MAX ranges; an add past them fails, however many try. */
