@@ -224,7 +224,12 @@ static double sample_period_ticks(const struct prof_thread *t)
 {
     if (!t->summary.sampled)
         return 0;
-    return (double)t->sampling.period_ns * (double)t->frequency / 1e9;
+    /* A whole number of ticks, so that times made of samples add up exactly: a path's Ticks
+       equals its own and its children's rows summed (a fraction rounded per row made the rows
+       of a recursion's callees exceed their caller's by a tick each). Off by half a tick a
+       period at most: a millionth of a 250 us period. */
+    uint64_t p = (uint64_t)((double)t->sampling.period_ns * (double)t->frequency / 1e9 + 0.5);
+    return p ? (double)p : 1;
 }
 
 /*

@@ -10,7 +10,8 @@
 
 static long spin_ns = 5000;
 
-/* Burn the CPU for spin_ns of wall time (not instrumented: its time is its caller's). */
+/* Burn the CPU for spin_ns of wall time (not instrumented: with sampled timing its samples
+   are its own rows under its caller, whose calls are not counted). */
 static __attribute__((no_instrument_function)) void spin(void)
 {
     struct timespec a, b;
