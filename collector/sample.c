@@ -108,12 +108,13 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc, const uintpt
     uint32_t r = prof_codemap_leftout(pc);
     if (!r)
         r = prof_leftout_at(pc);
-    if (!r && sp) {
+    if (!r && (uintptr_t)sp >= t->stack_lo && (uintptr_t)sp < t->stack_hi) {
         /* Outside the program's functions (the C library): its time is the program function's
            that called it, as perf's call chains charge it, if that one has no hooks. Called
-           from n's code: deeper on the stack than n's frame. */
+           from n's code: deeper on the stack than n's frame. Only on the thread's own stack
+           (not a signal stack or a coroutine's, whose ends are not known). */
         uintptr_t limit = d ? t->stack[d - 1].where & ~(uintptr_t)1 : UINTPTR_MAX;
-        r = prof_codemap_caller(sp, limit);
+        r = prof_codemap_caller(sp, limit < t->stack_hi ? limit : t->stack_hi);
     }
     if (r == PROF_CODE_HOOKED)
         r = 0;
