@@ -393,7 +393,8 @@ void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double perio
             const struct prof_leftout_hit *e = &hits[i];
             uint32_t p = __atomic_load_n(&e->parent, __ATOMIC_ACQUIRE) ? hit_parent(e) : 0;
             if (!p || p > n)
-                continue; /* outside every context: in no row, as such samples always were */
+                continue; /* outside every context: in no row; in ThreadCpu's outside unless named
+                           */
             uint64_t w = LOAD(e->samples);
             incl[p - 1] += w;
             if (!prof_leftout_id(h, e->fn))

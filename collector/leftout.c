@@ -155,3 +155,13 @@ int prof_leftout_charge(struct prof_leftout_hits *h, struct prof_node *parent, u
     __atomic_store_n(&h->lost, h->lost + w, __ATOMIC_RELAXED);
     return 0;
 }
+
+uint64_t prof_leftout_unnamed_under(const struct prof_leftout_hits *h, const struct prof_node *root)
+{
+    const struct prof_leftout_hit *e = __atomic_load_n(&h->hits, __ATOMIC_ACQUIRE);
+    uint64_t n = 0;
+    for (uint32_t i = 0; e && i < PROF_LEFTOUT_HITS; i++)
+        if (__atomic_load_n(&e[i].parent, __ATOMIC_ACQUIRE) == root && !prof_leftout_id(h, e[i].fn))
+            n += __atomic_load_n(&e[i].samples, __ATOMIC_RELAXED);
+    return n;
+}

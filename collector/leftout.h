@@ -77,6 +77,11 @@ void prof_leftout_hits_free(struct prof_leftout_hits *h);
 int prof_leftout_charge(struct prof_leftout_hits *h, struct prof_node *parent, uint32_t r,
                         uint64_t w);
 
+/* The samples of h's pairs under context root that have no id (so no row): outside every
+   context, as the thread's other samples with no open context are (owner thread). */
+uint64_t prof_leftout_unnamed_under(const struct prof_leftout_hits *h,
+                                    const struct prof_node *root);
+
 /* The id index + 1 of function r on the thread, or 0 when it has none yet. */
 static inline uint32_t prof_leftout_id(const struct prof_leftout_hits *h, uint32_t r)
 {

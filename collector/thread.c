@@ -317,7 +317,8 @@ static int write_cpu(struct prof_thread *t)
                        wait >= 0 ? wait_ns : UINT64_MAX,
                        PROF_LOAD(t->sampling.samples),
                        PROF_LOAD(t->sampling.overhead),
-                       PROF_LOAD(t->sampling.outside),
+                       PROF_LOAD(t->sampling.outside) +
+                           prof_leftout_unnamed_under(&t->sampling.leftout, &t->summary.cct.root),
                        (uint64_t)(hook_ps + 0.5)};
     size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED
                  : wait >= 0        ? PROF_CPU_RECORD_WAIT
