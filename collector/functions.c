@@ -150,7 +150,8 @@ static void publish_module(const struct prof_fn *fn)
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
             if (spans[i].size && spans[i].size <= UINT32_MAX)
-                /* a function's cold part runs in its frame: the tree's, as its hooked part */
+                /* a function's cold part runs in its frame, a scope guard is the collector's:
+                   the tree's, as a hooked function's */
                 fns[k++] = (struct prof_code_fn){spans[i].lo, (uint32_t)spans[i].size,
                                                  spans[i].part ? PROF_CODE_HOOKED : 0};
         prof_codemap_add(key, fns, k);

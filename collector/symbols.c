@@ -383,9 +383,13 @@ size_t prof_sym_module_spans(struct prof_symbolizer *s, const void *addr, struct
     for (size_t i = 0; i < idx->count; i++) {
         if (own && collector_symbol(idx->entries[i].name))
             continue;
+        const char *name = idx->entries[i].name;
+        /* a cold part runs in its function's frame; profreport.h's scope guards, compiled
+           into the program, are the collector's region calls */
+        int part = strstr(name, ".cold") || strstr(name, "prof_scope_guard") ||
+                   strstr(name, "prof_api_guard") || strncmp(name, "prof_", 5) == 0;
         if (n < cap)
-            out[n] = (struct prof_sym_span){idx->entries[i].addr, idx->entries[i].size,
-                                            strstr(idx->entries[i].name, ".cold") != NULL};
+            out[n] = (struct prof_sym_span){idx->entries[i].addr, idx->entries[i].size, part};
         n++;
     }
     return n;

@@ -54,7 +54,8 @@ int prof_sym_fast_decl(struct prof_symbolizer *s, const void *addr, const char *
 struct prof_sym_span {
     uintptr_t lo;
     uint64_t size;
-    int part; /* a part of another function's code (gcc's foo.cold: its blocks run in foo) */
+    int part; /* its samples are its caller's context's: a part of another function's code
+                 (gcc's foo.cold: its blocks run in foo), or profreport.h's scope guards */
 };
 /* What names the module holding addr while it is loaded (its lowest loaded address); 0 when
    no module holds addr. */
