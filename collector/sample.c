@@ -108,7 +108,7 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc, const uintpt
     uint32_t r = prof_codemap_leftout(pc);
     if (!r)
         r = prof_leftout_at(pc);
-    if (!r && (uintptr_t)sp >= t->stack_lo && (uintptr_t)sp < t->stack_hi) {
+    if (!r && sp && (uintptr_t)sp >= t->stack_lo && (uintptr_t)sp < t->stack_hi) {
         /* Outside the program's functions (the C library): its time is the program function's
            that called it, as perf's call chains charge it, if that one has no hooks. Called
            from n's code: deeper on the stack than n's frame. Only on the thread's own stack

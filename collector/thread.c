@@ -306,9 +306,9 @@ static int write_cpu(struct prof_thread *t)
     int64_t wait = t->wait_known ? thread_wait_ns(t) : -1;
     uint64_t wait_ns =
         wait >= 0 && (uint64_t)wait > t->wait_begin_ns ? (uint64_t)wait - t->wait_begin_ns : 0;
-    double period_ticks = (double)t->sampling.period_ns * (double)t->frequency / 1e9;
+    /* the period the rows were written with (write_summary_rows) */
     double hook_ps = t->summary.sampled && t->frequency
-                         ? hook_ticks(t, period_ticks) * 1e12 / (double)t->frequency
+                         ? hook_ticks(t, sample_period_ticks(t)) * 1e12 / (double)t->frequency
                          : 0;
     /* A sampled thread's record always has the wait: UINT64_MAX when the kernel does not say
        it (format.h). */
