@@ -83,11 +83,17 @@ uint32_t prof_codemap_mark(uintptr_t addr, uint32_t state)
     return f ? __atomic_exchange_n(&f->state, state, __ATOMIC_RELEASE) : PROF_CODE_NONE;
 }
 
-uint32_t prof_codemap_leftout(uintptr_t pc)
+uint32_t prof_codemap_leftout(uintptr_t pc) { return prof_codemap_place(pc, NULL); }
+
+uint32_t prof_codemap_place(uintptr_t pc, struct prof_code_fn *span)
 {
     struct prof_code_fn *f = find(pc, 0);
     if (!f)
         return 0;
+    if (span) {
+        span->lo = f->lo;
+        span->size = f->size;
+    }
     uint32_t s = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
     if (s != PROF_CODE_UNKNOWN)
         return s == PROF_CODE_NONE ? PROF_CODE_HOOKED : s;

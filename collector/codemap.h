@@ -59,6 +59,9 @@ uint32_t prof_codemap_mark(uintptr_t addr, uint32_t state);
  * is in no published function (the left-out ranges may still know it: prof_leftout_at).
  */
 uint32_t prof_codemap_leftout(uintptr_t pc);
+/* As prof_codemap_leftout, and when pc is in a published function, its code in span's lo and
+   size (span's state is left alone). */
+uint32_t prof_codemap_place(uintptr_t pc, struct prof_code_fn *span);
 /*
  * For a sample outside the program's functions (in the C library, say): the left-out range
  * number of the program function that called the code pc is in, when it has no hooks of its

@@ -75,13 +75,37 @@ static int in_hook_text(uintptr_t pc)
 static pid_t thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
 /*
+ * gcc's -finstrument-functions hooks the copies of a function it inlines: their enter hooks are
+ * called from the code of the function they were inlined into. A sample in the code of hooked
+ * function [code->lo, + code->size) whose innermost frames (below depth d) are copies inlined
+ * into it is that function's own time, as perf's samples of its symbol are (the copies keep
+ * their counts, and the time of the real calls they make). Returns the depth above that
+ * function's frame, or 0 when the innermost frame is its own, or not a copy inlined into it.
+ */
+static uint32_t inlined_into(const struct prof_thread *t, uint32_t d,
+                             const struct prof_code_fn *code)
+{
+    for (uint32_t k = d; k > 0; k--) {
+        const struct prof_frame *f = &t->stack[k - 1];
+        if ((uintptr_t)f->id == code->lo)
+            return k == d ? 0 : k;
+        /* a function's frame (a region's where is even, or PROF_WHERE_NONE) whose enter hook
+           is called from the code */
+        if (!(f->where & 1) || f->where == PROF_WHERE_NONE || f->hook - code->lo >= code->size)
+            return 0;
+    }
+    return 0;
+}
+
+/*
  * Charge w sample periods, taken at instruction pc, to the thread's current place: the
  * collector's own code (overhead: busy, pc in the function hooks or in a PLT stub that jumps to
  * them, hookcode.h), nowhere (no region or function open), or the calling context of
  * the code pc is in: the innermost open frame's, or that of a function called from it whose
  * prologue (before its enter hook) or epilogue (after its exit hook) pc is in, or a program
  * function without hooks of its own (left out by the filters, or compiled without them) called
- * from the innermost frame: a row of its own (leftout.h, codemap.h). Only this thread writes
+ * from the innermost frame: a row of its own (leftout.h, codemap.h); or the function whose code
+ * gcc inlined the innermost frames' functions into (inlined_into). Only this thread writes
  * these counts, so plain relaxed stores suffice.
  */
 static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc, const uintptr_t *sp)
@@ -105,7 +129,9 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc, const uintpt
     struct prof_node *n = prof_node_above(t, d), *callee = NULL;
     /* The program function pc is in, when its samples are not the tree's: one the filters
        left out, or one without hooks, called from n */
-    uint32_t r = prof_codemap_leftout(pc);
+    struct prof_code_fn code = {0, 0, 0};
+    uint32_t r = prof_codemap_place(pc, &code);
+    int hooked = r == PROF_CODE_HOOKED;
     if (!r)
         r = prof_leftout_at(pc);
     if (!r && sp && (uintptr_t)sp >= t->stack_lo && (uintptr_t)sp < t->stack_hi) {
@@ -143,6 +169,11 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc, const uintpt
     }
     if (callee)
         n = callee;
+    else if (hooked && code.size) {
+        uint32_t k = inlined_into(t, d, &code);
+        if (k)
+            n = prof_node_above(t, k);
+    }
     if (n == &t->summary.cct.root)
         PROF_STORE(s->outside, s->outside + w);
     else

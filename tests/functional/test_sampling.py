@@ -337,6 +337,30 @@ def test_library_time_goes_to_the_function_without_hooks_that_called_it(tmp_path
     own_rows_one_to_three(run, "plain_fill")
 
 
+def test_a_copy_inlined_with_its_hooks_is_the_time_of_the_function_it_is_inlined_into(tmp_path):
+    """gcc hooks the copies of a function it inlines: inl_burn(), always inlined into one() and
+    three(), keeps its counted calls under them, but the samples in its copies are one()'s and
+    three()'s own time, 1:3, as perf's samples of their symbols are (issue 24: zstd's
+    ZSTD_RowFindBestMatch, inlined into ZSTD_RowFindBestMatch_noDict_5_4, took that symbol's
+    73 %)."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "inlined", 20_000_000, env={"PROFILER_SAMPLER": "perf"})
+    paths = summary_paths(run.rows)
+    one, three = paths[("1", ("main", "one"))], paths[("1", ("main", "three"))]
+    i1 = paths[("1", ("main", "one", "inl_burn"))]
+    i3 = paths[("1", ("main", "three", "inl_burn"))]
+    assert int(i1["Calls"]) == int(i3["Calls"]) == 1
+    s1, s3 = int(one["Samples"]), int(three["Samples"])
+    if not SAN:
+        assert s1 + s3 >= 150, (s1, s3)
+        share = s3 / (s1 + s3)
+        assert abs(share - 0.75) < 5 * math.sqrt(0.75 * 0.25 / (s1 + s3)) + 0.02, (s1, s3)
+        assert int(i1["Samples"]) + int(i3["Samples"]) <= 0.05 * (s1 + s3) + 3
+    _, samples, overhead, outside = thread_samples(run)["1"]
+    in_rows = sum(int(r["Samples"]) for (t, _), r in paths.items() if t == "1")
+    assert samples == in_rows + overhead + outside
+
+
 @pytest.mark.skipif(SAN != "", reason="the archive of a sanitized build needs its runtime")
 def test_a_function_without_hooks_keeps_its_samples_in_a_static_link(tmp_path):
     """sampling.c linked with libprofreport-auto.a: the program's module holds the collector

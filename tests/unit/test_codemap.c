@@ -40,6 +40,17 @@ static void a_function_without_hooks_gets_a_range_at_its_first_sample(void **sta
     assert_int_equal(prof_codemap_leftout(0x10080), 0); /* between functions */
     assert_int_equal(prof_codemap_leftout(0x20000), 0); /* no module */
     assert_int_equal(prof_codemap_leftout(0xffff), 0);
+    /* the span of the function holding an address (sample.c's inlined copies); none between
+       functions */
+    struct prof_code_fn span = {0, 0, 7};
+    assert_int_equal(prof_codemap_place(0x1004f, &span), PROF_CODE_HOOKED);
+    assert_int_equal(span.lo, 0x10040);
+    assert_int_equal(span.size, 0x10);
+    assert_int_equal(span.state, 7);
+    span = (struct prof_code_fn){0, 0, 0};
+    assert_int_equal(prof_codemap_place(0x10050, &span), 0);
+    assert_int_equal(span.lo, 0);
+    assert_int_equal(span.size, 0);
 
     uint32_t r = prof_codemap_leftout(0x10010);
     assert_true(r != 0 && r != PROF_CODE_HOOKED && r != PROF_CODE_NONE);

@@ -18,6 +18,9 @@
  *                                 own all the same)
  *        sampling libc N         (as plain, but plain_fill() spends its time in the C
  *                                 library's memset, called from it: that time is its own)
+ *        sampling inlined N      (as plain, but one() and three() burn in inl_burn(), which the
+ *                                 compiler inlines into them with its hooks: the samples of
+ *                                 its copies are one()'s and three()'s, whose code they are)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
  *                                 in ns: built without hooks, the program's own cost)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
@@ -65,7 +68,18 @@ static __attribute__((noinline, no_instrument_function)) void plain_fill(unsigne
         memset(fill_buf, (int)i, fill_size);
 }
 
-static int plain; /* one() and three() burn in plain_burn() (1), or plain_fill() (2) */
+/* The same loop again, always inlined: gcc (and clang without -after-inlining) hooks each
+   copy it inlines, and calls the hooks from the code of the function it inlines into. */
+static inline __attribute__((always_inline)) void inl_burn(unsigned long n)
+{
+    unsigned long x = sink;
+    for (unsigned long i = 0; i < n; i++)
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+    sink = x;
+}
+
+/* one() and three() burn in plain_burn() (1), plain_fill() (2) or inl_burn() (3) */
+static int plain;
 
 /* A call too short to time: its count must still be exact. */
 unsigned long tiny(unsigned long x);
@@ -80,7 +94,9 @@ static unsigned long iterations;
 
 __attribute__((noinline)) void one(void)
 {
-    if (plain == 2)
+    if (plain == 3)
+        inl_burn(iterations);
+    else if (plain == 2)
         plain_fill(iterations);
     else if (plain)
         plain_burn(iterations);
@@ -90,7 +106,9 @@ __attribute__((noinline)) void one(void)
 
 __attribute__((noinline)) void three(void)
 {
-    if (plain == 2)
+    if (plain == 3)
+        inl_burn(3 * iterations);
+    else if (plain == 2)
         plain_fill(3 * iterations);
     else if (plain)
         plain_burn(3 * iterations);
@@ -206,6 +224,10 @@ int main(int argc, char **argv)
         three();
     } else if (strcmp(mode, "libc") == 0) {
         plain = 2;
+        one();
+        three();
+    } else if (strcmp(mode, "inlined") == 0) {
+        plain = 3;
         one();
         three();
     } else if (strcmp(mode, "calls") == 0) {
