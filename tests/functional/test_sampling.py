@@ -291,8 +291,8 @@ def test_a_left_out_functions_samples_are_its_own(tmp_path, workload, patch):
 
 def own_rows_one_to_three(run, callee):
     """callee's rows under one() and three() on thread 1, whose calls are not counted: their
-    samples 1:3 (within five standard deviations), one() and three() keeping almost none, and
-    every sample of the thread in one place. Returns (paths, the two rows)."""
+    samples 1:3, one() and three() keeping almost none (one_to_three). Returns (paths, the two
+    rows)."""
     paths = summary_paths(run.rows)
     one, three = paths[("1", ("main", "one"))], paths[("1", ("main", "three"))]
     c1 = paths[("1", ("main", "one", callee))]
@@ -301,16 +301,22 @@ def own_rows_one_to_three(run, callee):
         assert int(row["Calls"]) == 0 and int(row["Timed"]) == 0
         assert row["Ticks"] == row["Self"] == row["Outer"]
     assert int(one["Ticks"]) >= int(c1["Ticks"]) and int(three["Ticks"]) >= int(c3["Ticks"])
-    s1, s3 = int(c1["Samples"]), int(c3["Samples"])
+    one_to_three(run, paths, (c1, c3), (one, three))
+    return paths, (c1, c3)
+
+
+def one_to_three(run, paths, burners, others):
+    """The two rows burners' samples 1:3 (within five standard deviations), the two rows others
+    keeping almost none, and every sample of thread 1 in one place."""
+    s1, s3 = (int(r["Samples"]) for r in burners)
     if not SAN:
         assert s1 + s3 >= 150, (s1, s3)
         share = s3 / (s1 + s3)
         assert abs(share - 0.75) < 5 * math.sqrt(0.75 * 0.25 / (s1 + s3)) + 0.02, (s1, s3)
-        assert int(one["Samples"]) + int(three["Samples"]) <= 0.05 * (s1 + s3) + 3
+        assert sum(int(r["Samples"]) for r in others) <= 0.05 * (s1 + s3) + 3
     _, samples, overhead, outside = thread_samples(run)["1"]
     in_rows = sum(int(r["Samples"]) for (t, _), r in paths.items() if t == "1")
     assert samples == in_rows + overhead + outside
-    return paths, (c1, c3)
 
 
 def test_a_function_without_hooks_keeps_its_samples(tmp_path):
@@ -350,15 +356,7 @@ def test_a_copy_inlined_with_its_hooks_is_the_time_of_the_function_it_is_inlined
     i1 = paths[("1", ("main", "one", "inl_burn"))]
     i3 = paths[("1", ("main", "three", "inl_burn"))]
     assert int(i1["Calls"]) == int(i3["Calls"]) == 1
-    s1, s3 = int(one["Samples"]), int(three["Samples"])
-    if not SAN:
-        assert s1 + s3 >= 150, (s1, s3)
-        share = s3 / (s1 + s3)
-        assert abs(share - 0.75) < 5 * math.sqrt(0.75 * 0.25 / (s1 + s3)) + 0.02, (s1, s3)
-        assert int(i1["Samples"]) + int(i3["Samples"]) <= 0.05 * (s1 + s3) + 3
-    _, samples, overhead, outside = thread_samples(run)["1"]
-    in_rows = sum(int(r["Samples"]) for (t, _), r in paths.items() if t == "1")
-    assert samples == in_rows + overhead + outside
+    one_to_three(run, paths, (one, three), (i1, i3))
 
 
 @pytest.mark.skipif(SAN != "", reason="the archive of a sanitized build needs its runtime")
