@@ -52,16 +52,20 @@ SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wwrite-strings
-# Every compile writes the headers it read into a .d file beside its output (included below).
-DEPFLAGS := -MMD -MP
+# Every compile writes the headers it read into a .d file beside its output (included below),
+# under both spellings of the output's name: a make run with BUILD given as an absolute path
+# (the functional tests', bench's) and one with the relative default then both see them, and
+# neither links an object compiled against an older header. Recursive (=), as $@ is the
+# output's name only in its recipe; so are the flags that include it.
+DEPFLAGS = -MMD -MP -MT $@ -MT $(abspath $@)
 # include/ holds the two installed headers; the collector's own headers stay in collector/,
 # which only the collector (and the unit tests of its modules) see: format/ and common/ are
 # compiled without it.
-SHARED_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC \
+SHARED_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -fPIC \
 	-fvisibility=hidden -pthread -Iinclude -Iformat -Icommon
-LIB_CFLAGS := $(SHARED_CFLAGS) -Icollector
-APP_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Iinclude
-APP_CXXFLAGS := -std=c++17 $(DEPFLAGS) -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLAGS) -pthread \
+LIB_CFLAGS = $(SHARED_CFLAGS) -Icollector
+APP_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Iinclude
+APP_CXXFLAGS = -std=c++17 $(DEPFLAGS) -Wall -Wextra -Wshadow $(WERROR) $(CXXFLAGS) $(SANFLAGS) -pthread \
 	-Iinclude
 # Programs link the shared library found in the build tree.
 APP_LDFLAGS := $(SANFLAGS) -L$(BUILD) -Wl,-rpath,$(abspath $(BUILD)) -pthread
@@ -99,7 +103,7 @@ REPORTER_SRC := $(wildcard $(REPORTER_DIRS:%=%/*.c))
 REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
 REPORTER_LIB := $(BUILD)/libreporter.a
 REPORTER := $(BUILD)/profreport
-REPORTER_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
+REPORTER_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
 	-Iinclude -Iformat -Icommon -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 REPORTER_LIBS := $(REPORTER_LIB) $(STATIC_LIB) -lxlsxwriter -lcsv -lm -pthread
 
@@ -352,7 +356,7 @@ FUZZ_SMOKE_TIME ?= 10
 FUZZ_TARGETS := runfile seed part workbook
 FUZZ_DIR := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+FUZZ_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
 	-pthread -Iinclude -Icollector -Iformat -Icommon -Ireporter -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_REPORTER_OBJ := $(filter-out $(FUZZ_DIR)/reporter/main.o,$(REPORTER_SRC:%.c=$(FUZZ_DIR)/%.o))
