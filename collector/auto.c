@@ -277,12 +277,35 @@ static inline __attribute__((always_inline)) void lean_unmark(struct prof_thread
 }
 
 /*
+ * Whether a call entered at stack position here (frame position w = here | 1) from site, its
+ * enter hook returning to hook, is a copy gcc inlined into the innermost frame's function:
+ * gcc hooks the copies it inlines, and their hooks run on their container's stack pointer and
+ * pass its call site. So the innermost frames at w (the container and the copies open in it)
+ * must each have this call's site and have been entered by other code, and the frame below
+ * them be live (above w; a region's opened elsewhere): exactly the frames left_before_call
+ * keeps (prof_close_reused), so the lean path takes such a call as the general path would.
+ */
+static inline __attribute__((always_inline)) int inlined_call(const struct prof_thread *t,
+                                                              uint32_t d, uintptr_t here,
+                                                              const void *site, const void *hook)
+{
+    uintptr_t w = here | 1;
+    uint32_t k = d;
+    for (; k > 0 && t->stack[k - 1].where == w; k--)
+        if (t->stack[k - 1].origin != (uintptr_t)site || t->stack[k - 1].hook == (uintptr_t)hook)
+            return 0;
+    if (k == d)
+        return 0;
+    return k == 0 || (t->stack[k - 1].where > w && t->stack[k - 1].origin != here);
+}
+
+/*
  * The lean path of an enter hook: sampled timing, a call below an instrumented function or
- * region whose frame is live (no longjmp left frames at here), whose calling context is in
- * the parent node's cache of its last two children, or the tree's edge cache, under this very
- * address and proved short (its calls read no clock). Everything enter() would do then, and nothing
- * else: no id-table lookup (the node's key_idx is the address's index), no clock, no call. 0 when
- * the call needs the general path.
+ * region whose frame is live (no longjmp left frames at here), or a copy inlined into it, whose
+ * calling context is in the parent node's cache of its last two children, or the tree's edge cache,
+ * under this very address and proved short (its calls read no clock). Everything enter() would do
+ * then, and nothing else: no id-table lookup (the node's key_idx is the address's index), no clock,
+ * no call. 0 when the call needs the general path.
  */
 static inline __attribute__((always_inline)) int
 enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook, uintptr_t here)
@@ -294,7 +317,8 @@ enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook
         return 0;
     struct prof_frame *top = &t->stack[d - 1];
     struct prof_node *parent = top->node;
-    if (PROF_UNLIKELY(top->where <= (here | 1) || top->origin == here || ((uintptr_t)parent & 1)))
+    if (PROF_UNLIKELY(top->where <= (here | 1) || top->origin == here || ((uintptr_t)parent & 1)) &&
+        (((uintptr_t)parent & 1) || !inlined_call(t, d, here, site, hook)))
         return 0;
     /* The parent's two latest children, then the tree's edge cache (a parent calling more
        than two functions in turn). The child's key must be fn too, for key_idx to be fn's

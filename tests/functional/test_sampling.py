@@ -348,7 +348,7 @@ def test_a_copy_inlined_with_its_hooks_is_the_time_of_the_function_it_is_inlined
     three(), keeps its counted calls under them, but the samples in its copies are one()'s and
     three()'s own time, 1:3, as perf's samples of their symbols are (issue 24: zstd's
     ZSTD_RowFindBestMatch, inlined into ZSTD_RowFindBestMatch_noDict_5_4, took that symbol's
-    73 %)."""
+    73 %). Copies inlined into a loop are counted exactly."""
     sampler_or_skip(tmp_path, "perf")
     _, run = sampled_run(tmp_path, "inlined", 20_000_000, env={"PROFILER_SAMPLER": "perf"})
     paths = summary_paths(run.rows)
@@ -357,6 +357,12 @@ def test_a_copy_inlined_with_its_hooks_is_the_time_of_the_function_it_is_inlined
     i3 = paths[("1", ("main", "three", "inl_burn"))]
     assert int(i1["Calls"]) == int(i3["Calls"]) == 1
     one_to_three(run, paths, (one, three), (i1, i3))
+    # Copies inlined into a loop, and into each other, keep their exact counts on their paths
+    # (their hooks run on one()'s stack pointer, and take the hooks' lean path as real calls).
+    for caller in ("one", "three"):
+        assert int(paths[("1", ("main", caller, "inl_step"))]["Calls"]) == 100_000
+        assert int(paths[("1", ("main", caller, "inl_step", "inl_leaf"))]["Calls"]) == 100_000
+    assert not [p for (_, p) in paths if p[-1] == "inl_leaf" and p[-2] != "inl_step"]
 
 
 @pytest.mark.skipif(SAN != "", reason="the archive of a sanitized build needs its runtime")

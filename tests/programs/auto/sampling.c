@@ -20,7 +20,9 @@
  *                                 library's memset, called from it: that time is its own)
  *        sampling inlined N      (as plain, but one() and three() burn in inl_burn(), which the
  *                                 compiler inlines into them with its hooks: the samples of
- *                                 its copies are one()'s and three()'s, whose code they are)
+ *                                 its copies are one()'s and three()'s, whose code they are;
+ *                                 before that each calls inl_step(), which calls inl_leaf(),
+ *                                 100 000 times, both inlined too: counted exactly)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
  *                                 in ns: built without hooks, the program's own cost)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
@@ -78,6 +80,15 @@ static inline __attribute__((always_inline)) void inl_burn(unsigned long n)
     sink = x;
 }
 
+/* Two copies inlined into each other, and into their callers' loops (inlined mode): all of
+   their hooks run on the stack pointer of the function they are inlined into. */
+static inline __attribute__((always_inline)) void inl_leaf(unsigned long i) { sink += i; }
+static inline __attribute__((always_inline)) void inl_step(unsigned long i)
+{
+    inl_leaf(i);
+    sink ^= i;
+}
+
 /* one() and three() burn in plain_burn() (1), plain_fill() (2) or inl_burn() (3) */
 static int plain;
 
@@ -94,9 +105,11 @@ static unsigned long iterations;
 
 __attribute__((noinline)) void one(void)
 {
-    if (plain == 3)
+    if (plain == 3) {
+        for (unsigned long i = 0; i < 100000; i++)
+            inl_step(i);
         inl_burn(iterations);
-    else if (plain == 2)
+    } else if (plain == 2)
         plain_fill(iterations);
     else if (plain)
         plain_burn(iterations);
@@ -106,9 +119,11 @@ __attribute__((noinline)) void one(void)
 
 __attribute__((noinline)) void three(void)
 {
-    if (plain == 3)
+    if (plain == 3) {
+        for (unsigned long i = 0; i < 100000; i++)
+            inl_step(i);
         inl_burn(3 * iterations);
-    else if (plain == 2)
+    } else if (plain == 2)
         plain_fill(3 * iterations);
     else if (plain)
         plain_burn(3 * iterations);
