@@ -131,6 +131,11 @@ static int compare_runs(struct report *r, const struct options *o)
         model_warn(&r->m, "comparison", "few runs", 1, "%s", r->cmp.warning);
         warn_msg("%s", r->cmp.warning);
     }
+    char note[256];
+    if (o->output && compare_matrix_note(&r->cmp, note, sizeof note)) {
+        model_warn(&r->m, "comparison", "runs past the matrix", 1, "%s", note);
+        warn_msg("%s", note);
+    }
     return 0;
 }
 

@@ -649,6 +649,18 @@ void compare_build(const struct model *base, const struct model *new,
     }
 }
 
+int compare_matrix_note(const struct comparison *c, char *buf, size_t size)
+{
+    if (c->nbase <= COMPARE_MATRIX_RUNS && c->nnew <= COMPARE_MATRIX_RUNS)
+        return 0;
+    snprintf(buf, size,
+             "the Comparison runs sheet's region x run table has a column for the first %d runs "
+             "of each side only (%zu baseline and %zu new runs; a sheet has 16,384 columns): "
+             "the runs table above it and the statistics hold every run",
+             COMPARE_MATRIX_RUNS, c->nbase, c->nnew);
+    return 1;
+}
+
 /* Free what the comparison owns. */
 void compare_release(struct comparison *c)
 {

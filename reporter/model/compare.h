@@ -91,6 +91,9 @@ struct compare_options {
 #define COMPARE_GEOMEAN_STREAM 0x67656f6d65616eull
 /* Runs per side the report recommends (below this the warning is shown). */
 #define COMPARE_MIN_RUNS 5
+/* Runs per side that get a column in the workbook's region x run matrix (Comparison runs):
+   a sheet has 16,384 columns. The statistics use every run all the same. */
+#define COMPARE_MATRIX_RUNS 8000
 
 /* A whole comparison. rows: regions on both sides, biggest change first (|log ratio|), then
    added, then removed regions, each group by time. */
@@ -118,6 +121,9 @@ struct model;
 void compare_build(const struct model *base, const struct model *new,
                    const struct compare_options *opt, struct comparison *c);
 void compare_release(struct comparison *c);
+/* Whether a side has more runs than the workbook's matrix has columns for (COMPARE_MATRIX_RUNS),
+   and if so the sentence that says so, in buf; 0 and buf untouched when none has. */
+int compare_matrix_note(const struct comparison *c, char *buf, size_t size);
 /* Parse --noise: "1%", "0.5%" or a fraction "0.01". 0 on success, -1 when malformed. */
 int compare_parse_noise(const char *s, double *noise);
 

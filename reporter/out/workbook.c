@@ -1624,10 +1624,15 @@ static void sheet_comparison_runs(struct book *b, const struct comparison *c)
     char title[96], h[48];
     snprintf(title, sizeof title, "%s, region x run: the values compared",
              with_unit(b, h, sizeof h, "Total time per run"));
+    /* A sheet has 16,384 columns: runs past COMPARE_MATRIX_RUNS a side are in the table above,
+       and in the statistics, but have no column here; said above it (and as a warning). */
+    size_t nb = c->nbase < COMPARE_MATRIX_RUNS ? c->nbase : COMPARE_MATRIX_RUNS;
+    size_t nn = c->nnew < COMPARE_MATRIX_RUNS ? c->nnew : COMPARE_MATRIX_RUNS;
+    char note[256];
+    if (compare_matrix_note(c, note, sizeof note))
+        put_str(b, ws, row++, 0, note, NULL);
     put_str(b, ws, row++, 0, title, b->f.bold);
     put_str(b, ws, row, 0, "Region", b->f.header);
-    /* Excel has 16384 columns: runs past that are in the table above, not in the matrix. */
-    size_t nb = c->nbase < 8000 ? c->nbase : 8000, nn = c->nnew < 8000 ? c->nnew : 8000;
     char buf[48];
     for (size_t k = 0; k < nb; k++) {
         snprintf(buf, sizeof buf, "Baseline %zu", k + 1);

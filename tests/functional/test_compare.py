@@ -302,6 +302,39 @@ def test_three_runs_per_side_warn_and_find_nothing(tmp_path):
     assert b"no region changed significantly" in p.stdout
 
 
+def test_runs_past_the_matrix_columns_are_said_not_dropped_silently(tmp_path):
+    """8,001 new runs: a sheet has 16,384 columns, so the region x run matrix has a column for
+    the first 8,000 of a side only. The sheet, the Warnings sheet and stderr say so; the runs
+    table lists all 8,001 and the statistics use them all."""
+    for k in range(5):
+        spec(f"r{k}.csv", [("work", [(100 + k) * K])]).write(tmp_path / "base")
+    n = 8001
+    for k in range(n):
+        spec(f"r{k:05d}.csv", [("work", [(200 + k % 7) * K])]).write(tmp_path / "new")
+    out = tmp_path / "d.xlsx"
+    p = must_run("--baseline", tmp_path / "base", "--", tmp_path / "new", "-o", out,
+                 "--no-gnuplot")
+    said = "has a column for the first 8000 runs of each side only (5 baseline and 8001 new runs"
+    assert said.encode() in p.stderr
+    book = Book(out)
+    assert any(said in w["Message"] for w in book.warnings())
+    # The sheet is 8,000 columns wide: read its first column, then the matrix's rows only.
+    ws = book.wb["Comparison runs"]
+    first = [r[0] for r in ws.iter_rows(min_col=1, max_col=1, values_only=True)]
+    assert first.count("new") == n and first.count("baseline") == 5
+    note = next(i for i, v in enumerate(first) if isinstance(v, str) and said in v)
+    assert first[note + 1].startswith("Total time per run")
+    head, work = (list(r) for r in ws.iter_rows(min_row=note + 3, max_row=note + 4,
+                                                   values_only=True))
+    assert head[0] == "Region" and work[0] == "work"
+    assert sum(1 for h in head if h and h.startswith("Baseline ")) == 5
+    assert [h for h in head if h and h.startswith("New ")][-1] == "New 8000"
+    assert ws.max_column == 1 + 5 + 8000
+    assert all(v is not None for v in work[1:])
+    _, _, table, _ = comparison(book)
+    assert table["work"]["New runs with it"] == n
+
+
 def test_command_line_errors(tmp_path):
     """Malformed comparisons stop with exit status 2 (usage) or 3 (no baseline run), and say
     why."""

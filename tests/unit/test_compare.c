@@ -613,6 +613,27 @@ static void build_orders_vanishing_regions_first(void **state)
     model_release(&new);
 }
 
+/* A side with more runs than the workbook's region x run matrix has columns for is said, with
+   both sides' counts; nothing when every run has its column. */
+static void matrix_note_only_past_its_columns(void **state)
+{
+    (void)state;
+    struct comparison c;
+    memset(&c, 0, sizeof c);
+    char buf[256] = "untouched";
+    c.nbase = COMPARE_MATRIX_RUNS;
+    c.nnew = 3;
+    assert_int_equal(compare_matrix_note(&c, buf, sizeof buf), 0);
+    assert_string_equal(buf, "untouched");
+    c.nnew = COMPARE_MATRIX_RUNS + 1;
+    assert_int_equal(compare_matrix_note(&c, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "first 8000 runs of each side only (8000 baseline and 8001 new"));
+    c.nbase = 9000;
+    c.nnew = 1;
+    assert_int_equal(compare_matrix_note(&c, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "(9000 baseline and 1 new runs"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -633,6 +654,7 @@ int main(void)
         cmocka_unit_test(build_finds_the_changed_region),
         cmocka_unit_test(build_noise_threshold_and_few_runs),
         cmocka_unit_test(build_orders_vanishing_regions_first),
+        cmocka_unit_test(matrix_note_only_past_its_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
