@@ -529,10 +529,10 @@ static int name_run(int lock_free)
         /* The Timing record's fields (FORMAT.md 1.2), joined by commas. */
         char timing[160];
         if (g.sample_method)
-            snprintf(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f", PROF_TIMING_WORD_SAMPLED,
-                     prof_sample_method_name((enum prof_sample_method)g.sample_method),
-                     (unsigned long long)g.sample_period_ns,
-                     (double)g.short_ticks * 1e9 / (double)g.frequency, g.clock_ns);
+            prof_snprintf_c(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f", PROF_TIMING_WORD_SAMPLED,
+                            prof_sample_method_name((enum prof_sample_method)g.sample_method),
+                            (unsigned long long)g.sample_period_ns,
+                            (double)g.short_ticks * 1e9 / (double)g.frequency, g.clock_ns);
         else
             snprintf(timing, sizeof timing, "%s", PROF_TIMING_WORD_EXACT);
         header_kv(PROF_TIMING_RECORD, timing);

@@ -2,8 +2,10 @@
  * strbuf.c - growable byte strings with decimal numbers, printf and CSV fields, in which the
  * collector builds its part chunks and run file and the profreport command its exports.
  */
+#define _GNU_SOURCE /* newlocale, uselocale (POSIX 2008) */
 #include "strbuf.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -119,6 +121,43 @@ void prof_sbuf_fixed3(struct prof_sbuf *b, double v)
     prof_sbuf_addf(b, "%.3f", v);
 }
 
+/* The "C" locale (glibc hands out its built-in object for it, nothing allocated), made once;
+   (locale_t)0 if the system has none. */
+static locale_t c_locale(void)
+{
+    static locale_t made;
+    locale_t l = __atomic_load_n(&made, __ATOMIC_ACQUIRE);
+    if (l)
+        return l;
+    locale_t n = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (!n)
+        return (locale_t)0;
+    if (!__atomic_compare_exchange_n(&made, &l, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        freelocale(n);
+        return l;
+    }
+    return n;
+}
+
+int prof_vsnprintf_c(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    locale_t c = c_locale();
+    locale_t old = c ? uselocale(c) : (locale_t)0;
+    int n = vsnprintf(buf, size, fmt, ap);
+    if (c)
+        uselocale(old);
+    return n;
+}
+
+int prof_snprintf_c(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = prof_vsnprintf_c(buf, size, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
 /* Append formatted text: straight into the buffer when it fits, else once more with room. */
 void prof_sbuf_addf(struct prof_sbuf *b, const char *fmt, ...)
 {
@@ -127,7 +166,7 @@ void prof_sbuf_addf(struct prof_sbuf *b, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(p, b->cap - b->len, fmt, ap);
+    int n = prof_vsnprintf_c(p, b->cap - b->len, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
@@ -136,7 +175,7 @@ void prof_sbuf_addf(struct prof_sbuf *b, const char *fmt, ...)
         if (!p)
             return;
         va_start(ap, fmt);
-        vsnprintf(p, (size_t)n + 1, fmt, ap);
+        prof_vsnprintf_c(p, (size_t)n + 1, fmt, ap);
         va_end(ap);
     }
     b->len += (size_t)n;

@@ -10,6 +10,7 @@
 #ifndef PROF_STRBUF_H
 #define PROF_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -37,7 +38,14 @@ void prof_sbuf_u64(struct prof_sbuf *b, uint64_t v);
 void prof_sbuf_fixed3(struct prof_sbuf *b, double v);
 /* Room for n more bytes: where to write them (then add n to len), or NULL when out of memory. */
 char *prof_sbuf_grow(struct prof_sbuf *b, size_t n);
-/* Append formatted text (printf). */
+/* snprintf and vsnprintf in the "C" locale, whatever the program set: a collector writes run
+   files inside a program that may have called setlocale(LC_ALL, ""), whose decimal comma would
+   split a CSV field ("1,5e+18"). */
+int prof_snprintf_c(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int prof_vsnprintf_c(char *buf, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+/* Append formatted text (printf, in the "C" locale). */
 void prof_sbuf_addf(struct prof_sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Append s[0..n) as one CSV field (RFC 4180): quoted, with its quotes doubled, when it holds a

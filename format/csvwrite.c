@@ -30,7 +30,7 @@
 void prof_csv_double(struct prof_sbuf *b, double v)
 {
     char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    int n = prof_snprintf_c(tmp, sizeof tmp, "%.17g", v); /* a decimal point, never a comma */
     if (n > 0)
         prof_sbuf_add(b, tmp, (size_t)n);
 }

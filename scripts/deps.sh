@@ -13,9 +13,11 @@ fonts-dejavu-core"
 # functional tests; valgrind (callgrind_annotate, memcheck) and uftrace as independent
 # measurers; LibreOffice and poppler to print workbooks; clang and its runtime for the fuzz
 # targets; clang-format for format-check; cmake, meson and ninja to build the integration
-# projects in tests/integration against an installed profreport.
+# projects in tests/integration against an installed profreport; locales the definitions from
+# which a test makes a locale whose decimal point is a comma.
 CHECK="libcmocka-dev python3 python3-pytest python3-openpyxl valgrind uftrace
-libreoffice-calc-nogui poppler-utils clang libclang-rt-dev clang-format cmake meson ninja-build"
+libreoffice-calc-nogui poppler-utils clang libclang-rt-dev clang-format cmake meson ninja-build
+locales"
 # The reporter bench's peers (bench/README.md); pandas is measured too when it is installed.
 # The reporter bench's peers; the accuracy bench fetches Debian sources (dpkg-dev's dpkg-source,
 # xz-utils), builds them with gcc, g++ and clang, and compares with perf, gprof (binutils) and

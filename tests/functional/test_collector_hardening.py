@@ -24,6 +24,7 @@ from conftest import (
     parse_run,
     program,
     run_command,
+    run_program,
     run_files,
 )
 
@@ -404,3 +405,39 @@ def test_preload_failed_exec_records_on_in_a_new_run(tmp_path):
     assert set(runs) == {None, "2"}, names
     assert all(r.value("Pid") == str(proc.pid) and r.value("Complete") == "yes"
                for r in runs.values())
+
+
+# ---- a locale whose decimal point is a comma ----
+
+
+def test_a_comma_decimal_locale_leaves_the_run_files_numbers_alone(tmp_path):
+    """locale.c sets de_DE.UTF-8 (made here with localedef, from the locales package's
+    definitions) before it records, as a program calling setlocale(LC_ALL, "") does: its own
+    printf writes 1,5, but the run file's SumSquares of two 300 ms calls (above 1e17 ticks
+    squared, so written with an exponent) keeps a decimal point: the row has its 15 fields,
+    its value is Min^2 + Max^2, and the reporter reads it without a skipped row."""
+    loc = tmp_path / "locales"
+    loc.mkdir()
+    made = subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", str(loc / "de_DE.UTF-8")],
+                          capture_output=True, text=True)
+    assert made.returncode in (0, 1) and (loc / "de_DE.UTF-8").is_dir(), made.stderr
+    out = tmp_path / "out"
+    out.mkdir()
+    proc, files = run_program(out, "locale", "de_DE.UTF-8",
+                              env={"LOCPATH": str(loc), "PROFILER_MODE": "summary"})
+    assert proc.stdout.decode().strip() == "1,5"  # the locale took effect in the program
+    (path,) = files
+    lines = path.read_text().splitlines()
+    head = lines.index(next(x for x in lines if x.startswith("Region,Thread,Calls")))
+    names = lines[head].split(",")
+    row = lines[head + 1].split(",")
+    assert len(row) == len(names), row
+    rec = dict(zip(names, row))
+    assert rec["Region"] == "wait" and rec["Calls"] == "2"
+    lo, hi, sumsq = int(rec["Min"]), int(rec["Max"]), float(rec["SumSquares"])
+    assert sumsq > 1e17 and "e+" in rec["SumSquares"]
+    assert abs(sumsq - (lo * lo + hi * hi)) <= 1e-12 * sumsq
+    report = run_command([str(BUILD / "profreport"), str(path), "-o", str(tmp_path / "r.xlsx"),
+                          "--no-gnuplot"], cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert b"skipped" not in report.stderr and b"warnings:" not in report.stdout

@@ -196,6 +196,23 @@ static void printf_appends(void **state)
     prof_sbuf_release(&b);
 }
 /* The C-string view ends at len, is "" for an empty buffer and NULL for a failed one. */
+/* prof_snprintf_c writes a decimal point and returns the length snprintf would, cutting to
+   the room given (the comma locale itself: test_collector_hardening.py, which makes one). */
+static void c_locale_formatting(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_int_equal(prof_snprintf_c(buf, sizeof buf, "%.17g", 1.2141822287664207e+18), 22);
+    assert_string_equal(buf, "1.2141822287664207e+18");
+    assert_int_equal(prof_snprintf_c(buf, 4, "%.1f", 12.5), 4);
+    assert_string_equal(buf, "12.");
+    struct prof_sbuf b = {0};
+    prof_sbuf_addf(&b, "%.1f,%.3f", 706.75, 0.5);
+    assert_int_equal(b.len, strlen("706.8,0.500"));
+    assert_memory_equal(b.data, "706.8,0.500", b.len);
+    prof_sbuf_release(&b);
+}
+
 static void cstr_view(void **state)
 {
     (void)state;
@@ -257,6 +274,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integers_are_decimal),
+        cmocka_unit_test(c_locale_formatting),
         cmocka_unit_test(integers_at_every_digit_count),
         cmocka_unit_test(buffer_grows),
         cmocka_unit_test(fixed_buffer_never_grows),
