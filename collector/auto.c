@@ -42,7 +42,7 @@ static __thread int attaching __attribute__((tls_model("initial-exec")));
 static double parse_ns(const char *s)
 {
     char *end;
-    double v = strtod(s, &end);
+    double v = prof_strtod_c(s, &end);
     if (end == s || v < 0)
         return -1;
     if (*end == 0 || __builtin_strcmp(end, "ns") == 0)

@@ -216,7 +216,7 @@ static double calibrate_clock(void)
 static uint64_t parse_duration_ns(const char *v)
 {
     char *end;
-    double x = strtod(v, &end);
+    double x = prof_strtod_c(v, &end);
     double unit = strcmp(end, "s") == 0               ? 1e9
                   : strcmp(end, "ms") == 0            ? 1e6
                   : strcmp(end, "us") == 0            ? 1e3
@@ -295,7 +295,7 @@ static uint64_t env_seconds(const char *name, const char *what, uint64_t fallbac
     if (!v || !*v)
         return fallback;
     char *end;
-    double sec = strtod(v, &end);
+    double sec = prof_strtod_c(v, &end);
     if (*end == 0 && sec >= 0 && sec < 1e6)
         return (uint64_t)(sec * (double)g.frequency);
     prof_warn("%s='%s' is not a number of seconds; %s", name, v, what);

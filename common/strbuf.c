@@ -158,6 +158,12 @@ int prof_snprintf_c(char *buf, size_t size, const char *fmt, ...)
     return n;
 }
 
+double prof_strtod_c(const char *s, char **end)
+{
+    locale_t c = c_locale();
+    return c ? strtod_l(s, end, c) : strtod(s, end);
+}
+
 /* Append formatted text: straight into the buffer when it fits, else once more with room. */
 void prof_sbuf_addf(struct prof_sbuf *b, const char *fmt, ...)
 {

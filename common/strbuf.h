@@ -45,6 +45,9 @@ int prof_snprintf_c(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int prof_vsnprintf_c(char *buf, size_t size, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
+/* strtod in the "C" locale: the collector reads its settings ("1.5ms") after the program may
+   have made the decimal point a comma. */
+double prof_strtod_c(const char *s, char **end);
 /* Append formatted text (printf, in the "C" locale). */
 void prof_sbuf_addf(struct prof_sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

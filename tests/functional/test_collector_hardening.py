@@ -413,7 +413,8 @@ def test_preload_failed_exec_records_on_in_a_new_run(tmp_path):
 def test_a_comma_decimal_locale_leaves_the_run_files_numbers_alone(tmp_path):
     """locale.c sets de_DE.UTF-8 (made here with localedef, from the locales package's
     definitions) before it records, as a program calling setlocale(LC_ALL, "") does: its own
-    printf writes 1,5, but the run file's SumSquares of two 300 ms calls (above 1e17 ticks
+    printf writes 1,5, but PROFILER_FLUSH_INTERVAL=0.5 still reads as half a second, and the
+    run file's SumSquares of two 300 ms calls (above 1e17 ticks
     squared, so written with an exponent) keeps a decimal point: the row has its 15 fields,
     its value is Min^2 + Max^2, and the reporter reads it without a skipped row."""
     loc = tmp_path / "locales"
@@ -424,8 +425,11 @@ def test_a_comma_decimal_locale_leaves_the_run_files_numbers_alone(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     proc, files = run_program(out, "locale", "de_DE.UTF-8",
-                              env={"LOCPATH": str(loc), "PROFILER_MODE": "summary"})
+                              env={"LOCPATH": str(loc), "PROFILER_MODE": "summary",
+                                   "PROFILER_FLUSH_INTERVAL": "0.5"})
     assert proc.stdout.decode().strip() == "1,5"  # the locale took effect in the program
+    # The settings, read at the first region (after setlocale), keep their decimal point too.
+    assert proc.stderr == b"", proc.stderr
     (path,) = files
     lines = path.read_text().splitlines()
     head = lines.index(next(x for x in lines if x.startswith("Region,Thread,Calls")))
