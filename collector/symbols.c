@@ -384,10 +384,11 @@ size_t prof_sym_module_spans(struct prof_symbolizer *s, const void *addr, struct
         if (own && collector_symbol(idx->entries[i].name))
             continue;
         const char *name = idx->entries[i].name;
-        /* a cold part runs in its function's frame; profreport.h's scope guards, compiled
-           into the program, are the collector's region calls */
+        /* a cold part runs in its function's frame; profreport.h's code compiled into the
+           program (its scope guards, prof_mem_free_off) is the collector's region calls; a
+           program function of its own named prof_... is the program's */
         int part = strstr(name, ".cold") || strstr(name, "prof_scope_guard") ||
-                   strstr(name, "prof_api_guard") || strncmp(name, "prof_", 5) == 0;
+                   strstr(name, "prof_api_guard") || strcmp(name, "prof_mem_free_off") == 0;
         if (n < cap)
             out[n] = (struct prof_sym_span){idx->entries[i].addr, idx->entries[i].size, part};
         n++;

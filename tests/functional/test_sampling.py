@@ -333,6 +333,15 @@ def test_a_function_without_hooks_keeps_its_samples(tmp_path):
     assert [len(functions[k]) for k in ("main", "one", "three", "tiny")] == [5] * 4
 
 
+def test_a_program_function_named_like_the_collectors_keeps_its_samples(tmp_path):
+    """prof_own_burn(), the program's own function without hooks, named as the collector's
+    interface is (prof_...): only profreport.h's code compiled into the program (its scope
+    guards, prof_mem_free_off) is the collector's, so its samples are its own rows, 1:3."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "named", 20_000_000, env={"PROFILER_SAMPLER": "perf"})
+    own_rows_one_to_three(run, "prof_own_burn")
+
+
 def test_library_time_goes_to_the_function_without_hooks_that_called_it(tmp_path):
     """plain_fill(), without hooks, spends its time in the C library's memset: perf charges
     those samples to the innermost program frame, plain_fill(), and so does the collector (the

@@ -23,6 +23,8 @@
  *                                 its copies are one()'s and three()'s, whose code they are;
  *                                 before that each calls inl_step(), which calls inl_leaf(),
  *                                 100 000 times, both inlined too: counted exactly)
+ *        sampling named N        (as plain, in prof_own_burn(): a program function whose name
+ *                                 begins as the collector's is the program's all the same)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
  *                                 in ns: built without hooks, the program's own cost)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
@@ -59,6 +61,16 @@ static __attribute__((noinline, no_instrument_function)) void plain_burn(unsigne
     sink = x;
 }
 
+/* The same again, under a name that begins as the collector's do: a program function all the
+   same, whose samples are its own. */
+static __attribute__((noinline, no_instrument_function)) void prof_own_burn(unsigned long n)
+{
+    unsigned long x = sink;
+    for (unsigned long i = 0; i < n; i++) /* other constants: never folded into plain_burn */
+        x = x * 2862933555777941757ul + 3037000493ul;
+    sink = x;
+}
+
 /* A buffer memset fills: big enough that the time is the C library's, not the call's. */
 static unsigned char fill_buf[1 << 16];
 static volatile size_t fill_size = sizeof fill_buf; /* unknown to the compiler: a real call */
@@ -89,7 +101,8 @@ static inline __attribute__((always_inline)) void inl_step(unsigned long i)
     sink ^= i;
 }
 
-/* one() and three() burn in plain_burn() (1), plain_fill() (2) or inl_burn() (3) */
+/* one() and three() burn in plain_burn() (1), plain_fill() (2), inl_burn() (3) or
+   prof_own_burn() (4) */
 static int plain;
 
 /* A call too short to time: its count must still be exact. */
@@ -109,7 +122,9 @@ __attribute__((noinline)) void one(void)
         for (unsigned long i = 0; i < 100000; i++)
             inl_step(i);
         inl_burn(iterations);
-    } else if (plain == 2)
+    } else if (plain == 4)
+        prof_own_burn(iterations);
+    else if (plain == 2)
         plain_fill(iterations);
     else if (plain)
         plain_burn(iterations);
@@ -123,7 +138,9 @@ __attribute__((noinline)) void three(void)
         for (unsigned long i = 0; i < 100000; i++)
             inl_step(i);
         inl_burn(3 * iterations);
-    } else if (plain == 2)
+    } else if (plain == 4)
+        prof_own_burn(3 * iterations);
+    else if (plain == 2)
         plain_fill(3 * iterations);
     else if (plain)
         plain_burn(3 * iterations);
@@ -239,6 +256,10 @@ int main(int argc, char **argv)
         three();
     } else if (strcmp(mode, "libc") == 0) {
         plain = 2;
+        one();
+        three();
+    } else if (strcmp(mode, "named") == 0) {
+        plain = 4;
         one();
         three();
     } else if (strcmp(mode, "inlined") == 0) {
