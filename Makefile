@@ -254,7 +254,7 @@ $(BUILD)/examples/%: examples/%.cpp $(SHARED_LINKS)
 # ---- tests ----
 
 # Unit tests of the collector's modules include its private headers too.
-UNIT_CFLAGS := $(REPORTER_CFLAGS) -Icollector
+UNIT_CFLAGS = $(REPORTER_CFLAGS) -Icollector
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC_LIB) $(REPORTER_LIB)
 	@mkdir -p $(@D)
