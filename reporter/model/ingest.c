@@ -7,6 +7,7 @@
 #include "model/cct.h"
 #include "model/index.h"
 #include "model/model.h"
+#include "model/othercost.h"
 #include "model/uncounted.h"
 #include "base/util.h"
 
@@ -397,6 +398,14 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
     run->mode = xstrdup(kind == RUN_SUMMARY ? "summary" : kind == RUN_SEED ? "seed" : "events");
     if (kind == RUN_SUMMARY)
         in->m->any_summary = 1;
+    /* The run's threads (the last ones read, each with its ThreadCpu record by now): what the
+       others' collector work added to each one's waits. */
+    size_t first = in->m->nthreads;
+    while (first > 0 && in->m->threads[first - 1].run == in->run)
+        first--;
+    for (size_t i = first; i < in->m->nthreads; i++)
+        in->m->threads[i].others_ns = othercost_delay(
+            in->m->threads + first, in->m->nthreads - first, i - first, run->period_ns);
     if (in->m->sink && in->m->sink->run_begin)
         in->m->sink->run_begin(in->m->sink->ctx, in->m, in->run);
 }
@@ -540,17 +549,20 @@ static void node_add(struct node_map *x, uint32_t node, size_t region, uint32_t 
  * sampled time. Each sample adds period^2 to the variance of the region's totals.
  */
 static void sampled_cost(struct region *r, const struct prof_summary_rec *s, double k,
-                         double period)
+                         double period, double scale)
 {
     double outer = (double)s->outer * k, self = (double)s->self * k;
     r->sampled = 1;
     r->var_outer += outer * period;
     r->var_self += self * period;
     if (s->timed == s->calls) {
-        dist_add_moments(&r->cost, s->calls, (double)s->wall * k, s->sumsq * k * k,
-                         (double)s->min * k, (double)s->max * k);
+        /* scale: the other threads' collector work taken out (othercost.h); each call is
+           taken to have lost the same fraction, as the collector does with its own hooks */
+        double ks = k * scale;
+        dist_add_moments(&r->cost, s->calls, (double)s->wall * ks, s->sumsq * ks * ks,
+                         (double)s->min * ks, (double)s->max * ks);
         if (s->outer == s->ticks) { /* outermost (or no samples): recursion counted once */
-            r->wall_ns += (double)s->wall * k;
+            r->wall_ns += (double)s->wall * ks;
             r->wall_cpu_ns += (double)s->ticks * k;
         }
         return;
@@ -611,16 +623,20 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     }
     if (r->excluded)
         return;
-    double period = m->runs[in->run].period_ns;
-    if (period > 0)
-        sampled_cost(r, s, k, period);
-    else
+    double period = m->runs[in->run].period_ns, scale = 1;
+    if (period > 0) {
+        if (s->timed == s->calls)
+            scale = othercost_scale((double)s->wall * k, (double)s->ticks * k, t->others_ns,
+                                    t->wall_ns - t->cpu_ns);
+        sampled_cost(r, s, k, period, scale);
+    } else {
         dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k,
                          (double)s->min * k, (double)s->max * k);
+    }
     for (size_t i = 0; (period <= 0 || s->timed == s->calls) && i < s->nhist; i++) {
         /* Bucket bounds of FORMAT.md 1.4 (format/hist.h), in ticks, then in ns. */
         uint32_t b = s->hist_bucket[i];
-        dist_add_bin(&r->cost, prof_hist_bound(b) * k, prof_hist_bound(b + 1) * k,
+        dist_add_bin(&r->cost, prof_hist_bound(b) * k * scale, prof_hist_bound(b + 1) * k * scale,
                      s->hist_count[i]);
     }
     r->self_ns += (double)s->self * k;

@@ -62,6 +62,10 @@ struct thread_rec {
        collector's own code and those outside every region, and the measured cost of one
        call's hooks in ns (taken out of its Wall times); NaN when the run does not say */
     double samples, overhead, outside, hook_ns;
+    /* Sampled runs: what the collector's work on the run's other threads is taken to have
+       added to this thread's waits (othercost.h), ns, taken out of its timed contexts' Wall;
+       0 when nothing is */
+    double others_ns;
 };
 
 /* Why a function's calls were not counted where it has rows of sampled time only (FORMAT.md

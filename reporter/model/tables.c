@@ -44,10 +44,11 @@ static const struct column runs_cols[] = {
     {"Complete", COL_TEXT},    {"Recovered", COL_TEXT},    {"Crash", COL_TEXT},
     {"CPU wait %", COL_SHARE}, {"Check", COL_TEXT}};
 static const struct column threads_cols[] = {
-    {"Run", COL_COUNT},    {"File", COL_TEXT},     {"Thread", COL_COUNT},
-    {"Tid", COL_TEXT},     {"Name", COL_TEXT},     {"State", COL_TEXT},
-    {"Events", COL_COUNT}, {"Busy", COL_TOTAL_NS}, {"Wall", COL_TOTAL_NS},
-    {"CPU", COL_TOTAL_NS}, {"CPU %", COL_SHARE},   {"Mostly idle", COL_TEXT}};
+    {"Run", COL_COUNT},       {"File", COL_TEXT},     {"Thread", COL_COUNT},
+    {"Tid", COL_TEXT},        {"Name", COL_TEXT},     {"State", COL_TEXT},
+    {"Events", COL_COUNT},    {"Busy", COL_TOTAL_NS}, {"Wall", COL_TOTAL_NS},
+    {"CPU", COL_TOTAL_NS},    {"CPU %", COL_SHARE},   {"Waited on hooks", COL_TOTAL_NS},
+    {"Mostly idle", COL_TEXT}};
 
 /* Edges heavier first, then by callee; ctx points to the model pointer. */
 static int by_edge_total(const void *a, const void *b, void *ctx)
@@ -221,6 +222,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(th->wall_ns),
                              num(th->cpu_ns),
                              num(th->wall_ns > 0 ? th->cpu_ns / th->wall_ns : NAN),
+                             num(m->runs[th->run].period_ns > 0 ? th->others_ns : NAN),
                              text(idle < 0 ? NULL
                                   : idle   ? "yes"
                                            : "no")};

@@ -1226,7 +1226,9 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
              "+/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose calls "
              "last long. Sampled CPU time %s; of it %s (%.1f %%) in the collector's own code, "
              "left out of every region, and %s outside every region. A call's hooks cost %s "
-             "(measured by those samples), taken out of Wall for each call inside a timed one",
+             "(measured by those samples), taken out of Wall for each call inside a timed one; "
+             "the other threads' overhead out of the Wall of a thread that waited for them "
+             "(Threads: Waited on hooks)",
              "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method,
              time_text(c, sizeof c, samples, NULL), time_text(d, sizeof d, overhead, NULL),
              samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL),
@@ -1301,7 +1303,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
 {
     const struct model *m = b->m;
     const struct report_info *ri = b->ri;
-    char buf[512];
+    char buf[1024]; /* the Timing text is the longest */
     lxw_row_t row = 0;
     put_str(b, ws, row++, 0, ri->title ? ri->title : "profreport report", b->f.title);
     row++;
@@ -1825,6 +1827,10 @@ static void sheet_about(struct book *b)
         {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "
                     "base of Total %). Wall and CPU: the thread's wall-clock and CPU time from its "
                     "first event to its end (or the run's end), empty when the run does not say; "
+                    "Waited on hooks (sampled runs): the part of its waits taken to be the "
+                    "collector's work on the run's other threads (their overhead samples over how "
+                    "many ran side by side, at most its off-CPU time), taken out of the Wall of "
+                    "its timed calls by their off-CPU time. "
                     "Mostly idle: CPU under 10 % of Wall (over at least 1 ms), a thread that "
                     "waited more than it worked. Below: "
                     "total (a recursive region's outermost calls only, as on Call cost) and self "

@@ -234,9 +234,9 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
     # Threads.
     headers, table = book.table("Threads")
     assert headers == ["Run", "File", "Thread", "Tid", "Name", "State", "Events", "Busy (ns)",
-                       "Wall (ns)", "CPU (ns)", "CPU %", "Mostly idle"]
+                       "Wall (ns)", "CPU (ns)", "CPU %", "Waited on hooks (ns)", "Mostly idle"]
     # These run files have no ThreadCpu records: the CPU columns are empty, not 0.
-    assert all(r[h] is None for r in table for h in headers[-4:])
+    assert all(r[h] is None for r in table for h in headers[-5:])
     want = [(k + 1, str(paths[k]), t.number, str(t.tid), t.name, t.state)
             for k, run in enumerate(runs) for t in run.threads]
     assert [(r["Run"], r["File"], r["Thread"], r["Tid"], r["Name"], r["State"])

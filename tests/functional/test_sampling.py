@@ -131,6 +131,7 @@ def test_the_report_shows_sampled_time_its_bounds_and_the_wait(tmp_path):
                         rel_tol=1e-3)  # the tick rate is measured again at the end
     timing = [r[1] for r in book.rows("Summary") if r and r[0] == "Timing"]
     assert timing and "calls counted exactly" in timing[0] and "CPU-time samples" in timing[0]
+    assert timing[0].endswith("(Threads: Waited on hooks)")  # whole, not cut at a buffer's end
 
 
 def test_a_program_that_handles_the_signals_keeps_them(tmp_path):
@@ -207,6 +208,43 @@ def test_the_hooks_cost_is_overhead_not_the_callers_time(tmp_path):
     assert overhead >= samples / 2, (samples, overhead)
     bound_ns = 2 * plain_ns + 3 * math.sqrt(max(own, 1)) * PERIOD_NS
     assert own * PERIOD_NS <= bound_ns, (own, plain_ns)
+
+
+def test_a_thread_waiting_for_an_instrumented_one_is_not_charged_its_hooks(tmp_path):
+    """main waits in pthread_join while a thread's caller() calls tiny() 20 M times: most of
+    the wait is the thread's hooks. The report takes the other threads' overhead samples out
+    of main's wait (reporter/model/othercost.h), by the ThreadCpu records: their overhead time
+    over how many ran side by side, at most main's off-CPU time, shared among main's timed
+    contexts by their off-CPU time. Checked against that arithmetic, done here from the run
+    file, and shown on the Threads sheet."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "waits", 20_000_000, env={"PROFILER_SAMPLER": "perf"})
+    period = int(run.values("Timing")[0][2])
+    threads = {r[0]: (int(r[1]), int(r[2]), int(r[5])) for r in run.values("ThreadCpu")}
+    main_cpu, main_wall, _ = threads.pop("1")
+    others_overhead = sum(o * period for _, _, o in threads.values())
+    side_by_side = sum(c for c, _, _ in threads.values()) / main_wall
+    delay = min(main_wall - main_cpu, others_overhead / max(1, side_by_side))
+    assert others_overhead > 0 and delay > 0.5 * others_overhead, (threads, main_cpu, main_wall)
+    ns = 1e9 / run.frequency
+    row = path_row(run, 1, "main")
+    wall, cpu = int(row["Wall"]) * ns, int(row["Ticks"]) * ns
+    part = delay * min(1, (wall - cpu) / (main_wall - main_cpu))
+    out = tmp_path / "r.xlsx"
+    must_run(run.path, "-o", out, "-q", "--no-gnuplot", "--unit", "ns")
+    book = Book(out)
+    _, cost, _ = book.cost()
+    assert math.isclose(cost["main"]["Wall (ns)"], wall - part, rel_tol=1e-6)
+    assert math.isclose(cost["main"]["Off-CPU (ns)"], max(0, wall - part - cpu), rel_tol=1e-6,
+                        abs_tol=1)
+    _, table = book.table("Threads")
+    waited = {r["Thread"]: r["Waited on hooks (ns)"] for r in table}
+    assert math.isclose(waited[1], delay, rel_tol=1e-6)
+    # The thread itself hardly waited (main's hooks ran before it started): its own Wall
+    # loses at most what its own waits are taken to hold.
+    assert waited[2] < 0.01 * delay
+    worker = int(path_row(run, 2, "calls_worker")["Wall"]) * ns
+    assert worker - waited[2] - 1 <= cost["calls_worker"]["Wall (ns)"] <= worker + 1
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="spin() is x86-64 assembly")

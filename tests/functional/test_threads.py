@@ -79,7 +79,7 @@ def test_threads_sheet_and_terminal_flag_the_idle_thread_not_the_busy_one(tmp_pa
     p = must_run(files[0], "-o", out, "--no-gnuplot")
     book = Book(out)
     headers, _ = book.table("Threads")
-    assert headers[-4:-1] == [time_column(headers, "Wall")[0], time_column(headers, "CPU")[0],
+    assert headers[-5:-2] == [time_column(headers, "Wall")[0], time_column(headers, "CPU")[0],
                               "CPU %"]
     assert headers[-1] == "Mostly idle"
     t = threads_by_name(book)

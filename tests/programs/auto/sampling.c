@@ -27,6 +27,8 @@
  *                                 begins as the collector's is the program's all the same)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
  *                                 in ns: built without hooks, the program's own cost)
+ *        sampling waits N        (a thread runs caller(N) while main waits for it in
+ *                                 pthread_join: main's wait holds the thread's hooks' cost)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
  * SIGPROF (and SIGTRAP) before main, so the collector must leave those signals alone.
  */
@@ -218,6 +220,13 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* The thread of `waits` mode: caller(iterations). */
+static void *calls_worker(void *arg)
+{
+    (void)arg;
+    return (void *)caller(iterations);
+}
+
 /* The program's own SIGPROF handler (SAMPLING_OWN_HANDLER). */
 static void __attribute__((no_instrument_function)) own_handler(int sig)
 {
@@ -268,6 +277,12 @@ int main(int argc, char **argv)
         long long c0 = cpu_ns();
         t += caller(iterations);
         printf("cpu_ns=%lld\n", cpu_ns() - c0);
+    } else if (strcmp(mode, "waits") == 0) {
+        pthread_t w;
+        void *res = NULL;
+        pthread_create(&w, NULL, calls_worker, NULL);
+        pthread_join(w, &res);
+        t += (unsigned long)res;
     } else if (strcmp(mode, "poll") == 0) {
         pthread_t w;
         pthread_create(&w, NULL, worker, NULL);

@@ -1,0 +1,35 @@
+/*
+ * othercost.h - othercost.c: the collector's work on a run's other threads, taken out of the
+ * wall time of a thread that waited for them.
+ *
+ * A sampled run (FORMAT.md 1.4) measures what the hooks cost each thread (its overhead samples)
+ * and takes the cost of the calls inside a timed call out of that call's Wall. A thread that
+ * waits for instrumented workers (a main thread joining them, a client waiting for a pool) waits
+ * for their hooks too: its Wall reads long by about their overhead. That part is estimated from
+ * the ThreadCpu records: the other threads' overhead time over their parallelism (their CPU time
+ * over the thread's wall time, at least 1: overhead of threads that ran side by side delays a
+ * waiter once), at most the thread's own off-CPU time (wall minus CPU), and shared among its timed
+ * contexts by their off-CPU time.
+ */
+#ifndef PROFREPORT_OTHERCOST_H
+#define PROFREPORT_OTHERCOST_H
+
+#include "model/model.h"
+
+#include <stddef.h>
+
+/*
+ * The delay, in ns, that the collector's work on the other threads of a run added to thread i
+ * of th[0..n) (the run's threads), whose samples are period_ns each; 0 when the run was not
+ * sampled or a figure is unknown.
+ */
+double othercost_delay(const struct thread_rec *th, size_t n, size_t i, double period_ns);
+
+/*
+ * The factor that takes a timed context's part of its thread's delay out of its wall time:
+ * the context's off-CPU time (wall_ns minus its sampled CPU time cpu_ns) over the thread's
+ * (off_ns), times delay_ns, out of wall_ns. 1 when there is nothing to take out.
+ */
+double othercost_scale(double wall_ns, double cpu_ns, double delay_ns, double off_ns);
+
+#endif /* PROFREPORT_OTHERCOST_H */
