@@ -633,6 +633,7 @@ struct exports {
     struct out trace, folded, callgrind, json, csv[TABLE_COUNT];
     const struct comparison *cmp; /* exports_compare's, or NULL */
     struct out cmp_csv[2];        /* comparison.csv, comparison_summary.csv */
+    int csv_fd;                   /* --csv's folder, opened without following a link, or -1 */
     /* trace */
     struct prof_sbuf buf;
     int first;
@@ -662,18 +663,33 @@ struct exports {
     int seed_warned; /* stderr was told once */
 };
 
+/* The stream of o's temporary file, just created. 0, or -1 with e. */
+static int out_stream(struct out *o, struct rep_error *e)
+{
+    o->target = xstrdup(o->af.target);
+    o->f = atomicfile_stream(&o->af);
+    if (!o->f) {
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", o->target, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Create target's temporary file beside it (same folder, so rename is atomic). */
 static int out_open(struct out *o, const char *target, struct rep_error *e)
 {
     if (atomicfile_open(&o->af, target, e) != 0)
         return -1;
-    o->target = xstrdup(target);
-    o->f = atomicfile_stream(&o->af);
-    if (!o->f) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(errno));
+    return out_stream(o, e);
+}
+
+/* Create the temporary file of name in the folder open as dirfd (dir in messages). */
+static int out_open_at(struct out *o, int dirfd, const char *dir, const char *name,
+                       struct rep_error *e)
+{
+    if (atomicfile_open_at(&o->af, dirfd, dir, name, e) != 0)
         return -1;
-    }
-    return 0;
+    return out_stream(o, e);
 }
 
 /* Flush and close the temporary file; 0, or -1 with e. */
@@ -904,6 +920,7 @@ struct exports *exports_open(const struct export_options *o, struct model *m, st
     x->o = *o;
     x->first = 1;
     x->m = m;
+    x->csv_fd = -1;
     if (o->folded || o->callgrind)
         model_keep_paths(m);
     if ((o->trace && out_open(&x->trace, o->trace, e) != 0) ||
@@ -994,32 +1011,28 @@ int exports_write(struct exports *x, const struct model *m, struct rep_error *e)
             return -1;
     }
     if (x->o.csv_dir) {
-        struct stat st;
         /* One level only: profreport(1) says its parent must exist. */
         int err = mkdir(x->o.csv_dir, 0777) != 0 && errno != EEXIST ? errno : 0;
         if (err) {
             rep_fail(e, REP_ERR_OUTPUT, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
             return -1;
         }
-        if (stat(x->o.csv_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            rep_fail(e, REP_ERR_OUTPUT, "cannot write CSV files into '%s': not a folder",
-                     x->o.csv_dir);
+        /* Written relative to the folder opened, as the charts are: a symbolic link planted
+           at its name is refused, never followed into a folder the user did not name. */
+        if ((x->csv_fd = atomicfile_dir_open(x->o.csv_dir, "CSV files", e)) < 0)
             return -1;
-        }
         for (int k = 0; k < TABLE_COUNT; k++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir, table_names[k]);
-            if (out_open(&x->csv[k], path, e) != 0)
+            char name[256];
+            snprintf(name, sizeof name, "%s.csv", table_names[k]);
+            if (out_open_at(&x->csv[k], x->csv_fd, x->o.csv_dir, name, e) != 0)
                 return -1;
             export_csv_write(x->csv[k].f, m, (enum table_id)k);
             if (out_close(&x->csv[k], e) != 0)
                 return -1;
         }
         for (int k = 0; x->cmp && k < 2; k++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir,
-                     k ? "comparison_summary" : "comparison");
-            if (out_open(&x->cmp_csv[k], path, e) != 0)
+            const char *name = k ? "comparison_summary.csv" : "comparison.csv";
+            if (out_open_at(&x->cmp_csv[k], x->csv_fd, x->o.csv_dir, name, e) != 0)
                 return -1;
             if (k)
                 export_compare_summary_csv_write(x->cmp_csv[k].f, x->cmp);
@@ -1091,6 +1104,8 @@ void exports_free(struct exports *x)
         out_free(&x->csv[k]);
     for (int k = 0; k < 2; k++)
         out_free(&x->cmp_csv[k]);
+    if (x->csv_fd >= 0)
+        close(x->csv_fd);
     for (size_t i = 0; i < x->nnames; i++)
         free(x->names[i]);
     free(x->names);
