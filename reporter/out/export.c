@@ -311,6 +311,26 @@ static unsigned long callgrind_line(const struct callgrind *x, uint32_t name)
     return x->src && x->src[name].file ? x->src[name].line : 0;
 }
 
+/*
+ * A child whose calls were not counted (a left-out function's context, FORMAT.md 1.4, or one
+ * whose instances never stopped) gets a comment, not a call record. The format has no unknown
+ * count, and each count it has says something false: callgrind_annotate adds the cost of a
+ * calls=0 record to the caller's own cost, and calls=1 or more claims calls nobody counted. So
+ * the child's time is only its own cost, in its fn= block, with its calls below it; the
+ * comment says where it went.
+ */
+static void callgrind_uncounted(struct callgrind *x, const struct cct *t, const struct cct_node *k,
+                                double incl)
+{
+    size_t n;
+    const char *s = region_text(t->names[k->name], t->name_lens[k->name], &n);
+    prof_sbuf_add(&x->line, "# not a call record: ", 21);
+    export_callgrind_name(&x->line, s, n);
+    prof_sbuf_addf(&x->line, ", %.0f ns inclusive, %s\n", incl,
+                   k->uncounted ? model_left_out_text(2, (int)k->uncounted)
+                                : "its instances never stopped: no count");
+}
+
 /* A node: its function's self cost, then one call record per child. Each function is in its
    own source file (fl=), a callee in another file is named by cfi=, and costs sit at the
    function's line; a call's cost at the caller's line, where the call site is not known. */
@@ -334,17 +354,16 @@ static void callgrind_node(void *ctx, const struct cct *t, const uint32_t *path,
     for (size_t j = 0; j < nkids; j++) {
         uint32_t c = kids[j];
         const struct cct_node *k = &t->nodes[c];
+        if (k->calls + k->never == 0) {
+            callgrind_uncounted(x, t, k, x->incl[c]);
+            continue;
+        }
         if (x->file_of[k->name] != file) {
             prof_sbuf_add(&x->line, "cfi=", 4);
             callgrind_file_ref(x, x->file_of[k->name]);
         }
         prof_sbuf_add(&x->line, "cfn=", 4);
         callgrind_ref(x, t, k->name);
-        /* A left-out function's context (FORMAT.md 1.4): its calls were not counted. The
-           format has no unknown count, and a cost line without calls= would be the caller's
-           own cost (counted twice then): calls=0 keeps the inclusive costs right. */
-        if (k->uncounted && k->calls + k->never == 0)
-            prof_sbuf_addf(&x->line, "# %s\n", model_left_out_text(2, (int)k->uncounted));
         prof_sbuf_addf(&x->line, "calls=%llu %lu\n%lu %.0f\n",
                        (unsigned long long)(k->calls + k->never), callgrind_line(x, k->name), line,
                        x->incl[c]);
