@@ -649,12 +649,13 @@ static enum run_status read_input(const struct input *in, struct compact_run *c,
     return rs;
 }
 
-/* Write c to target through a temporary file, never over an existing file. 0, or -1 with e. */
-static int write_compact(struct compact_run *c, const char *target, int truncated, uint64_t *bytes,
-                         struct rep_error *e)
+/* Write c to target (outdir/name, outdir open as dirfd) through a temporary file in that
+   folder, never over an existing file. 0, or -1 with e. */
+static int write_compact(struct compact_run *c, int dirfd, const char *outdir, const char *target,
+                         int truncated, uint64_t *bytes, struct rep_error *e)
 {
     struct atomicfile a;
-    if (atomicfile_open(&a, target, e) != 0)
+    if (atomicfile_open_at(&a, dirfd, outdir, strrchr(target, '/') + 1, e) != 0)
         return -1;
     FILE *f = atomicfile_stream(&a);
     if (!f) {
@@ -713,11 +714,16 @@ int compact_runs(const char *const *paths, size_t npaths, const char *outdir,
         rc = rep_fail(e, REP_ERR_NO_INPUT,
                       "no run files found in the paths given (run files are *.csv; folders are "
                       "not searched recursively)");
+    int dirfd = -1;
     if (rc == 0) {
         int err = prof_mkdirs(outdir);
         if (err)
             rc = rep_fail(e, REP_ERR_OUTPUT, "cannot write to '%s': %s", outdir, strerror(err));
     }
+    /* Written relative to the folder opened, as the charts are: a symbolic link planted at its
+       name is refused, never followed into a folder the user did not name. */
+    if (rc == 0 && (dirfd = atomicfile_dir_open(outdir, "compacts", e)) < 0)
+        rc = -1;
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct compact_run c;
         compact_run_init(&c);
@@ -734,7 +740,8 @@ int compact_runs(const char *const *paths, size_t npaths, const char *outdir,
                 warn_msg("%s:%lu: %lu malformed row%s left out of the compact (the first: %s)",
                          in[i].display, c.problem_line, c.problems, c.problems == 1 ? "" : "s",
                          c.problem);
-            rc = write_compact(&c, targets[i], st == RUNFILE_TRUNCATED, &out_bytes, e);
+            rc = write_compact(&c, dirfd, outdir, targets[i], st == RUNFILE_TRUNCATED, &out_bytes,
+                               e);
             if (rc == 0) {
                 tot->runs++;
                 tot->in_bytes += in_bytes;
@@ -746,6 +753,8 @@ int compact_runs(const char *const *paths, size_t npaths, const char *outdir,
     if (rc == 0 && tot->runs == 0)
         rc = rep_fail(e, REP_ERR_NO_INPUT, "no readable run among %zu input%s", n,
                       n == 1 ? "" : "s");
+    if (dirfd >= 0)
+        close(dirfd);
     for (size_t i = 0; i < n; i++)
         free(targets[i]);
     free(targets);

@@ -151,14 +151,69 @@ void atomicfile_signals_init(void)
 
 /* ---- files ---- */
 
-/* Refuse a target a rename would wrongly replace. */
-int atomicfile_target_check(const char *target, struct rep_error *e)
+/* Refuse a target a rename would wrongly replace: name in the folder dirfd, shown as target. */
+static int target_check_at(int dirfd, const char *name, const char *target, struct rep_error *e)
 {
     struct stat st;
-    if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (fstatat(dirfd, name, &st, 0) == 0 && !S_ISREG(st.st_mode)) {
         rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': not a regular file", target);
         return -1;
     }
+    return 0;
+}
+
+/* Refuse a target a rename would wrongly replace (see atomicfile.h). */
+int atomicfile_target_check(const char *target, struct rep_error *e)
+{
+    return target_check_at(AT_FDCWD, target, target, e);
+}
+
+/* dir/name, without a second '/' when dir ends with one. The caller frees it. */
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir), len = n + strlen(name) + 2;
+    char *p = xmalloc(len);
+    snprintf(p, len, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    return p;
+}
+
+/*
+ * Create a's temporary for a->target (already set, as its target_at and dirfd): in the folder
+ * dir by path when dirfd is AT_FDCWD (name is then the target's base name), else named
+ * relative to dirfd (dir only makes its path). 0, or -1 with e and a released.
+ */
+static int open_temp(struct atomicfile *a, const char *dir, const char *name, struct rep_error *e)
+{
+    int by_path = a->dirfd == AT_FDCWD;
+    /* Registered before a signal can come between its creation and its registration. The
+       mode is a new file's under the umask: an output is as readable as any other. */
+    sigset_t old;
+    registry_lock(&old);
+    char *tmp = NULL;
+    int fd = prof_file_create_temp_at(a->dirfd, by_path ? dir : NULL, name, "", 0666, &tmp);
+    int err = errno;
+    if (fd >= 0) {
+        a->tmp = by_path ? tmp : path_join(dir, tmp);
+        a->tmp_at = by_path ? a->tmp : a->tmp + strlen(a->tmp) - strlen(tmp);
+        if (!by_path)
+            free(tmp);
+        a->slot = registry_add(a->tmp, 0);
+    }
+    registry_unlock(&old);
+    if (fd < 0) {
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", a->target, strerror(err));
+        atomicfile_discard(a);
+        return -1;
+    }
+    a->fd = fd;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", a->target, strerror(errno));
+        atomicfile_discard(a);
+        return -1;
+    }
+    a->dev = st.st_dev;
+    a->ino = st.st_ino;
     return 0;
 }
 
@@ -168,38 +223,54 @@ int atomicfile_open(struct atomicfile *a, const char *target, struct rep_error *
     memset(a, 0, sizeof *a);
     a->fd = -1;
     a->slot = -1;
+    a->dirfd = AT_FDCWD;
     if (atomicfile_target_check(target, e) != 0)
         return -1;
+    a->target = xstrdup(target);
+    a->target_at = a->target;
     char *d = xstrdup(target), *b = xstrdup(target);
-    const char *dir = dirname(d), *base = basename(b);
-    /* Registered before a signal can come between its creation and its registration. The
-       mode is a new file's under the umask: an output is as readable as any other. */
-    sigset_t old;
-    registry_lock(&old);
-    char *tmp = NULL;
-    int fd = prof_file_create_temp(dir, base, "", 0666, &tmp);
-    int err = errno;
-    if (fd >= 0)
-        a->slot = registry_add(tmp, 0);
-    registry_unlock(&old);
+    int rc = open_temp(a, dirname(d), basename(b), e);
     free(d);
     free(b);
-    if (fd < 0) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
+    return rc;
+}
+
+/* Create the temporary for name in the folder open as dirfd (see atomicfile.h). */
+int atomicfile_open_at(struct atomicfile *a, int dirfd, const char *dir, const char *name,
+                       struct rep_error *e)
+{
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
+    a->slot = -1;
+    a->dirfd = dirfd;
+    char *target = path_join(dir, name);
+    if (target_check_at(dirfd, name, target, e) != 0) {
+        free(target);
         return -1;
     }
-    a->tmp = tmp;
-    a->fd = fd;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(errno));
-        atomicfile_discard(a);
-        return -1;
-    }
-    a->target = xstrdup(target);
-    a->dev = st.st_dev;
-    a->ino = st.st_ino;
-    return 0;
+    a->target = target;
+    a->target_at = target + strlen(target) - strlen(name);
+    return open_temp(a, dir, name, e);
+}
+
+/* Open dir without following a link at its name (see atomicfile.h). */
+int atomicfile_dir_open(const char *dir, const char *what, struct rep_error *e)
+{
+    char *d = xstrdup(dir);
+    for (size_t n = strlen(d); n > 1 && d[n - 1] == '/'; n--)
+        d[n - 1] = 0;
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int err = errno;
+    free(d);
+    if (fd >= 0)
+        return fd;
+    if (err == ELOOP || err == ENOTDIR)
+        rep_fail(e, REP_ERR_OUTPUT,
+                 "cannot write %s to '%s': not a folder (a symbolic link there is not followed)",
+                 what, dir);
+    else
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write %s to '%s': %s", what, dir, strerror(err));
+    return -1;
 }
 
 /* The descriptor as a stream that owns it. */
@@ -229,20 +300,21 @@ static int commit(struct atomicfile *a, int replace, struct rep_error *e)
         }
     }
     struct stat st;
-    if (lstat(a->tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != a->dev ||
-        st.st_ino != a->ino) {
+    if (fstatat(a->dirfd, a->tmp_at, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_dev != a->dev || st.st_ino != a->ino) {
         rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': its temporary file '%s' was replaced",
                  a->target, a->tmp);
         atomicfile_discard(a);
         return -1;
     }
-    if (atomicfile_target_check(a->target, e) != 0) {
+    if (target_check_at(a->dirfd, a->target_at, a->target, e) != 0) {
         atomicfile_discard(a);
         return -1;
     }
     sigset_t old;
     registry_lock(&old);
-    if ((replace ? rename(a->tmp, a->target) : prof_file_publish(a->tmp, a->target)) != 0) {
+    if ((replace ? renameat(a->dirfd, a->tmp_at, a->dirfd, a->target_at)
+                 : prof_file_publish_at(a->dirfd, a->tmp_at, a->target_at)) != 0) {
         int err = errno;
         registry_unlock(&old);
         if (err == EEXIST)
@@ -277,7 +349,7 @@ void atomicfile_discard(struct atomicfile *a)
     if (a->tmp) {
         sigset_t old;
         registry_lock(&old);
-        unlink(a->tmp);
+        unlinkat(a->dirfd, a->tmp_at, 0);
         if (a->slot >= 0)
             live[a->slot] = NULL;
         registry_unlock(&old);
@@ -286,21 +358,12 @@ void atomicfile_discard(struct atomicfile *a)
     free(a->tmp);
     free(a->target);
     a->tmp = a->target = NULL;
+    a->tmp_at = a->target_at = NULL;
 }
 
-/* Copy from into target. */
-int atomicfile_copy(const char *from, const char *target, struct rep_error *e)
+/* Copy the file open as in into a's temporary and commit it; in is closed. 0, or -1 with e. */
+static int copy_into(int in, struct atomicfile *a, struct rep_error *e)
 {
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-    if (in < 0) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot read '%s': %s", from, strerror(errno));
-        return -1;
-    }
-    struct atomicfile a;
-    if (atomicfile_open(&a, target, e) != 0) {
-        close(in);
-        return -1;
-    }
     char buf[65536];
     ssize_t r;
     int err = 0;
@@ -310,86 +373,53 @@ int atomicfile_copy(const char *from, const char *target, struct rep_error *e)
                 err = errno;
             continue;
         }
-        err = prof_write_all(a.fd, buf, (size_t)r);
+        err = prof_write_all(a->fd, buf, (size_t)r);
     }
     close(in);
     if (err) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
-        atomicfile_discard(&a);
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", a->target, strerror(err));
+        atomicfile_discard(a);
         return -1;
     }
-    return atomicfile_commit(&a, e);
+    return atomicfile_commit(a, e);
 }
 
-/* Copy from into the file name of the folder open as dirfd (shown as dir), through a
-   temporary created and renamed relative to dirfd. */
+/* from opened for reading, or -1 with "cannot read 'FROM': ..." in e. */
+static int open_source(const char *from, struct rep_error *e)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        rep_fail(e, REP_ERR_OUTPUT, "cannot read '%s': %s", from, strerror(errno));
+    return in;
+}
+
+/* Copy from into target. */
+int atomicfile_copy(const char *from, const char *target, struct rep_error *e)
+{
+    int in = open_source(from, e);
+    if (in < 0)
+        return -1;
+    struct atomicfile a;
+    if (atomicfile_open(&a, target, e) != 0) {
+        close(in);
+        return -1;
+    }
+    return copy_into(in, &a, e);
+}
+
+/* Copy from into the file name of the folder open as dirfd (shown as dir). */
 int atomicfile_copy_at(const char *from, int dirfd, const char *dir, const char *name,
                        struct rep_error *e)
 {
-    size_t len = strlen(dir) + strlen(name) + 2;
-    char *target = xmalloc(len);
-    snprintf(target, len, "%s/%s", dir, name);
-    int rc = -1, in = -1, fd = -1, slot = -1;
-    char *tmp = NULL; /* the temporary's path, for the registry; tmp_name relative to dirfd */
-    struct stat st;
-    if (fstatat(dirfd, name, &st, 0) == 0 && !S_ISREG(st.st_mode)) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': not a regular file", target);
-        goto out;
-    }
-    in = open(from, O_RDONLY | O_CLOEXEC);
+    struct atomicfile a;
+    if (atomicfile_open_at(&a, dirfd, dir, name, e) != 0)
+        return -1;
+    int in = open_source(from, e);
     if (in < 0) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot read '%s': %s", from, strerror(errno));
-        goto out;
+        atomicfile_discard(&a);
+        return -1;
     }
-    tmp = xmalloc(len + 16);
-    const char *tmp_name = tmp + strlen(dir) + 1;
-    sigset_t old;
-    registry_lock(&old);
-    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
-        snprintf(tmp, len + 16, "%s/.%s.%08x", dir, name, (unsigned)prof_random32());
-        fd = openat(dirfd, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    int err = errno;
-    if (fd >= 0)
-        slot = registry_add(tmp, 0);
-    registry_unlock(&old);
-    if (fd < 0) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
-        goto out;
-    }
-    char buf[65536];
-    ssize_t r;
-    err = 0;
-    while (!err && (r = read(in, buf, sizeof buf)) != 0) {
-        if (r < 0) {
-            if (errno != EINTR)
-                err = errno;
-            continue;
-        }
-        err = prof_write_all(fd, buf, (size_t)r);
-    }
-    if (close(fd) != 0 && !err)
-        err = errno;
-    registry_lock(&old);
-    if (!err && renameat(dirfd, tmp_name, dirfd, name) != 0)
-        err = errno;
-    if (err)
-        unlinkat(dirfd, tmp_name, 0);
-    if (slot >= 0)
-        live[slot] = NULL;
-    registry_unlock(&old);
-    if (err)
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(err));
-    else
-        rc = 0;
-out:
-    if (in >= 0)
-        close(in);
-    free(tmp);
-    free(target);
-    return rc;
+    return copy_into(in, &a, e);
 }
 
 /* ---- private folders ---- */

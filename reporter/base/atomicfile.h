@@ -17,10 +17,15 @@
 #include <sys/types.h>
 
 struct atomicfile {
-    char *target; /* as given */
+    char *target; /* as given (atomicfile_open_at: dir/name) */
     char *tmp;    /* the temporary's path, NULL once committed or discarded */
-    int fd;       /* open on tmp, or -1 once closed or handed to a FILE */
-    dev_t dev;    /* the temporary as created: a swapped one is never renamed into place */
+    /* The folder the temporary and the target are in: AT_FDCWD when they are named by path,
+       or atomicfile_open_at's descriptor (borrowed); their names relative to it point into
+       tmp and target. */
+    int dirfd;
+    const char *tmp_at, *target_at;
+    int fd;    /* open on tmp, or -1 once closed or handed to a FILE */
+    dev_t dev; /* the temporary as created: a swapped one is never renamed into place */
     ino_t ino;
     int slot; /* its place in the registry of live temporaries, or -1 */
 };
@@ -48,6 +53,23 @@ int atomicfile_target_check(const char *target, struct rep_error *err);
  */
 int atomicfile_open(struct atomicfile *a, const char *target, struct rep_error *err);
 
+/*
+ * atomicfile_open for the file name in the folder open as dirfd (shown as dir in messages and
+ * in a->target): the temporary is created (O_EXCL, O_NOFOLLOW) and renamed relative to dirfd,
+ * so a folder opened without following a link (atomicfile_dir_open) is the one written,
+ * whatever its path leads to meanwhile. dirfd must stay open until commit or discard.
+ */
+int atomicfile_open_at(struct atomicfile *a, int dirfd, const char *dir, const char *name,
+                       struct rep_error *err);
+
+/*
+ * Open the existing folder dir for atomicfile_open_at without following a symbolic link at
+ * its name (trailing slashes are dropped first: they would make open follow one). A
+ * descriptor, or -1 with err ("cannot write WHAT to 'DIR': not a folder (a symbolic link
+ * there is not followed)", or the system's reason; REP_ERR_OUTPUT).
+ */
+int atomicfile_dir_open(const char *dir, const char *what, struct rep_error *err);
+
 /* a->fd as a stdio stream ("w"); the stream then owns the descriptor (a->fd is -1). NULL
    with errno on failure (a->fd stays open). */
 FILE *atomicfile_stream(struct atomicfile *a);
@@ -71,12 +93,8 @@ void atomicfile_discard(struct atomicfile *a);
 /* Copy the file from into target through an atomic file. 0, or -1 with err. */
 int atomicfile_copy(const char *from, const char *target, struct rep_error *err);
 
-/*
- * atomicfile_copy into the file name of a folder open as dirfd (shown as dir in messages):
- * the temporary is created (O_EXCL, O_NOFOLLOW) and renamed relative to dirfd, so a folder
- * opened without following a link is the one written, whatever its path leads to meanwhile.
- * 0, or -1 with err.
- */
+/* atomicfile_copy into the file name of the folder open as dirfd (shown as dir), through
+   atomicfile_open_at. 0, or -1 with err. */
 int atomicfile_copy_at(const char *from, int dirfd, const char *dir, const char *name,
                        struct rep_error *err);
 

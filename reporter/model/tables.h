@@ -78,6 +78,8 @@ enum callcost_col {
     CC_SELF_SHARE,
     CC_MEAN,
     CC_MEDIAN,
+    CC_FILE, /* where the function is: beside the figures that print (workbook.c) */
+    CC_LINE,
     CC_STDDEV,
     CC_MIN,
     CC_MAX,
@@ -92,8 +94,6 @@ enum callcost_col {
     CC_SLOWEST,
     CC_NEVER,
     CC_PERCENTILES,
-    CC_FILE,
-    CC_LINE,
     CC_TOTAL_PM, /* sampled runs (format 4) */
     CC_SELF_PM,
     CC_WALL,

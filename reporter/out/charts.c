@@ -490,16 +490,11 @@ int charts_commit(const struct chart_set *ch, const char *dir, size_t *copied, s
     if (ch->n == 0)
         return 0;
     int err = prof_mkdirs(dir);
-    int fd = err ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (!err && fd < 0)
-        err = errno;
-    if (err == ELOOP || err == ENOTDIR)
-        return rep_fail(e, REP_ERR_OUTPUT,
-                        "cannot write charts to '%s': not a folder (a symbolic link there is "
-                        "not followed)",
-                        dir);
-    if (err)
+    if (err && err != ENOTDIR)
         return rep_fail(e, REP_ERR_OUTPUT, "cannot write charts to '%s': %s", dir, strerror(err));
+    int fd = atomicfile_dir_open(dir, "charts", e);
+    if (fd < 0)
+        return -1;
     for (size_t i = 0; i < ch->n; i++)
         for (int k = 0; k < 2; k++) {
             char from[PATH_MAX], name[PATH_MAX];

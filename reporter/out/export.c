@@ -311,6 +311,26 @@ static unsigned long callgrind_line(const struct callgrind *x, uint32_t name)
     return x->src && x->src[name].file ? x->src[name].line : 0;
 }
 
+/*
+ * A child whose calls were not counted (a left-out function's context, FORMAT.md 1.4, or one
+ * whose instances never stopped) gets a comment, not a call record. The format has no unknown
+ * count, and each count it has says something false: callgrind_annotate adds the cost of a
+ * calls=0 record to the caller's own cost, and calls=1 or more claims calls nobody counted. So
+ * the child's time is only its own cost, in its fn= block, with its calls below it; the
+ * comment says where it went.
+ */
+static void callgrind_uncounted(struct callgrind *x, const struct cct *t, const struct cct_node *k,
+                                double incl)
+{
+    size_t n;
+    const char *s = region_text(t->names[k->name], t->name_lens[k->name], &n);
+    prof_sbuf_add(&x->line, "# not a call record: ", 21);
+    export_callgrind_name(&x->line, s, n);
+    prof_sbuf_addf(&x->line, ", %.0f ns inclusive, %s\n", incl,
+                   k->uncounted ? model_left_out_text(2, (int)k->uncounted)
+                                : "its instances never stopped: no count");
+}
+
 /* A node: its function's self cost, then one call record per child. Each function is in its
    own source file (fl=), a callee in another file is named by cfi=, and costs sit at the
    function's line; a call's cost at the caller's line, where the call site is not known. */
@@ -334,17 +354,16 @@ static void callgrind_node(void *ctx, const struct cct *t, const uint32_t *path,
     for (size_t j = 0; j < nkids; j++) {
         uint32_t c = kids[j];
         const struct cct_node *k = &t->nodes[c];
+        if (k->calls + k->never == 0) {
+            callgrind_uncounted(x, t, k, x->incl[c]);
+            continue;
+        }
         if (x->file_of[k->name] != file) {
             prof_sbuf_add(&x->line, "cfi=", 4);
             callgrind_file_ref(x, x->file_of[k->name]);
         }
         prof_sbuf_add(&x->line, "cfn=", 4);
         callgrind_ref(x, t, k->name);
-        /* A left-out function's context (FORMAT.md 1.4): its calls were not counted. The
-           format has no unknown count, and a cost line without calls= would be the caller's
-           own cost (counted twice then): calls=0 keeps the inclusive costs right. */
-        if (k->uncounted && k->calls + k->never == 0)
-            prof_sbuf_addf(&x->line, "# %s\n", model_left_out_text(2, (int)k->uncounted));
         prof_sbuf_addf(&x->line, "calls=%llu %lu\n%lu %.0f\n",
                        (unsigned long long)(k->calls + k->never), callgrind_line(x, k->name), line,
                        x->incl[c]);
@@ -633,6 +652,7 @@ struct exports {
     struct out trace, folded, callgrind, json, csv[TABLE_COUNT];
     const struct comparison *cmp; /* exports_compare's, or NULL */
     struct out cmp_csv[2];        /* comparison.csv, comparison_summary.csv */
+    int csv_fd;                   /* --csv's folder, opened without following a link, or -1 */
     /* trace */
     struct prof_sbuf buf;
     int first;
@@ -662,18 +682,33 @@ struct exports {
     int seed_warned; /* stderr was told once */
 };
 
+/* The stream of o's temporary file, just created. 0, or -1 with e. */
+static int out_stream(struct out *o, struct rep_error *e)
+{
+    o->target = xstrdup(o->af.target);
+    o->f = atomicfile_stream(&o->af);
+    if (!o->f) {
+        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", o->target, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Create target's temporary file beside it (same folder, so rename is atomic). */
 static int out_open(struct out *o, const char *target, struct rep_error *e)
 {
     if (atomicfile_open(&o->af, target, e) != 0)
         return -1;
-    o->target = xstrdup(target);
-    o->f = atomicfile_stream(&o->af);
-    if (!o->f) {
-        rep_fail(e, REP_ERR_OUTPUT, "cannot write '%s': %s", target, strerror(errno));
+    return out_stream(o, e);
+}
+
+/* Create the temporary file of name in the folder open as dirfd (dir in messages). */
+static int out_open_at(struct out *o, int dirfd, const char *dir, const char *name,
+                       struct rep_error *e)
+{
+    if (atomicfile_open_at(&o->af, dirfd, dir, name, e) != 0)
         return -1;
-    }
-    return 0;
+    return out_stream(o, e);
 }
 
 /* Flush and close the temporary file; 0, or -1 with e. */
@@ -904,6 +939,7 @@ struct exports *exports_open(const struct export_options *o, struct model *m, st
     x->o = *o;
     x->first = 1;
     x->m = m;
+    x->csv_fd = -1;
     if (o->folded || o->callgrind)
         model_keep_paths(m);
     if ((o->trace && out_open(&x->trace, o->trace, e) != 0) ||
@@ -994,32 +1030,28 @@ int exports_write(struct exports *x, const struct model *m, struct rep_error *e)
             return -1;
     }
     if (x->o.csv_dir) {
-        struct stat st;
         /* One level only: profreport(1) says its parent must exist. */
         int err = mkdir(x->o.csv_dir, 0777) != 0 && errno != EEXIST ? errno : 0;
         if (err) {
             rep_fail(e, REP_ERR_OUTPUT, "cannot create '%s': %s", x->o.csv_dir, strerror(err));
             return -1;
         }
-        if (stat(x->o.csv_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            rep_fail(e, REP_ERR_OUTPUT, "cannot write CSV files into '%s': not a folder",
-                     x->o.csv_dir);
+        /* Written relative to the folder opened, as the charts are: a symbolic link planted
+           at its name is refused, never followed into a folder the user did not name. */
+        if ((x->csv_fd = atomicfile_dir_open(x->o.csv_dir, "CSV files", e)) < 0)
             return -1;
-        }
         for (int k = 0; k < TABLE_COUNT; k++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir, table_names[k]);
-            if (out_open(&x->csv[k], path, e) != 0)
+            char name[256];
+            snprintf(name, sizeof name, "%s.csv", table_names[k]);
+            if (out_open_at(&x->csv[k], x->csv_fd, x->o.csv_dir, name, e) != 0)
                 return -1;
             export_csv_write(x->csv[k].f, m, (enum table_id)k);
             if (out_close(&x->csv[k], e) != 0)
                 return -1;
         }
         for (int k = 0; x->cmp && k < 2; k++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s.csv", x->o.csv_dir,
-                     k ? "comparison_summary" : "comparison");
-            if (out_open(&x->cmp_csv[k], path, e) != 0)
+            const char *name = k ? "comparison_summary.csv" : "comparison.csv";
+            if (out_open_at(&x->cmp_csv[k], x->csv_fd, x->o.csv_dir, name, e) != 0)
                 return -1;
             if (k)
                 export_compare_summary_csv_write(x->cmp_csv[k].f, x->cmp);
@@ -1091,6 +1123,8 @@ void exports_free(struct exports *x)
         out_free(&x->csv[k]);
     for (int k = 0; k < 2; k++)
         out_free(&x->cmp_csv[k]);
+    if (x->csv_fd >= 0)
+        close(x->csv_fd);
     for (size_t i = 0; i < x->nnames; i++)
         free(x->names[i]);
     free(x->names);

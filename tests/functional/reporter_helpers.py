@@ -32,11 +32,12 @@ SUMMARY_HEADER = ["Region", "Thread", "Calls", "Ticks", "Self", "Min", "Max", "S
 # The Call cost sheet's columns, in order, without their unit (FORMAT: "Name (unit)").
 COST_COLUMNS = [
     ("Region", None), ("Short name", None), ("Calls", None), ("Total", "total"), ("Total %", None), ("Self", "total"),
-    ("Self %", None), ("Mean", "cost"), ("Median", "cost"), ("Std dev", "cost"),
+    ("Self %", None), ("Mean", "cost"), ("Median", "cost"), ("Source file", None),
+    ("Line", None), ("Std dev", "cost"),
     ("Min", "cost"), ("Max", "cost"), ("P90", "cost"), ("P99", "cost"), ("Runs", None),
     ("Run mean", "cost"), ("Run std dev", "cost"), ("Run CV", None), ("95% CI +/-", "cost"),
     ("Fastest run", "cost"), ("Slowest run", "cost"), ("Never stopped", None),
-    ("Percentiles", None), ("Source file", None), ("Line", None),
+    ("Percentiles", None),
     ("Total +/-", "total"), ("Self +/-", "total"), ("Wall", "total"), ("Off-CPU", "total"),
     ("Left out", None),
 ]

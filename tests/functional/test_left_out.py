@@ -16,7 +16,6 @@ from the rows written, in milliseconds of samples (1 ms period, ticks are ns).
 
 import csv
 import json
-import shutil
 
 import pytest
 
@@ -243,24 +242,38 @@ def test_csv_and_json_leave_the_calls_empty(report):
 
 
 def test_callgrind_and_folded_keep_the_time_where_it_was_spent(report):
-    """callgrind has no unknown call count: the function's arc says calls=0 (with a comment
-    why), so that its cost stays the call's inclusive cost, not its caller's own."""
+    """callgrind has no unknown call count, and every count says something false: calls=0
+    makes callgrind_annotate add the call's cost to the caller's own cost, calls=1 claims a
+    call nobody counted. So the function gets no call record, only a comment in its caller's
+    block (with the words why), and its time is its own cost: each caller's own cost is its
+    self time as the workbook shows it, in callgrind_annotate too. A context that never
+    stopped (stuck, Calls 0 of neither kind) is written the same way."""
     path, name = report["callgrind"], report["case"]["name"]
     text = path.read_text(encoding="utf-8")
-    assert text.count(f"# {report['case']['note']}\n") == 2
-    assert text.count("calls not counted") == 2  # not the other kind's words too
+    note = report["case"]["note"]
+    assert text.count(f"# not a call record: {name}, 30000000 ns inclusive, {note}\n") == 1
+    assert text.count(f"# not a call record: {name}, 4000000 ns inclusive, {note}\n") == 1
+    assert text.count("calls not counted") == 2  # not the other kind's words
+    assert text.count("# not a call record: stuck, 2000000 ns inclusive, its instances never "
+                      "stopped: no count\n") == 1
+    assert "calls=0" not in text
     calls = parse_callgrind_calls(path)
-    assert calls[("work", name)] == 0 and calls[("main", name)] == 0
+    assert ("work", name) not in calls and ("main", name) not in calls
+    assert ("main", "stuck") not in calls
     assert calls[("main", "work")] == 100 and calls[("main", "helper")] == 50
     own, incl, totals = callgrind_costs(path)
     assert totals == 71 * MS == sum(own.values())
-    assert own == {"main": 10 * MS, "work": 20 * MS, "helper": 5 * MS, "stuck": 2 * MS,
-                   name: 34 * MS}
-    assert incl["main"] == 71 * MS and incl["work"] == 50 * MS
-    if shutil.which("callgrind_annotate") is not None:
-        # valgrind's own reader agrees on the totals and on the function's cost
-        total, by_fn = callgrind_annotate(path)
-        assert total == 71 * MS and by_fn[name] == 34 * MS
+    expected = {"main": 10 * MS, "work": 20 * MS, "helper": 5 * MS, "stuck": 2 * MS,
+                name: 34 * MS}
+    assert own == expected
+    # a call record's inclusive cost is still the callee's whole time, left-out part and all
+    assert incl["work"] == 20 * MS and incl["main"] == (10 + 50 + 5) * MS
+    _, rows, _ = report["book"].cost()
+    for fn in ("main", "work", "helper"):
+        close_ms(rows[fn]["Self"], expected[fn] / MS)
+    # valgrind's own reader: the same own costs, the workbook's self times
+    total, by_fn = callgrind_annotate(path)
+    assert total == 71 * MS and by_fn == expected
     folded = dict(l.rsplit(" ", 1) for l in report["folded"].read_text().splitlines())
     assert int(folded[f"main;work;{name}"]) == 30 * MS
     assert int(folded[f"main;{name}"]) == 4 * MS

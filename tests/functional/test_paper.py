@@ -16,6 +16,7 @@ import shutil
 import subprocess
 
 import pytest
+from openpyxl.utils import column_index_from_string, get_column_letter
 
 from conftest import run_program
 from reporter_helpers import (
@@ -93,12 +94,28 @@ def wide(tmp_path_factory):
 # A program of this many functions prints on at most LARGE_PAGES pages (issue 25).
 LARGE_FUNCTIONS = 2000
 LARGE_PAGES = 40
+# Where the large program's functions are, as its Function records say (DWARF's paths): the
+# handlers in one file, each at line 100 + K; main in a file whose build path is longer than
+# the 60 characters a column of names grows to.
+HANDLERS_FILE = "/home/builder/yaml-cpp/src/parser.cpp"
+MAIN_FILE = ("/home/builder/rpmbuild/BUILD/yaml-cpp-0.7.0/redhat-linux-build/generated/src/"
+             "main_entry_point.cpp")
+
+
+def large_functions():
+    """The large program's Function records: region, file, line, module, offset."""
+    recs = [["Function", "main", MAIN_FILE, 12, "/usr/bin/yaml", "0x1000"]]
+    for i in range(LARGE_FUNCTIONS // 2):
+        recs.append(["Function", f"yaml::Parser<int>::handle_{i:04d}(yaml::Node const&) const",
+                     HANDLERS_FILE, 100 + i, "/usr/bin/yaml", f"0x{0x2000 + 16 * i:x}"])
+    return recs
 
 
 def large_runs():
     """Two events runs of a C++-like program of LARGE_FUNCTIONS functions (1 tick = 1 ns):
     main calls each yaml::Parser<int>::handle_K(yaml::Node const&) const once, which calls
-    std::vector<yaml::Token, std::allocator<yaml::Token> >::at_K(unsigned long) once."""
+    std::vector<yaml::Token, std::allocator<yaml::Token> >::at_K(unsigned long) once. main and
+    the handlers have Function records (large_functions); the vector's functions have none."""
     runs = []
     half = LARGE_FUNCTIONS // 2
     for k in range(2):
@@ -111,7 +128,8 @@ def large_runs():
             start += 100 + 2 * i
         rows.append(EventRow("main", start + 10, 1, "", 0, 10 + 0, 0, 0))
         runs.append(RunSpec(f"profiling_2026.05.06_00.00.0{k}_{k + 1}.csv", 10**9,
-                            [Thread(1, 200 + k, "main")], rows, duration=start + 20))
+                            [Thread(1, 200 + k, "main")], rows, duration=start + 20,
+                            extra=large_functions()))
     return runs
 
 
@@ -213,6 +231,58 @@ def test_a_program_of_2000_functions_prints_its_top_first_on_few_pages(pdfs, lar
     assert "yaml::Parser<int>::handle_" not in "\n".join(by_sheet["Call cost"])
     _, rows, _ = Book(large[1]).cost()
     assert len(rows) == LARGE_FUNCTIONS + 1
+
+
+def printed_columns(ws):
+    """The headers of the columns in ws's print area, left to right."""
+    (area,) = ws.print_area if isinstance(ws.print_area, list) else [ws.print_area]
+    m = re.fullmatch(r"(?:.*!)?\$([A-Z]+)\$\d+:\$([A-Z]+)\$\d+", area)
+    assert m, area
+    first, last = (column_index_from_string(m.group(k)) for k in (1, 2))
+    return [ws.cell(row=1, column=c).value for c in range(first, last + 1)]
+
+
+def printed_font_pt(ws, columns, paper_in=11.0):
+    """The size an 11-point font prints at when the columns fit one landscape page wide, as a
+    spreadsheet scales them: a column w characters wide is 7 w + 5 pixels at 96 per inch
+    (Calibri 11's digit), the page paper_in inches wide (Letter, the narrower of Letter and
+    A4) less its side margins."""
+    pixels = sum(7 * ws.column_dimensions[get_column_letter(c)].width + 5 for c in columns)
+    room = (paper_in - ws.page_margins.left - ws.page_margins.right) * 96
+    return 11 * min(1.0, room / pixels)
+
+
+def test_printed_call_cost_shows_where_each_function_is(pdfs, large):
+    """The printed Call cost stopped at Median: Source file and Line, 14 columns further
+    right, were outside its print area, so no page showed where a function is. Now they print
+    right after Median, on the same landscape page one wide, with the text at 8 pt or more
+    (names and paths past 40 characters wrap, the side margins are half an inch); each
+    function's printed line shows its file and line, as its Function record says."""
+    _, path = large
+    ws = Book(path).wb["Call cost"]
+    assert printed_columns(ws) == ["Short name", "Calls", "Total", "Total %", "Self", "Self %",
+                                   "Mean", "Median", "Source file", "Line"]
+    assert ws.page_setup.orientation == "landscape"
+    assert ws.sheet_properties.pageSetUpPr.fitToPage
+    assert ws.page_setup.fitToWidth in (None, 1)  # left out means 1 (ECMA-376 18.3.1.64)
+    assert ws.page_setup.fitToHeight == 0
+    heads = [c.value for c in ws[1]]
+    first = heads.index("Short name") + 1
+    assert printed_font_pt(ws, range(first, first + 10)) >= 8
+    pages = pages_by_sheet(pdfs["large"])["Call cost"]
+    lines = "\n".join(pages).splitlines()
+    for i in (999, 998, 0):  # the heaviest handlers, and a handler the top 40 leaves out
+        name = f"yaml::Parser<…>::handle_{i:04d}(…)"
+        printed = [l for l in lines if name in l]
+        if i == 0:
+            assert not printed
+            continue
+        assert len(printed) == 1, (name, printed)
+        assert re.search(rf"{re.escape(HANDLERS_FILE)}\s+{100 + i}$", printed[0]), printed[0]
+    # main's path is longer than its column: it wraps, and its line number still prints
+    main = next(l for l in lines if re.match(r"\s*main\s", l))
+    assert main.rstrip().endswith(" 12"), main
+    assert MAIN_FILE[:20] in "\n".join(pages)
 
 
 def test_printed_figures_are_the_terminals_with_units_and_no_hashes(pdfs, paper):

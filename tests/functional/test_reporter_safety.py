@@ -139,17 +139,24 @@ def test_output_symlink_to_a_file_is_replaced_not_written_through(tmp_path):
     Book(tmp_path / "out.xlsx")
 
 
-def test_link_planted_at_the_default_charts_folder_is_not_followed(tmp_path):
-    """In a shared folder, a symbolic link planted at <report>-charts (the default charts
-    folder) must not lead the charts into its target: the command refuses the folder with
-    exit 4, says why, writes nothing there, and the target's files stay as they were."""
+def planted_folder_link(tmp_path, name, precious):
+    """A run in tmp_path/runs, and in the folder tmp_path/shared a symbolic link `name` to the
+    folder tmp_path/victim, which holds the file `precious`. (shared, victim)."""
     small_run(tmp_path / "runs")
     shared = tmp_path / "shared"
     shared.mkdir()
     victim = tmp_path / "victim"
     victim.mkdir()
-    (victim / "callcost.png").write_bytes(b"precious")
-    os.symlink(victim, shared / "report-charts")
+    (victim / precious).write_bytes(b"precious")
+    os.symlink(victim, shared / name)
+    return shared, victim
+
+
+def test_link_planted_at_the_default_charts_folder_is_not_followed(tmp_path):
+    """In a shared folder, a symbolic link planted at <report>-charts (the default charts
+    folder) must not lead the charts into its target: the command refuses the folder with
+    exit 4, says why, writes nothing there, and the target's files stay as they were."""
+    shared, victim = planted_folder_link(tmp_path, "report-charts", "callcost.png")
     p = profreport(tmp_path / "runs", "-o", shared / "report.xlsx", *templates_args(),
                    timeout=60)
     assert p.returncode == 4, p.stderr
@@ -159,6 +166,26 @@ def test_link_planted_at_the_default_charts_folder_is_not_followed(tmp_path):
     assert (shared / "report-charts").is_symlink()
     assert not (shared / "report.xlsx").exists()
     assert sorted(os.listdir(shared)) == ["report-charts"]
+
+
+@pytest.mark.parametrize("option", ["--csv", "--compact"])
+def test_link_planted_at_an_export_folder_is_not_followed(tmp_path, option):
+    """--csv DIR and --compact DIR are folders as the charts folder is: a symbolic link planted
+    at the name given, pointing to another folder, is refused the same way (exit 4, a message
+    naming the folder and the link), nothing is written into the link's target, no workbook
+    replaces the old one and the link stays a link."""
+    shared, victim = planted_folder_link(tmp_path, "out", "callcost.csv")
+    (shared / "report.xlsx").write_bytes(b"old")
+    p = profreport(tmp_path / "runs", "-o", shared / "report.xlsx", "--no-gnuplot", option,
+                   shared / "out", timeout=60)
+    assert p.returncode == 4, p.stderr
+    err = p.stderr.decode()
+    assert f"'{shared / 'out'}'" in err and "symbolic link" in err, err
+    assert sorted(os.listdir(victim)) == ["callcost.csv"]
+    assert (victim / "callcost.csv").read_bytes() == b"precious"
+    assert (shared / "out").is_symlink()
+    assert (shared / "report.xlsx").read_bytes() == b"old"
+    assert sorted(os.listdir(shared)) == ["out", "report.xlsx"]
 
 
 # ---- temporaries on failure ----

@@ -39,6 +39,15 @@ static const char *in(const char *dir, const char *name)
     return buf[k];
 }
 
+/* Remove the test folder d with everything in it, and free d. */
+static void remove_tree(char *d)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+    free(d);
+}
+
 /* The whole content of a small file. */
 static char *slurp(const char *path)
 {
@@ -233,10 +242,50 @@ static void copy_at_writes_into_the_folder_opened(void **state)
     assert_non_null(strstr(why.msg, "cannot read"));
     assert_int_equal(dir_entries(in(d, "moved")), 1);
     close(dir);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-    assert_int_equal(system(cmd), 0);
-    free(d);
+    remove_tree(d);
+}
+
+/* atomicfile_dir_open refuses a symbolic link at the folder's name (with or without a
+   trailing slash) and a file; atomicfile_open_at then writes, commits and discards relative
+   to the folder opened, even once its path leads elsewhere. */
+static void dir_open_refuses_a_link_and_open_at_stays_in_the_folder_opened(void **state)
+{
+    (void)state;
+    char *d = fresh_dir();
+    assert_int_equal(mkdir(in(d, "csv"), 0777), 0);
+    assert_int_equal(mkdir(in(d, "elsewhere"), 0777), 0);
+    assert_int_equal(symlink(in(d, "elsewhere"), in(d, "link")), 0);
+    struct rep_error why;
+    char shown[600];
+    snprintf(shown, sizeof shown, "%s/", in(d, "link"));
+    const char *refused[] = {in(d, "link"), shown};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(atomicfile_dir_open(refused[i], "CSV files", &why), -1);
+        assert_int_equal(why.code, REP_ERR_OUTPUT);
+        assert_non_null(strstr(why.msg, "not a folder (a symbolic link there is not followed)"));
+        assert_non_null(strstr(why.msg, refused[i]));
+    }
+    FILE *f = fopen(in(d, "file"), "w");
+    fclose(f);
+    assert_int_equal(atomicfile_dir_open(in(d, "file"), "CSV files", &why), -1);
+    snprintf(shown, sizeof shown, "%s", in(d, "csv"));
+    int dir = atomicfile_dir_open(shown, "CSV files", &why);
+    assert_true(dir >= 0);
+    assert_int_equal(rename(in(d, "csv"), in(d, "moved")), 0);
+    assert_int_equal(symlink(in(d, "elsewhere"), in(d, "csv")), 0);
+    struct atomicfile a, b;
+    assert_int_equal(atomicfile_open_at(&a, dir, shown, "a.csv", &why), 0);
+    assert_string_equal(a.target, in(d, "csv/a.csv"));
+    assert_int_equal(write(a.fd, "new", 3), 3);
+    assert_int_equal(atomicfile_open_at(&b, dir, shown, "b.csv", &why), 0);
+    assert_int_equal(dir_entries(in(d, "moved")), 2); /* two temporaries */
+    atomicfile_discard(&b);
+    assert_int_equal(atomicfile_commit_new(&a, &why), 0);
+    assert_string_equal(slurp(in(d, "moved/a.csv")), "new");
+    assert_int_equal(dir_entries(in(d, "moved")), 1);
+    assert_int_equal(dir_entries(in(d, "elsewhere")), 0);
+    close(dir);
+    remove_tree(d);
 }
 
 /* A registered private folder is removed with everything in it. */
@@ -269,6 +318,7 @@ int main(void)
         cmocka_unit_test(swapped_temporary_is_not_committed),
         cmocka_unit_test(copy_copies_and_reports_a_missing_source),
         cmocka_unit_test(copy_at_writes_into_the_folder_opened),
+        cmocka_unit_test(dir_open_refuses_a_link_and_open_at_stays_in_the_folder_opened),
         cmocka_unit_test(private_folder_is_removed_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
