@@ -374,6 +374,22 @@ def test_a_copy_inlined_with_its_hooks_is_the_time_of_the_function_it_is_inlined
     assert not [p for (_, p) in paths if p[-1] == "inl_leaf" and p[-2] != "inl_step"]
 
 
+def test_a_function_inlined_with_its_hooks_is_marked_inlined(tmp_path):
+    """inl_burn(), inl_step() and inl_leaf() are always inlined, with their hooks, into one()
+    and three() (and inl_leaf() into inl_step()): their enter hooks return into another
+    function's code, so their Function records say "inlined" in the seventh field (FORMAT.md
+    1.2): their calls are counted, their time is the self time of the functions they were
+    inlined into. one(), three() and the others are called out of line: six fields."""
+    proc, run = sampled_run(tmp_path, "inlined", 2_000_000)
+    if run.values("Timing") == [["exact"]]:
+        pytest.skip(f"no sampler here: {proc.stderr.decode().strip()}")
+    functions = {r[0]: r for r in run.values("Function")}
+    for name in ("inl_burn", "inl_step", "inl_leaf"):
+        assert functions[name][5:] == ["inlined"], functions[name]
+    for name in ("main", "one", "three", "tiny"):
+        assert len(functions[name]) == 5, functions[name]
+
+
 @pytest.mark.skipif(SAN != "", reason="the archive of a sanitized build needs its runtime")
 def test_a_function_without_hooks_keeps_its_samples_in_a_static_link(tmp_path):
     """sampling.c linked with libprofreport-auto.a: the program's module holds the collector
