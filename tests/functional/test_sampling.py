@@ -424,6 +424,23 @@ def test_a_function_inlined_with_its_hooks_is_marked_inlined_and_the_report_says
     assert "  * " + INLINED_NOTE in terminal
 
 
+def test_a_function_inlined_after_its_id_was_written_is_marked_all_the_same(tmp_path):
+    """inl_burn() runs out of line first (main calls it through a pointer: its own hooks, in
+    its own code), and a snapshot writes its id while sleeper() sleeps; only then do its copies
+    inlined into one() and three() run. The mark comes after the id was written, and the part
+    says it then (FORMAT.md 3, PRFJ): its Function record says "inlined" all the same."""
+    proc, run = sampled_run(tmp_path, "inlined-late", 2_000_000,
+                            env={"PROFILER_FLUSH_INTERVAL": "0.01"})
+    if run.values("Timing") == [["exact"]]:
+        pytest.skip(f"no sampler here: {proc.stderr.decode().strip()}")
+    paths = summary_paths(run.rows)
+    assert int(paths[("1", ("main", "inl_burn"))]["Calls"]) == 1
+    assert int(paths[("1", ("main", "one", "inl_burn"))]["Calls"]) == 1
+    functions = {r[0]: r for r in run.values("Function")}
+    assert functions["inl_burn"][5:] == ["inlined"], functions["inl_burn"]
+    assert len(functions["sleeper"]) == 5
+
+
 @pytest.mark.skipif(SAN != "", reason="the archive of a sanitized build needs its runtime")
 def test_a_function_without_hooks_keeps_its_samples_in_a_static_link(tmp_path):
     """sampling.c linked with libprofreport-auto.a: the program's module holds the collector
