@@ -31,9 +31,9 @@
 #define PROF_CODE_UNKNOWN 0u
 #define PROF_CODE_HOOKED 0xffffffffu /* described by its hooks: its samples follow the tree */
 #define PROF_CODE_NONE 0xfffffffeu   /* claimed by another sample, or no range left for it */
-#define PROF_CODE_PART                                                                             \
-    0xfffffffdu /* a part of another function's code (gcc's foo.cold) or the                       \
-                   collector's scope guards: samples as hooked */
+/* A part of another function's code (gcc's foo.cold) or the collector's scope guards: its
+   samples are as a hooked function's, but no hook in it is another function's copy. */
+#define PROF_CODE_PART 0xfffffffdu
 
 /* One function of a module: its code [lo, lo + size). */
 struct prof_code_fn {
