@@ -238,6 +238,8 @@ static inline __attribute__((always_inline)) void enter(struct prof_thread *t, v
     if (t->mode == PROF_MODE_SUMMARY) {
         t->stack[d].origin = (uintptr_t)site; /* before the clock is read: d < stack_cap */
         t->stack[d].hook = (uintptr_t)hook;
+        if (t->summary.sampled) /* a copy inlined elsewhere, whose time is not its own? */
+            prof_fn_hook_seen(t->fns[idx], hook);
         prof_summary_start(t, fn, t->fns[idx], idx, d, here | 1);
         return;
     }

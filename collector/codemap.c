@@ -96,7 +96,7 @@ uint32_t prof_codemap_place(uintptr_t pc, struct prof_code_fn *span)
     }
     uint32_t s = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
     if (s != PROF_CODE_UNKNOWN)
-        return s == PROF_CODE_NONE ? PROF_CODE_HOOKED : s;
+        return s == PROF_CODE_NONE || s == PROF_CODE_PART ? PROF_CODE_HOOKED : s;
     /* No hook has described it: a function without hooks (or one whose first call is still
        in its prologue, which its description then takes back, functions.c). One sample, of
        whichever thread, makes its range; another one meanwhile charges its context. */
@@ -113,6 +113,14 @@ uint32_t prof_codemap_place(uintptr_t pc, struct prof_code_fn *span)
         return PROF_CODE_HOOKED;
     }
     return r ? r : PROF_CODE_HOOKED;
+}
+
+int prof_codemap_inlined(uintptr_t ret, uintptr_t fn, uint64_t size)
+{
+    if (!size || ret - fn < size)
+        return 0;
+    const struct prof_code_fn *f = find(ret, 0);
+    return f && __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) != PROF_CODE_PART;
 }
 
 #if defined(__x86_64__) || defined(__i386__)

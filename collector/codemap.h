@@ -31,6 +31,9 @@
 #define PROF_CODE_UNKNOWN 0u
 #define PROF_CODE_HOOKED 0xffffffffu /* described by its hooks: its samples follow the tree */
 #define PROF_CODE_NONE 0xfffffffeu   /* claimed by another sample, or no range left for it */
+/* A part of another function's code (gcc's foo.cold) or the collector's scope guards: its
+   samples are as a hooked function's, but no hook in it is another function's copy. */
+#define PROF_CODE_PART 0xfffffffdu
 
 /* One function of a module: its code [lo, lo + size). */
 struct prof_code_fn {
@@ -76,6 +79,15 @@ uint32_t prof_codemap_place(uintptr_t pc, struct prof_code_fn *span);
  */
 #define PROF_CODEMAP_SCAN 64u
 uint32_t prof_codemap_caller(const uintptr_t *sp, uintptr_t limit);
+/*
+ * Whether an enter hook of the function whose code is [fn, fn + size), returning to ret, was
+ * called from the code of another function: a copy gcc inlined there with its hooks, whose
+ * samples are that function's (sample.c). ret lies outside fn's code and in a published
+ * function that is not a part (PROF_CODE_PART: a hook in foo.cold may be foo's own, and a
+ * sample there stays with the copy). 0 when size is 0 (fn's code is not known) or ret is in
+ * no published function. No side effect: no range is made.
+ */
+int prof_codemap_inlined(uintptr_t ret, uintptr_t fn, uint64_t size);
 /* Forget every module (one was unloaded: its addresses may be another's). */
 void prof_codemap_forget(void);
 

@@ -153,7 +153,7 @@ static void publish_module(const struct prof_fn *fn)
                 /* a function's cold part runs in its frame, a scope guard is the collector's:
                    the tree's, as a hooked function's */
                 fns[k++] = (struct prof_code_fn){spans[i].lo, (uint32_t)spans[i].size,
-                                                 spans[i].part ? PROF_CODE_HOOKED : 0};
+                                                 spans[i].part ? PROF_CODE_PART : 0};
         prof_codemap_add(key, fns, k);
     }
     free(spans);
@@ -239,7 +239,8 @@ static void hooked(struct prof_fn *fn)
     uint32_t was = prof_codemap_mark((uintptr_t)fn->addr,
                                      fn->skip ? (fn->leftout ? fn->leftout : PROF_CODE_NONE)
                                               : PROF_CODE_HOOKED);
-    if (was != PROF_CODE_UNKNOWN && was != PROF_CODE_NONE && was != PROF_CODE_HOOKED)
+    if (was != PROF_CODE_UNKNOWN && was != PROF_CODE_NONE && was != PROF_CODE_HOOKED &&
+        was != PROF_CODE_PART)
         prof_leftout_drop(was);
 }
 
@@ -301,6 +302,15 @@ const struct prof_fn *prof_fn_uninstrumented(uint32_t r)
 out:
     pthread_mutex_unlock(&lock);
     return fn;
+}
+
+void prof_fn_inlined_at(const struct prof_fn *fn, const void *hook)
+{
+    if (!prof_codemap_inlined((uintptr_t)hook, (uintptr_t)fn->addr, fn->size))
+        return;
+    /* The table owns the description (recorders hold it const); the mark is only ever set. */
+    if (!__atomic_exchange_n(&((struct prof_fn *)fn)->inlined, 1, __ATOMIC_RELEASE))
+        __atomic_add_fetch(&prof_inlined_gen, 1, __ATOMIC_RELEASE);
 }
 
 /*

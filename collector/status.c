@@ -18,6 +18,7 @@
 
 unsigned prof_gen = 1;
 unsigned prof_mod_gen = 1;
+unsigned prof_inlined_gen;
 
 /* Nonzero while a slow path of the collector runs on this thread (status.h). */
 __thread unsigned prof_busy __attribute__((tls_model("initial-exec")));

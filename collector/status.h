@@ -18,6 +18,10 @@ extern PROF_INTERNAL unsigned prof_gen;
 /* Bumped (before prof_gen) when a module was unloaded: code addresses may now mean other
    functions, so each thread empties its id table at its next event (run.c, prof_attach). */
 extern PROF_INTERNAL unsigned prof_mod_gen;
+/* Bumped when a function is first found to have copies inlined into other functions
+   (functions.c, prof_fn_inlined_at): each thread's next write of its part names its inlined
+   functions again (thread.c). */
+extern PROF_INTERNAL unsigned prof_inlined_gen;
 
 /*
  * Re-entry from signal handlers. While an event runs on a thread, its recorder's gen has the

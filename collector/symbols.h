@@ -31,6 +31,8 @@ struct prof_fn {
     uint32_t leftout;   /* skip or uninstrumented: its number in the left-out ranges (leftout.h),
                            0 if none */
     int uninstrumented; /* no hooks: described from a sample in its code (codemap.h) */
+    int inlined;        /* gcc inlined copies of it, with their hooks, into other functions: their
+                           samples are those functions' (functions.h, prof_fn_hook_seen); atomic */
 };
 
 struct prof_symbolizer;

@@ -152,12 +152,43 @@ static int write_locations(struct prof_thread *t, struct prof_sbuf *b)
     return err;
 }
 
+/*
+ * Write which functions among the ids have copies inlined into other functions, as one PRFJ
+ * chunk built in b, when a function was marked since the part last said (t->lock held): all of
+ * them again, as a mark may come after the function's id was written (a first call out of
+ * line, a later one inlined).
+ */
+static int write_inlined(struct prof_thread *t, struct prof_sbuf *b)
+{
+    unsigned gen = __atomic_load_n(&prof_inlined_gen, __ATOMIC_ACQUIRE);
+    if (gen == t->inlined_gen && t->nids == t->inlined_nids)
+        return 0;
+    b->len = 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->nids; i++)
+        if (t->fns[i] && __atomic_load_n(&t->fns[i]->inlined, __ATOMIC_ACQUIRE)) {
+            prof_sbuf_add(b, (const char *)&i, sizeof i);
+            n++;
+        }
+    if (b->failed)
+        return ENOMEM;
+    int err =
+        n > t->inlined_written ? prof_part_write(t->fd, PROF_CHUNK_INLINED, b->data, b->len) : 0;
+    if (!err) {
+        t->inlined_gen = gen;
+        t->inlined_nids = t->nids;
+        if (n > t->inlined_written)
+            t->inlined_written = n;
+    }
+    return err;
+}
+
 /* Write the ids defined since the last write as one PRFI chunk, and their functions'
-   locations, built in b (t->lock held). */
+   locations, built in b (t->lock held); then the inlined functions if that changed. */
 static int write_ids(struct prof_thread *t, struct prof_sbuf *b)
 {
     if (t->ids_written == t->nids)
-        return 0;
+        return t->fns ? write_inlined(t, b) : 0;
     b->len = 0;
     for (uint32_t i = t->ids_written; i < t->nids; i++) {
         uint32_t hdr[2] = {i, (uint32_t)strlen(t->ids[i])};
@@ -169,6 +200,8 @@ static int write_ids(struct prof_thread *t, struct prof_sbuf *b)
         err = write_locations(t, b);
     if (!err)
         t->ids_written = t->nids;
+    if (!err && t->fns)
+        err = write_inlined(t, b);
     return err;
 }
 
@@ -1026,6 +1059,8 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
     t->mod_gen = PROF_LOAD(prof_mod_gen);
     stats_free(t);
     t->nids = t->ids_written = t->ids_cap = 0;
+    t->inlined_written = t->inlined_nids = 0;
+    t->inlined_gen = 0;
     free(t->ids);
     free(t->fns);
     t->ids = NULL;
@@ -1192,6 +1227,8 @@ static size_t crash_bound(const struct prof_thread *t)
                          (fn->module ? strlen(fn->module) : 0) + 21 + 2;
     }
     size_t need = ids > locations ? ids : locations;
+    if ((size_t)t->nids * 4 > need) /* the inlined functions, all named again */
+        need = (size_t)t->nids * 4;
     if (t->mode == PROF_MODE_SUMMARY) {
         size_t rows = (size_t)t->summary.cct.nnodes *
                       (PROF_SUMMARY_HEAD + (size_t)PROF_SUMMARY_PAIR * PROF_HIST_BUCKETS);

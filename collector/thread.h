@@ -217,6 +217,10 @@ struct prof_thread {
     const char **ids;            /* index -> id text (a function's name for a function) */
     const struct prof_fn **fns;  /* index -> the function, or NULL for a region id */
     uint32_t nids, ids_cap, ids_written;
+    /* The functions among the ids marked inlined (PRFJ) when the part last named them: their
+       count, and the prof_inlined_gen and nids it looked at */
+    uint32_t inlined_written, inlined_nids;
+    unsigned inlined_gen;
     unsigned number;
     pid_t tid;
     /* The owning thread, whose CPU clock another thread reads at the run's end, and the CPU

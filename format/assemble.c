@@ -78,7 +78,8 @@ struct functions {
     struct function {
         char *field[5]; /* name, file, line, module, offset */
         size_t len[5];
-        int uninstrumented; /* a PRFU chunk named it: its rows' calls are not counted */
+        unsigned marks; /* what chunks naming it said (FUNCTION_*): a PRFU chunk, its rows'
+                           calls are not counted; a PRFJ chunk, gcc inlined copies of it */
     } * v;
     size_t nv;
     char **names; /* open addressing, mask + 1 slots */
@@ -333,10 +334,15 @@ static enum prof_error locations_add(struct functions *fs, const struct ids *ids
     return PROF_OK;
 }
 
-/* A PRFU chunk: the functions among the ids that have no hooks (after their PRFL). A name
-   that thread defined but located nowhere is passed over. */
-static enum prof_error uninstrumented_add(struct functions *fs, const struct ids *ids,
-                                          const unsigned char *p, size_t len)
+/* The marks of a function (struct function's marks). */
+#define FUNCTION_UNINSTRUMENTED 1u
+#define FUNCTION_INLINED 2u
+
+/* A PRFU or PRFJ chunk: the functions among the ids that have no hooks, or that gcc inlined
+   copies of (after their PRFL), get the chunk's mark. A name that thread defined but located
+   nowhere is passed over. */
+static enum prof_error marks_add(struct functions *fs, const struct ids *ids,
+                                 const unsigned char *p, size_t len, unsigned mark)
 {
     if (len % sizeof(uint32_t))
         return PROF_ERR_FORMAT;
@@ -348,7 +354,7 @@ static enum prof_error uninstrumented_add(struct functions *fs, const struct ids
         for (size_t i = 0; i < fs->nv; i++)
             if (fs->v[i].len[0] == ids->len[idx] &&
                 memcmp(fs->v[i].field[0], ids->s[idx], ids->len[idx]) == 0)
-                fs->v[i].uninstrumented = 1;
+                fs->v[i].marks |= mark;
     }
     return PROF_OK;
 }
@@ -842,7 +848,9 @@ static enum prof_error read_part(struct prof_parts *pp, size_t index, struct par
         } else if (type == PROF_CHUNK_LOCATIONS && pi) {
             err = locations_add(&pp->fs, &r.ids, p, len);
         } else if (type == PROF_CHUNK_UNINSTRUMENTED && pi) {
-            err = uninstrumented_add(&pp->fs, &r.ids, p, len);
+            err = marks_add(&pp->fs, &r.ids, p, len, FUNCTION_UNINSTRUMENTED);
+        } else if (type == PROF_CHUNK_INLINED && pi) {
+            err = marks_add(&pp->fs, &r.ids, p, len, FUNCTION_INLINED);
         } else if (type == PROF_CHUNK_NAME && pi) {
             free(pi->name);
             pi->name = dup_n((const char *)p, strnlen((const char *)p, len));
@@ -1206,8 +1214,12 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, "Function");
         for (int k = 0; k < 5; k++)
             rec_add(&r, p->fs.v[i].field[k], p->fs.v[i].len[k]);
-        if (p->fs.v[i].uninstrumented)
+        /* One word: a function with no hooks cannot have hooked copies (a PRFJ from before
+           a module was unloaded and its address reused, say, is passed over) */
+        if (p->fs.v[i].marks & FUNCTION_UNINSTRUMENTED)
             rec_str(&r, PROF_FUNCTION_UNINSTRUMENTED);
+        else if (p->fs.v[i].marks & FUNCTION_INLINED)
+            rec_str(&r, PROF_FUNCTION_INLINED);
         rec_emit(s, &r);
     }
     if (s->table)

@@ -90,6 +90,9 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
    without hooks whose samples have rows of their own: "Function,<region>,<file>,<line>,
    <module>,<offset>,uninstrumented". Its index among the record's fields, key included. */
 #define PROF_FUNCTION_UNINSTRUMENTED "uninstrumented"
+/* The seventh field for an instrumented function that gcc inlined copies of, with their hooks,
+   into other functions: its calls are counted, their samples are those functions' (1.4). */
+#define PROF_FUNCTION_INLINED "inlined"
 #define PROF_FUNCTION_MARK_FIELD 6
 
 /* The record of a thread's CPU and wall time while it recorded (1.2):
@@ -169,6 +172,8 @@ const char *prof_free_kind_name(int kind);
 #define PROF_CHUNK_END PROF_CHUNK('P', 'R', 'F', 'Z')
 #define PROF_CHUNK_LOCATIONS PROF_CHUNK('P', 'R', 'F', 'L')
 #define PROF_CHUNK_UNINSTRUMENTED PROF_CHUNK('P', 'R', 'F', 'U')
+/* Functions gcc inlined copies of into others (FORMAT.md 3; PRFI is the ids): J for joined. */
+#define PROF_CHUNK_INLINED PROF_CHUNK('P', 'R', 'F', 'J')
 #define PROF_CHUNK_MEMORY PROF_CHUNK('P', 'R', 'F', 'M')
 #define PROF_CHUNK_CPU PROF_CHUNK('P', 'R', 'F', 'C')
 #define PROF_CHUNK_CRASH PROF_CHUNK('P', 'R', 'F', 'X')

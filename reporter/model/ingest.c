@@ -98,6 +98,7 @@ struct ingest {
         size_t region_len;
         unsigned long line;
         int no_hooks; /* the record marks it uninstrumented: compiled without hooks */
+        int inlined;  /* the record marks it inlined: copies of it are in other functions */
     } * locations;    /* Function records, attached to their regions after the rows */
     size_t nlocations;
     struct uncounted_run uncounted; /* its Calls-0 rows and the functions without hooks */
@@ -203,6 +204,8 @@ static void attach_locations(struct ingest *in)
         size_t k = index_region_find(in->m, l->region, l->region_len);
         if (k != SIZE_MAX && !l->no_hooks)
             in->m->regions[k].function = 1;
+        if (k != SIZE_MAX && l->inlined)
+            in->m->regions[k].inlined = 1;
         if (k != SIZE_MAX && !in->m->regions[k].file && l->file) {
             in->m->regions[k].file = l->file;
             in->m->regions[k].line = l->line;
@@ -363,6 +366,10 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         l->file = lens[2] > 0 ? utf8_repair(f[2], lens[2]) : NULL;
         l->line = strtoul(f[3], NULL, 10);
         l->no_hooks = uncounted_function_record(&in->uncounted, f, lens, n);
+        l->inlined = n > PROF_FUNCTION_MARK_FIELD &&
+                     lens[PROF_FUNCTION_MARK_FIELD] == strlen(PROF_FUNCTION_INLINED) &&
+                     memcmp(f[PROF_FUNCTION_MARK_FIELD], PROF_FUNCTION_INLINED,
+                            lens[PROF_FUNCTION_MARK_FIELD]) == 0;
     } else if (strcmp(f[0], "Warning") == 0 && n >= 5) {
         model_warn(in->m, in->name, f[1], strtoull(f[3], NULL, 10), "thread %s: %s", f[2], f[4]);
     }

@@ -358,6 +358,13 @@ const char *model_left_out_text(int left_out, int why)
     return NULL;
 }
 
+const char *model_note_text(const struct region *r, int left_out)
+{
+    if (left_out)
+        return model_left_out_text(left_out, r->left_out);
+    return r->inlined ? MODEL_INLINED_TEXT : NULL;
+}
+
 /* One region's Call cost figures. */
 void model_cost_row(const struct model *m, size_t ri, double busy, struct cost_row *out)
 {

@@ -91,8 +91,10 @@ struct region {
                          model_short_names */
     char *file;       /* source file (instrumented functions' Function records), or NULL */
     unsigned long line;
-    int excluded;              /* by --include / --exclude */
-    int function;              /* a Function record names it instrumented: it has hooks */
+    int excluded; /* by --include / --exclude */
+    int function; /* a Function record names it instrumented: it has hooks */
+    int inlined;  /* a run's Function record marks it inlined: gcc inlined copies of it, with their
+                     hooks, into other functions, whose self time holds their samples */
     uint32_t run_cap, key_cap; /* the runs and thread keys cols has room for */
     struct dist cost;          /* inclusive ns per call */
     double self_ns, outer_ns;  /* outer: non-nested calls only (recursion counted once) */
@@ -367,6 +369,14 @@ struct cost_row {
    in some runs only), worded for the reasons why (region.left_out, edge.left_out:
    left_out_no_hooks); NULL for 0. */
 const char *model_left_out_text(int left_out, int why);
+/* What region r's figures need said beside them: model_left_out_text for a left-out function
+   (cost_row.left_out), else for an inlined one (region.inlined) that its time is elsewhere;
+   NULL for neither. */
+const char *model_note_text(const struct region *r, int left_out);
+/* The words for an inlined function (region.inlined), as a note beside its figures. */
+#define MODEL_INLINED_TEXT                                                                         \
+    "inlined by the compiler: calls counted, time in the self time of the functions it was "       \
+    "inlined into"
 /* Fill *out for region r; busy is model_busy(m). */
 void model_cost_row(const struct model *m, size_t r, double busy, struct cost_row *out);
 

@@ -163,7 +163,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(x.self_pm),
                              num(x.wall),
                              num(x.offcpu),
-                             text(model_left_out_text(x.left_out, r->left_out))};
+                             text(model_note_text(r, x.left_out))};
         memcpy(c, row, sizeof row);
         break;
     }

@@ -46,7 +46,7 @@ void flat_print(FILE *out, const struct model *m, const struct report_info *ri)
     size_t n = t.nrows;
     size_t top = n < ri->top ? n : ri->top;
     struct cell(*rows)[CC_NCOLS] = xmalloc((top ? top : 1) * sizeof *rows);
-    size_t shortened = 0;
+    size_t shortened = 0, inlined = 0;
     for (size_t i = 0; i < top; i++)
         table_row(&t, i, rows[i]);
 
@@ -77,11 +77,18 @@ void flat_print(FILE *out, const struct model *m, const struct report_info *ri)
         cell(out, cell_number(&c[CC_P99]), ri->unit, 11);
         fputs("  ", out);
         name_cell(out, c[CC_SHORT].s);
+        const struct region *r = &m->regions[t.order[i]];
+        if (r->inlined && !r->left_out) { /* its calls with little time: the footnote says why */
+            fputs(" *", out);
+            inlined++;
+        }
         fputc('\n', out);
         shortened += strcmp(c[CC_SHORT].s, c[CC_REGION].s) != 0;
     }
     if (n > top)
         fprintf(out, "  ... %zu more regions in the workbook\n", n - top);
+    if (inlined)
+        fprintf(out, "  * %s\n", MODEL_INLINED_TEXT);
     if (shortened)
         fprintf(out, "  (C++ names shortened: <…> and (…) stand for template arguments and "
                      "parameters, the return type is left out; the Call cost sheet has each full "

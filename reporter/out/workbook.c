@@ -1332,6 +1332,34 @@ static void left_out_rows(struct book *b, lxw_worksheet *ws, lxw_row_t *row)
     free(idx);
 }
 
+/* The functions gcc inlined with their hooks (FORMAT.md 1.2), the first INLINED_SHOWN of them
+   in rank's order (n regions), and what their figures mean; no row when there are none. */
+#define INLINED_SHOWN 5
+static void inlined_row(struct book *b, lxw_worksheet *ws, lxw_row_t *row, const size_t *rank,
+                        size_t n)
+{
+    struct prof_sbuf s = {0};
+    size_t shown = 0, more = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct region *r = &b->m->regions[rank[i]];
+        if (!r->inlined || r->left_out)
+            continue;
+        if (shown == INLINED_SHOWN) {
+            more++;
+            continue;
+        }
+        prof_sbuf_addf(&s, "%s%s", shown++ ? ", " : "", model_short(r));
+    }
+    if (more)
+        prof_sbuf_addf(&s, " and %zu more", more);
+    if (shown) {
+        prof_sbuf_addf(&s, ": calls counted, time in the self time of the functions they were "
+                           "inlined into (Call cost notes each in its Left out column)");
+        kv(b, ws, row, "Inlined by the compiler", sbuf_text(&s));
+    }
+    prof_sbuf_release(&s);
+}
+
 static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank, size_t n)
 {
     const struct model *m = b->m;
@@ -1389,6 +1417,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         free(filters);
     }
     left_out_rows(b, ws, &row);
+    inlined_row(b, ws, &row, rank, n);
     kv_num(b, ws, &row, "Regions", (double)n, b->f.count);
     const char *first = NULL, *last = NULL;
     for (size_t k = 0; k < m->nruns; k++) {
@@ -1475,6 +1504,8 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
             put_str(b, ws, row, 7, model_left_out_text(2, r->left_out), b->f.note);
         else
             put_num(b, ws, row, 5, (double)r->cost.n, b->f.count);
+        if (r->inlined && !r->left_out) /* its calls with little time: why */
+            put_str(b, ws, row, 7, MODEL_INLINED_TEXT, b->f.note);
         put_time(b, ws, row, 6, dist_mean(&r->cost));
         if (dist_mean(&r->cost) > largest_mean)
             largest_mean = dist_mean(&r->cost);

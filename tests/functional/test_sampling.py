@@ -9,6 +9,7 @@ import platform
 
 import pytest
 
+import csv
 import subprocess
 
 from conftest import (BUILD, ROOT, SAN, compile_program, parse_run, run_once, run_program,
@@ -410,6 +411,72 @@ def test_a_copy_inlined_with_its_hooks_is_the_time_of_the_function_it_is_inlined
         assert int(paths[("1", ("main", caller, "inl_step"))]["Calls"]) == 100_000
         assert int(paths[("1", ("main", caller, "inl_step", "inl_leaf"))]["Calls"]) == 100_000
     assert not [p for (_, p) in paths if p[-1] == "inl_leaf" and p[-2] != "inl_step"]
+
+
+INLINED_NOTE = ("inlined by the compiler: calls counted, time in the self time of the functions "
+                "it was inlined into")
+
+
+def test_a_function_inlined_with_its_hooks_is_marked_inlined_and_the_report_says_so(tmp_path):
+    """inl_burn(), inl_step() and inl_leaf() are always inlined, with their hooks, into one()
+    and three() (and inl_leaf() into inl_step()): their enter hooks return into another
+    function's code, so their Function records say "inlined" in the seventh field (FORMAT.md
+    1.2): their calls are counted, their time is the self time of the functions they were
+    inlined into. one(), three() and the others are called out of line: six fields. The report
+    says what an inlined function's figures mean beside them: on Call cost (and so in the CSV
+    export), in the Summary's top table and in a line of its own, and on the terminal."""
+    proc, run = sampled_run(tmp_path, "inlined", 2_000_000)
+    if run.values("Timing") == [["exact"]]:
+        pytest.skip(f"no sampler here: {proc.stderr.decode().strip()}")
+    functions = {r[0]: r for r in run.values("Function")}
+    inlined = ("inl_burn", "inl_step", "inl_leaf")
+    for name in inlined:
+        assert functions[name][5:] == ["inlined"], functions[name]
+    for name in ("main", "one", "three", "tiny"):
+        assert len(functions[name]) == 5, functions[name]
+
+    out = tmp_path / "r.xlsx"
+    p = must_run(run.path, "-o", out, "--no-gnuplot", "--csv", tmp_path / "csv")
+    book = Book(out)
+    _, cost, _ = book.cost()
+    for name in inlined:
+        assert cost[name]["Left out"] == INLINED_NOTE
+        assert cost[name]["Calls"] >= 2  # counted, not "not counted"
+    for name in ("main", "one", "three", "tiny"):
+        assert cost[name]["Left out"] is None
+    assert cost["inl_step"]["Calls"] == 200_000
+    with open(tmp_path / "csv" / "callcost.csv", newline="", encoding="utf-8") as f:
+        rows = {r["Region"]: r for r in csv.DictReader(f)}
+    assert rows["inl_burn"]["Left out"] == INLINED_NOTE and rows["one"]["Left out"] == ""
+    line = book.summary()["Inlined by the compiler"]
+    assert line.startswith("inl_") and sorted(line.split(":")[0].split(", ")) == sorted(inlined)
+    assert "time in the self time of the functions they were inlined into" in line
+    rows = book.rows("Summary")
+    head = next(i for i, r in enumerate(rows) if r and r[0] == "Region")
+    top = {r[0]: r for r in rows[head + 1:] if r and r[0]}
+    assert top["inl_burn"][7] == INLINED_NOTE and top["inl_burn"][5] == 2
+    assert top["one"][7] is None
+    terminal = p.stdout.decode().splitlines()
+    assert [l for l in terminal if l.endswith(" inl_burn *")]
+    assert [l for l in terminal if l.endswith(" one")]
+    assert "  * " + INLINED_NOTE in terminal
+
+
+def test_a_function_inlined_after_its_id_was_written_is_marked_all_the_same(tmp_path):
+    """inl_burn() runs out of line first (main calls it through a pointer: its own hooks, in
+    its own code), and a snapshot writes its id while sleeper() sleeps; only then do its copies
+    inlined into one() and three() run. The mark comes after the id was written, and the part
+    says it then (FORMAT.md 3, PRFJ): its Function record says "inlined" all the same."""
+    proc, run = sampled_run(tmp_path, "inlined-late", 2_000_000,
+                            env={"PROFILER_FLUSH_INTERVAL": "0.01"})
+    if run.values("Timing") == [["exact"]]:
+        pytest.skip(f"no sampler here: {proc.stderr.decode().strip()}")
+    paths = summary_paths(run.rows)
+    assert int(paths[("1", ("main", "inl_burn"))]["Calls"]) == 1
+    assert int(paths[("1", ("main", "one", "inl_burn"))]["Calls"]) == 1
+    functions = {r[0]: r for r in run.values("Function")}
+    assert functions["inl_burn"][5:] == ["inlined"], functions["inl_burn"]
+    assert len(functions["sleeper"]) == 5
 
 
 @pytest.mark.skipif(SAN != "", reason="the archive of a sanitized build needs its runtime")

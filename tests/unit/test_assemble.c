@@ -184,9 +184,9 @@ static void cpu_chunks_become_thread_cpu_records(void **state)
     }
 }
 
-/* Write a PRFL chunk locating id idx, then, when mark, a PRFU chunk naming it uninstrumented,
-   into the part at path, and end it. */
-static void add_location(const char *path, uint32_t idx, const char *file, int mark)
+/* Write a PRFL chunk locating id idx, then, when mark is a chunk type (PRFU, PRFJ), a chunk of
+   that type naming it, into the part at path, and end it. */
+static void add_location(const char *path, uint32_t idx, const char *file, uint32_t mark)
 {
     struct prof_sbuf b = {0};
     prof_sbuf_add(&b, (const char *)&idx, sizeof idx);
@@ -197,10 +197,42 @@ static void add_location(const char *path, uint32_t idx, const char *file, int m
     int fd = open(path, O_WRONLY | O_APPEND);
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_LOCATIONS, b.data, b.len), 0);
     if (mark)
-        assert_int_equal(prof_part_write(fd, PROF_CHUNK_UNINSTRUMENTED, &idx, sizeof idx), 0);
+        assert_int_equal(prof_part_write(fd, mark, &idx, sizeof idx), 0);
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
     close(fd);
     prof_sbuf_release(&b);
+}
+
+/* Remove and free the parts at paths[0..n). */
+static void remove_parts(char **paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unlink(paths[i]);
+        free(paths[i]);
+    }
+}
+
+/* A chunk of type (PRFU, PRFJ) that names an id the part never defined, or is cut short, is
+   damage: the thread's data ends there, and no Function record gets the chunk's word. */
+static void a_bad_mark_is_damage(uint32_t type, const char *word)
+{
+    const char *ids[] = {"work", "plain"};
+    uint32_t w[] = {0, 100, PROF_W_EXIT | 7};
+    char *p = make_part(1, "main", ids, 2, w, 3, NULL);
+    uint32_t bad = 5;
+    int fd = open(p, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, type, &bad, sizeof bad), 0);
+    assert_int_equal(prof_part_write(fd, type, &bad, 3), 0);
+    close(fd);
+    const char *one[] = {p};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
+    enum prof_error err;
+    char *text = assemble(one, 1, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"));
+    assert_null(strstr(text, word));
+    free(text);
+    remove_parts(&p, 1);
 }
 
 /* Function records come from PRFL chunks, one per name over the threads; a PRFU chunk adds
@@ -214,7 +246,7 @@ static void uninstrumented_functions_are_marked(void **state)
     char *p1 = make_part(1, "main", ids, 2, w, 3, NULL);
     char *p2 = make_part(2, "worker", ids, 2, w, 3, NULL);
     add_location(p1, 0, "a.c", 0);
-    add_location(p2, 1, "b.h", 1);
+    add_location(p2, 1, "b.h", PROF_CHUNK_UNINSTRUMENTED);
     const char *paths[] = {p1, p2};
     struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
@@ -223,24 +255,36 @@ static void uninstrumented_functions_are_marked(void **state)
     assert_non_null(strstr(text, "Function,work,a.c,7,/bin/app,0x10\n"
                                  "Function,plain,b.h,7,/bin/app,0x10,uninstrumented\n"));
     free(text);
+    char *all[] = {p1, p2};
+    remove_parts(all, 2);
+    a_bad_mark_is_damage(PROF_CHUNK_UNINSTRUMENTED, "uninstrumented");
+}
 
-    char *p3 = make_part(1, "main", ids, 2, w, 3, NULL);
-    uint32_t bad = 5;
-    int fd = open(p3, O_WRONLY | O_APPEND);
-    assert_int_equal(prof_part_write(fd, PROF_CHUNK_UNINSTRUMENTED, &bad, sizeof bad), 0);
-    assert_int_equal(prof_part_write(fd, PROF_CHUNK_UNINSTRUMENTED, &bad, 3), 0);
-    close(fd);
-    const char *one[] = {p3};
-    text = assemble(one, 1, &ov, &err);
+/* A PRFJ chunk marks the functions gcc inlined copies of as "inlined" in the seventh field,
+   whichever thread's part says it (an older reader skips the chunk); a function a PRFU chunk
+   marks too keeps the word uninstrumented alone; a bad PRFJ is damage, as a bad PRFU is. */
+static void inlined_functions_are_marked(void **state)
+{
+    (void)state;
+    const char *ids[] = {"work", "copy", "plain"};
+    uint32_t w[] = {0, 100, PROF_W_EXIT | 7};
+    char *p[4];
+    for (unsigned i = 0; i < 4; i++)
+        p[i] = make_part(i + 1, i ? "worker" : "main", ids, 3, w, 3, NULL);
+    add_location(p[0], 0, "a.c", 0);
+    add_location(p[1], 1, "b.c", PROF_CHUNK_INLINED);
+    add_location(p[2], 2, "c.h", PROF_CHUNK_UNINSTRUMENTED);
+    add_location(p[3], 2, "c.h", PROF_CHUNK_INLINED);
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
+    enum prof_error err;
+    char *text = assemble((const char *const *)p, 4, &ov, &err);
     assert_int_equal(err, PROF_OK);
-    assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"));
-    assert_null(strstr(text, "uninstrumented"));
+    assert_non_null(strstr(text, "Function,work,a.c,7,/bin/app,0x10\n"
+                                 "Function,copy,b.c,7,/bin/app,0x10,inlined\n"
+                                 "Function,plain,c.h,7,/bin/app,0x10,uninstrumented\n"));
     free(text);
-    char *all[] = {p1, p2, p3};
-    for (size_t i = 0; i < 3; i++) {
-        unlink(all[i]);
-        free(all[i]);
-    }
+    remove_parts(p, 4);
+    a_bad_mark_is_damage(PROF_CHUNK_INLINED, ",inlined");
 }
 
 /* A killed run (no end chunk, open regions) recovers as incomplete, with warnings. */
@@ -1058,6 +1102,7 @@ int main(void)
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(cpu_chunks_become_thread_cpu_records),
         cmocka_unit_test(uninstrumented_functions_are_marked),
+        cmocka_unit_test(inlined_functions_are_marked),
         cmocka_unit_test(crash_chunks_become_the_crash_record),
         cmocka_unit_test(summary_records_become_rows),
         cmocka_unit_test(summary_record_of_unknown_id_is_damage),

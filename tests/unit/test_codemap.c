@@ -107,6 +107,31 @@ static void an_empty_module_is_refused(void **state)
     assert_false(prof_codemap_has(0x50000));
 }
 
+/* An enter hook that returns outside its function's code, into another published function, is
+   a copy's inlined there; one in its own code, in a part (foo.cold, which may be its own), between
+   functions or outside every module is not, nor any of a function whose code is not known. A
+   part's samples are its context's, as a hooked function's; asking makes no range. */
+static void a_hook_in_another_functions_code_is_an_inlined_copys(void **state)
+{
+    (void)state;
+    prof_codemap_forget();
+    struct prof_code_fn *f = prof_codemap_alloc(3);
+    assert_non_null(f);
+    f[0] = (struct prof_code_fn){0x60000, 0x40, 0};              /* not described yet */
+    f[1] = (struct prof_code_fn){0x60040, 0x40, 0};              /* the copy's own code */
+    f[2] = (struct prof_code_fn){0x60100, 0x20, PROF_CODE_PART}; /* a cold part */
+    assert_int_equal(prof_codemap_add(0x60000, f, 3), 0);
+    assert_true(prof_codemap_inlined(0x60010, 0x60040, 0x40));
+    assert_false(prof_codemap_inlined(0x60045, 0x60040, 0x40));
+    assert_false(prof_codemap_inlined(0x60110, 0x60040, 0x40));
+    assert_false(prof_codemap_inlined(0x600c0, 0x60040, 0x40)); /* between functions */
+    assert_false(prof_codemap_inlined(0x90000, 0x60040, 0x40)); /* no module */
+    assert_false(prof_codemap_inlined(0x60010, 0x60040, 0));
+    /* no range was made for the function the hook is in */
+    assert_int_equal(prof_codemap_mark(0x60000, PROF_CODE_HOOKED), PROF_CODE_UNKNOWN);
+    assert_int_equal(prof_codemap_leftout(0x60104), PROF_CODE_HOOKED);
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 /* Code bytes for prof_codemap_caller: functions f0 [code, code + 128), hooked, and f1
    [code + 128, code + 256), without hooks. */
@@ -177,6 +202,7 @@ int main(void)
         cmocka_unit_test(a_hook_takes_a_function_back),
         cmocka_unit_test(forgotten_modules_answer_no_more),
         cmocka_unit_test(an_empty_module_is_refused),
+        cmocka_unit_test(a_hook_in_another_functions_code_is_an_inlined_copys),
 #if defined(__x86_64__) || defined(__i386__)
         cmocka_unit_test(the_caller_is_the_first_return_into_the_program),
 #endif

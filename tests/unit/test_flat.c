@@ -127,6 +127,29 @@ static void control_characters_are_escaped(void **state)
     model_release(&m);
 }
 
+/* A function its Function record marks inlined (FORMAT.md 1.2) has a star after its name, and
+   a footnote under the list says what its figures mean; none when it is not listed. */
+static void an_inlined_function_is_starred_and_explained(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, "Frequency,1000000000\nFormat,profreport-run,2\nMode,events\n"
+                 "Function,main,a.c,1,/bin/app,0x10\nFunction,a,a.c,9,/bin/app,0x40,inlined\n"
+                 "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
+                 "a,20,1,main,1,20,0,0\n"
+                 "main,100,1,,0,80,0,0\n");
+    char *text = flat_text(&m, 15, "auto");
+    assert_non_null(strstr(text, "  main\n"));
+    assert_non_null(strstr(text, "  a *\n  * inlined by the compiler: calls counted, time in the "
+                                 "self time of the functions it was inlined into\n"));
+    free(text);
+    text = flat_text(&m, 1, "auto");
+    assert_null(strchr(text, '*'));
+    free(text);
+    model_release(&m);
+}
+
 /* No region: the counts line alone. */
 static void an_empty_model_prints_its_counts_only(void **state)
 {
@@ -183,6 +206,7 @@ int main(void)
         cmocka_unit_test(top_cuts_the_list_and_unit_rescales),
         cmocka_unit_test(control_characters_are_escaped),
         cmocka_unit_test(an_empty_model_prints_its_counts_only),
+        cmocka_unit_test(an_inlined_function_is_starred_and_explained),
         cmocka_unit_test(comparison_without_changes_lists_added_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -578,21 +578,27 @@ static void uninstrumented_rows_are_told_by_the_function_record(void **state)
     model_release(&m);
 }
 
-/* Only the word "uninstrumented" in the seventh field marks a function; a six-field record,
-   another word or an empty field is an instrumented function's, whose Calls-0 rows are
-   contexts that never stopped. A later version may add fields after the mark. */
-static void only_the_uninstrumented_word_marks_a_function(void **state)
+/* Only the word "uninstrumented" in the seventh field marks a function compiled without
+   hooks; a six-field record, another word or an empty field is an instrumented function's,
+   whose Calls-0 rows are contexts that never stopped. Only the word "inlined" marks one gcc
+   inlined copies of (FORMAT.md 1.2): still an instrumented function, with its calls, whose note
+   says where its time is; a function without hooks has the left-out note instead, any other
+   none. A later version may add fields after the mark. */
+static void only_the_seventh_fields_words_mark_a_function(void **state)
 {
     (void)state;
     static const struct {
         const char *text;
-        int no_hooks;
-    } cases[] = {{NO_HOOKS_RUN(BURN_RECORD("")), 0},
-                 {NO_HOOKS_RUN(BURN_RECORD(",")), 0},
-                 {NO_HOOKS_RUN(BURN_RECORD(",instrumented")), 0},
-                 {NO_HOOKS_RUN(BURN_RECORD(",Uninstrumented")), 0},
-                 {NO_HOOKS_RUN(BURN_RECORD(",uninstrumented2")), 0},
-                 {NO_HOOKS_RUN(BURN_RECORD(",uninstrumented,later")), 1}};
+        int no_hooks, inlined;
+    } cases[] = {{NO_HOOKS_RUN(BURN_RECORD("")), 0, 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",")), 0, 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",instrumented")), 0, 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",Uninstrumented")), 0, 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",uninstrumented2")), 0, 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",uninstrumented,later")), 1, 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",Inlined")), 0, 0},
+                 {NO_HOOKS_RUN(BURN_RECORD(",inlined")), 0, 1},
+                 {NO_HOOKS_RUN(BURN_RECORD(",inlined,later")), 0, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct model m;
         model_init(&m);
@@ -602,6 +608,15 @@ static void only_the_uninstrumented_word_marks_a_function(void **state)
         assert_int_equal(burn->function, !cases[i].no_hooks);
         assert_true(burn->self_ns == (cases[i].no_hooks ? 50 : 0));
         assert_int_equal(edge_named(&m, "work", "plain_burn") != NULL, cases[i].no_hooks);
+        assert_int_equal(burn->inlined, cases[i].inlined);
+        assert_false(m.regions[region_named(&m, "work")].inlined);
+        assert_null(model_note_text(&m.regions[region_named(&m, "work")], 0));
+        if (cases[i].no_hooks)
+            assert_string_equal(model_note_text(burn, 2), model_left_out_text(2, burn->left_out));
+        else if (cases[i].inlined)
+            assert_string_equal(model_note_text(burn, 0), MODEL_INLINED_TEXT);
+        else
+            assert_null(model_note_text(burn, 0));
         model_release(&m);
     }
 }
@@ -945,7 +960,7 @@ int main(void)
         cmocka_unit_test(left_out_rows_mark_their_call_paths),
         cmocka_unit_test(calls_0_rows_are_left_out_only_by_the_filters),
         cmocka_unit_test(uninstrumented_rows_are_told_by_the_function_record),
-        cmocka_unit_test(only_the_uninstrumented_word_marks_a_function),
+        cmocka_unit_test(only_the_seventh_fields_words_mark_a_function),
         cmocka_unit_test(a_mark_after_the_rows_still_counts_them),
         cmocka_unit_test(the_mark_and_the_filters_are_told_apart),
         cmocka_unit_test(the_words_name_the_hooks_only_where_no_filter_left_it_out),

@@ -23,6 +23,10 @@
  *                                 its copies are one()'s and three()'s, whose code they are;
  *                                 before that each calls inl_step(), which calls inl_leaf(),
  *                                 100 000 times, both inlined too: counted exactly)
+ *        sampling inlined-late N (as inlined, but main first calls inl_burn() out of line,
+ *                                 through a pointer, then sleeps in sleeper(): with a short
+ *                                 PROFILER_FLUSH_INTERVAL its id is written before any copy
+ *                                 inlined into one() or three() runs)
  *        sampling named N        (as plain, in prof_own_burn(): a program function whose name
  *                                 begins as the collector's is the program's all the same)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
@@ -271,6 +275,13 @@ int main(int argc, char **argv)
         three();
         sleeper();
     } else if ((plain = burner_of(mode)) != 0) {
+        one();
+        three();
+    } else if (strcmp(mode, "inlined-late") == 0) {
+        void (*volatile out_of_line)(unsigned long) = inl_burn;
+        out_of_line(1000);
+        sleeper();
+        plain = burner_of("inlined");
         one();
         three();
     } else if (strcmp(mode, "calls") == 0) {
