@@ -410,9 +410,7 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
     size_t first = in->m->nthreads;
     while (first > 0 && in->m->threads[first - 1].run == in->run)
         first--;
-    for (size_t i = first; i < in->m->nthreads; i++)
-        in->m->threads[i].others_ns = othercost_delay(
-            in->m->threads + first, in->m->nthreads - first, i - first, run->period_ns);
+    othercost_apply(in->m->threads + first, in->m->nthreads - first, run->period_ns);
     if (in->m->sink && in->m->sink->run_begin)
         in->m->sink->run_begin(in->m->sink->ctx, in->m, in->run);
 }

@@ -6,24 +6,36 @@
 
 #include <math.h>
 
-double othercost_delay(const struct thread_rec *th, size_t n, size_t i, double period_ns)
+/* What the others' overhead added to thread me's waits, given every thread's overhead time
+   and CPU time (ns) added up with me's own figures, when they count, taken out. */
+static double delay_of(const struct thread_rec *me, double overhead, double cpu, double period_ns)
 {
-    const struct thread_rec *me = &th[i];
-    if (!(period_ns > 0) || !isfinite(me->cpu_ns) || !isfinite(me->wall_ns) || me->wall_ns <= 0)
+    if (!isfinite(me->cpu_ns) || !isfinite(me->wall_ns) || me->wall_ns <= 0)
         return 0;
     double off = me->wall_ns - me->cpu_ns;
     if (off <= 0)
         return 0;
-    double overhead = 0, cpu = 0;
-    for (size_t j = 0; j < n; j++) {
-        if (j == i || !isfinite(th[j].overhead) || !isfinite(th[j].cpu_ns))
-            continue;
-        overhead += th[j].overhead * period_ns;
-        cpu += th[j].cpu_ns;
+    if (isfinite(me->overhead)) {
+        overhead -= me->overhead * period_ns;
+        cpu -= me->cpu_ns;
     }
-    double side_by_side = cpu / me->wall_ns;
+    if (overhead <= 0)
+        return 0;
+    double side_by_side = cpu > 0 ? cpu / me->wall_ns : 0;
     double delay = overhead / (side_by_side > 1 ? side_by_side : 1);
     return delay < off ? delay : off;
+}
+
+void othercost_apply(struct thread_rec *th, size_t n, double period_ns)
+{
+    double overhead = 0, cpu = 0; /* of the threads that say both, once for all of them */
+    for (size_t j = 0; period_ns > 0 && j < n; j++)
+        if (isfinite(th[j].overhead) && isfinite(th[j].cpu_ns)) {
+            overhead += th[j].overhead * period_ns;
+            cpu += th[j].cpu_ns;
+        }
+    for (size_t i = 0; i < n; i++)
+        th[i].others_ns = period_ns > 0 ? delay_of(&th[i], overhead, cpu, period_ns) : 0;
 }
 
 double othercost_scale(double wall_ns, double cpu_ns, double delay_ns, double off_ns)

@@ -19,11 +19,12 @@
 #include <stddef.h>
 
 /*
- * The delay, in ns, that the collector's work on the other threads of a run added to thread i
- * of th[0..n) (the run's threads), whose samples are period_ns each; 0 when the run was not
- * sampled or a figure is unknown.
+ * Set others_ns of each of a run's threads th[0..n), whose samples are period_ns each: the
+ * delay, in ns, that the collector's work on the run's other threads added to its waits; 0
+ * when the run was not sampled or a figure is unknown. Linear in n (a run may have thousands
+ * of threads).
  */
-double othercost_delay(const struct thread_rec *th, size_t n, size_t i, double period_ns);
+void othercost_apply(struct thread_rec *th, size_t n, double period_ns);
 
 /*
  * The factor that takes a timed context's part of its thread's delay out of its wall time:

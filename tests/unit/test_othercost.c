@@ -25,6 +25,13 @@ static struct thread_rec thread(double cpu, double wall, double overhead)
     return t;
 }
 
+/* othercost_apply's figure for thread i of th[0..n). */
+static double delay(struct thread_rec *th, size_t n, size_t i, double period)
+{
+    othercost_apply(th, n, period);
+    return th[i].others_ns;
+}
+
 static void near(double got, double want)
 {
     if (fabs(got - want) > 1e-6 * fabs(want) + 1e-9)
@@ -37,9 +44,9 @@ static void a_waiter_is_charged_its_workers_overhead(void **state)
 {
     (void)state;
     struct thread_rec th[] = {thread(12e6, 158e6, 4), thread(145e6, 150e6, 200)};
-    near(othercost_delay(th, 2, 0, PERIOD), 200 * PERIOD);
+    near(delay(th, 2, 0, PERIOD), 200 * PERIOD);
     /* the worker waited 5 ms: main's 1 ms of hooks at most */
-    near(othercost_delay(th, 2, 1, PERIOD), 4 * PERIOD);
+    near(delay(th, 2, 1, PERIOD), 4 * PERIOD);
 }
 
 /* Two workers side by side for the whole of main's wait: their overhead delayed main once. */
@@ -48,11 +55,11 @@ static void workers_side_by_side_delay_once(void **state)
     (void)state;
     struct thread_rec th[] = {thread(1e6, 100e6, 0), thread(100e6, 100e6, 80),
                               thread(100e6, 100e6, 80)};
-    near(othercost_delay(th, 3, 0, PERIOD), 160 * PERIOD / 2);
+    near(delay(th, 3, 0, PERIOD), 160 * PERIOD / 2);
     /* One after the other (each ran half of main's wall): the sum. */
     th[1] = thread(50e6, 50e6, 80);
     th[2] = thread(50e6, 50e6, 80);
-    near(othercost_delay(th, 3, 0, PERIOD), 160 * PERIOD);
+    near(delay(th, 3, 0, PERIOD), 160 * PERIOD);
 }
 
 /* No more than the thread's own off-CPU time; nothing for a thread always on the CPU, one
@@ -61,17 +68,17 @@ static void the_delay_is_at_most_the_time_off_the_cpu(void **state)
 {
     (void)state;
     struct thread_rec th[] = {thread(90e6, 100e6, 0), thread(100e6, 100e6, 200)};
-    near(othercost_delay(th, 2, 0, PERIOD), 10e6);
+    near(delay(th, 2, 0, PERIOD), 10e6);
     th[0] = thread(100e6, 100e6, 0);
-    near(othercost_delay(th, 2, 0, PERIOD), 0);
+    near(delay(th, 2, 0, PERIOD), 0);
     th[0] = thread(1e6, 100e6, 0);
-    near(othercost_delay(th, 1, 0, PERIOD), 0);
-    near(othercost_delay(th, 2, 0, 0), 0); /* an exact-timing run */
-    th[1].overhead = NAN;                  /* a ThreadCpu record without samples */
-    near(othercost_delay(th, 2, 0, PERIOD), 0);
+    near(delay(th, 1, 0, PERIOD), 0);
+    near(delay(th, 2, 0, 0), 0); /* an exact-timing run */
+    th[1].overhead = NAN;        /* a ThreadCpu record without samples */
+    near(delay(th, 2, 0, PERIOD), 0);
     th[0].cpu_ns = NAN;
     th[1].overhead = 200;
-    near(othercost_delay(th, 2, 0, PERIOD), 0);
+    near(delay(th, 2, 0, PERIOD), 0);
 }
 
 /* A context's share of the delay is its off-CPU time's share of the thread's. */
