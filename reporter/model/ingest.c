@@ -410,7 +410,8 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
     size_t first = in->m->nthreads;
     while (first > 0 && in->m->threads[first - 1].run == in->run)
         first--;
-    othercost_apply(in->m->threads + first, in->m->nthreads - first, run->period_ns);
+    if (first < in->m->nthreads) /* none yet: m->threads may be NULL */
+        othercost_apply(in->m->threads + first, in->m->nthreads - first, run->period_ns);
     if (in->m->sink && in->m->sink->run_begin)
         in->m->sink->run_begin(in->m->sink->ctx, in->m, in->run);
 }
