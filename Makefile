@@ -76,9 +76,11 @@ APP_LIBS := -lprofreport
 # which links libprofreport.a, uses the same code.
 # libprofreport-auto is libprofreport plus the -finstrument-functions hooks and the symbolizer
 # (elfutils' libdw; libiberty's demangler, linked in and kept private).
-AUTO_SRC := collector/auto.c collector/functions.c collector/symbols.c collector/patch.c
+# common/dwdecl.c reads DWARF (libdw): only libprofreport-auto and the reporter link it.
+DW_SRC := common/dwdecl.c
+AUTO_SRC := collector/auto.c collector/functions.c collector/symbols.c collector/patch.c $(DW_SRC)
 LIB_SRC := $(filter-out $(AUTO_SRC),$(wildcard collector/*.c)) $(wildcard format/*.c) \
-	$(wildcard common/*.c)
+	$(filter-out $(DW_SRC),$(wildcard common/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 AUTO_OBJ := $(AUTO_SRC:%.c=$(BUILD)/%.o)
 STATIC_LIB := $(BUILD)/libprofreport.a
@@ -99,13 +101,13 @@ AUTO_PROG_BINS := $(patsubst tests/programs/auto/%,$(BUILD)/tests/programs/auto/
 # The command's stages, each a folder (docs/ARCHITECTURE.md): base/ (shared helpers), read/,
 # model/, out/, and at the root main.c and the pieces that wire stages together.
 REPORTER_DIRS := reporter reporter/base reporter/read reporter/model reporter/out
-REPORTER_SRC := $(wildcard $(REPORTER_DIRS:%=%/*.c))
+REPORTER_SRC := $(wildcard $(REPORTER_DIRS:%=%/*.c)) $(DW_SRC)
 REPORTER_OBJ := $(REPORTER_SRC:%.c=$(BUILD)/%.o)
 REPORTER_LIB := $(BUILD)/libreporter.a
 REPORTER := $(BUILD)/profreport
 REPORTER_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) $(SANFLAGS) -pthread -Ireporter \
 	-Iinclude -Iformat -Icommon -DPROF_TEMPLATES_DIR='"$(DATADIR)/profreport/templates"'
-REPORTER_LIBS := $(REPORTER_LIB) $(STATIC_LIB) -lxlsxwriter -lcsv -lm -pthread
+REPORTER_LIBS := $(REPORTER_LIB) $(STATIC_LIB) -lxlsxwriter -lcsv -ldw -lm -pthread
 
 EXAMPLES_C := $(wildcard examples/*.c)
 EXAMPLES_CXX := $(wildcard examples/*.cpp)
@@ -179,11 +181,12 @@ $(AUTO_LINKS): $(AUTO_SHARED)
 # The LD_PRELOAD library: finds libprofreport.so beside itself ($$ORIGIN), built or installed.
 # No sanitizer: a sanitizer replaces malloc itself, so the two cannot be used together.
 # It names sites with libprofreport-auto's symbolizer (symbols.c, compiled in with the program's
-# path it needs, program.c: libdw, libiberty).
-$(PRELOAD): preload/malloc.c preload/exec.c collector/symbols.c collector/program.c $(SHARED_LINKS)
+# path it needs, program.c, and dwdecl.c: libdw, libiberty).
+$(PRELOAD): preload/malloc.c preload/exec.c collector/symbols.c collector/program.c $(DW_SRC) \
+		$(SHARED_LINKS)
 	$(CC) -std=gnu11 $(DEPFLAGS) $(WARN) $(WERROR) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
 	    -Iinclude -Icollector -Icommon -Iformat -shared -o $@ preload/malloc.c preload/exec.c \
-	    collector/symbols.c collector/program.c -L$(BUILD) -lprofreport \
+	    collector/symbols.c collector/program.c $(DW_SRC) -L$(BUILD) -lprofreport \
 	    -Wl,-rpath,'$$ORIGIN' -Wl,--exclude-libs,ALL $(AUTO_DEPLIBS)
 
 # The install paths baked into the build (the .pc files, the reporter's templates folder) are
@@ -389,7 +392,7 @@ $(FUZZ_DIR)/libreporter.a: $(FUZZ_REPORTER_OBJ)
 
 $(FUZZ_BINS): $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/tests/fuzz/fuzz_%.o $(FUZZ_DIR)/tests/fuzz/fuzz.o \
 		$(FUZZ_DIR)/libreporter.a $(FUZZ_DIR)/libprofreport.a
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LDFLAGS_$*) -lxlsxwriter -lcsv -lm \
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LDFLAGS_$*) -lxlsxwriter -lcsv -ldw -lm \
 	    -pthread
 
 fuzz: $(FUZZ_TARGETS:%=fuzz-%)

@@ -3,6 +3,11 @@
  * described once, at its first call on any thread, by symbols.c, given a region id that no
  * other function shares, and checked against PROFILER_INCLUDE / PROFILER_EXCLUDE.
  *
+ * A function's source file and line are the reporter's to read from its module (the run says
+ * module, offset and build id): DWARF is read here only for names two functions share (to tell
+ * an inline's copies from two static functions), or for every function when
+ * PROFILER_SOURCE_LINES=run asks for a run file that needs no module to say them.
+ *
  * The table is only reached from the hooks' slow path (a thread's first call of a function),
  * so one mutex is enough. Descriptions live until the process ends: recorders keep pointers.
  */
@@ -30,6 +35,7 @@ static struct prof_fn **by_name;
 static size_t mask, count;
 static struct prof_symbolizer *symbolizer;
 static const char *include, *exclude;
+static int lines_at_run; /* PROFILER_SOURCE_LINES=run */
 
 /* fork: the child must not inherit the lock held by a thread that no longer exists. */
 static void fork_prepare(void) { pthread_mutex_lock(&lock); }
@@ -43,6 +49,10 @@ static void setup(void)
         include = NULL;
     if (exclude && !exclude[0])
         exclude = NULL;
+    const char *lines = prof_getenv("PROFILER_SOURCE_LINES");
+    lines_at_run = lines && strcmp(lines, "run") == 0;
+    if (lines && lines[0] && !lines_at_run && strcmp(lines, "report") != 0)
+        prof_warn("ignoring PROFILER_SOURCE_LINES='%s': expected run or report", lines);
     pthread_atfork(fork_prepare, fork_release, fork_release);
 }
 
@@ -94,25 +104,65 @@ static struct prof_fn *named(const char *name)
     return NULL;
 }
 
-/* Whether two descriptions are copies of one source function (an inline in two modules). */
-static int same_source(const struct prof_fn *a, const struct prof_fn *b)
+/* Read where fn is declared, once (lock held): its decl_file stays NULL when DWARF does not
+   say or memory runs out. */
+static void locate(struct prof_fn *fn)
 {
-    return a->file && b->file && a->line == b->line && strcmp(a->file, b->file) == 0;
+    if (fn->decl_known)
+        return;
+    fn->decl_known = 1;
+    if (prof_sym_locate(symbolizer, fn->addr, &fn->decl_file, &fn->decl_line) <= 0) {
+        free(fn->decl_file);
+        fn->decl_file = NULL;
+    }
+}
+
+/*
+ * The functions a compiler makes for each unit of its own (gcc's static initializer helper,
+ * clang's global initializers): file-local, one per unit, never copies of one source
+ * function, and with no declared place DWARF could tell them apart by.
+ */
+static int unit_function(const struct prof_fn *fn)
+{
+    static const char *const made[] = {"__static_initialization_and_destruction_",
+                                       "__cxx_global_var_init", "__cxx_global_array_dtor",
+                                       "_GLOBAL__sub_I_", "_GLOBAL__sub_D_"};
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
+        if (strncmp(fn->name, made[i], strlen(made[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether two descriptions are copies of one source function: an inline in two modules, or a
+   header's static function in two units; DWARF says, unless the symbols do (weak ones are one
+   function, a unit's own compiler-made ones are not). */
+static int same_source(struct prof_fn *a, struct prof_fn *b)
+{
+    if (a->weak && b->weak)
+        return 1;
+    if (unit_function(a) || unit_function(b))
+        return 0;
+    locate(a);
+    locate(b);
+    return a->decl_file && b->decl_file && a->decl_line == b->decl_line &&
+           strcmp(a->decl_file, b->decl_file) == 0;
 }
 
 /*
  * A name no different function has yet: two static functions called helper in two files
  * become "helper (a.c:10)" and "helper (b.c:20)"; the first keeps the plain name.
  */
-static char *unique_name(const struct prof_fn *fn)
+static char *unique_name(struct prof_fn *fn)
 {
-    const struct prof_fn *other = named(fn->name);
+    struct prof_fn *other = named(fn->name);
     if (!other || same_source(other, fn))
         return strdup(fn->name);
     char where[64];
     for (unsigned k = 1;; k++) {
-        const char *file = fn->file ? strrchr(fn->file, '/') : NULL;
-        file = file ? file + 1 : fn->file;
+        /* a unit's own function is named for its unit (by the symbols: DWARF was not read) */
+        const char *path = fn->decl_file ? fn->decl_file : unit_function(fn) ? fn->unit : NULL;
+        const char *file = path ? strrchr(path, '/') : NULL;
+        file = file ? file + 1 : path;
         size_t n = strlen(fn->name) + (file ? strlen(file) : strlen(fn->module)) + 80;
         char *s = malloc(n);
         if (!s)
@@ -121,8 +171,10 @@ static char *unique_name(const struct prof_fn *fn)
             snprintf(where, sizeof where, " #%u", k);
         else
             where[0] = 0;
-        if (file)
-            snprintf(s, n, "%s (%s:%u)%s", fn->name, file, fn->line, where);
+        if (file && fn->decl_file)
+            snprintf(s, n, "%s (%s:%u)%s", fn->name, file, fn->decl_line, where);
+        else if (file)
+            snprintf(s, n, "%s (%s)%s", fn->name, file, where);
         else
             snprintf(s, n, "%s (+0x%" PRIx64 ")%s", fn->name, fn->offset, where);
         other = named(s);
@@ -198,6 +250,15 @@ static struct prof_fn *describe(const void *addr)
     }
     free(fn->name);
     fn->name = name;
+    /* Said in the run when read anyway (a shared name), or asked for: not published yet. */
+    if (lines_at_run)
+        locate(fn);
+    if (fn->decl_file && !(fn->file = strdup(fn->decl_file))) {
+        prof_fn_release(fn);
+        free(fn);
+        return NULL;
+    }
+    fn->line = fn->decl_line;
     return fn;
 }
 

@@ -1,7 +1,8 @@
 /*
- * symbols.h - the description of a code address (symbols.c): demangled name, source file and
- * line, module and offset, read with elfutils' libdwfl. In libprofreport-auto only; the plain
- * library uses struct prof_fn as a type and never calls these functions.
+ * symbols.h - the description of a code address (symbols.c): demangled name, module, build id
+ * and offset, read with elfutils' libdwfl, and on demand its source file and line. In
+ * libprofreport-auto only; the plain library uses struct prof_fn as a type and never calls these
+ * functions.
  *
  * Ownership: a struct prof_fn owns its strings (prof_fn_release frees them, not the struct);
  * prof_sym_demangle's result is the caller's to free.
@@ -22,9 +23,20 @@
 struct prof_fn {
     const void *addr;
     char *name; /* the region id: demangled, made unique among different functions */
-    char *file; /* source file, or NULL when the module has no line data for it */
+    /* source file and line, written into the run; NULL unless read at run time
+       (PROFILER_SOURCE_LINES=run, or a name two functions share: functions.c) */
+    char *file;
     unsigned line;
-    char *module;       /* the ELF file holding it */
+    char *module;   /* the ELF file holding it */
+    char *build_id; /* the module's build id in hexadecimal, or NULL when it has none */
+    char *unit;     /* a file-local symbol's source file, as the symbol table names it, or NULL */
+    int weak;       /* its symbol is weak: a C++ inline function or template instance, whose
+                       copies in several modules are one function (the one-definition rule) */
+    /* functions.c's, under its lock: where DWARF declares it, read when first needed
+       (decl_known), decl_file NULL when DWARF does not say */
+    char *decl_file;
+    unsigned decl_line;
+    int decl_known;
     uint64_t offset;    /* addr minus the module's load bias */
     uint64_t size;      /* its code's bytes from addr on, from its symbol (0: not known) */
     int skip;           /* left out by PROFILER_INCLUDE / PROFILER_EXCLUDE */
@@ -39,12 +51,15 @@ struct prof_symbolizer;
 /* Open a symbolizer for this process's code; NULL when libdwfl cannot start. */
 struct prof_symbolizer *prof_sym_open(void);
 void prof_sym_close(struct prof_symbolizer *s);
-/* Describe the code at addr (name, file, line, module, offset) into out. */
+/* Describe the code at addr (name, module, build id, offset; no file or line) into out. */
 enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out);
-/* The same, but file and line are those of the instruction at addr (the line table's: where a
-   call is), not those of its function's declaration. */
+/* The same, with file and line those of the instruction at addr (the line table's: where a
+   call is, for the memory checks' sites). */
 enum prof_error prof_sym_lookup_line(struct prof_symbolizer *s, const void *addr,
                                      struct prof_fn *out);
+/* Where the function whose entry is addr is declared, from its module's DWARF (dwdecl.h): 1
+   with *file (malloc'd) and *line, 0 when DWARF does not say, -1 when memory runs out. */
+int prof_sym_locate(struct prof_symbolizer *s, const void *addr, char **file, unsigned *line);
 /* The symbol name of the function starting at addr as the symbolizer's index of its module
    has it, or NULL when that address is left to libdwfl (for tests: the two must agree). */
 const char *prof_sym_fast_name(struct prof_symbolizer *s, const void *addr);

@@ -140,6 +140,26 @@ static int write_locations(struct prof_thread *t, struct prof_sbuf *b)
     int err = b->failed ? ENOMEM : 0;
     if (!err && b->len)
         err = prof_part_write(t->fd, PROF_CHUNK_LOCATIONS, b->data, b->len);
+    /* Their modules' build ids, each module once per chunk: the reporter reads the functions'
+       source lines from a module only if it is still the one that ran */
+    b->len = 0;
+    for (uint32_t i = t->ids_written; !err && i < t->nids; i++) {
+        const struct prof_fn *fn = t->fns[i];
+        if (!fn || !fn->build_id || !fn->module)
+            continue;
+        uint32_t k = t->ids_written;
+        while (k < i && !(t->fns[k] && t->fns[k]->build_id && t->fns[k]->module &&
+                          strcmp(t->fns[k]->module, fn->module) == 0))
+            k++;
+        if (k < i)
+            continue;
+        add_cstr(b, fn->module);
+        add_cstr(b, fn->build_id);
+    }
+    if (!err && b->failed)
+        err = ENOMEM;
+    if (!err && b->len)
+        err = prof_part_write(t->fd, PROF_CHUNK_BUILD_IDS, b->data, b->len);
     /* The functions among them that have no hooks (their rows' calls are not counted) */
     b->len = 0;
     for (uint32_t i = t->ids_written; !err && i < t->nids; i++)
@@ -1224,7 +1244,8 @@ static size_t crash_bound(const struct prof_thread *t)
         const struct prof_fn *fn = t->fns[i];
         if (fn)
             locations += 4 + (fn->file ? strlen(fn->file) : 0) + 21 +
-                         (fn->module ? strlen(fn->module) : 0) + 21 + 2;
+                         (fn->module ? strlen(fn->module) : 0) + 21 + 2 +
+                         (fn->build_id ? strlen(fn->build_id) + 1 : 0); /* and its PRFB entry */
     }
     size_t need = ids > locations ? ids : locations;
     if ((size_t)t->nids * 4 > need) /* the inlined functions, all named again */

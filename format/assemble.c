@@ -84,6 +84,11 @@ struct functions {
     size_t nv;
     char **names; /* open addressing, mask + 1 slots */
     size_t n, mask;
+    /* The modules' build ids (PRFB chunks), each module once: its first build id */
+    struct module {
+        char *path, *build_id;
+    } * mods;
+    size_t nmods;
 };
 
 /* A region-bytes row of the memory section, kept until every part's rows are out. */
@@ -278,6 +283,11 @@ static void functions_release(struct functions *fs)
         for (int k = 0; k < 5; k++)
             free(fs->v[i].field[k]);
     free(fs->v);
+    for (size_t i = 0; i < fs->nmods; i++) {
+        free(fs->mods[i].path);
+        free(fs->mods[i].build_id);
+    }
+    free(fs->mods);
     memset(fs, 0, sizeof *fs);
 }
 
@@ -330,6 +340,41 @@ static enum prof_error locations_add(struct functions *fs, const struct ids *ids
         for (int k = 0; k < 5; k++)
             if (!f->field[k])
                 return PROF_ERR_NOMEM;
+    }
+    return PROF_OK;
+}
+
+/* A PRFB chunk: pairs of a module's path and its build id, a module seen before kept as it
+   was. A damaged chunk (a pair cut short, an empty path or id) adds none of its pairs. */
+static enum prof_error build_ids_add(struct functions *fs, const unsigned char *p, size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        const char *path = next_cstr(p, len, &off), *id = next_cstr(p, len, &off);
+        if (!path || !id || !path[0] || !id[0])
+            return PROF_ERR_FORMAT;
+    }
+    size_t off = 0;
+    while (off < len) {
+        const char *path = next_cstr(p, len, &off), *id = next_cstr(p, len, &off);
+        if (!path || !id || !path[0] || !id[0])
+            return PROF_ERR_FORMAT;
+        size_t i = 0;
+        while (i < fs->nmods && strcmp(fs->mods[i].path, path) != 0)
+            i++;
+        if (i < fs->nmods)
+            continue;
+        struct module *v = realloc(fs->mods, (fs->nmods + 1) * sizeof *v);
+        if (!v)
+            return PROF_ERR_NOMEM;
+        fs->mods = v;
+        v[fs->nmods].path = strdup(path);
+        v[fs->nmods].build_id = strdup(id);
+        if (!v[fs->nmods].path || !v[fs->nmods].build_id) {
+            free(v[fs->nmods].path);
+            free(v[fs->nmods].build_id);
+            return PROF_ERR_NOMEM;
+        }
+        fs->nmods++;
     }
     return PROF_OK;
 }
@@ -847,6 +892,8 @@ static enum prof_error read_part(struct prof_parts *pp, size_t index, struct par
                 err = PROF_ERR_FORMAT;
         } else if (type == PROF_CHUNK_LOCATIONS && pi) {
             err = locations_add(&pp->fs, &r.ids, p, len);
+        } else if (type == PROF_CHUNK_BUILD_IDS && pi) {
+            err = build_ids_add(&pp->fs, p, len);
         } else if (type == PROF_CHUNK_UNINSTRUMENTED && pi) {
             err = marks_add(&pp->fs, &r.ids, p, len, FUNCTION_UNINSTRUMENTED);
         } else if (type == PROF_CHUNK_INLINED && pi) {
@@ -1220,6 +1267,12 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
             rec_str(&r, PROF_FUNCTION_UNINSTRUMENTED);
         else if (p->fs.v[i].marks & FUNCTION_INLINED)
             rec_str(&r, PROF_FUNCTION_INLINED);
+        rec_emit(s, &r);
+    }
+    for (size_t i = 0; i < p->fs.nmods; i++) {
+        rec_str(&r, PROF_MODULE_RECORD);
+        rec_str(&r, p->fs.mods[i].path);
+        rec_str(&r, p->fs.mods[i].build_id);
         rec_emit(s, &r);
     }
     if (s->table)

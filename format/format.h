@@ -94,6 +94,9 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
    into other functions: its calls are counted, their samples are those functions' (1.4). */
 #define PROF_FUNCTION_INLINED "inlined"
 #define PROF_FUNCTION_MARK_FIELD 6
+/* Module,<path>,<build id> (FORMAT.md 1.2): the build id of a module holding Function records'
+   code, which the reporter checks before it reads their source lines from the module. */
+#define PROF_MODULE_RECORD "Module"
 
 /* The record of a thread's CPU and wall time while it recorded (1.2):
    "ThreadCpu,<thread>,<cpu ns>,<wall ns>", after the Thread records. Older readers ignore it
@@ -177,6 +180,8 @@ const char *prof_free_kind_name(int kind);
 #define PROF_CHUNK_MEMORY PROF_CHUNK('P', 'R', 'F', 'M')
 #define PROF_CHUNK_CPU PROF_CHUNK('P', 'R', 'F', 'C')
 #define PROF_CHUNK_CRASH PROF_CHUNK('P', 'R', 'F', 'X')
+/* The build ids of the modules of a PRFL chunk's functions (FORMAT.md 3). */
+#define PROF_CHUNK_BUILD_IDS PROF_CHUNK('P', 'R', 'F', 'B')
 
 /* A PRFX chunk's payload: signal:u32 thread:u32 (the number of the thread the signal came to, 0
    when it recorded nothing), then the signal's name, NUL-ended ("SIGSEGV"). */

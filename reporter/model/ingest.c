@@ -97,10 +97,17 @@ struct ingest {
         char *region, *file;
         size_t region_len;
         unsigned long line;
-        int no_hooks; /* the record marks it uninstrumented: compiled without hooks */
-        int inlined;  /* the record marks it inlined: copies of it are in other functions */
-    } * locations;    /* Function records, attached to their regions after the rows */
+        char *module; /* the module holding its code, or NULL */
+        uint64_t offset;
+        int has_offset; /* offset read: the reporter may locate it in its module */
+        int no_hooks;   /* the record marks it uninstrumented: compiled without hooks */
+        int inlined;    /* the record marks it inlined: copies of it are in other functions */
+    } * locations;      /* Function records, attached to their regions after the rows */
     size_t nlocations;
+    struct run_module {
+        char *path, *build_id;
+    } * modules; /* Module records: the build ids of the Function records' modules */
+    size_t nmodules;
     struct uncounted_run uncounted; /* its Calls-0 rows and the functions without hooks */
     struct busy_pending *pending;   /* per thread of the run, in m->threads order: busy_row */
     size_t npending;
@@ -196,12 +203,28 @@ static void busy_finish(struct ingest *in)
     free(in->pending);
 }
 
-/* Give the regions that ran their source file and line from the run's Function records. */
+/* The Module records of a run that are read: far more than a process maps (the rest would
+   only make each function's look-up longer; their functions are located without a check). */
+#define MODULES_PER_RUN 4096
+
+/* The build id a Module record gave the module at path, or NULL. */
+static const char *module_build_id(const struct ingest *in, const char *path)
+{
+    for (size_t i = 0; i < in->nmodules; i++)
+        if (strcmp(in->modules[i].path, path) == 0)
+            return in->modules[i].build_id;
+    return NULL;
+}
+
+/* Give the regions that ran their source file and line from the run's Function records, or
+   note them to be located in their modules (a run that left that to the reporter). */
 static void attach_locations(struct ingest *in)
 {
     for (size_t i = 0; i < in->nlocations; i++) {
         struct location *l = &in->locations[i];
         size_t k = index_region_find(in->m, l->region, l->region_len);
+        if (k != SIZE_MAX && !l->file && l->module && l->has_offset)
+            model_unlocated_add(in->m, k, l->module, module_build_id(in, l->module), l->offset);
         if (k != SIZE_MAX && !l->no_hooks)
             in->m->regions[k].function = 1;
         if (k != SIZE_MAX && l->inlined)
@@ -213,8 +236,14 @@ static void attach_locations(struct ingest *in)
         }
         free(l->region);
         free(l->file);
+        free(l->module);
     }
     free(in->locations);
+    for (size_t i = 0; i < in->nmodules; i++) {
+        free(in->modules[i].path);
+        free(in->modules[i].build_id);
+    }
+    free(in->modules);
 }
 
 /* The slot of thread number n in the run's table: its entry, or the empty slot for it. */
@@ -365,11 +394,29 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         l->region_len = lens[1];
         l->file = lens[2] > 0 ? utf8_repair(f[2], lens[2]) : NULL;
         l->line = strtoul(f[3], NULL, 10);
+        /* where its code is: the reporter reads a missing file and line from there */
+        l->module = n > 5 && lens[4] > 0 ? xstrndup(f[4], lens[4]) : NULL;
+        if (l->module && memchr(f[4], 0, lens[4])) {
+            free(l->module);
+            l->module = NULL;
+        }
+        char *end = NULL;
+        l->has_offset = l->module && lens[5] > 2 && f[5][0] == '0' && f[5][1] == 'x';
+        if (l->has_offset) {
+            l->offset = strtoull(f[5] + 2, &end, 16);
+            l->has_offset = end == f[5] + lens[5];
+        }
         l->no_hooks = uncounted_function_record(&in->uncounted, f, lens, n);
         l->inlined = n > PROF_FUNCTION_MARK_FIELD &&
                      lens[PROF_FUNCTION_MARK_FIELD] == strlen(PROF_FUNCTION_INLINED) &&
                      memcmp(f[PROF_FUNCTION_MARK_FIELD], PROF_FUNCTION_INLINED,
                             lens[PROF_FUNCTION_MARK_FIELD]) == 0;
+    } else if (strcmp(f[0], PROF_MODULE_RECORD) == 0 && n >= 3 && lens[1] > 0 && lens[2] > 0 &&
+               !memchr(f[1], 0, lens[1]) && !memchr(f[2], 0, lens[2]) &&
+               in->nmodules < MODULES_PER_RUN) {
+        in->modules = xrealloc(in->modules, (in->nmodules + 1) * sizeof *in->modules);
+        in->modules[in->nmodules++] =
+            (struct run_module){xstrndup(f[1], lens[1]), xstrndup(f[2], lens[2])};
     } else if (strcmp(f[0], "Warning") == 0 && n >= 5) {
         model_warn(in->m, in->name, f[1], strtoull(f[3], NULL, 10), "thread %s: %s", f[2], f[4]);
     }

@@ -115,6 +115,7 @@ static void region_release(struct region *r)
 /* Free everything the model owns. */
 void model_release(struct model *m)
 {
+    model_unlocated_clear(m); /* before the regions it marks go */
     for (size_t i = 0; i < m->nregions; i++)
         region_release(&m->regions[i]);
     free(m->regions);
@@ -141,6 +142,32 @@ void model_release(struct model *m)
     free(m->programs);
     free(m->pick_name);
     model_init(m);
+}
+
+void model_unlocated_add(struct model *m, size_t r, const char *module, const char *build_id,
+                         uint64_t offset)
+{
+    if (m->regions[r].unlocated || m->regions[r].file)
+        return;
+    m->regions[r].unlocated = 1;
+    if (m->nunlocated == m->unlocated_cap) {
+        m->unlocated_cap = m->unlocated_cap ? m->unlocated_cap * 2 : 64;
+        m->unlocated = xrealloc(m->unlocated, m->unlocated_cap * sizeof *m->unlocated);
+    }
+    m->unlocated[m->nunlocated++] =
+        (struct unlocated){r, xstrdup(module), build_id ? xstrdup(build_id) : NULL, offset};
+}
+
+void model_unlocated_clear(struct model *m)
+{
+    for (size_t i = 0; i < m->nunlocated; i++) {
+        m->regions[m->unlocated[i].region].unlocated = 0;
+        free(m->unlocated[i].module);
+        free(m->unlocated[i].build_id);
+    }
+    free(m->unlocated);
+    m->unlocated = NULL;
+    m->nunlocated = m->unlocated_cap = 0;
 }
 
 /* The counts of the records a run adds. */

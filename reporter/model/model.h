@@ -91,10 +91,11 @@ struct region {
                          model_short_names */
     char *file;       /* source file (instrumented functions' Function records), or NULL */
     unsigned long line;
-    int excluded; /* by --include / --exclude */
-    int function; /* a Function record names it instrumented: it has hooks */
-    int inlined;  /* a run's Function record marks it inlined: gcc inlined copies of it, with their
-                     hooks, into other functions, whose self time holds their samples */
+    int excluded;  /* by --include / --exclude */
+    int function;  /* a Function record names it instrumented: it has hooks */
+    int inlined;   /* a run's Function record marks it inlined: gcc inlined copies of it, with their
+                      hooks, into other functions, whose self time holds their samples */
+    int unlocated; /* noted in model.unlocated: its source place is to be read from its module */
     uint32_t run_cap, key_cap; /* the runs and thread keys cols has room for */
     struct dist cost;          /* inclusive ns per call */
     double self_ns, outer_ns;  /* outer: non-nested calls only (recursion counted once) */
@@ -275,7 +276,24 @@ struct model {
     char *pick_name;                /* owned */
     struct program_count *programs; /* every program met, in the order first met */
     size_t nprograms;
+    /* Functions whose runs left their source file and line to the reporter: read from their
+       modules once every run is in (srclines.h), then emptied */
+    struct unlocated *unlocated;
+    size_t nunlocated, unlocated_cap;
 };
+
+/* A function to locate in its module: its region, module path, address in the module (its
+   offset from the load bias) and the module's build id when the run said it (all owned). */
+struct unlocated {
+    size_t region;
+    char *module, *build_id;
+    uint64_t offset;
+};
+/* Note region r's function at offset in module (build id, or NULL) for srclines_locate, once. */
+void model_unlocated_add(struct model *m, size_t r, const char *module, const char *build_id,
+                         uint64_t offset);
+/* Forget the list (srclines_locate is done with it). */
+void model_unlocated_clear(struct model *m);
 
 void model_init(struct model *m);
 void model_release(struct model *m);

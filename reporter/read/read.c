@@ -1,11 +1,13 @@
 /*
  * read.c - the read stage: which runs of the inputs the model keeps (a first look at each
  * input's metadata picks the program), reading them on two cores (pipeline.c) with a progress
- * bar, and the baseline's runs for a comparison.
+ * bar, then the source lines their functions left to the reporter (srclines.c), and the
+ * baseline's runs for a comparison.
  */
 #include "read/read.h"
 #include "read/input.h"
 #include "read/pipeline.h"
+#include "read/srclines.h"
 #include "model/programs.h"
 #include "base/util.h"
 
@@ -135,6 +137,7 @@ int read_runs(struct model *m, const char *const *paths, size_t npaths,
     inputs_free(in, n);
     if (shown)
         fputs("\n", stderr);
+    srclines_locate(m);
     if (m->nruns > 0)
         return 0;
     if (m->nprograms > 0)
@@ -157,6 +160,7 @@ int read_baseline(struct model *base, struct model *m, const char *const *paths,
     }
     pipeline_read(in, n, base, NULL);
     inputs_free(in, n);
+    srclines_locate(base);
     for (size_t i = 0; i < base->nwarnings; i++) {
         const struct warning_rec *w = &base->warnings[i];
         size_t len = strlen(w->where) + 16;

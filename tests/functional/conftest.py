@@ -231,14 +231,16 @@ def run_program(tmp_path, name, *args, env=None, profile_dir=None, timeout=120, 
 
 
 def compile_program(tmp_path, source, lang="c", opt="-O2", auto=False):
-    """source built as lang ("c" or "c++") at opt, linked with this build's libprofreport (and
-    its sanitizer, if any); with auto, under -finstrument-functions with libprofreport-auto.
-    For a test that needs a program at another optimisation level than the Makefile's."""
-    exe = Path(tmp_path) / f"{Path(source).stem}-{lang}{opt}{'-auto' if auto else ''}"
+    """source (a path, or a list of them) built as lang ("c" or "c++") at opt, linked with this
+    build's libprofreport (and its sanitizer, if any); with auto, under -finstrument-functions
+    with libprofreport-auto. For a test that needs a program at another optimisation level
+    than the Makefile's, or one of several files."""
+    sources = [str(s) for s in source] if isinstance(source, (list, tuple)) else [str(source)]
+    exe = Path(tmp_path) / f"{Path(sources[0]).stem}-{lang}{opt}{'-auto' if auto else ''}"
     san = [f"-fsanitize={SAN}"] if SAN else []
     flags = ["-finstrument-functions"] if auto else []
     build = subprocess.run(["c++" if lang == "c++" else "cc", "-x", lang, opt, "-g", "-Wall",
-                            "-Wextra", "-Werror", *flags, *san, f"-I{INCLUDE}", str(source),
+                            "-Wextra", "-Werror", *flags, *san, f"-I{INCLUDE}", *sources,
                             "-x", "none", "-o", str(exe), f"-L{BUILD}", f"-Wl,-rpath,{BUILD}",
                             "-lprofreport-auto" if auto else "-lprofreport", "-pthread"],
                            capture_output=True, text=True)

@@ -21,6 +21,7 @@ from conftest import (
     clean_env,
     compile_program,
     event_paths,
+    library_lines,
     parse_run,
     program,
     run_command,
@@ -118,20 +119,176 @@ def test_c_call_counts_are_exact_and_named_from_debug_info(tmp_path):
     # Self is ticks minus the children's ticks on every row (FORMAT.md 1.3).
     for r in run.rows:
         assert int(r["Self"]) <= int(r["Ticks"])
-    # Function records: source file and line from DWARF, module and offset.
+    # Function records: module and offset, the source place left to the reporter; each
+    # module's build id in a Module record, as binutils' readelf reads it.
     fn = functions(run)
     assert set(fn) == {"main", "fib", "is_even", "is_odd", "helper", "shared_twice_square",
                        "shared_square"}
-    calls_c = SOURCE / "calls.c"
-    for name, pattern in [("fib", r"^long fib\(int n\) \{"), ("is_even", r"^int is_even.*\{"),
-                          ("helper", r"int helper\(int i\)"), ("main", r"^int main")]:
-        file, line, module, offset = fn[name]
-        assert file.endswith("tests/programs/auto/calls.c"), fn[name]
-        assert int(line) == source_line(calls_c, pattern), (name, fn[name])
-        assert module.endswith("/auto/calls") and offset.startswith("0x")
-    file, line, module, _ = fn["shared_square"]
-    assert file.endswith("shared_lib.c") and module.endswith("libauto_shared.so")
-    assert int(line) == source_line(SOURCE / "shared_lib.c", r"^int shared_square.*\{")
+    for name, (file, line, module, offset) in fn.items():
+        assert (file, line) == ("", ""), (name, fn[name])
+        assert offset.startswith("0x")
+    assert fn["fib"][2] == str(program("auto/calls"))
+    assert fn["shared_square"][2].endswith("libauto_shared.so")
+    lib = fn["shared_square"][2]
+    assert dict(run.values("Module")) == {str(program("auto/calls")): readelf_build_id(
+        program("auto/calls")), lib: readelf_build_id(lib)}
+    # profreport reads them from the modules' DWARF: the declaration's line.
+    book_path = tmp_path / "calls.xlsx"
+    must_run(run.path, "-o", book_path, "--no-gnuplot", "-q")
+    _, cost, _ = Book(book_path).cost()
+    assert declared_places(cost) == expected_places()
+    assert Book(book_path).warnings() == []
+
+
+def readelf_build_id(path):
+    """A module's build id as binutils' readelf prints it."""
+    out = subprocess.run(["readelf", "-n", str(path)], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout
+    return re.search(r"Build ID: *([0-9a-f]+)", out).group(1)
+
+
+def expected_places():
+    """The declaration places of calls.c's functions, from the source text."""
+    calls_c, lib_c = SOURCE / "calls.c", SOURCE / "shared_lib.c"
+    return {"fib": (calls_c, source_line(calls_c, r"^long fib\(int n\) \{")),
+            "is_even": (calls_c, source_line(calls_c, r"^int is_even.*\{")),
+            "helper": (calls_c, source_line(calls_c, r"int helper\(int i\)")),
+            "main": (calls_c, source_line(calls_c, r"^int main")),
+            "shared_square": (lib_c, source_line(lib_c, r"^int shared_square.*\{"))}
+
+
+def declared_places(cost):
+    """{function: (source file, line)} of the Call cost rows expected_places names."""
+    return {name: (Path(cost[name]["Source file"]).resolve(), cost[name]["Line"])
+            for name in expected_places()}
+
+
+def test_source_lines_are_read_at_run_time_when_asked(tmp_path):
+    """PROFILER_SOURCE_LINES=run: the collector reads DWARF itself and the run file says each
+    function's file and line (a report made where the program's files are not)."""
+    _, run = run_auto(tmp_path, "auto/calls", "6", "4", "2",
+                      env={"PROFILER_SOURCE_LINES": "run"})
+    fn = functions(run)
+    for name, (file, line) in expected_places().items():
+        assert (Path(fn[name][0]).resolve(), int(fn[name][1])) == (file, line), name
+    # An unknown value is said once, and the default kept.
+    proc, run = run_auto(sub(tmp_path, "bad"), "auto/calls", "6", "4", "2",
+                         env={"PROFILER_SOURCE_LINES": "always"})
+    assert any("PROFILER_SOURCE_LINES='always'" in l for l in library_lines(proc.stderr))
+    assert functions(run)["fib"][:2] == ("", "")
+
+
+def test_functions_of_one_name_are_told_apart_and_copies_kept_one(tmp_path):
+    """Two files' static helper() are two functions: the one called first keeps the name, the
+    other is named for its declaration, and only its run record carries a file and line (the
+    collector read DWARF for these alone). A header's static twice(), copied into both units,
+    stays one function whose calls add up. gcc's static initializer helper of each C++ unit is
+    named for its unit from the symbol table, without DWARF."""
+    (tmp_path / "shared.h").write_text(
+        "static __attribute__((noinline)) int twice(int x) { return 2 * x; }\n")
+    (tmp_path / "a.c").write_text(
+        '#include "shared.h"\n'
+        "int in_a(int x);\n"
+        "static __attribute__((noinline)) int helper(int x) { return x + 1; }\n"
+        "int in_a(int x) { return helper(x) + twice(x); }\n")
+    (tmp_path / "b.c").write_text(
+        "#include <stdio.h>\n"
+        '#include "shared.h"\n'
+        "int in_a(int x);\n"
+        "int in_b(int x);\n"
+        "static __attribute__((noinline)) int helper(int x) { return x * 3; }\n"
+        "__attribute__((noinline)) int in_b(int x) { return helper(x) + twice(x); }\n"
+        "int main(void)\n"
+        "{\n"
+        "    int s = 0;\n"
+        "    for (int i = 0; i < 5; i++)\n"
+        "        s += in_a(i) + in_b(i);\n"
+        '    printf("%d\\n", s);\n'
+        "    return 0;\n"
+        "}\n")
+    exe = compile_program(tmp_path, [tmp_path / "a.c", tmp_path / "b.c"], auto=True)
+    runs = sub(tmp_path, "runs")
+    proc = run_command([exe], env=clean_env({"PROFILER_DIR": str(runs)}))
+    assert proc.returncode == 0, proc.stderr
+    (path,) = runs.iterdir()
+    run = parse_run(path)
+    fn = functions(run)
+    b_helper = f"helper (b.c:{source_line(tmp_path / 'b.c', r'int helper')})"
+    assert set(fn) == {"main", "in_a", "in_b", "helper", b_helper, "twice"}, sorted(fn)
+    assert fn[b_helper][:2] == (str(tmp_path / "b.c"), str(source_line(tmp_path / "b.c",
+                                                                        r"int helper")))
+    assert all(fn[n][:2] == ("", "") for n in ("main", "in_a", "in_b", "helper"))
+    calls = Counter()
+    for r in run.rows:
+        calls[r["Region"]] += int(r["Calls"])
+    assert calls["twice"] == 10 and calls["helper"] == 5 and calls[b_helper] == 5
+    # The report reads the rest from the program; twice is declared in the header.
+    book_path = tmp_path / "names.xlsx"
+    must_run(path, "-o", book_path, "--no-gnuplot", "-q")
+    _, cost, _ = Book(book_path).cost()
+    assert (cost["twice"]["Source file"], cost["twice"]["Line"]) == (str(tmp_path / "shared.h"), 1)
+    assert cost["helper"]["Source file"] == str(tmp_path / "a.c")
+    assert cost[b_helper]["Source file"] == str(tmp_path / "b.c")
+
+    # C++: each unit's global std::string makes gcc's __static_initialization_and_destruction_0
+    (tmp_path / "x.cpp").write_text(
+        "#include <string>\n"
+        "std::string gx = std::to_string(42);\n"
+        "int from_x();\n"
+        "int from_x() { return (int)gx.size(); }\n")
+    (tmp_path / "y.cpp").write_text(
+        "#include <cstdio>\n"
+        "#include <string>\n"
+        "std::string gy = std::to_string(7);\n"
+        "int from_x();\n"
+        'int main() { std::printf("%d\\n", from_x() + (int)gy.size()); }\n')
+    exe = compile_program(tmp_path, [tmp_path / "x.cpp", tmp_path / "y.cpp"], lang="c++",
+                          auto=True)
+    runs = sub(tmp_path, "cxxruns")
+    proc = run_command([exe], env=clean_env({"PROFILER_DIR": str(runs)}))
+    assert proc.returncode == 0, proc.stderr
+    (path,) = runs.iterdir()
+    fn = functions(parse_run(path))
+    init = "__static_initialization_and_destruction_0(int, int)"
+    inits = sorted(n for n in fn if n.startswith(init))
+    if len(inits) < 2:
+        pytest.skip(f"this gcc made no static initializer helper per unit: {sorted(fn)}")
+    assert len(inits) == 2 and inits[0] == init and inits[1] in (f"{init} (x.cpp)",
+                                                                 f"{init} (y.cpp)"), inits
+    assert all(fn[n][:2] == ("", "") for n in inits)
+
+
+def test_a_module_gone_or_rebuilt_gives_no_source_lines_and_a_warning(tmp_path):
+    """The reporter reads source lines only from the module that ran: a copy of the program
+    replaced by another build (another build id) or removed gives no lines, and one warning
+    that names the module; the counts are unchanged."""
+    app = tmp_path / "calls"
+    shutil.copy(program("auto/calls"), app)
+    runs = sub(tmp_path, "runs")
+    proc = run_command([str(app), "7", "3", "2"], env=clean_env({"PROFILER_DIR": str(runs),
+                                                                 "PROFILER_MODE": "summary"}),
+                       cwd=tmp_path)
+    assert proc.returncode == 0
+    book_path = tmp_path / "a.xlsx"
+    must_run(runs, "-o", book_path, "--no-gnuplot", "-q")
+    _, cost, _ = Book(book_path).cost()
+    assert cost["fib"]["Line"] == expected_places()["fib"][1]
+    calls = {name: row["Calls"] for name, row in cost.items()}
+    # Another program in its place: its build id differs.
+    shutil.copy(program("auto/deeprec"), app)
+    must_run(runs, "-o", book_path, "--no-gnuplot", "-q")
+    book = Book(book_path)
+    _, cost, _ = book.cost()
+    assert all(cost[n]["Source file"] is None and cost[n]["Line"] is None for n in ("fib", "main"))
+    assert {name: row["Calls"] for name, row in cost.items()} == calls
+    (w,) = [w for w in book.warnings() if w["Kind"] == "module changed"]
+    assert w["Where"] == str(app) and "rebuilt since the run" in w["Message"]
+    assert w["Count"] == 5  # main, fib, is_even, is_odd, helper
+    # Gone: the module cannot be read.
+    app.unlink()
+    must_run(runs, "-o", book_path, "--no-gnuplot", "-q")
+    (w,) = [w for w in Book(book_path).warnings() if w["Kind"] == "module not read"]
+    assert w["Where"] == str(app) and "No such file or directory" in w["Message"]
 
 
 def test_recursion_is_counted_once_in_total_and_exactly_in_self(tmp_path):
@@ -422,21 +579,36 @@ def test_clang_functions_have_their_declarations_without_debug_aranges(tmp_path)
     assert build.returncode == 0, build.stderr
     sections = subprocess.run(["readelf", "-SW", str(exe)], capture_output=True, text=True).stdout
     assert ".debug_info" in sections and ".debug_aranges" not in sections
-    proc = run_command([exe, "2"], env=clean_env({"PROFILER_DIR": str(tmp_path / "runs")}))
-    assert proc.returncode == 0, proc.stderr
-    (path,) = (tmp_path / "runs").iterdir()
-    fn = functions(parse_run(path))
     want = {"main": r"^int main", "thrower(int)": r"^static void thrower",
             "catcher(int)": r"^static int catcher",
             "shapes::Square::area() const": r"double area\(\) const",
             "double shapes::total_area<shapes::Square>(std::vector<shapes::Square, "
             "std::allocator<shapes::Square> > const&)": r"double total_area"}
+    # Read by the collector at run time (PROFILER_SOURCE_LINES=run) and by the reporter (the
+    # default): both find the units without .debug_aranges.
+    runs = sub(tmp_path, "runs")
+    proc = run_command([exe, "2"], env=clean_env({"PROFILER_DIR": str(runs),
+                                                  "PROFILER_SOURCE_LINES": "run"}))
+    assert proc.returncode == 0, proc.stderr
+    (path,) = runs.iterdir()
+    fn = functions(parse_run(path))
     for name, pattern in want.items():
         assert name in fn, sorted(fn)
         file, line, module, _ = fn[name]
         assert file == str(source), (name, fn[name])
         assert int(line) == source_line(source, pattern), (name, fn[name])
         assert module == str(exe)
+    path.unlink()
+    proc = run_command([exe, "2"], env=clean_env({"PROFILER_DIR": str(runs)}))
+    assert proc.returncode == 0, proc.stderr
+    (path,) = runs.iterdir()
+    assert all(fn[:2] == ("", "") for fn in functions(parse_run(path)).values())
+    book_path = tmp_path / "clang.xlsx"
+    must_run(path, "-o", book_path, "--no-gnuplot", "-q")
+    _, cost, _ = Book(book_path).cost()
+    for name, pattern in want.items():
+        assert cost[name]["Source file"] == str(source), (name, cost[name])
+        assert cost[name]["Line"] == source_line(source, pattern), name
 
 
 def test_report_has_function_locations_and_call_tree(tmp_path):
@@ -474,7 +646,9 @@ def test_a_library_loaded_where_an_unloaded_one_was_is_named_for_itself(tmp_path
     at plugin_a's old address (the test is skipped otherwise), its calls used to be recorded as
     plugin_a's. Now each function has its own rows and Function record, from its own module,
     and the functions that stayed loaded keep their one name."""
-    proc, run = run_auto(tmp_path, "auto/dlreuse", BUILD / "tests" / "programs" / "auto")
+    # Source lines read at run time: the symbolizer's DWARF must follow the new module too.
+    proc, run = run_auto(tmp_path, "auto/dlreuse", BUILD / "tests" / "programs" / "auto",
+                         env={"PROFILER_SOURCE_LINES": "run"})
     addresses = dict(line.split()[:2] for line in proc.stdout.decode().splitlines())
     if addresses["a"] != addresses["b"]:
         pytest.skip(f"the loader put plugin_b elsewhere: {addresses}")
@@ -484,6 +658,8 @@ def test_a_library_loaded_where_an_unloaded_one_was_is_named_for_itself(tmp_path
     for name in ("plugin_a", "plugin_b"):
         file, _, module, _ = fns[name]
         assert file.endswith(f"{name}_lib.c") and module.endswith(f"libauto_{name}.so")
+        # each module's own build id
+        assert dict(run.values("Module"))[module] == readelf_build_id(module)
     assert [r["Parent"] for r in run.rows_of("plugin_b")] == ["call", "call"]
 
 

@@ -287,6 +287,61 @@ static void inlined_functions_are_marked(void **state)
     a_bad_mark_is_damage(PROF_CHUNK_INLINED, ",inlined");
 }
 
+/* Write a PRFB chunk of the given payload (module and build id pairs) into the part at path. */
+static void add_build_ids(const char *path, const char *payload, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_BUILD_IDS, payload, len), 0);
+    close(fd);
+}
+
+/* PRFB chunks become one Module record per module after the Function records, the first
+   build id said of a module kept (each thread's part says its own modules); a chunk whose
+   pair is cut short, or has an empty path or id, is damage. */
+static void build_ids_become_module_records(void **state)
+{
+    (void)state;
+    const char *ids[] = {"work", "lib"};
+    uint32_t w[] = {0, 100, PROF_W_EXIT | 7};
+    char *p1 = make_part(1, "main", ids, 2, w, 3, NULL);
+    char *p2 = make_part(2, "worker", ids, 2, w, 3, NULL);
+    static const char one[] = "/bin/app\0aa01\0/lib/libx.so\0bb02";
+    static const char two[] = "/lib/libx.so\0cc03\0/bin/app\0aa01";
+    add_build_ids(p1, one, sizeof one);
+    add_build_ids(p2, two, sizeof two);
+    add_location(p1, 0, "", 0);
+    add_location(p2, 1, "", 0);
+    const char *paths[] = {p1, p2};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
+    enum prof_error err;
+    char *text = assemble(paths, 2, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "Function,work,,7,/bin/app,0x10\n"
+                                 "Function,lib,,7,/bin/app,0x10\n"
+                                 "Module,/bin/app,aa01\n"
+                                 "Module,/lib/libx.so,bb02\n"));
+    assert_null(strstr(text, "cc03"));
+    assert_non_null(strstr(text, "Thread,1,99,main,exited\n"));
+    free(text);
+    char *all[] = {p1, p2};
+    remove_parts(all, 2);
+
+    static const char *const bad[] = {"/bin/app\0aa01\0/lib/cut", "\0aa01", "/bin/app\0"};
+    static const size_t bad_len[] = {sizeof "/bin/app\0aa01\0/lib/cut", sizeof "\0aa01",
+                                     sizeof "/bin/app\0"};
+    for (size_t i = 0; i < 3; i++) {
+        char *p = make_part(1, "main", ids, 2, w, 3, NULL);
+        add_build_ids(p, bad[i], bad_len[i] - (i == 0)); /* the first one without its NUL */
+        const char *only[] = {p};
+        text = assemble(only, 1, &ov, &err);
+        assert_int_equal(err, PROF_OK);
+        assert_non_null(strstr(text, "Thread,1,99,main,incomplete\n"));
+        assert_null(strstr(text, "Module,"));
+        free(text);
+        remove_parts(&p, 1);
+    }
+}
+
 /* A killed run (no end chunk, open regions) recovers as incomplete, with warnings. */
 static void killed_run_recovers_incomplete(void **state)
 {
@@ -1103,6 +1158,7 @@ int main(void)
         cmocka_unit_test(cpu_chunks_become_thread_cpu_records),
         cmocka_unit_test(uninstrumented_functions_are_marked),
         cmocka_unit_test(inlined_functions_are_marked),
+        cmocka_unit_test(build_ids_become_module_records),
         cmocka_unit_test(crash_chunks_become_the_crash_record),
         cmocka_unit_test(summary_records_become_rows),
         cmocka_unit_test(summary_record_of_unknown_id_is_damage),

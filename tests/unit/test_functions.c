@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,7 +21,24 @@ __attribute__((noinline)) int described_function(int x) { return x * 7 + 1; }
 
 static __attribute__((noinline)) int static_function(int x) { return x - 3; }
 
-/* An exported function of the program: name, declaration line, module and offset. */
+/* The build id of this program as `readelf -n` prints it (binutils: not libdw's reading). */
+static void readelf_build_id(char *out, size_t size)
+{
+    out[0] = 0;
+    char cmd[4200], self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(n > 0);
+    self[n] = 0;
+    snprintf(cmd, sizeof cmd, "readelf -n '%s' | sed -n 's/.*Build ID: *//p'", self);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    if (fgets(out, (int)size, p))
+        out[strcspn(out, "\n")] = 0;
+    pclose(p);
+}
+
+/* An exported function of the program: name, module, build id and offset, no DWARF read; its
+   declaration's file and line when asked (prof_sym_locate). */
 static void describes_a_function_of_this_program(void **state)
 {
     (void)state;
@@ -29,15 +47,28 @@ static void describes_a_function_of_this_program(void **state)
     struct prof_fn fn;
     assert_int_equal(prof_sym_lookup(s, (const void *)described_function, &fn), PROF_OK);
     assert_string_equal(fn.name, "described_function");
-    assert_non_null(fn.file);
-    assert_non_null(strstr(fn.file, "test_functions.c"));
-    assert_int_equal(fn.line, described_line);
+    assert_null(fn.file);
+    assert_null(fn.unit); /* exported: no unit of its own */
+    assert_false(fn.weak);
     assert_non_null(strstr(fn.module, "test_functions"));
     assert_true(fn.offset < (uint64_t)(uintptr_t)described_function);
+    char want[256];
+    readelf_build_id(want, sizeof want);
+    assert_true(strlen(want) >= 16);
+    assert_non_null(fn.build_id);
+    assert_string_equal(fn.build_id, want);
     prof_fn_release(&fn);
+    char *file = NULL;
+    unsigned line = 0;
+    assert_int_equal(prof_sym_locate(s, (const void *)described_function, &file, &line), 1);
+    assert_non_null(strstr(file, "test_functions.c"));
+    assert_int_equal(line, described_line);
+    free(file);
     /* A static function is found through the symbol table too. */
     assert_int_equal(prof_sym_lookup(s, (const void *)static_function, &fn), PROF_OK);
     assert_string_equal(fn.name, "static_function");
+    assert_non_null(fn.unit); /* a file-local symbol: its unit's file, from STT_FILE */
+    assert_non_null(strstr(fn.unit, "test_functions.c"));
     prof_fn_release(&fn);
     /* A function of a shared library (libc; one no sanitizer intercepts) is named from its
        dynamic symbols. */
