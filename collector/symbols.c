@@ -261,14 +261,15 @@ static const char *index_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr
 }
 
 /*
- * The symbol name libdwfl gives addr's function, or NULL: the index's when it has it (addr a
- * function's entry, as at its first call). *size: the bytes of the symbol's code from addr on
- * (0: not known).
+ * The symbol name libdwfl gives addr's function, or NULL: the index's when it has it. Only an
+ * entry (a function's first call) is looked for in the index: a call site (the memory checks'
+ * sites, inside their functions) would only pay for building it. *size: the bytes of the
+ * symbol's code from addr on (0: not known); *unit and *weak as the index says (NULL, 0 else).
  */
-static const char *symbol_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr,
+static const char *symbol_name(struct prof_symbolizer *s, Dwfl_Module *m, uintptr_t addr, int entry,
                                uint64_t *size, const char **unit, int *weak)
 {
-    const struct sym_entry *e = index_entry(s, m, addr);
+    const struct sym_entry *e = entry ? index_entry(s, m, addr) : NULL;
     *unit = e ? e->unit : NULL;
     *weak = e ? e->weak : 0;
     if (e) {
@@ -374,10 +375,12 @@ static char *build_id_of(Dwfl_Module *m)
 /*
  * Describe the code address addr: its function's name (or module+0xoffset when the module has
  * no symbol for it), module path, the module's build id, and the offset from the module's load
- * bias. No DWARF is read: the source place is prof_sym_locate's. Returns PROF_OK,
- * PROF_ERR_NOMEM, or PROF_ERR_ARGUMENT when no loaded module holds the address.
+ * bias; entry: addr is a function's entry (symbol_name). No DWARF is read: the source place is
+ * prof_sym_locate's. Returns PROF_OK, PROF_ERR_NOMEM, or PROF_ERR_ARGUMENT when no loaded
+ * module holds the address.
  */
-enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out)
+static enum prof_error lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out,
+                              int entry)
 {
     memset(out, 0, sizeof *out);
     out->addr = addr;
@@ -394,7 +397,7 @@ enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, str
         return PROF_ERR_NOMEM;
     const char *sym = NULL, *unit = NULL;
     if (m) {
-        sym = symbol_name(s, m, a, &out->size, &unit, &out->weak);
+        sym = symbol_name(s, m, a, entry, &out->size, &unit, &out->weak);
         out->build_id = build_id_of(m);
         if (unit && !(out->unit = strdup(unit))) {
             prof_fn_release(out);
@@ -418,6 +421,11 @@ enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, str
     return PROF_OK;
 }
 
+enum prof_error prof_sym_lookup(struct prof_symbolizer *s, const void *addr, struct prof_fn *out)
+{
+    return lookup(s, addr, out, 1);
+}
+
 int prof_sym_locate(struct prof_symbolizer *s, const void *addr, char **file, unsigned *line)
 {
     *file = NULL;
@@ -431,7 +439,7 @@ int prof_sym_locate(struct prof_symbolizer *s, const void *addr, char **file, un
 enum prof_error prof_sym_lookup_line(struct prof_symbolizer *s, const void *addr,
                                      struct prof_fn *out)
 {
-    enum prof_error err = prof_sym_lookup(s, addr, out);
+    enum prof_error err = lookup(s, addr, out, 0);
     Dwfl_Module *m = NULL;
     if (err == PROF_OK) {
         const char *path = NULL;

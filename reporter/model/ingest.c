@@ -223,7 +223,8 @@ static void attach_locations(struct ingest *in)
     for (size_t i = 0; i < in->nlocations; i++) {
         struct location *l = &in->locations[i];
         size_t k = index_region_find(in->m, l->region, l->region_len);
-        if (k != SIZE_MAX && !l->file && l->module && l->has_offset)
+        /* a module named by a relative path (the vDSO, "linux-vdso.so.1") is no file here */
+        if (k != SIZE_MAX && !l->file && l->module && l->module[0] == '/' && l->has_offset)
             model_unlocated_add(in->m, k, l->module, module_build_id(in, l->module), l->offset);
         if (k != SIZE_MAX && !l->no_hooks)
             in->m->regions[k].function = 1;

@@ -565,6 +565,45 @@ static void check_no_hooks(const struct model *m)
     assert_false(t->nodes[path_node(t, PATH("main", "stuck"))].uncounted);
 }
 
+/* A run whose Function records leave file and line to the reporter (FORMAT.md 1.2): each such
+   function is noted once, with its module, offset and the build id of the module's Module record
+   (none when the run gives none), to be read from the module (srclines.c); a record with its
+   file, or whose module is no absolute path (the vDSO) or offset no hexadecimal number, is not. */
+static void functions_without_a_file_are_noted_for_their_modules(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "Frequency,1000000000\nFormat,profreport-run,3\nMode,summary\nThread,1,10,main,exited\n"
+        "Function,main,app.c,3,/bin/app,0x1000\n"
+        "Function,work,,,/bin/app,0x1100\n"
+        "Function,lib,,,/lib/libx.so,0x2a0,inlined\n"
+        "Function,vdso,,,linux-vdso.so.1,0x900\n"
+        "Function,odd,,,/bin/app,1100\n"
+        "Function,half,,,/bin/app,0x11zz\n"
+        "Module,/bin/app,00ab\nModule,/other,ffff\n"
+        "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent\n"
+        "main,1,1,100,20,0,0,0,100,,1,0\nwork,1,4,60,20,0,0,0,60,,2,1\n"
+        "lib,1,1,5,5,0,0,0,5,,3,2\nvdso,1,1,5,5,0,0,0,5,,4,2\nodd,1,1,5,5,0,0,0,5,,5,2\n"
+        "half,1,1,5,5,0,0,0,5,,6,2\n";
+    struct model m;
+    model_init(&m);
+    read_run(&m, text);
+    read_run(&m, text); /* a second run notes nothing again */
+    assert_int_equal(m.nunlocated, 2);
+    const struct unlocated *work = &m.unlocated[0], *lib = &m.unlocated[1];
+    assert_int_equal(work->region, region_named(&m, "work"));
+    assert_string_equal(work->module, "/bin/app");
+    assert_string_equal(work->build_id, "00ab");
+    assert_int_equal(work->offset, 0x1100);
+    assert_int_equal(lib->region, region_named(&m, "lib"));
+    assert_string_equal(lib->module, "/lib/libx.so");
+    assert_null(lib->build_id);
+    assert_int_equal(lib->offset, 0x2a0);
+    assert_string_equal(m.regions[region_named(&m, "main")].file, "app.c");
+    assert_true(m.regions[region_named(&m, "work")].function);
+    model_release(&m);
+}
+
 /* A run without filters: a Calls-0 row of a function its Function record marks uninstrumented
    is that function's samples, as a left-out function's row is (the filters play no part). */
 static void uninstrumented_rows_are_told_by_the_function_record(void **state)
@@ -959,6 +998,7 @@ int main(void)
         cmocka_unit_test(left_out_rows_are_told_by_the_runs_filters),
         cmocka_unit_test(left_out_rows_mark_their_call_paths),
         cmocka_unit_test(calls_0_rows_are_left_out_only_by_the_filters),
+        cmocka_unit_test(functions_without_a_file_are_noted_for_their_modules),
         cmocka_unit_test(uninstrumented_rows_are_told_by_the_function_record),
         cmocka_unit_test(only_the_seventh_fields_words_mark_a_function),
         cmocka_unit_test(a_mark_after_the_rows_still_counts_them),
