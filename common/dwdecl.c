@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "dwdecl.h"
+#include "fileutil.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -98,18 +99,25 @@ void prof_decls_free(struct prof_decls *d)
 
 /* A function's file: a relative name (clang writes the path the compiler was given, where
    gcc's declarations name the whole path) joined to its unit's compilation folder, so both
-   compilers' builds name one file alike; a copy, or NULL when memory runs out. */
+   compilers' builds name one file alike, cleaned (prof_path_clean: a header one unit includes
+   as "../common/error.h" from lib/compress/ is the lib/common/error.h another unit names, so a
+   static function copied into both is seen as one, functions.c); a copy, or NULL when memory
+   runs out. */
 static char *in_unit_dir(Dwarf_Die *cu, const char *file)
 {
     Dwarf_Attribute at;
     const char *dir =
         file[0] != '/' && cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at)) : NULL;
-    if (!dir || dir[0] != '/')
-        return strdup(file);
-    size_t n = strlen(dir) + strlen(file) + 2;
-    char *p = malloc(n);
+    char *p;
+    if (!dir || dir[0] != '/') {
+        p = strdup(file);
+    } else {
+        size_t n = strlen(dir) + strlen(file) + 2;
+        if ((p = malloc(n)))
+            snprintf(p, n, "%s/%s", dir, file);
+    }
     if (p)
-        snprintf(p, n, "%s/%s", dir, file);
+        prof_path_clean(p);
     return p;
 }
 

@@ -65,6 +65,33 @@ int prof_file_create_temp(const char *dir, const char *base, const char *ext, mo
     return prof_file_create_temp_at(AT_FDCWD, dir, base, ext, mode, path);
 }
 
+/* Clean an absolute path lexically, in place (fileutil.h). */
+void prof_path_clean(char *p)
+{
+    if (p[0] != '/')
+        return;
+    char *out = p + 1;
+    for (const char *in = p + 1; *in;) {
+        const char *end = strchr(in, '/');
+        size_t n = end ? (size_t)(end - in) : strlen(in);
+        if (n == 2 && in[0] == '.' && in[1] == '.') {
+            if (out > p + 1) { /* back over the last step kept */
+                out--;
+                while (out > p + 1 && out[-1] != '/')
+                    out--;
+            }
+        } else if (n > 0 && !(n == 1 && in[0] == '.')) {
+            memmove(out, in, n);
+            out += n;
+            *out++ = '/';
+        }
+        in += n + (end != NULL);
+    }
+    if (out > p + 1)
+        out--; /* the last step's slash */
+    *out = 0;
+}
+
 /* mkdir -p: each prefix of dir that ends at a '/' in turn, then dir itself. Mode 0755: a
    folder nobody else may write, whatever the umask (a setuid program's umask is its
    caller's). */

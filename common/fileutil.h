@@ -34,6 +34,11 @@ int prof_file_create_temp_at(int dirfd, const char *dir, const char *base, const
 /* Create the folder dir and any missing parents (mkdir -p), mode 0755 less the umask: never
    writable by others. An existing folder is fine. 0, or an errno value. */
 int prof_mkdirs(const char *dir);
+/* An absolute path without its "." and "name/.." steps and doubled slashes, in place
+   ("/src/lib/compress/../common/e.h" -> "/src/lib/common/e.h"; "/.." stays "/"). Lexical,
+   as a compiler's include path is: a folder that is a symbolic link to elsewhere is not
+   followed back. A relative path is left as it is. */
+void prof_path_clean(char *p);
 
 /* Give the file at from the name to, unless something already has that name (errno EEXIST).
    0, or -1 with errno set. */

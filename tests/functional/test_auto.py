@@ -181,9 +181,10 @@ def test_source_lines_are_read_at_run_time_when_asked(tmp_path):
 def test_functions_of_one_name_are_told_apart_and_copies_kept_one(tmp_path):
     """Two files' static helper() are two functions: the one called first keeps the name, the
     other is named for its declaration, and only its run record carries a file and line (the
-    collector read DWARF for these alone). A header's static twice(), copied into both units,
-    stays one function whose calls add up. gcc's static initializer helper of each C++ unit is
-    named for its unit from the symbol table, without DWARF."""
+    collector read DWARF for these alone). A header's static twice(), copied into both units
+    (one includes it as sub/../shared.h), stays one function whose calls add up. gcc's static
+    initializer helper of each C++ unit is named for its unit from the symbol table, without
+    DWARF."""
     (tmp_path / "shared.h").write_text(
         "static __attribute__((noinline)) int twice(int x) { return 2 * x; }\n")
     (tmp_path / "a.c").write_text(
@@ -191,9 +192,10 @@ def test_functions_of_one_name_are_told_apart_and_copies_kept_one(tmp_path):
         "int in_a(int x);\n"
         "static __attribute__((noinline)) int helper(int x) { return x + 1; }\n"
         "int in_a(int x) { return helper(x) + twice(x); }\n")
+    (tmp_path / "sub").mkdir()
     (tmp_path / "b.c").write_text(
         "#include <stdio.h>\n"
-        '#include "shared.h"\n'
+        '#include "sub/../shared.h"\n'  # the same header by another path
         "int in_a(int x);\n"
         "int in_b(int x);\n"
         "static __attribute__((noinline)) int helper(int x) { return x * 3; }\n"

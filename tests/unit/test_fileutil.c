@@ -305,9 +305,34 @@ static void writes_are_complete_across_short_writes(void **state)
     close(fds[1]);
 }
 
+/* Paths lose their "." and "name/.." steps and doubled slashes, lexically; relative ones stay. */
+static void paths_are_cleaned_lexically(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"/src/lib/compress/../common/error.h", "/src/lib/common/error.h"},
+        {"/a/./b//c/../../d", "/a/d"},
+        {"/a/b/", "/a/b"},
+        {"/..", "/"},
+        {"/a/../..", "/"},
+        {"/", "/"},
+        {"//x/.../y", "/x/.../y"},
+        {"/a/..b/c", "/a/..b/c"},
+        {"rel/../x.h", "rel/../x.h"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", cases[i][0]);
+        prof_path_clean(buf);
+        assert_string_equal(buf, cases[i][1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(paths_are_cleaned_lexically),
         cmocka_unit_test(create_makes_a_new_file_with_the_mode_asked),
         cmocka_unit_test(create_never_follows_a_planted_link),
         cmocka_unit_test(temporaries_have_unpredictable_distinct_names),
