@@ -24,6 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The most modules read: far more than any process maps; more is a run file that names
+   anything, each a file to open. */
+#define SRCLINES_MODULES 4096u
+
 /* qsort order of the noted functions: by module, then as noted. */
 static int by_module(const void *a, const void *b)
 {
@@ -115,11 +119,20 @@ void srclines_locate(struct model *m)
     if (!m->nunlocated)
         return;
     qsort(m->unlocated, m->nunlocated, sizeof *m->unlocated, by_module);
+    size_t modules = 0, left = 0;
     for (size_t i = 0, j; i < m->nunlocated; i = j) {
         for (j = i + 1;
              j < m->nunlocated && strcmp(m->unlocated[j].module, m->unlocated[i].module) == 0; j++)
             ;
-        locate_module(m, m->unlocated + i, j - i);
+        if (modules++ < SRCLINES_MODULES)
+            locate_module(m, m->unlocated + i, j - i);
+        else
+            left += j - i;
     }
+    if (left)
+        model_warn(m, "source lines", "modules not read", modules - SRCLINES_MODULES,
+                   "%zu functions without source file and line: their runs name more than %u "
+                   "modules, and only the first %u (by path) are read",
+                   left, SRCLINES_MODULES, SRCLINES_MODULES);
     model_unlocated_clear(m);
 }

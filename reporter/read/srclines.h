@@ -11,8 +11,9 @@
 /*
  * Give each function noted in m->unlocated its source file and line from its module, opened
  * once per module: only a regular file whose build id is the one its run gave (a module
- * without one is taken as it is). A module that is gone or was rebuilt since becomes one
- * warning, and its functions keep no file, as one without DWARF does. Empties m->unlocated.
+ * without one is taken as it is), at most 4096 of them. A module that is gone or was rebuilt
+ * since becomes one warning, and its functions keep no file, as one without DWARF does.
+ * Empties m->unlocated.
  */
 void srclines_locate(struct model *m);
 

@@ -164,6 +164,30 @@ static void a_region_is_noted_once(void **state)
     model_release(&m);
 }
 
+/* A run file that names more modules than any process maps: the first 4096 (by path) are
+   tried, the rest are one warning that counts them, none opened. */
+static void at_most_4096_modules_are_read(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    for (unsigned i = 0; i < 4100; i++) {
+        char name[32], module[64];
+        snprintf(name, sizeof name, "f%u", i);
+        snprintf(module, sizeof module, "/nonexistent/profreport/m%05u.so", i);
+        size_t r = index_region_get(&m, name, strlen(name));
+        model_unlocated_add(&m, r, module, NULL, 0x10);
+    }
+    srclines_locate(&m);
+    assert_int_equal(m.nwarnings, 4097);
+    const struct warning_rec *w = &m.warnings[m.nwarnings - 1];
+    assert_string_equal(w->kind, "modules not read");
+    assert_int_equal(w->count, 4);
+    assert_non_null(strstr(w->message, "4 functions without"));
+    assert_string_equal(m.warnings[4095].where, "/nonexistent/profreport/m04095.so");
+    model_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +196,7 @@ int main(void)
         cmocka_unit_test(a_rebuilt_module_gives_no_lines_and_a_warning),
         cmocka_unit_test(unreadable_modules_give_warnings),
         cmocka_unit_test(a_region_is_noted_once),
+        cmocka_unit_test(at_most_4096_modules_are_read),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
