@@ -112,6 +112,7 @@ int prof_leftout_hits_make(struct prof_leftout_hits *h)
         return -1;
     h->ids = (uint32_t *)((char *)m + PROF_LEFTOUT_HITS * sizeof(struct prof_leftout_hit));
     h->lost = 0;
+    h->used = h->reach = 0;
     __atomic_store_n(&h->hits, (struct prof_leftout_hit *)m, __ATOMIC_RELEASE);
     return 0;
 }
@@ -122,6 +123,7 @@ void prof_leftout_hits_clear(struct prof_leftout_hits *h)
     if (h->hits && madvise(h->hits, HITS_BYTES, MADV_DONTNEED) != 0)
         memset(h->hits, 0, HITS_BYTES);
     h->lost = 0;
+    h->used = h->reach = 0;
 }
 
 void prof_leftout_hits_free(struct prof_leftout_hits *h)
@@ -138,7 +140,10 @@ int prof_leftout_charge(struct prof_leftout_hits *h, struct prof_node *parent, u
     if (!e)
         return 0;
     uint64_t k = ((uint64_t)(uintptr_t)parent ^ r) * 0x9E3779B97F4A7C15ull;
-    for (uint32_t i = 0, at = (uint32_t)(k >> 32); i < PROF_LEFTOUT_HITS; i++, at++) {
+    /* Linear probing: within reach of its hash a pair is found, or the free entry where it
+       goes; past reach only a new pair's free entry, and a full table has none. */
+    uint32_t end = h->used < PROF_LEFTOUT_HITS ? PROF_LEFTOUT_HITS : h->reach + 1;
+    for (uint32_t i = 0, at = (uint32_t)(k >> 32); i < end; i++, at++) {
         struct prof_leftout_hit *x = &e[at & (PROF_LEFTOUT_HITS - 1)];
         struct prof_node *p = __atomic_load_n(&x->parent, __ATOMIC_RELAXED);
         if (p == parent && x->fn == r) {
@@ -149,6 +154,9 @@ int prof_leftout_charge(struct prof_leftout_hits *h, struct prof_node *parent, u
             x->fn = r;
             x->samples = w;
             __atomic_store_n(&x->parent, parent, __ATOMIC_RELEASE);
+            h->used++;
+            if (i > h->reach)
+                h->reach = i;
             return 1;
         }
     }

@@ -61,6 +61,10 @@ struct prof_leftout_hits {
     struct prof_leftout_hit *hits; /* PROF_LEFTOUT_HITS entries, or NULL */
     uint32_t *ids; /* function number - 1 -> its id index + 1 on the thread; 0: none yet */
     uint64_t lost; /* samples that found the table full (charged to their context) */
+    /* The pairs held, and the longest probe any took from its hash: a pair not within that
+       many entries of its hash is not in the table, so a sample never searches the whole of
+       it (the owner thread's signal handler alone writes them) */
+    uint32_t used, reach;
 };
 
 /* Make h's table (empty); -1 when memory runs out. */
