@@ -70,25 +70,29 @@ void prof_path_clean(char *p)
 {
     if (p[0] != '/')
         return;
-    char *out = p + 1;
-    for (const char *in = p + 1; *in;) {
-        const char *end = strchr(in, '/');
-        size_t n = end ? (size_t)(end - in) : strlen(in);
-        if (n == 2 && in[0] == '.' && in[1] == '.') {
-            if (out > p + 1) { /* back over the last step kept */
-                out--;
-                while (out > p + 1 && out[-1] != '/')
-                    out--;
-            }
-        } else if (n > 0 && !(n == 1 && in[0] == '.')) {
-            memmove(out, in, n);
-            out += n;
-            *out++ = '/';
+    /* Each step kept is written as "/step" at out, never past where it was read from: the
+       slash before a step is always behind it. */
+    char *out = p;
+    for (const char *in = p; *in;) {
+        while (*in == '/')
+            in++;
+        const char *step = in;
+        while (*in && *in != '/')
+            in++;
+        size_t n = (size_t)(in - step);
+        if (n == 0 || (n == 1 && step[0] == '.'))
+            continue;
+        if (n == 2 && step[0] == '.' && step[1] == '.') {
+            while (out > p && *--out != '/') /* back over the last step kept */
+                ;
+            continue;
         }
-        in += n + (end != NULL);
+        *out++ = '/';
+        memmove(out, step, n);
+        out += n;
     }
-    if (out > p + 1)
-        out--; /* the last step's slash */
+    if (out == p)
+        *out++ = '/';
     *out = 0;
 }
 
