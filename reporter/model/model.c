@@ -147,15 +147,24 @@ void model_release(struct model *m)
 void model_unlocated_add(struct model *m, size_t r, const char *module, const char *build_id,
                          uint64_t offset)
 {
-    if (m->regions[r].unlocated || m->regions[r].file)
+    if (m->regions[r].file)
         return;
-    m->regions[r].unlocated = 1;
+    if (m->regions[r].unlocated) {
+        struct unlocated *u = &m->unlocated[m->regions[r].unlocated - 1];
+        free(u->module);
+        free(u->build_id);
+        u->module = xstrdup(module);
+        u->build_id = build_id ? xstrdup(build_id) : NULL;
+        u->offset = offset;
+        return;
+    }
     if (m->nunlocated == m->unlocated_cap) {
         m->unlocated_cap = m->unlocated_cap ? m->unlocated_cap * 2 : 64;
         m->unlocated = xrealloc(m->unlocated, m->unlocated_cap * sizeof *m->unlocated);
     }
     m->unlocated[m->nunlocated++] =
         (struct unlocated){r, xstrdup(module), build_id ? xstrdup(build_id) : NULL, offset};
+    m->regions[r].unlocated = (uint32_t)m->nunlocated;
 }
 
 void model_unlocated_clear(struct model *m)

@@ -91,11 +91,13 @@ struct region {
                          model_short_names */
     char *file;       /* source file (instrumented functions' Function records), or NULL */
     unsigned long line;
-    int excluded;  /* by --include / --exclude */
-    int function;  /* a Function record names it instrumented: it has hooks */
-    int inlined;   /* a run's Function record marks it inlined: gcc inlined copies of it, with their
-                      hooks, into other functions, whose self time holds their samples */
-    int unlocated; /* noted in model.unlocated: its source place is to be read from its module */
+    int excluded; /* by --include / --exclude */
+    int function; /* a Function record names it instrumented: it has hooks */
+    int inlined;  /* a run's Function record marks it inlined: gcc inlined copies of it, with their
+                     hooks, into other functions, whose self time holds their samples */
+    /* its entry in model.unlocated + 1 (0: none): its source place is to be read from its
+       module */
+    uint32_t unlocated;
     uint32_t run_cap, key_cap; /* the runs and thread keys cols has room for */
     struct dist cost;          /* inclusive ns per call */
     double self_ns, outer_ns;  /* outer: non-nested calls only (recursion counted once) */
@@ -289,7 +291,9 @@ struct unlocated {
     char *module, *build_id;
     uint64_t offset;
 };
-/* Note region r's function at offset in module (build id, or NULL) for srclines_locate, once. */
+/* Note region r's function at offset in module (build id, or NULL) for srclines_locate: once
+   per region, the run read last winning (runs are read oldest first, and the newest is the
+   likeliest to be of the build on disk now). */
 void model_unlocated_add(struct model *m, size_t r, const char *module, const char *build_id,
                          uint64_t offset);
 /* Forget the list (srclines_locate is done with it). */
