@@ -302,15 +302,41 @@ static inline __attribute__((always_inline)) int inlined_call(const struct prof_
 }
 
 /*
+ * The lean enter path's push, once the child node n (reached under fn, proved short) is known:
+ * everything enter() would do then, and nothing else: no id-table lookup (the node's key_idx
+ * is the address's index), no clock, no call.
+ */
+static inline __attribute__((always_inline)) void lean_push(struct prof_thread *t, unsigned gen,
+                                                            struct prof_frame *top, uint32_t d,
+                                                            struct prof_node *n, void *fn,
+                                                            void *site, void *hook, uintptr_t here)
+{
+    lean_mark(t, gen);
+    struct prof_frame *f = top + 1; /* &t->stack[d] */
+    f->node = n;
+    f->id = fn;
+    f->idx = n->key_idx; /* f->fn stays unset: only a timed call's stop reads it, and a fork
+                            child fills it in from idx (prof_thread_begin) */
+    f->serial = ++t->serial;
+    f->child = 0;
+    f->where = here | 1;
+    f->origin = (uintptr_t)site;
+    f->hook = (uintptr_t)hook;
+    f->start = PROF_UNTIMED;
+    PROF_STORE(t->depth, d + 1);
+    lean_unmark(t, gen);
+}
+
+/*
  * The lean path of an enter hook: sampled timing, a call below an instrumented function or
  * region whose frame is live (no longjmp left frames at here), or a copy inlined into it, whose
- * calling context is in the parent node's cache of its last two children, or the tree's edge cache,
- * under this very address and proved short (its calls read no clock). Everything enter() would do
- * then, and nothing else: no id-table lookup (the node's key_idx is the address's index), no clock,
- * no call. 0 when the call needs the general path.
+ * calling context is in the parent node's cache of its last two children, or the tree's edge
+ * cache, under this very address and proved short (its calls read no clock). Copies inlined
+ * only when inlined is nonzero. 0 when the call needs the general path.
  */
-static inline __attribute__((always_inline)) int
-enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook, uintptr_t here)
+static inline __attribute__((always_inline)) int enter_lean(struct prof_thread *t, unsigned gen,
+                                                            void *fn, void *site, void *hook,
+                                                            uintptr_t here, int inlined)
 {
     uint32_t d = t->depth;
     /* lean, nothing folded beyond the depth limit, below the stack's room and
@@ -320,7 +346,7 @@ enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook
     struct prof_frame *top = &t->stack[d - 1];
     struct prof_node *parent = top->node;
     if (PROF_UNLIKELY(top->where <= (here | 1) || top->origin == here || ((uintptr_t)parent & 1)) &&
-        (((uintptr_t)parent & 1) || !inlined_call(t, d, here, site, hook)))
+        (!inlined || ((uintptr_t)parent & 1) || !inlined_call(t, d, here, site, hook)))
         return 0;
     /* The parent's two latest children, then the tree's edge cache (a parent calling more
        than two functions in turn). The child's key must be fn too, for key_idx to be fn's
@@ -344,25 +370,11 @@ enter_lean(struct prof_thread *t, unsigned gen, void *fn, void *site, void *hook
     }
     if (PROF_UNLIKELY(!n->untimed))
         return 0;
-    lean_mark(t, gen);
     if (other) {
         parent->prev = parent->last;
         parent->last = n;
     }
-    uint32_t idx = n->key_idx;
-    struct prof_frame *f = top + 1;
-    f->node = n;
-    f->id = fn;
-    f->idx = idx; /* f->fn stays unset: only a timed call's stop reads it, and a fork child
-                     fills it in from idx (prof_thread_begin) */
-    f->serial = ++t->serial;
-    f->child = 0;
-    f->where = here | 1;
-    f->origin = (uintptr_t)site;
-    f->hook = (uintptr_t)hook;
-    f->start = PROF_UNTIMED;
-    PROF_STORE(t->depth, d + 1);
-    lean_unmark(t, gen);
+    lean_push(t, gen, top, d, n, fn, site, hook, here);
     return 1;
 }
 
@@ -379,8 +391,22 @@ static PROF_HOOK_TEXT void enter_general(void *fn, void *site, void *hook, uintp
     prof_busy_unmark(t);
 }
 
-/* Enter an instrumented function: the lean path when it can, else the general one (a tail
-   call, so the lean path saves no register). */
+/* An enter hook's call that the hook's own lean path leaves: the lean path with gcc's inlined
+   copies too, else the general one. */
+static PROF_HOOK_TEXT void enter_rest(void *fn, void *site, void *hook, uintptr_t here)
+{
+    struct prof_thread *t = prof_self;
+    unsigned gen;
+    if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
+        PROF_LIKELY(enter_lean(t, gen, fn, site, hook, here, 1)))
+        return;
+    enter_general(fn, site, hook, here);
+}
+
+/*
+ * Enter an instrumented function: the lean path, without gcc's inlined copies (inlined_call's
+ * loop), so that the hook needs no register it would have to save; the rest is a tail call.
+ */
 PROF_HOOK_TEXT void __cyg_profile_func_enter(void *fn, void *site)
 {
     uintptr_t here = PROF_CALLER_SP();
@@ -388,9 +414,9 @@ PROF_HOOK_TEXT void __cyg_profile_func_enter(void *fn, void *site)
     struct prof_thread *t = prof_self;
     unsigned gen;
     if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
-        PROF_LIKELY(enter_lean(t, gen, fn, site, hook, here)))
+        PROF_LIKELY(enter_lean(t, gen, fn, site, hook, here, 0)))
         return;
-    enter_general(fn, site, hook, here);
+    enter_rest(fn, site, hook, here);
 }
 
 /* Close the innermost frame at time now; a short function call may be folded away. */
