@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """accuracy.py - how close libprofreport-auto's profile is to the program it measured.
 
-Three real programs from Debian's sources (zstd, Lua 5.4, yaml-cpp's util/parse), each built
-plain, with empty -finstrument-functions hooks, with libprofreport-auto (gcc
+Four real programs from Debian's sources (zstd, Lua 5.4, yaml-cpp's util/parse, SQLite's
+speedtest1), each built plain, with empty -finstrument-functions hooks (in the program, and in a
+shared library as libprofreport-auto is), with libprofreport-auto (gcc
 -finstrument-functions and clang -finstrument-functions-after-inlining) in each profreport mode,
 with gcc's -pg (gprof) and under uftrace; and gcc's build as the README recommends it: the
 functions of headers left out at compile time, then the functions `profreport --suggest-exclude`
@@ -20,7 +21,8 @@ charges the callee to the caller's caller; an instrumented function cannot). ben
 
 Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_REPS=5           timed runs of every configuration (alternated, one of each per round)
-  ACC_PROGRAMS=zstd,lua,yaml   which programs
+  ACC_PROGRAMS=zstd,lua,yaml,sqlite   which programs
+  ACC_SQLITE_SIZE=21   speedtest1's --size (its main test set, in memory)
   ACC_PERF_RUNS=10     runs of each plain binary under perf record, at least; more when
   ACC_PERF_SECONDS=3   the runs take less CPU time than this (sampled rows: untimed runs
                        after the rounds until the profile holds this much CPU time)
@@ -109,7 +111,23 @@ PROGRAMS = {
         "libs": [],
         "binary": "parse",
     },
+    # A database engine: SQLite's own benchmark, speedtest1, on the amalgamation the source
+    # tree's Makefile generates (its tools need tclsh), as SQLite's releases ship it.
+    "sqlite": {
+        "package": "sqlite3",
+        "lang": "c",
+        "prepare": ("mkdir -p bench-bld && cd bench-bld && ../configure --disable-tcl "
+                    ">/dev/null && make sqlite3.c >/dev/null"),
+        "prepared": "bench-bld/sqlite3.c",
+        "sources": ["bench-bld/sqlite3.c", "test/speedtest1.c"],
+        "cppflags": ["-DSQLITE_THREADSAFE=0", "-DSQLITE_OMIT_LOAD_EXTENSION", "-Ibench-bld"],
+        "libs": ["-lm"],
+        "binary": "speedtest1",
+    },
 }
+
+# The programs whose C sources make zstd's input (the same 8 MB whichever programs run).
+INPUT_TREES = ("zstd", "lua", "yaml")
 
 # gcc's -finstrument-functions as the README recommends it: no hooks in what headers define
 # (the library's and the program's own inline helpers; gcc matches the list as substrings of
@@ -140,13 +158,17 @@ def compilers(family, lang):
     return "clang++" if lang == "c++" else "clang"
 
 
-def fetch(acc):
-    """Download and unpack the three Debian source packages once, through a private deb-src list."""
+def fetch(acc, names):
+    """Download and unpack the Debian source packages once, through a private deb-src list:
+    those of the programs named, and those zstd's input is made of."""
     src = os.path.join(acc, "src")
     os.makedirs(src, exist_ok=True)
     trees = {}
     missing = []
+    wanted = set(names) | (set(INPUT_TREES) if "zstd" in names else set())
     for name, p in PROGRAMS.items():
+        if name not in wanted:
+            continue
         found = [d for d in glob.glob(os.path.join(src, p["package"] + "-*")) if os.path.isdir(d)]
         if found:
             trees[name] = found[0]
@@ -203,6 +225,9 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
     """Compile every build of one program and link its binaries, then the rounds of suggested
     exclusions; returns {config: binary path}."""
     p = PROGRAMS[name]
+    if "prepare" in p and not os.path.exists(os.path.join(tree, p["prepared"])):
+        log("preparing %s: %s" % (name, p["prepare"]))
+        run(["sh", "-c", p["prepare"]], cwd=tree)
     srcs = []
     for pattern in p["sources"]:
         srcs += sorted(glob.glob(os.path.join(tree, pattern)))
@@ -248,10 +273,18 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
 
     objs = compile_builds(BUILDS)
     hooks = {}
+    hooks_so = {}
     for family in ("gcc", "clang"):
         o = os.path.join(acc, "bin", "empty_hooks-%s.o" % family)
         run([compilers(family, "c"), "-O2", "-c", os.path.join(HERE, "empty_hooks.c"), "-o", o])
         hooks[family] = o
+        # the same hooks in a shared library: the program calls them through its PLT, as it
+        # calls libprofreport-auto.so's
+        d = os.path.join(acc, "bin", "empty_hooks-%s" % family)
+        os.makedirs(d, exist_ok=True)
+        run([compilers(family, "c"), "-O2", "-shared", "-fPIC", os.path.join(HERE, "empty_hooks.c"),
+             "-o", os.path.join(d, "libempty_hooks.so")])
+        hooks_so[family] = ["-L" + d, "-Wl,-rpath," + d, "-lempty_hooks"]
     auto = ["-L" + build_dir, "-Wl,-rpath," + build_dir, "-lprofreport-auto"]
     bins = link({
         "plain-gcc": ("plain-gcc", "gcc", []),
@@ -260,6 +293,8 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
         "plain-nosib-clang": ("plain-nosib-clang", "clang", []),
         "empty-gcc": ("fi-gcc", "gcc", [hooks["gcc"]]),
         "empty-clang": ("fi-clang", "clang", [hooks["clang"]]),
+        "emptyso-gcc": ("fi-gcc", "gcc", hooks_so["gcc"]),
+        "emptyso-clang": ("fi-clang", "clang", hooks_so["clang"]),
         "auto-gcc": ("fi-gcc", "gcc", auto),
         "auto-clang": ("fi-clang", "clang", auto),
         "empty-gcc-hdr": ("fi-gcc-hdr", "gcc", [hooks["gcc"]]),
@@ -341,9 +376,9 @@ def make_inputs(acc, trees):
     d = os.path.join(acc, "inputs")
     os.makedirs(d, exist_ok=True)
     csrc = os.path.join(d, "csource-8M.c")
-    if not os.path.exists(csrc):
+    if not os.path.exists(csrc) and all(n in trees for n in INPUT_TREES):
         files = []
-        for t in sorted(trees.values()):
+        for t in sorted(trees[n] for n in INPUT_TREES):
             for root, _, names in sorted(os.walk(t)):
                 files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".c", ".h"))]
         data = b"".join(open(f, "rb").read() for f in files)
@@ -357,7 +392,8 @@ def make_inputs(acc, trees):
         with open(yaml + ".tmp", "w") as f:
             f.write(gen_yaml(records))
         os.rename(yaml + ".tmp", yaml)
-    return {"zstd": csrc, "yaml": yaml, "lua": os.path.join(HERE, "accbench.lua")}
+    return {"zstd": csrc, "yaml": yaml, "lua": os.path.join(HERE, "accbench.lua"),
+            "sqlite": os.environ.get("ACC_SQLITE_SIZE", "21")}
 
 
 def gen_yaml(records):
@@ -390,6 +426,8 @@ def command(name, exe, inputs):
         return [exe] + args + ["-q", "-c", inputs["zstd"]]
     if name == "lua":
         return [exe, inputs["lua"], os.environ.get("ACC_LUA_SCALE", "1")]
+    if name == "sqlite":
+        return [exe, "--testset", "main", "--memdb", "--size", inputs["sqlite"]]
     return [exe, inputs["yaml"]]
 
 
@@ -416,6 +454,8 @@ def configurations(sampled, excludes):
         ("plain clang -O2 -g", "plain-clang", {}, None, "clang"),
         ("empty hooks, gcc -finstrument-functions", "empty-gcc", {}, None, "gcc"),
         ("empty hooks, clang -fi-after-inlining", "empty-clang", {}, None, "clang"),
+        ("empty hooks in a .so, gcc -fi", "emptyso-gcc", {}, None, "gcc"),
+        ("empty hooks in a .so, clang -fi-a.-i.", "emptyso-clang", {}, None, "clang"),
     ]
     for family, flag in (("gcc", "gcc -fi"), ("clang", "clang -fi-after-inl.")):
         rows.append(("auto %s, events" % flag, "auto-" + family, {"PROFILER_MODE": "events"},
@@ -893,10 +933,14 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
 def main():
     build_dir = os.path.abspath(sys.argv[1])
     acc = os.path.join(os.path.abspath(sys.argv[2]), "acc")
-    names = os.environ.get("ACC_PROGRAMS", "zstd,lua,yaml").split(",")
+    names = os.environ.get("ACC_PROGRAMS", "zstd,lua,yaml,sqlite").split(",")
+    unknown = [n for n in names if n not in PROGRAMS]
+    if unknown:
+        sys.exit("accuracy: unknown program %s (ACC_PROGRAMS: %s)" % (
+            ", ".join(unknown), ",".join(PROGRAMS)))
     reps = int(os.environ.get("ACC_REPS", "5"))
     perf_runs = int(os.environ.get("ACC_PERF_RUNS", "10"))
-    trees = fetch(acc)
+    trees = fetch(acc, names)
     inputs = make_inputs(acc, trees)
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         bins = {n: build_program(n, trees[n], acc, build_dir, pool, inputs) for n in names}

@@ -21,8 +21,8 @@ locales"
 # The reporter bench's peers (bench/README.md); pandas is measured too when it is installed.
 # The reporter bench's peers; the accuracy bench fetches Debian sources (dpkg-dev's dpkg-source,
 # xz-utils), builds them with gcc, g++ and clang, and compares with perf, gprof (binutils) and
-# uftrace.
-BENCH="mawk datamash dpkg-dev xz-utils gcc g++ clang binutils linux-perf uftrace"
+# uftrace; SQLite's tree generates its amalgamation with tclsh (tcl).
+BENCH="mawk datamash dpkg-dev xz-utils gcc g++ clang binutils linux-perf uftrace tcl"
 
 case "${1:-check}" in
     build) PACKAGES=$BUILD ;;
