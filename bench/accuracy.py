@@ -10,7 +10,8 @@ functions of headers left out at compile time, then the functions `profreport --
 names after a run of that build left out too (ACC_SUGGEST_ROUNDS rounds, each run on the build
 of the round before); and the same names left out at run time instead (PROFILER_EXCLUDE, whose
 hook calls the collector patches out): gcc's first round on the headers-out build, and clang's
-own rounds on its build, each run with the names of the rounds before. For each configuration it
+own rounds on its build, each run with the names of the rounds before; and clang's build linked
+with libprofreport-auto.a, with everything kept and after the last round. For each configuration it
 prints the slowdown against
 the plain build (min/median/max of alternated runs), the time per run the profile reports
 against the plain build's wall time, and how far the top 15 self shares are from perf's
@@ -286,6 +287,10 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
              "-o", os.path.join(d, "libempty_hooks.so")])
         hooks_so[family] = ["-L" + d, "-Wl,-rpath," + d, "-lempty_hooks"]
     auto = ["-L" + build_dir, "-Wl,-rpath," + build_dir, "-lprofreport-auto"]
+    # the same library linked into the program (pkg-config profreport-auto-static): the
+    # program calls the hooks directly, not through its PLT
+    auto_static = [os.path.join(build_dir, "libprofreport-auto.a"), "-ldw", "-liberty",
+                   "-pthread"]
     bins = link({
         "plain-gcc": ("plain-gcc", "gcc", []),
         "plain-clang": ("plain-clang", "clang", []),
@@ -295,6 +300,7 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
         "empty-clang": ("fi-clang", "clang", [hooks["clang"]]),
         "emptyso-gcc": ("fi-gcc", "gcc", hooks_so["gcc"]),
         "emptyso-clang": ("fi-clang", "clang", hooks_so["clang"]),
+        "auto-static-clang": ("fi-clang", "clang", auto_static),
         "auto-gcc": ("fi-gcc", "gcc", auto),
         "auto-clang": ("fi-clang", "clang", auto),
         "empty-gcc-hdr": ("fi-gcc-hdr", "gcc", [hooks["gcc"]]),
@@ -483,6 +489,14 @@ def configurations(sampled, excludes):
         env = dict(sampling, PROFILER_EXCLUDE=excludes[key]) if sampling and excludes.get(key) \
             else None
         rows.append((what, binkey, env, "profreport", family))
+    # clang's build with the library linked statically: everything kept, and the last round
+    rows.append(("auto clang -fi-a.-i., static library", "auto-static-clang", sampling,
+                 "profreport", "clang"))
+    last = "clang%d" % SUGGEST_ROUNDS
+    rows.append(("auto clang static, run-time sugg. x%d" % SUGGEST_ROUNDS, "auto-static-clang",
+                 dict(sampling, PROFILER_EXCLUDE=excludes[last])
+                 if sampling and SUGGEST_ROUNDS and excludes.get(last) else None,
+                 "profreport", "clang"))
     rows.append(("gprof: gcc -pg", "pg", {}, "gprof", "gcc"))
     rows.append(("uftrace record (-pg build)", "pg", {}, "uftrace", "gcc"))
     return rows
