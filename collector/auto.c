@@ -12,6 +12,8 @@
 
 #include "codemap.h"
 #include "crash.h"
+#include "fileutil.h"
+#include "filter.h"
 #include "functions.h"
 #include "hookcode.h"
 #include "hooks.h"
@@ -56,11 +58,42 @@ static double parse_ns(const char *s)
     return -1;
 }
 
+/*
+ * PROFILER_INCLUDE's or PROFILER_EXCLUDE's patterns: the value, or with "@FILE" the patterns
+ * of that file (prof_filter_file: one or more a line, '#' comments), which *owned holds (the
+ * caller frees it). NULL when unset, or when the file cannot be read (said once: no filter).
+ */
+static const char *filter_patterns(const char *name, char **owned)
+{
+    const char *v = prof_getenv(name);
+    *owned = NULL;
+    if (!v || v[0] != '@')
+        return v;
+    int err = 0;
+    prof_mem_quiet_begin();
+    *owned = prof_filter_file(v + 1, &err);
+    prof_mem_quiet_end();
+    if (!*owned)
+        prof_warn("ignoring %s='%s': %s", name, v,
+                  err == EINVAL   ? "not a regular file"
+                  : err == EFBIG  ? "larger than 1 MiB"
+                  : err == EILSEQ ? "holds a NUL byte"
+                                  : prof_errno_text(err));
+    return *owned;
+}
+
 /* Read the hooks' settings from the environment, once per process. */
 static void configure(void)
 {
     /* functions.c applies them (at a function's first call); the runs name them */
-    prof_run_filters(prof_getenv("PROFILER_INCLUDE"), prof_getenv("PROFILER_EXCLUDE"));
+    char *incl, *excl;
+    const char *include = filter_patterns("PROFILER_INCLUDE", &incl);
+    const char *exclude = filter_patterns("PROFILER_EXCLUDE", &excl);
+    prof_mem_quiet_begin();
+    prof_run_filters(include, exclude);
+    free(incl);
+    free(excl);
+    prof_mem_quiet_end();
     const char *v = prof_getenv("PROFILER_MAX_DEPTH");
     if (v && *v) {
         char *end;
@@ -82,6 +115,8 @@ static void configure(void)
     }
 }
 
+void prof_auto_configure(void) { pthread_once(&once, configure); }
+
 /* Whether a hook comes from code the hooks' own slow path called (attaching, or describing a
    function): it records nothing, and is not a signal handler's dropped event. */
 static int nested(void)
@@ -96,7 +131,7 @@ static __attribute__((noinline, cold)) struct prof_thread *attach(void)
     if (nested())
         return NULL;
     attaching = 1;
-    pthread_once(&once, configure);
+    prof_auto_configure();
     struct prof_thread *t = prof_attach();
     if (t)
         t->hooks.fold_ticks = (uint64_t)(min_ns * (double)t->frequency / 1e9);
@@ -696,7 +731,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
     }
     /* Only a run whose filters may patch hooks away: otherwise a thread's first hook starts
        its recording, and a thread that runs no instrumented code records nothing. */
-    pthread_once(&once, configure);
+    prof_auto_configure();
     if (!prof_run_filtered() || nested() || sanitized())
         return fn(thread, attr, start, arg);
     prof_mem_quiet_begin();

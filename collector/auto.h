@@ -23,4 +23,8 @@ PROF_HOOK int dlclose(void *handle);
 PROF_HOOK int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
                              void *arg);
 
+/* Read the hooks' settings from the environment, once per process (the first caller does;
+   the function filters are then prof_run_include and prof_run_exclude, run.h). */
+void prof_auto_configure(void);
+
 #endif /* PROF_AUTO_H */

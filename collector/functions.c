@@ -14,10 +14,12 @@
 #define _GNU_SOURCE
 #include "functions.h"
 
+#include "auto.h"
 #include "filter.h"
 #include "codemap.h"
 #include "hash.h"
 #include "leftout.h"
+#include "run.h"
 #include "status.h"
 
 #include "profreport.h"
@@ -43,12 +45,11 @@ static void fork_release(void) { pthread_mutex_unlock(&lock); }
 
 static void setup(void)
 {
-    include = prof_getenv("PROFILER_INCLUDE");
-    exclude = prof_getenv("PROFILER_EXCLUDE");
-    if (include && !include[0])
-        include = NULL;
-    if (exclude && !exclude[0])
-        exclude = NULL;
+    /* the hooks' settings, PROFILER_INCLUDE=@FILE's file read: the same filters as the runs
+       name */
+    prof_auto_configure();
+    include = prof_run_include();
+    exclude = prof_run_exclude();
     const char *lines = prof_getenv("PROFILER_SOURCE_LINES");
     lines_at_run = lines && strcmp(lines, "run") == 0;
     if (lines && lines[0] && !lines_at_run && strcmp(lines, "report") != 0)

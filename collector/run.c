@@ -186,6 +186,10 @@ void prof_run_filters(const char *include, const char *exclude)
 
 int prof_run_filtered(void) { return g.include || g.exclude; }
 
+const char *prof_run_include(void) { return g.include; }
+
+const char *prof_run_exclude(void) { return g.exclude; }
+
 /* PROFILER_TIMING's default (prof_run_default_timing). */
 static enum prof_timing default_timing = PROF_TIMING_EXACT;
 

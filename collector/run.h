@@ -35,6 +35,9 @@ void prof_run_default_timing(enum prof_timing timing);
 void prof_run_filters(const char *include, const char *exclude);
 /* Whether the runs have a function filter. */
 int prof_run_filtered(void);
+/* The function filters prof_run_filters set (NULL: none). */
+const char *prof_run_include(void);
+const char *prof_run_exclude(void);
 /* For the crash handler (crash.c): try the run lock without waiting; when *held is set, the
    registry's first recorder (NULL when no run records), and the lock stays held until
    prof_run_crash_release. Async-signal-safe in practice (a trylock is one atomic exchange). */

@@ -15,4 +15,16 @@
  */
 int prof_filter_selected(const char *name, const char *include, const char *exclude);
 
+/* The largest filter file prof_filter_file reads. */
+#define PROF_FILTER_FILE_MAX (1u << 20)
+
+/*
+ * The patterns of a filter file (PROFILER_EXCLUDE=@FILE): one or more comma-separated globs a
+ * line; blank lines and lines whose first non-blank character is '#' are skipped. Returns them
+ * joined by commas (malloc'd, the caller frees; "" for a file without patterns), or NULL with
+ * *err set: the file's open or read error, EINVAL when it is not a regular file, EFBIG when it
+ * holds more than PROF_FILTER_FILE_MAX bytes, EILSEQ when it holds a NUL byte.
+ */
+char *prof_filter_file(const char *path, int *err);
+
 #endif /* PROF_FILTER_H */

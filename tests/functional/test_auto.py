@@ -401,6 +401,35 @@ def test_exclude_and_include_filter_by_glob(tmp_path):
     assert counts(one) == {"shapes::Square::area() const": 3}
 
 
+def test_filters_read_from_a_file(tmp_path):
+    """PROFILER_EXCLUDE=@FILE and PROFILER_INCLUDE=@FILE read the patterns from a file, one or
+    more a line, '#' comments skipped: the same run as the patterns given inline, whose Exclude
+    record names them. A file that cannot be read is said on stderr, and nothing is left out."""
+    listing = tmp_path / "hot.list"
+    listing.write_text("# the parity helpers\nis_even\n\n  is_odd  \n")
+    _, inline = run_calls(sub(tmp_path, "a"), 10, 4, 3, env={"PROFILER_EXCLUDE": "is_even,is_odd"})
+    proc, filed = run_calls(sub(tmp_path, "b"), 10, 4, 3,
+                            env={"PROFILER_EXCLUDE": "@" + str(listing)})
+    assert counts(filed) == counts(inline) and "is_even" not in counts(filed)
+    assert filed.values("Exclude") == inline.values("Exclude") == [["is_even,is_odd"]]
+    assert library_lines(proc.stderr) == []
+    only = tmp_path / "only.list"
+    only.write_text("fib\r\nis_*\r\n")
+    _, kept = run_calls(sub(tmp_path, "c"), 10, 4, 3, env={"PROFILER_INCLUDE": "@" + str(only)})
+    even, odd = parity_calls(4)
+    assert counts(kept) == {"fib": fib_calls(10), "is_even": even, "is_odd": odd,
+                            "manual loop": 1}
+    missing = tmp_path / "missing.list"
+    proc, full = run_calls(sub(tmp_path, "d"), 10, 4, 3,
+                           env={"PROFILER_EXCLUDE": "@" + str(missing)})
+    assert "is_even" in counts(full) and full.values("Exclude") == []
+    assert library_lines(proc.stderr) == [
+        f"profreport: ignoring PROFILER_EXCLUDE='@{missing}': No such file or directory"]
+    proc, _ = run_calls(sub(tmp_path, "e"), 10, 4, 3, env={"PROFILER_EXCLUDE": "@" + str(tmp_path)})
+    assert library_lines(proc.stderr) == [
+        f"profreport: ignoring PROFILER_EXCLUDE='@{tmp_path}': not a regular file"]
+
+
 def test_max_depth_folds_the_calls_below_it_with_a_warning(tmp_path):
     _, run = run_calls(tmp_path, 12, 9, 5, env={"PROFILER_MAX_DEPTH": "3"})
     assert max(int(r["Depth"]) for r in run.rows) == 2
