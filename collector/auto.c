@@ -70,6 +70,9 @@ static const char *filter_patterns(const char *name, char **owned)
     if (!v || v[0] != '@')
         return v;
     int err = 0;
+    /* open and read are cancellation points: a thread cancelled in one would leave the file
+       open, and a pending request takes effect at the host's own next one instead */
+    int cancel = prof_cancel_hold();
     prof_mem_quiet_begin();
     *owned = prof_filter_file(v + 1, &err);
     prof_mem_quiet_end();
@@ -79,6 +82,7 @@ static const char *filter_patterns(const char *name, char **owned)
                   : err == EFBIG  ? "larger than 1 MiB"
                   : err == EILSEQ ? "holds a NUL byte"
                                   : prof_errno_text(err));
+    prof_cancel_release(cancel);
     return *owned;
 }
 
