@@ -101,7 +101,7 @@ static int lock_thread(struct prof_thread *t, int tries)
  * recorder whose lock stays busy (its thread is writing its part, or this thread crashed inside
  * the collector) is skipped rather than waited for.
  */
-static void crash_write(size_t i)
+static void crash_write_held(size_t i)
 {
     pid_t me = (pid_t)syscall(SYS_gettid), none = 0;
     if (!__atomic_compare_exchange_n(&writer, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -139,6 +139,16 @@ static void crash_write(size_t i)
     }
     __atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
     errno = saved;
+}
+
+/* The same, with cancellation held off: write() and nanosleep() are cancellation points, and a
+   request pending on this thread must not end it here, half-way through the crash's record,
+   with the process left running without it. */
+static void crash_write(size_t i)
+{
+    int cancel = prof_cancel_hold();
+    crash_write_held(i);
+    prof_cancel_release(cancel);
 }
 
 /* Call the program's handler p as the kernel would: its mask (and sig, unless SA_NODEFER)

@@ -212,9 +212,13 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
                 w = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
         } else if (s->fd >= 0) {
             /* The event's count is the thread's CPU time in ns: an overflow whose signal was
-               merged with a pending one is not lost, it is in the periods since the last. */
+               merged with a pending one is not lost, it is in the periods since the last. The
+               system call itself: the C library's read() is a cancellation point, where a
+               thread with a cancellation request pending would be cancelled at whatever
+               instruction the signal interrupted (holding the collector's locks, or the
+               program's). */
             uint64_t v;
-            if (read(s->fd, &v, sizeof v) == (ssize_t)sizeof v) {
+            if (syscall(SYS_read, s->fd, &v, sizeof v) == (long)sizeof v) {
                 uint64_t periods = v / s->period_ns;
                 w = periods > s->taken ? periods - s->taken : 0;
                 s->taken = periods;

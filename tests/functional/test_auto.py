@@ -26,6 +26,7 @@ from conftest import (
     program,
     run_command,
     run_once,
+    run_program,
     summary_paths,
     summary_regions,
 )
@@ -428,6 +429,23 @@ def test_filters_read_from_a_file(tmp_path):
     proc, _ = run_calls(sub(tmp_path, "e"), 10, 4, 3, env={"PROFILER_EXCLUDE": "@" + str(tmp_path)})
     assert library_lines(proc.stderr) == [
         f"profreport: ignoring PROFILER_EXCLUDE='@{tmp_path}': not a regular file"]
+
+
+def test_filter_file_read_is_not_where_a_pending_cancellation_acts(tmp_path):
+    """The main thread makes the first instrumented call with a cancellation request pending:
+    reading PROFILER_EXCLUDE's file (open and read are cancellation points) holds it off, so
+    the program's function runs and the request acts at the program's own pthread_testcancel;
+    the process ends when its last thread does, and the run is written."""
+    listing = tmp_path / "hot.list"
+    listing.write_text("nothing_here\n")
+    for env in ({"PROFILER_EXCLUDE": "@" + str(listing)}, {}):
+        proc, files = run_program(sub(tmp_path, "x" if env else "plain"), "auto/cancel_first",
+                                  env=env)
+        assert proc.stdout == b"ran\n" and library_lines(proc.stderr) == []
+        assert len(files) == 1
+        run = parse_run(files[0])
+        assert run.values("Exclude") == ([["nothing_here"]] if env else [])
+        assert counts(run)["first"] == 1
 
 
 def test_max_depth_folds_the_calls_below_it_with_a_warning(tmp_path):

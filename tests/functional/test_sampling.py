@@ -6,13 +6,15 @@ are checked against a bound computed from the number of samples, never against a
 
 import math
 import platform
+import signal
 
 import pytest
 
 import csv
 import subprocess
 
-from conftest import (BUILD, ROOT, SAN, compile_program, parse_run, run_once, run_program,
+from conftest import (BUILD, PART_NAME, ROOT, SAN, clean_env, compile_program, fresh_dir,
+                      parse_run, parse_run_text, program, run_command, run_once, run_program,
                       summary_paths)
 from reporter_helpers import Book, must_run
 
@@ -522,6 +524,47 @@ def test_a_thread_of_left_out_functions_only_keeps_its_samples(tmp_path):
         if not SAN:
             burn = sum(int(r["Samples"]) for r in rows if r["Region"] == "burn")
             assert burn >= 0.9 * (samples - overhead), (burn, samples, overhead)
+
+
+@pytest.mark.parametrize("sampler", list(SAMPLERS))
+def test_samples_are_no_cancellation_point_of_a_thread_with_one_pending(tmp_path, sampler):
+    """A thread asks for its own cancellation, then burns in one() and three() (hundreds of
+    samples) before its pthread_testcancel. The sampler's signal handler makes no call where
+    the request could act: the thread ends at its own point, with its work done, and every
+    call is in the run. (The C library's read() of the perf event is one: the thread was
+    cancelled in its first sample, wherever it was, holding whatever it held.)"""
+    sampler_or_skip(tmp_path, sampler)
+    proc, run = sampled_run(tmp_path, "pending", 2_000_000, env={"PROFILER_SAMPLER": sampler})
+    assert proc.stderr == b"", proc.stderr
+    assert run.value("Complete") == "yes"
+    (worker,) = [n for n in thread_samples(run) if n != "1"]
+    calls = {}
+    for r in run.rows:
+        if r["Thread"] == worker:
+            calls[r["Region"]] = calls.get(r["Region"], 0) + int(r["Calls"])
+    # pending() itself never returns: open when the thread ended
+    assert calls == {"pending": 0, "one": 1, "three": 1, "burn": 2}, calls
+    assert thread_samples(run)[worker][1] > 10
+
+
+def test_a_crash_with_a_cancellation_pending_still_ends_the_process(tmp_path):
+    """The same thread raises SIGSEGV after one(): the crash handler writes the parts (write()
+    and nanosleep() are cancellation points) with the request held off, so the signal ends the
+    process as it would without us, rather than the request ending the thread in the handler
+    and the process running on without it."""
+    sampler_or_skip(tmp_path, "perf")
+    folder = fresh_dir(tmp_path)
+    proc = run_command([program("auto/sampling"), "pending-crash", "2000000"],
+                       env=clean_env({"PROFILER_DIR": str(folder), "PROFILER_SAMPLER": "perf",
+                                      "PROFILER_SAMPLE_PERIOD": "100us"}),
+                       cwd=tmp_path, timeout=60)
+    assert proc.returncode == -signal.SIGSEGV, (proc.returncode, proc.stderr)
+    parts = sorted(str(p) for p in folder.iterdir() if PART_NAME.match(p.name))
+    rec = run_command([program("recover"), *parts])
+    assert rec.returncode == 0, rec.stderr
+    run = parse_run_text(rec.stdout.decode())
+    assert run.values("Crash") == [[str(int(signal.SIGSEGV)), "SIGSEGV", "2"]]
+    assert {r["Region"] for r in run.rows if r["Thread"] == "2"} >= {"one", "burn"}
 
 
 @pytest.mark.skipif(SAN != "", reason="a sanitizer's pthread_create runs first: the thread "

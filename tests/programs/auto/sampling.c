@@ -10,6 +10,11 @@
  *                                 60 thousand iterations: N calling contexts that run burn())
  *        sampling cancel N       (as late, then a thread spinning in burn() is cancelled, and
  *                                 one ends in pthread_exit inside three())
+ *        sampling pending N      (a thread asks for its own cancellation, then runs one() and
+ *                                 three() before its pthread_testcancel: the samples taken
+ *                                 meanwhile must not be where the request acts)
+ *        sampling pending-crash N (the same thread runs one(), then raises SIGSEGV: the
+ *                                 process must end with the signal, not lose the thread)
  *        sampling late N         (main runs one() and three(), then a thread runs them: with
  *                                 the filters leaving them out, its hook calls are patched
  *                                 out before the thread starts)
@@ -200,6 +205,23 @@ static void *spinner(void *arg)
     return NULL;
 }
 
+/* `pending` and `pending-crash` modes: work with a cancellation request pending; reached
+   when the work was done. */
+static volatile int reached;
+static void *pending(void *arg)
+{
+    pthread_cancel(pthread_self()); /* deferred: acts at the next cancellation point */
+    one();
+    if (arg) {
+        raise(SIGSEGV);
+        return NULL;
+    }
+    three();
+    reached = 1;
+    pthread_testcancel();
+    return NULL;
+}
+
 /* `cancel` mode: one() and three(), then pthread_exit from inside a call. */
 void exits(void);
 __attribute__((noinline)) void exits(void)
@@ -319,6 +341,21 @@ int main(int argc, char **argv)
             return 2;
         pthread_create(&w, NULL, exiter, NULL);
         pthread_join(w, NULL);
+    } else if (strncmp(mode, "pending", 7) == 0) {
+        int crash = strcmp(mode, "pending-crash") == 0;
+        pthread_t w;
+        void *res = NULL;
+        pthread_create(&w, NULL, pending, crash ? &w : NULL);
+        pthread_join(w, &res);
+        if (crash) {
+            fprintf(stderr, "the thread was cancelled where it crashed\n");
+            return 4;
+        }
+        if (res != PTHREAD_CANCELED || !reached) {
+            fprintf(stderr, "the thread %s\n",
+                    reached ? "was not cancelled" : "was cancelled before its own point");
+            return 3;
+        }
     } else if (strcmp(mode, "late") == 0) {
         worker(NULL);
         pthread_t w;
