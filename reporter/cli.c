@@ -61,6 +61,9 @@ static const char usage_text[] =
     "                         write the gcc options (for gcc @FILE) that leave the hot,\n"
     "                         tiny instrumented functions out of a rebuild, and show the\n"
     "                         matching PROFILER_EXCLUDE setting\n"
+    "      --suggest-list FILE\n"
+    "                         write the same functions as a list for\n"
+    "                         PROFILER_EXCLUDE=@FILE (either compiler, no rebuild)\n"
     "      --suggest-max-cost NS\n"
     "                         tiny: under this many ns a call (default: 4 times the\n"
     "                         hooks' measured cost per call)\n"
@@ -148,6 +151,7 @@ void cli_parse(int argc, char **argv, struct options *o)
         OPT_ALL_PROGRAMS,
         OPT_COMPACT,
         OPT_SUGGEST,
+        OPT_SUGGEST_LIST,
         OPT_SUGGEST_MAX_COST
     };
     static const struct option longopts[] = {
@@ -171,6 +175,7 @@ void cli_parse(int argc, char **argv, struct options *o)
         {"all-programs", no_argument, NULL, OPT_ALL_PROGRAMS},
         {"compact", required_argument, NULL, OPT_COMPACT},
         {"suggest-exclude", required_argument, NULL, OPT_SUGGEST},
+        {"suggest-list", required_argument, NULL, OPT_SUGGEST_LIST},
         {"suggest-max-cost", required_argument, NULL, OPT_SUGGEST_MAX_COST},
         {"quiet", no_argument, NULL, 'q'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -302,6 +307,11 @@ void cli_parse(int argc, char **argv, struct options *o)
                 usage_error("%s", "--suggest-exclude needs a file name");
             o->suggest = optarg;
             break;
+        case OPT_SUGGEST_LIST:
+            if (!*optarg)
+                usage_error("%s", "--suggest-list needs a file name");
+            o->suggest_list = optarg;
+            break;
         case OPT_SUGGEST_MAX_COST: {
             errno = 0;
             double v = strtod(optarg, &end);
@@ -334,10 +344,16 @@ void cli_parse(int argc, char **argv, struct options *o)
         usage_error("%s", "--noise and --seed are for comparisons: add --baseline OLD_PATH... --");
     if (o->fail_on_regression && !o->nbaseline)
         usage_error("%s", "--fail-on-regression is for comparisons: add --baseline OLD_PATH... --");
-    if (o->suggest_max_cost > 0 && !o->suggest)
-        usage_error("%s", "--suggest-max-cost is for --suggest-exclude FILE");
-    if (o->suggest && o->compact && !o->output_given)
-        usage_error("%s", "--suggest-exclude reads the report's runs: add -o FILE with --compact");
+    if (o->suggest_max_cost > 0 && !o->suggest && !o->suggest_list)
+        usage_error("%s",
+                    "--suggest-max-cost is for --suggest-exclude FILE or --suggest-list FILE");
+    if ((o->suggest || o->suggest_list) && o->compact && !o->output_given)
+        usage_error("%s", o->suggest ? "--suggest-exclude reads the report's runs: add -o FILE "
+                                       "with --compact"
+                                     : "--suggest-list reads the report's runs: add -o FILE "
+                                       "with --compact");
+    if (o->suggest && o->suggest_list && strcmp(o->suggest, o->suggest_list) == 0)
+        usage_error("%s", "--suggest-exclude and --suggest-list need two files");
     if (o->compact && o->nbaseline)
         usage_error("%s", "--compact and --baseline exclude each other: compact each side's "
                           "runs, then compare the compacts");

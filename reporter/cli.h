@@ -34,10 +34,11 @@ struct options {
     int noise_set, seed_set;
     int fail_on_regression; /* --fail-on-regression */
     struct export_options ex;
-    const char *compact;     /* --compact DIR, or NULL */
-    int output_given;        /* -o was given */
-    const char *suggest;     /* --suggest-exclude FILE, or NULL */
-    double suggest_max_cost; /* --suggest-max-cost, ns; 0: from the hooks' cost */
+    const char *compact;      /* --compact DIR, or NULL */
+    int output_given;         /* -o was given */
+    const char *suggest;      /* --suggest-exclude FILE, or NULL */
+    const char *suggest_list; /* --suggest-list FILE, or NULL */
+    double suggest_max_cost;  /* --suggest-max-cost, ns; 0: from the hooks' cost */
 };
 
 /* Parse argv into o, or exit with EXIT_USAGE (--help and --version exit with EXIT_OK). */

@@ -39,10 +39,10 @@ struct report {
     struct comparison cmp;
     int comparing;
     struct chart_set ch;
-    struct suggestion sug; /* the hot, tiny functions a rebuild could leave out */
-    size_t sug_kept;       /* names the --suggest-exclude file already listed */
-    char generated[64];    /* local time the report was made */
-    struct rep_error err;  /* why a stage failed */
+    struct suggestion sug;          /* the hot, tiny functions a rebuild could leave out */
+    struct suggest_files sug_files; /* what --suggest-exclude and --suggest-list wrote */
+    char generated[64];             /* local time the report was made */
+    struct rep_error err;           /* why a stage failed */
 };
 
 /* --compact: each run as a calling-context summary run file in o->compact (compact.h). 0, or
@@ -74,7 +74,10 @@ static int open_outputs(struct report *r, struct options *o, int argc, char **ar
             return -1;
     }
     if (o->suggest && (cli_check_output("suggestion file", o->suggest, &r->err) != 0 ||
-                       suggest_check(o->suggest, &r->err) != 0))
+                       suggest_check(o->suggest, SUGGEST_FILE_OPTIONS, &r->err) != 0))
+        return -1;
+    if (o->suggest_list && (cli_check_output("suggestion list", o->suggest_list, &r->err) != 0 ||
+                            suggest_check(o->suggest_list, SUGGEST_FILE_LIST, &r->err) != 0))
         return -1;
     const char *ex_paths[] = {o->ex.trace, o->ex.folded, o->ex.callgrind, o->ex.csv_dir,
                               o->ex.json};
@@ -153,12 +156,22 @@ static void draw_charts(struct report *r, const struct options *o)
 }
 
 /* The hot, tiny functions of a function-hooks run (--suggest-exclude writes them as gcc
-   options; without it the summary mentions them). 0, or -1 with r->err. */
+   options, --suggest-list as a PROFILER_EXCLUDE list; without either the summary mentions
+   them). 0, or -1 with r->err. */
 static int suggest_stage(struct report *r, const struct options *o)
 {
     struct suggest_options so = {o->suggest_max_cost};
     suggest_build(&r->m, &so, &r->sug);
-    return o->suggest ? suggest_write(o->suggest, &r->sug, &r->sug_kept, &r->err) : 0;
+    struct suggest_files *w = &r->sug_files;
+    w->options = o->suggest;
+    w->list = o->suggest_list;
+    if (o->suggest &&
+        suggest_write(o->suggest, SUGGEST_FILE_OPTIONS, &r->sug, &w->options_kept, &r->err) != 0)
+        return -1;
+    if (o->suggest_list &&
+        suggest_write(o->suggest_list, SUGGEST_FILE_LIST, &r->sug, &w->list_kept, &r->err) != 0)
+        return -1;
+    return 0;
 }
 
 /* Write the workbook and the exports into their temporary files. 0, or -1 with r->err. */
@@ -196,8 +209,8 @@ static void print_summary(const struct report *r, const struct options *o,
     flat_print_runchecks(stdout, &r->m, o->top);
     flat_print_crashes(stdout, &r->m, o->top);
     printf("\n");
-    if (o->suggest)
-        suggest_print(stdout, &r->sug, o->suggest, r->sug_kept);
+    if (o->suggest || o->suggest_list)
+        suggest_print(stdout, &r->sug, &r->sug_files);
     else
         suggest_hint(stdout, &r->sug);
     memsum_print(stdout, &r->m);

@@ -1,6 +1,6 @@
 /*
- * suggestfile.c - the suggested exclusions as a gcc options file, a PROFILER_EXCLUDE line and
- * the terminal's account of them (suggestfile.h).
+ * suggestfile.c - the suggested exclusions as a gcc options file, a PROFILER_EXCLUDE list
+ * file, a PROFILER_EXCLUDE line and the terminal's account of them (suggestfile.h).
  */
 #include "out/suggestfile.h"
 
@@ -12,6 +12,9 @@
 #include <string.h>
 
 #define GCC_OPTION "-finstrument-functions-exclude-function-list="
+
+/* A list file's first line: ours to replace. */
+#define LIST_HEAD "# profreport --suggest-list: "
 
 /* Room for any text made of the items: every character escaped, separators, the option. */
 static char *text_alloc(const struct suggestion *s)
@@ -86,6 +89,92 @@ void suggest_names_free(char **v, size_t n)
     for (size_t i = 0; v && i < n; i++)
         free(v[i]);
     free(v);
+}
+
+/* Add name to v (n of them) unless it is there: 1 when added. */
+static int name_add(char **v, size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(v[i], name) == 0)
+            return 0;
+    v[(*n)++] = xstrdup(name);
+    return 1;
+}
+
+/* The patterns a list file of ours holds. */
+char **suggest_list_parse(const char *text, size_t *n)
+{
+    *n = 0;
+    const char *t = text;
+    while (is_space(*t))
+        t++;
+    if (*t && strncmp(text, LIST_HEAD, strlen(LIST_HEAD)) != 0)
+        return NULL;
+    /* at most one pattern a character, plus one */
+    char **v = xmalloc((strlen(text) / 2 + 2) * sizeof *v);
+    char *buf = xmalloc(strlen(text) + 1);
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        const char *next = end ? end + 1 : line + strlen(line);
+        if (!end)
+            end = next;
+        while (line < end && strchr(" \t", *line))
+            line++;
+        if (line < end && *line != '#') {
+            /* the patterns of the line, split at the commas the collector splits at, each
+               trimmed as it trims them; "\," stays as written */
+            for (const char *p = line; p < end;) {
+                size_t k = 0;
+                for (; p < end && *p != ','; p++) {
+                    if (*p == '\\' && p + 1 < end && p[1] == ',')
+                        buf[k++] = *p++;
+                    buf[k++] = *p;
+                }
+                if (p < end)
+                    p++;
+                while (k > 0 && strchr(" \t\r", buf[k - 1]))
+                    k--;
+                buf[k] = 0;
+                const char *b = buf;
+                while (*b == ' ' || *b == '\t')
+                    b++;
+                if (*b)
+                    name_add(v, n, b);
+            }
+        }
+        line = next;
+    }
+    free(buf);
+    return v;
+}
+
+/* The list file's text. */
+char *suggest_list_text(const struct suggestion *s, const char *const *kept, size_t nkept)
+{
+    size_t total = nkept + s->nleft_out + s->n, n = 0, room = 512;
+    char **names = xmalloc((total + 1) * sizeof *names);
+    for (size_t i = 0; i < total; i++) {
+        const char *g = i < nkept                  ? kept[i]
+                        : i < nkept + s->nleft_out ? s->left_out[i - nkept]
+                                                   : s->items[i - nkept - s->nleft_out].glob;
+        /* A line is one pattern or more: one with a line break in it cannot be written. */
+        if (strpbrk(g, "\n\r") || !name_add(names, &n, g))
+            continue;
+        room += strlen(names[n - 1]) + 2;
+    }
+    char *out = xmalloc(room), *p = out;
+    p += sprintf(p,
+                 LIST_HEAD "PROFILER_EXCLUDE=@FILE leaves these functions out at run time\n"
+                           "# (either compiler, no rebuild): one glob a line, the runs' own first, "
+                           "then the hot,\n# tiny functions they found. Edit freely; "
+                           "--suggest-list adds to the list it finds here.\n");
+    for (size_t i = 0; i < n; i++) {
+        /* a leading '#' would make the line a comment: "\#" is the same glob */
+        p += sprintf(p, "%s%s\n", names[i][0] == '#' ? "\\" : "", names[i]);
+        free(names[i]);
+    }
+    free(names);
+    return out;
 }
 
 /* The options file's text. */
@@ -192,7 +281,7 @@ static char *read_text(const char *path)
 
 /* The names of the file of ours at path, *n of them (none when there is no file): NULL with
    err when it cannot be read or is not ours. */
-static char **names_at(const char *path, size_t *n, struct rep_error *err)
+static char **names_at(const char *path, enum suggest_file kind, size_t *n, struct rep_error *err)
 {
     *n = 0;
     char *before = read_text(path);
@@ -200,30 +289,38 @@ static char **names_at(const char *path, size_t *n, struct rep_error *err)
         rep_fail(err, REP_ERR_OUTPUT, "cannot read '%s': %s", path, strerror(errno));
         return NULL;
     }
-    char **old = before ? suggest_options_parse(before, n) : xmalloc(sizeof *old);
+    char **old = !before                        ? xmalloc(sizeof *old)
+                 : kind == SUGGEST_FILE_OPTIONS ? suggest_options_parse(before, n)
+                                                : suggest_list_parse(before, n);
     free(before);
-    if (!old)
+    if (!old && kind == SUGGEST_FILE_OPTIONS)
         rep_fail(err, REP_ERR_OUTPUT,
                  "'%s' is not a --suggest-exclude file (one %s... option): not replaced", path,
                  GCC_OPTION);
+    else if (!old)
+        rep_fail(err, REP_ERR_OUTPUT,
+                 "'%s' is not a --suggest-list file (its first line is not '%s...'): not "
+                 "replaced",
+                 path, LIST_HEAD);
     return old;
 }
 
 /* Check, before any work, that path can take a suggestion. */
-int suggest_check(const char *path, struct rep_error *err)
+int suggest_check(const char *path, enum suggest_file kind, struct rep_error *err)
 {
     if (atomicfile_target_check(path, err) != 0)
         return -1;
     size_t n;
-    char **old = names_at(path, &n, err);
+    char **old = names_at(path, kind, &n, err);
     suggest_names_free(old, n);
     return old ? 0 : -1;
 }
 
-/* Write the options file, keeping the names a file of ours there already lists. */
-int suggest_write(const char *path, const struct suggestion *s, size_t *kept, struct rep_error *err)
+/* Write the file, keeping the names a file of ours there already lists. */
+int suggest_write(const char *path, enum suggest_file kind, const struct suggestion *s,
+                  size_t *kept, struct rep_error *err)
 {
-    char **old = names_at(path, kept, err);
+    char **old = names_at(path, kind, kept, err);
     if (!old)
         return -1;
     struct atomicfile a;
@@ -231,7 +328,9 @@ int suggest_write(const char *path, const struct suggestion *s, size_t *kept, st
         suggest_names_free(old, *kept);
         return -1;
     }
-    char *text = suggest_options_text(s, (const char *const *)old, *kept);
+    char *text = kind == SUGGEST_FILE_OPTIONS
+                     ? suggest_options_text(s, (const char *const *)old, *kept)
+                     : suggest_list_text(s, (const char *const *)old, *kept);
     suggest_names_free(old, *kept);
     FILE *f = atomicfile_stream(&a);
     int bad = !f || fputs(text, f) == EOF;
@@ -259,8 +358,20 @@ static void count_text(char *buf, size_t size, double v)
         snprintf(buf, size, "%.0f", v);
 }
 
-/* The terminal's account of the suggestion written at path. */
-void suggest_print(FILE *out, const struct suggestion *s, const char *path, size_t kept)
+/* What the terminal says of one file written: the names it kept, or that it has no more. */
+static void file_print(FILE *out, const struct suggestion *s, const char *path, size_t kept,
+                       const char *what)
+{
+    if (kept)
+        fprintf(out, "suggest: %s: keeps the %zu %s%s it listed (left out of this run)\n", path,
+                kept, what, kept == 1 ? "" : "s");
+    if (!s->n)
+        fprintf(out, "suggest: %s: %s\n", path,
+                kept ? "nothing more to leave out" : "empty, nothing to leave out");
+}
+
+/* The terminal's account of the suggestion and the files written. */
+void suggest_print(FILE *out, const struct suggestion *s, const struct suggest_files *w)
 {
     size_t gcc = 0;
     for (size_t i = 0; i < s->n; i++)
@@ -281,27 +392,32 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path, size
                 "PROFILER_EXCLUDE leaves them out, with sampled timing (the default)\n",
                 100 * s->hooks_share, 100 * own);
     }
-    if (kept)
-        fprintf(out, "suggest: %s: keeps the %zu name%s it listed (left out of this run)\n", path,
-                kept, kept == 1 ? "" : "s");
-    if (!s->n) {
-        fprintf(out, "suggest: %s: %s\n", path,
-                kept ? "nothing more to leave out" : "empty, nothing to leave out");
+    if (w->options)
+        file_print(out, s, w->options, w->options_kept, "name");
+    if (w->list)
+        file_print(out, s, w->list, w->list_kept, "glob");
+    if (!s->n)
         return;
-    }
-    if (gcc)
+    if (w->options && gcc)
         fprintf(out,
                 "suggest: %s: %zu of them (%.1f%% of the calls) for gcc: rebuild with "
                 "-finstrument-functions @%s\n",
-                path, gcc, 100 * s->gcc_call_share, path);
-    else
-        fprintf(out, "suggest: %s: gcc cannot name these functions alone\n", path);
-    char *env = suggest_env_text(s);
-    fprintf(out,
-            "suggest: at run time, without rebuilding (each hook call patched out at its first "
-            "call)%s: %s\n",
-            s->nleft_out ? ", with what these runs left out" : "", env);
-    free(env);
+                w->options, gcc, 100 * s->gcc_call_share, w->options);
+    else if (w->options)
+        fprintf(out, "suggest: %s: gcc cannot name these functions alone\n", w->options);
+    if (w->list)
+        fprintf(out,
+                "suggest: %s: for either compiler, without rebuilding (each hook call patched "
+                "out at its first call): PROFILER_EXCLUDE=@%s\n",
+                w->list, w->list);
+    if (!w->list) {
+        char *env = suggest_env_text(s);
+        fprintf(out,
+                "suggest: at run time, without rebuilding (each hook call patched out at its "
+                "first call)%s: %s\n",
+                s->nleft_out ? ", with what these runs left out" : "", env);
+        free(env);
+    }
     fprintf(out, "suggest: %10s %10s %7s  %s\n", "calls/run", "ns/call", "time", "function");
     for (size_t i = 0; i < s->n; i++) {
         const struct suggest_item *it = &s->items[i];
@@ -309,9 +425,10 @@ void suggest_print(FILE *out, const struct suggestion *s, const char *path, size
         count_text(calls, sizeof calls, it->calls_per_run);
         fprintf(out, "suggest: %10s %10.1f %6.1f%%  %s", calls, it->mean_ns, 100 * it->time_share,
                 it->name);
-        if (it->gcc == SUGGEST_GCC_SPELLING)
+        /* gcc's limits are said with its file */
+        if (w->options && it->gcc == SUGGEST_GCC_SPELLING)
             fprintf(out, "  (not for gcc: it spells the scope its own way)");
-        else if (it->gcc == SUGGEST_GCC_CLASH)
+        else if (w->options && it->gcc == SUGGEST_GCC_CLASH)
             fprintf(out, "  (not for gcc: '%s' would also leave out %s)", it->gcc_name, it->clash);
         fputc('\n', out);
     }
@@ -325,7 +442,8 @@ void suggest_hint(FILE *out, const struct suggestion *s)
         return;
     fprintf(out,
             "hooks: %zu tiny function%s (under %.0f ns a call) make %.0f%% of the calls: "
-            "--suggest-exclude FILE writes the gcc options that leave %s out\n",
+            "--suggest-exclude FILE writes the gcc options that leave %s out, "
+            "--suggest-list FILE a list for PROFILER_EXCLUDE=@FILE\n",
             s->n, s->n == 1 ? "" : "s", s->max_mean_ns, 100 * s->call_share,
             s->n == 1 ? "it" : "them");
 }

@@ -212,3 +212,60 @@ def test_the_next_round_at_run_time_keeps_what_this_one_left_out(tmp_path):
     summary = Book(tmp_path / "r.xlsx").summary()
     assert summary["Left out (PROFILER_EXCLUDE)"].startswith("tiny (1 of 1 run): "), summary
     assert "Only (PROFILER_INCLUDE)" not in summary
+
+
+@TIMES_KEPT
+def test_the_suggested_list_leaves_the_tiny_functions_out_at_run_time(tmp_path):
+    """--suggest-list FILE: the same functions as a list for PROFILER_EXCLUDE=@FILE, for either
+    compiler and no rebuild. The next run with it counts neither tiny nor step, every other
+    function exactly as its loops say, and names them in its Exclude record; a second round
+    keeps the list's globs and has nothing to add; a file that is not such a list is refused
+    before any work and left as it was."""
+    exe = build(tmp_path, "first")
+    listing = tmp_path / "hot.list"
+    p = must_run("--no-gnuplot", *_runs(exe, tmp_path / "runs"), "-o", tmp_path / "r.xlsx",
+                 "--suggest-list", listing)
+    text = p.stdout.decode()
+    assert f"suggest: {listing}: for either compiler, without rebuilding" in text, text
+    assert f"PROFILER_EXCLUDE=@{listing}" in text
+    assert "PROFILER_EXCLUDE='" not in text  # the list replaces the line to paste
+    lines = listing.read_text().splitlines()
+    assert lines[0].startswith("# profreport --suggest-list: PROFILER_EXCLUDE=@FILE")
+    globs = [l for l in lines if not l.startswith("#")]
+    assert sorted(globs) == ["step", "tiny"], lines
+    # the next round, with the list
+    folder = tmp_path / "next"
+    proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(folder),
+                                                "PROFILER_EXCLUDE": f"@{listing}"}))
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    (path,) = run_files(folder)
+    run = parse_run(path)
+    assert sorted(run.value("Exclude").split(",")) == ["step", "tiny"]
+    counted = Counter()
+    for r in run.rows:
+        counted[r["Region"]] += int(r["Calls"])
+    assert {k: v for k, v in counted.items() if v} == {"main": 1, "medium": 40, "stepper": 1}
+    before = listing.read_text()
+    p = must_run("--no-gnuplot", folder, "-o", tmp_path / "r2.xlsx", "--suggest-list", listing)
+    text = p.stdout.decode()
+    assert f"suggest: {listing}: keeps the 2 globs it listed" in text, text
+    assert f"suggest: {listing}: nothing more to leave out" in text, text
+    assert listing.read_text() == before
+    # not a list of ours
+    mine = tmp_path / "mine.list"
+    mine.write_text("# my own\ntiny\n")
+    p = profreport("--no-gnuplot", folder, "-o", tmp_path / "r3.xlsx", "--suggest-list", mine)
+    assert p.returncode == 4, p.stderr
+    assert "is not a --suggest-list file" in p.stderr.decode()
+    assert mine.read_text() == "# my own\ntiny\n"
+    assert not (tmp_path / "r3.xlsx").exists()
+    p = profreport("--no-gnuplot", folder, "-o", tmp_path / "r3.xlsx", "--suggest-list", mine,
+                   "--suggest-exclude", mine)
+    assert p.returncode == 2 and b"need two files" in p.stderr, p.stderr
+
+
+def _runs(exe, folder):
+    """Run exe once into folder; [folder]."""
+    proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(folder)}))
+    assert proc.returncode == 0, proc.stderr
+    return [folder]

@@ -1,17 +1,21 @@
 /*
  * test_suggestfile.c - unit tests of suggestfile.c: the gcc options file a suggestion becomes
  * (read by gcc as libiberty reads @FILE: a backslash keeps the next character, white space
- * splits) and its PROFILER_EXCLUDE line. The expected texts were checked by hand against gcc 12:
- * `gcc @FILE` with this option left out exactly the functions named.
+ * splits), its PROFILER_EXCLUDE line, and its list for PROFILER_EXCLUDE=@FILE, read back by the
+ * collector's own reader (common/filter.h). The expected options texts were checked by hand
+ * against gcc 12: `gcc @FILE` with this option left out exactly the functions named.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "filter.h"
 #include "out/suggestfile.h"
 
 static char bool_gcc[] = "YAML::Stream::operator bool",
@@ -133,6 +137,95 @@ static void only_a_file_of_ours_is_read(void **state)
     assert_null(suggest_options_parse("# a comment\n", &n));
 }
 
+#define HEAD                                                                                       \
+    "# profreport --suggest-list: PROFILER_EXCLUDE=@FILE leaves these functions out at run "       \
+    "time\n# (either compiler, no rebuild): one glob a line, the runs' own first, then the "       \
+    "hot,\n# tiny functions they found. Edit freely; --suggest-list adds to the list it finds "    \
+    "here.\n"
+
+/* One glob a line: those kept from the file, those the runs left out, then the items, each
+   once; a glob beginning with '#' escaped so as not to be a comment, one with a line break
+   left out. */
+static void the_list_holds_one_glob_a_line(void **state)
+{
+    (void)state;
+    struct suggest_item items[3];
+    struct suggestion s = three(items);
+    char tiny[] = "tiny", peek_left[] = "peek", hash[] = "#weird", broken[] = "a\nb";
+    char *left[] = {tiny, peek_left, hash, broken};
+    s.left_out = left;
+    s.nleft_out = 4;
+    const char *kept[] = {"luaH_get*", "tiny"};
+    char *t = suggest_list_text(&s, kept, 2);
+    assert_string_equal(t, HEAD "luaH_get*\ntiny\npeek\n\\#weird\n"
+                                "YAML::Stream::operator bool() const\n"
+                                "f(char const\\*\\, it's)\n");
+    free(t);
+    s.n = 0;
+    s.nleft_out = 0;
+    t = suggest_list_text(&s, NULL, 0);
+    assert_string_equal(t, HEAD);
+    free(t);
+}
+
+/* What the collector reads of the list (PROFILER_EXCLUDE=@FILE) leaves out exactly the
+   functions suggested, whatever their names hold. */
+static void the_collector_reads_the_list_as_written(void **state)
+{
+    (void)state;
+    struct suggest_item items[3];
+    struct suggestion s = three(items);
+    char hash[] = "#weird";
+    char *left[] = {hash};
+    s.left_out = left;
+    s.nleft_out = 1;
+    char *t = suggest_list_text(&s, NULL, 0);
+    char path[] = "/tmp/test_suggestfile.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, t, strlen(t)), (ssize_t)strlen(t));
+    close(fd);
+    int err = 0;
+    char *patterns = prof_filter_file(path, &err);
+    unlink(path);
+    free(t);
+    assert_non_null(patterns);
+    const char *out[] = {"YAML::Stream::operator bool() const", "peek", "f(char const*, it's)",
+                         "#weird"};
+    for (size_t i = 0; i < sizeof out / sizeof *out; i++)
+        assert_false(prof_filter_selected(out[i], NULL, patterns));
+    const char *in[] = {"YAML::Stream::operator bool() const volatile", "peeking", "f(char const*)",
+                        "weird", "main"};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++)
+        assert_true(prof_filter_selected(in[i], NULL, patterns));
+    free(patterns);
+}
+
+/* A list read back gives its globs in order, each once (a line may hold several, split at the
+   commas the collector splits at); a blank file holds none; a file without the head is not
+   ours. */
+static void a_list_read_back_gives_its_globs(void **state)
+{
+    (void)state;
+    size_t n = 9;
+    char **v = suggest_list_parse(HEAD "luaH_get*\n\n  # mine\n  tiny , std::map<int\\, int>*\r\n"
+                                       "tiny\n\\#weird",
+                                  &n);
+    assert_non_null(v);
+    assert_int_equal(n, 4);
+    assert_string_equal(v[0], "luaH_get*");
+    assert_string_equal(v[1], "tiny");
+    assert_string_equal(v[2], "std::map<int\\, int>*");
+    assert_string_equal(v[3], "\\#weird");
+    suggest_names_free(v, n);
+    v = suggest_list_parse("\n \n", &n);
+    assert_non_null(v);
+    assert_int_equal(n, 0);
+    suggest_names_free(v, n);
+    assert_null(suggest_list_parse("tiny\n", &n));
+    assert_null(suggest_list_parse("# my own list\ntiny\n", &n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +235,9 @@ int main(void)
         cmocka_unit_test(nothing_for_gcc_is_an_empty_file),
         cmocka_unit_test(a_file_read_back_keeps_its_names_first),
         cmocka_unit_test(only_a_file_of_ours_is_read),
+        cmocka_unit_test(the_list_holds_one_glob_a_line),
+        cmocka_unit_test(the_collector_reads_the_list_as_written),
+        cmocka_unit_test(a_list_read_back_gives_its_globs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
