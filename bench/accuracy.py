@@ -10,7 +10,8 @@ functions of headers left out at compile time, then the functions `profreport --
 names after a run of that build left out too (ACC_SUGGEST_ROUNDS rounds, each run on the build
 of the round before); and the same names left out at run time instead (PROFILER_EXCLUDE, whose
 hook calls the collector patches out): gcc's first round on the headers-out build, and clang's
-own rounds on its build, each run with the names of the rounds before; and clang's build linked
+own rounds on its build, each run with the list `profreport --suggest-list` wrote in the rounds
+before (PROFILER_EXCLUDE=@FILE, as the README says); and clang's build linked
 with libprofreport-auto.a, with everything kept and after the last round. For each configuration it
 prints the slowdown against
 the plain build (min/median/max of alternated runs), the time per run the profile reports
@@ -307,9 +308,9 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
         "auto-gcc-hdr": ("fi-gcc-hdr", "gcc", auto),
         "pg": ("pg", "gcc", ["-pg"]),
     }, objs)
-    def suggest(label, exe, exclude, opt):
+    def suggest(label, exe, exclude, opt, option="--suggest-exclude"):
         """Run exe once with exclude left out at run time, and the reporter on that run with
-        --suggest-exclude opt; what it said."""
+        option (--suggest-exclude or --suggest-list) opt; what it said."""
         d = os.path.join(acc, "runs", name, label)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -320,11 +321,9 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if res.returncode != 0:
             sys.exit("accuracy: %s (%s) failed: %s" % (exe, label, res.stderr[-2000:]))
-        if os.path.exists(opt):  # the reporter would keep an earlier bench run's names
-            os.remove(opt)
         said = run([os.path.join(build_dir, "profreport"), "--no-gnuplot",
                     os.path.join(d, "runs"), "-o", os.path.join(d, "report.xlsx"),
-                    "--suggest-exclude", opt])
+                    option, opt])
         log("%s: %s: %s" % (name, label, " ".join(
             l for l in said.splitlines() if l.startswith("suggest: ") and " functions " in l)))
         return said
@@ -335,6 +334,8 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
     prev = bins["auto-gcc-hdr"]
     for k in range(1, SUGGEST_ROUNDS + 1):
         opt = os.path.join(out, "suggest%d.opt" % k)
+        if os.path.exists(opt):  # the reporter would keep an earlier bench run's names
+            os.remove(opt)
         said = suggest("suggest%d" % k, prev, "", opt)
         save_exclude(out, "gcc%d" % k, said, exclude_of(out, "gcc%d" % (k - 1)))
         flags = flags + ["@" + opt]
@@ -343,14 +344,20 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
         bins.update(link({"empty-gcc-sug%d" % k: (b, "gcc", [hooks["gcc"]]),
                           "auto-gcc-sug%d" % k: (b, "gcc", auto)}, objs))
         prev = bins["auto-gcc-sug%d" % k]
-    # The same loop without rebuilding, as a clang user has it: each round runs the clang build
-    # with the names suggested so far left out at run time (PROFILER_EXCLUDE: their hook calls
-    # patched out), and adds the names the reporter suggests next.
+    # The same loop without rebuilding, as a clang user has it (the README's): each round runs
+    # the clang build with the list of the round before (PROFILER_EXCLUDE=@FILE: their hook
+    # calls patched out), and the reporter adds the names it suggests next to that list
+    # (--suggest-list), kept as this round's.
     for k in range(1, SUGGEST_ROUNDS + 1):
         before = exclude_of(out, "clang%d" % (k - 1))
-        said = suggest("suggest-clang%d" % k, bins["auto-clang"], before,
-                       os.path.join(out, "unused-clang%d.opt" % k))
-        save_exclude(out, "clang%d" % k, said, before)
+        listing = os.path.join(out, "clang%d.list" % k)
+        if k > 1:
+            shutil.copyfile(before[1:], listing)
+        elif os.path.exists(listing):
+            os.remove(listing)
+        suggest("suggest-clang%d" % k, bins["auto-clang"], before, listing, "--suggest-list")
+        with open(exclude_file(out, "clang%d" % k), "w") as f:
+            f.write("@" + listing + "\n")
     return bins
 
 
@@ -954,6 +961,8 @@ def main():
             ", ".join(unknown), ",".join(PROGRAMS)))
     reps = int(os.environ.get("ACC_REPS", "5"))
     perf_runs = int(os.environ.get("ACC_PERF_RUNS", "10"))
+    if perf_runs < 2:  # perf's own floor compares two halves of them
+        sys.exit("accuracy: ACC_PERF_RUNS=%d: at least 2" % perf_runs)
     trees = fetch(acc, names)
     inputs = make_inputs(acc, trees)
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
