@@ -351,13 +351,15 @@ def build_program(name, tree, acc, build_dir, pool, inputs):
     for k in range(1, SUGGEST_ROUNDS + 1):
         before = exclude_of(out, "clang%d" % (k - 1))
         listing = os.path.join(out, "clang%d.list" % k)
-        if k > 1:
-            shutil.copyfile(before[1:], listing)
+        if k > 1:  # the round before's list, empty or not
+            shutil.copyfile(os.path.join(out, "clang%d.list" % (k - 1)), listing)
         elif os.path.exists(listing):
             os.remove(listing)
         suggest("suggest-clang%d" % k, bins["auto-clang"], before, listing, "--suggest-list")
+        with open(listing) as f:  # nothing suggested: no row of its own ("n/a")
+            globs = [l for l in f.read().splitlines() if l.strip() and not l.startswith("#")]
         with open(exclude_file(out, "clang%d" % k), "w") as f:
-            f.write("@" + listing + "\n")
+            f.write(("@" + listing if globs else "") + "\n")
     return bins
 
 
