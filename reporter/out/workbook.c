@@ -40,7 +40,7 @@
 
 /* The formats every sheet uses. */
 struct fmts {
-    lxw_format *bold, *header, *title, *num, *pct, *count, *wrap, *note;
+    lxw_format *bold, *key, *value, *header, *title, *num, *pct, *count, *wrap, *note;
     lxw_format *ratio, *pvalue, *slower, *faster, *long_name, *header_right;
     lxw_format *indent, *indent_long; /* text set off from a number to its left */
 };
@@ -286,14 +286,14 @@ static void put_str_cap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_
         measure(b, ws, c, header_width(v));
     else if (f != b->f.title)
         measure(b, ws, c,
-                (chars < cap ? (double)chars : cap) * (f == b->f.bold ? 1.15 : 1) +
+                (chars < cap ? (double)chars : cap) * (f == b->f.bold || f == b->f.key ? 1.15 : 1) +
                     (indent ? INDENT_WIDTH : 0));
     if ((!f || indent) && chars > names_cap)
         f = indent ? b->f.indent_long : b->f.long_name;
     /* Widths count characters as wide as a digit; bold headers are wider. */
     if (f == b->f.header || f == b->f.header_right)
         note_wrap(b, ws, r, c, v, 1.3);
-    else if (f == b->f.wrap || f == b->f.long_name || f == b->f.indent_long)
+    else if (f == b->f.wrap || f == b->f.long_name || f == b->f.indent_long || f == b->f.value)
         note_wrap(b, ws, r, c, v, 1.0);
     worksheet_write_string(ws, r, c, v, f);
     free(v);
@@ -556,6 +556,16 @@ static void make_formats(struct book *b)
     lxw_workbook *wb = b->wb;
     b->f.bold = workbook_add_format(wb);
     format_set_bold(b->f.bold);
+    /* The Summary's keys and values, at the top of their row: a key beside a value of several
+       lines (Timing, Left out) at its first line, the value's text from the row's top (the row
+       is made tall enough for the widest font a viewer may use, so the room left over is
+       below the text, not above it). */
+    b->f.key = workbook_add_format(wb);
+    format_set_bold(b->f.key);
+    format_set_align(b->f.key, LXW_ALIGN_VERTICAL_TOP);
+    b->f.value = workbook_add_format(wb);
+    format_set_text_wrap(b->f.value);
+    format_set_align(b->f.value, LXW_ALIGN_VERTICAL_TOP);
     b->f.header = workbook_add_format(wb);
     format_set_bold(b->f.header);
     format_set_bottom(b->f.header, LXW_BORDER_THIN);
@@ -1191,15 +1201,15 @@ static void sheet_warnings(struct book *b, lxw_worksheet *ws, unsigned long cut)
 static void kv(struct book *b, lxw_worksheet *ws, lxw_row_t *row, const char *key,
                const char *value)
 {
-    put_str(b, ws, *row, 0, key, b->f.bold);
-    put_str_cap(b, ws, *row, 1, value, NULL, WIDTH_SUMMARY);
+    put_str(b, ws, *row, 0, key, b->f.key);
+    put_str_cap(b, ws, *row, 1, value, b->f.value, WIDTH_SUMMARY);
     (*row)++;
 }
 
 static void kv_num(struct book *b, lxw_worksheet *ws, lxw_row_t *row, const char *key, double v,
                    lxw_format *f)
 {
-    put_str(b, ws, *row, 0, key, b->f.bold);
+    put_str(b, ws, *row, 0, key, b->f.key);
     put_num(b, ws, *row, 1, v, f);
     (*row)++;
 }

@@ -399,6 +399,24 @@ def test_columns_fit_what_they_hold(request, report):
                     assert TIME.fullmatch(text), text
 
 
+@pytest.mark.parametrize("report", ["paper", "wide"])
+def test_summary_keys_and_values_start_at_the_top_of_their_row(request, report):
+    """A value of several lines (Timing) and its key both begin at the top of the row, which is
+    made tall enough for the widest font a viewer may use: the key is beside the value's first
+    line, and the room left over is below the text, not above it (LibreOffice printed the key
+    under a blank third of the row)."""
+    _, path = request.getfixturevalue(report)
+    ws = Book(path).wb["Summary"]
+    rows = {r[0].value: r for r in ws.iter_rows(min_row=2) if r[0].value}
+    assert "Timing" in rows and "\n" not in rows["Timing"][1].value
+    for key, row in rows.items():
+        if key.startswith("Top regions"):
+            break
+        assert row[0].alignment.vertical == "top", (key, row[0].alignment)
+        if isinstance(row[1].value, str):
+            assert row[1].alignment.vertical == "top" and row[1].alignment.wrap_text, key
+
+
 def test_wide_times_are_numbers_of_ns_shown_in_their_unit(wide):
     """The 10.8 s call and the 19 ns call: numbers of ns in the cells (to sort and compute
     with), shown as 10.8 s and 19.0 ns by their formats."""
