@@ -427,6 +427,13 @@ static void set_time_axis(const struct book *b, lxw_chart *ch, double largest_ns
         s.decimals = 1;
     char code[64];
     chart_axis_set_num_format(ch->x_axis, time_format(code, sizeof code, s, b->stored));
+    /* At most five steps of 1, 2 or 5 times a power of ten: the viewers' own choice, up to
+       nine labels such as "70.0 ms", ran into each other on a printed chart. */
+    if (isfinite(largest_ns) && largest_ns > 0) {
+        double want = largest_ns / 5, step = pow(10, floor(log10(want)));
+        step *= want <= step ? 1 : want <= 2 * step ? 2 : want <= 5 * step ? 5 : 10;
+        chart_axis_set_major_unit(ch->x_axis, step);
+    }
 }
 
 /* Order of wrapped cells: by row. */

@@ -2,6 +2,7 @@
 Call cost sheet) and of the self time charts, checked against orders and values computed from
 the rows written to the run files."""
 
+import math
 import random
 import re
 import statistics
@@ -126,6 +127,13 @@ def test_self_time_charts_show_the_top_regions_by_self_time(tmp_path, sort):
     mine = [c for c in charts if "Charts!$B$3:$B$5" in c]
     assert len(mine) == 2 and all("Charts!$A$3:$A$5" in c for c in mine)
     assert sum("Where the time goes: self time, top 3" in c for c in mine) == 1
+    # Two to five steps of 1, 2 or 5 times a power of ten on the time axis: a viewer's own
+    # choice printed up to nine labels that ran into each other.
+    largest = max(exp.regions[n].self_ns for n in want)
+    for c in mine:
+        step = float(re.search(r'<c:majorUnit val="([^"]+)"', c).group(1))
+        mantissa = step / 10 ** math.floor(math.log10(step))
+        assert round(mantissa, 9) in (1, 2, 5) and 2 <= largest / step <= 5, (step, largest)
     texts = svg_texts(tmp_path / "out-charts" / "selftime.svg")
     for name in want:
         assert name in texts, (name, texts)
