@@ -41,6 +41,7 @@ struct report {
     struct chart_set ch;
     struct suggestion sug;          /* the hot, tiny functions a rebuild could leave out */
     struct suggest_files sug_files; /* what --suggest-exclude and --suggest-list wrote */
+    struct atomicfile sug_out[2];   /* their temporary files: options, list */
     char generated[64];             /* local time the report was made */
     struct rep_error err;           /* why a stage failed */
 };
@@ -73,11 +74,15 @@ static int open_outputs(struct report *r, struct options *o, int argc, char **ar
         if (cli_check_output("charts folder", r->charts_dir, &r->err) != 0)
             return -1;
     }
-    if (o->suggest && (cli_check_output("suggestion file", o->suggest, &r->err) != 0 ||
-                       suggest_check(o->suggest, SUGGEST_FILE_OPTIONS, &r->err) != 0))
+    /* The suggestion files' temporaries too: their text waits for the model, but a place
+       that cannot be written fails here, before the report is written. */
+    if (o->suggest &&
+        (cli_check_output("suggestion file", o->suggest, &r->err) != 0 ||
+         suggest_open(&r->sug_out[0], o->suggest, SUGGEST_FILE_OPTIONS, &r->err) != 0))
         return -1;
-    if (o->suggest_list && (cli_check_output("suggestion list", o->suggest_list, &r->err) != 0 ||
-                            suggest_check(o->suggest_list, SUGGEST_FILE_LIST, &r->err) != 0))
+    if (o->suggest_list &&
+        (cli_check_output("suggestion list", o->suggest_list, &r->err) != 0 ||
+         suggest_open(&r->sug_out[1], o->suggest_list, SUGGEST_FILE_LIST, &r->err) != 0))
         return -1;
     const char *ex_paths[] = {o->ex.trace, o->ex.folded, o->ex.callgrind, o->ex.csv_dir,
                               o->ex.json};
@@ -166,10 +171,10 @@ static int suggest_stage(struct report *r, const struct options *o)
     w->options = o->suggest;
     w->list = o->suggest_list;
     if (o->suggest &&
-        suggest_write(o->suggest, SUGGEST_FILE_OPTIONS, &r->sug, &w->options_kept, &r->err) != 0)
+        suggest_fill(&r->sug_out[0], SUGGEST_FILE_OPTIONS, &r->sug, &w->options_kept, &r->err) != 0)
         return -1;
     if (o->suggest_list &&
-        suggest_write(o->suggest_list, SUGGEST_FILE_LIST, &r->sug, &w->list_kept, &r->err) != 0)
+        suggest_fill(&r->sug_out[1], SUGGEST_FILE_LIST, &r->sug, &w->list_kept, &r->err) != 0)
         return -1;
     return 0;
 }
@@ -185,14 +190,17 @@ static int write_outputs(struct report *r, const struct options *o, const struct
     return exports_write(r->ex, &r->m, &r->err);
 }
 
-/* Put everything in place: the charts first, then the exports, then the workbook, so that a
-   failure leaves the old report. 0, or -1 with r->err. */
+/* Put everything in place: the charts first, then the exports and suggestion files, then the
+   workbook, so that a failure leaves the old report. 0, or -1 with r->err. */
 static int commit_outputs(struct report *r)
 {
     if (charts_commit(&r->ch, r->charts_dir, &r->copied, &r->err) != 0)
         return -1;
     if (exports_commit(r->ex, &r->err) != 0)
         return -1;
+    for (size_t k = 0; k < 2; k++)
+        if (r->sug_out[k].tmp && atomicfile_commit(&r->sug_out[k], &r->err) != 0)
+            return -1;
     return atomicfile_commit(&r->out, &r->err);
 }
 
@@ -226,6 +234,8 @@ static void print_summary(const struct report *r, const struct options *o,
 static void report_release(struct report *r, struct options *o)
 {
     atomicfile_discard(&r->out);
+    atomicfile_discard(&r->sug_out[0]);
+    atomicfile_discard(&r->sug_out[1]);
     charts_release(&r->ch);
     exports_free(r->ex);
     free(r->templates);
@@ -263,7 +273,8 @@ int main(int argc, char **argv)
     struct options o;
     cli_parse(argc, argv, &o);
     util_quiet = o.quiet;
-    struct report r = {.out = {.fd = -1, .slot = -1}};
+    struct report r = {.out = {.fd = -1, .slot = -1},
+                       .sug_out = {{.fd = -1, .slot = -1}, {.fd = -1, .slot = -1}}};
     model_init(&r.m);
     model_init(&r.old);
 
@@ -295,11 +306,11 @@ int main(int argc, char **argv)
                                  r.ch.n,
                                  o.no_gnuplot ? NULL : r.ch.note,
                                  r.comparing ? &r.cmp : NULL};
-        rc = write_outputs(&r, &o, &ri);
+        rc = suggest_stage(&r, &o);
+        if (rc == 0)
+            rc = write_outputs(&r, &o, &ri);
         if (rc == 0)
             rc = commit_outputs(&r);
-        if (rc == 0)
-            rc = suggest_stage(&r, &o);
         if (rc == 0 && !o.quiet)
             print_summary(&r, &o, &ri);
     }

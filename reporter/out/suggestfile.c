@@ -305,34 +305,33 @@ static char **names_at(const char *path, enum suggest_file kind, size_t *n, stru
     return old;
 }
 
-/* Check, before any work, that path can take a suggestion. */
-int suggest_check(const char *path, enum suggest_file kind, struct rep_error *err)
+/* Check, before any work, that path can take a suggestion, and create its temporary. */
+int suggest_open(struct atomicfile *a, const char *path, enum suggest_file kind,
+                 struct rep_error *err)
 {
     if (atomicfile_target_check(path, err) != 0)
         return -1;
     size_t n;
     char **old = names_at(path, kind, &n, err);
+    if (!old)
+        return -1;
     suggest_names_free(old, n);
-    return old ? 0 : -1;
+    return atomicfile_open(a, path, err);
 }
 
-/* Write the file, keeping the names a file of ours there already lists. */
-int suggest_write(const char *path, enum suggest_file kind, const struct suggestion *s,
-                  size_t *kept, struct rep_error *err)
+/* Write the file's text into its temporary, keeping the names a file of ours there lists. */
+int suggest_fill(struct atomicfile *a, enum suggest_file kind, const struct suggestion *s,
+                 size_t *kept, struct rep_error *err)
 {
+    const char *path = a->target;
     char **old = names_at(path, kind, kept, err);
     if (!old)
         return -1;
-    struct atomicfile a;
-    if (atomicfile_open(&a, path, err) != 0) {
-        suggest_names_free(old, *kept);
-        return -1;
-    }
     char *text = kind == SUGGEST_FILE_OPTIONS
                      ? suggest_options_text(s, (const char *const *)old, *kept)
                      : suggest_list_text(s, (const char *const *)old, *kept);
     suggest_names_free(old, *kept);
-    FILE *f = atomicfile_stream(&a);
+    FILE *f = atomicfile_stream(a);
     int bad = !f || fputs(text, f) == EOF;
     int saved = errno;
     if (f && fclose(f) != 0 && !bad) {
@@ -340,11 +339,9 @@ int suggest_write(const char *path, enum suggest_file kind, const struct suggest
         saved = errno;
     }
     free(text);
-    if (bad) {
-        atomicfile_discard(&a);
+    if (bad)
         return rep_fail(err, REP_ERR_OUTPUT, "cannot write '%s': %s", path, strerror(saved));
-    }
-    return atomicfile_commit(&a, err);
+    return 0;
 }
 
 /* A count per run in few digits: 15.4 M, 820 k, 96. */

@@ -15,6 +15,7 @@
 #ifndef PROFREPORT_SUGGESTFILE_H
 #define PROFREPORT_SUGGESTFILE_H
 
+#include "base/atomicfile.h"
 #include "base/rep_error.h"
 #include "model/suggest.h"
 
@@ -42,15 +43,18 @@ char *suggest_env_text(const struct suggestion *s);
 /* Which file: gcc's options (--suggest-exclude) or PROFILER_EXCLUDE's list (--suggest-list). */
 enum suggest_file { SUGGEST_FILE_OPTIONS, SUGGEST_FILE_LIST };
 
-/* Whether path can take a suggestion: a regular file of ours, or nothing yet (checked before
-   any work). 0, or -1 with err. */
-int suggest_check(const char *path, enum suggest_file kind, struct rep_error *err);
-/* Write the file at path (replaced atomically). The names a file of ours there already lists
-   are kept first (*kept of them): their functions ran without hooks, so this run cannot judge
-   them, and each round adds to the one file. A file there that is not ours is left as it is.
-   0, or -1 with err. */
-int suggest_write(const char *path, enum suggest_file kind, const struct suggestion *s,
-                  size_t *kept, struct rep_error *err);
+/* Before any work: check that path can take a suggestion (a regular file of ours, or nothing
+   yet) and create its temporary in a (atomicfile.h), so that a place that cannot be written
+   fails before the report is. 0, or -1 with err and nothing created. */
+int suggest_open(struct atomicfile *a, const char *path, enum suggest_file kind,
+                 struct rep_error *err);
+/* Write the file's text into a's temporary (opened by suggest_open; the caller commits it with
+   the report's other outputs, or discards it). The names a file of ours at the target already
+   lists are kept first (*kept of them): their functions ran without hooks, so this run cannot
+   judge them, and each round adds to the one file. A file there that is not ours is left as it
+   is. 0, or -1 with err. */
+int suggest_fill(struct atomicfile *a, enum suggest_file kind, const struct suggestion *s,
+                 size_t *kept, struct rep_error *err);
 
 /* The files written (NULL: not asked for), and how many names each kept from before. */
 struct suggest_files {

@@ -269,3 +269,18 @@ def _runs(exe, folder):
     proc = run_command([exe, N], env=clean_env({"PROFILER_DIR": str(folder)}))
     assert proc.returncode == 0, proc.stderr
     return [folder]
+
+
+@pytest.mark.parametrize("option", ["--suggest-exclude", "--suggest-list"])
+def test_a_suggestion_file_that_cannot_be_written_stops_before_the_report(tmp_path, option):
+    """A suggestion file in a folder that does not exist: said before any work (its temporary
+    is made with the other outputs'), status 4, and no workbook, no charts, no temporary left;
+    before, the workbook was written and then the suggestion failed."""
+    exe = build(tmp_path, "first")
+    folder = _runs(exe, tmp_path / "runs")[0]
+    out = tmp_path / "r.xlsx"
+    p = profreport(folder, "-o", out, option, tmp_path / "none" / "hot.txt")
+    assert p.returncode == 4, p.stderr
+    assert p.stderr.decode() == f"profreport: cannot write '{tmp_path / 'none' / 'hot.txt'}': " \
+                                "No such file or directory\n"
+    assert sorted(os.listdir(tmp_path)) == ["first", "first.o", "hot.c", "runs"]
