@@ -110,7 +110,7 @@ char **suggest_list_parse(const char *text, size_t *n)
         t++;
     if (*t && strncmp(text, LIST_HEAD, strlen(LIST_HEAD)) != 0)
         return NULL;
-    /* at most one pattern a character, plus one */
+    /* a pattern and the comma or line break after it take two characters at least */
     char **v = xmalloc((strlen(text) / 2 + 2) * sizeof *v);
     char *buf = xmalloc(strlen(text) + 1);
     for (const char *line = text; *line;) {
@@ -157,10 +157,16 @@ char *suggest_list_text(const struct suggestion *s, const char *const *kept, siz
         const char *g = i < nkept                  ? kept[i]
                         : i < nkept + s->nleft_out ? s->left_out[i - nkept]
                                                    : s->items[i - nkept - s->nleft_out].glob;
-        /* A line is one pattern or more: one with a line break in it cannot be written. */
-        if (strpbrk(g, "\n\r") || !name_add(names, &n, g))
+        /* A line is one pattern or more: one with a line break in it cannot be written. A
+           leading '#' would make the line a comment: "\#" is the same glob (and the same
+           line as a kept one written so before). */
+        if (strpbrk(g, "\n\r"))
             continue;
-        room += strlen(names[n - 1]) + 2;
+        char *line = xmalloc(strlen(g) + 2);
+        sprintf(line, "%s%s", g[0] == '#' ? "\\" : "", g);
+        if (name_add(names, &n, line))
+            room += strlen(line) + 1;
+        free(line);
     }
     char *out = xmalloc(room), *p = out;
     p += sprintf(p,
@@ -169,8 +175,7 @@ char *suggest_list_text(const struct suggestion *s, const char *const *kept, siz
                            "then the hot,\n# tiny functions they found. Edit freely; "
                            "--suggest-list adds to the list it finds here.\n");
     for (size_t i = 0; i < n; i++) {
-        /* a leading '#' would make the line a comment: "\#" is the same glob */
-        p += sprintf(p, "%s%s\n", names[i][0] == '#' ? "\\" : "", names[i]);
+        p += sprintf(p, "%s\n", names[i]);
         free(names[i]);
     }
     free(names);
