@@ -577,7 +577,7 @@ def time_references(cmds, workdir, n):
     return {k: statistics.median(t) for k, t in times.items()}
 
 
-def sample_runs(rows, cmds, bins, workdir, cpu, reps):
+def sample_runs(rows, cmds, bins, workdir, cpu, reps, ours):
     """Untimed runs of every configuration whose profile is samples (PROFILER_TIMING=sampled),
     after the timed rounds, until the profile holds about PERF_SECONDS of CPU time, by the rule
     perf's runs follow (the configuration's median CPU seconds), and at least 3. 4000 samples a
@@ -597,8 +597,9 @@ def sample_runs(rows, cmds, bins, workdir, cpu, reps):
         d = os.path.join(workdir, "c%02d" % i)
         shutil.rmtree(os.path.join(d, "perfruns"), ignore_errors=True)
         e = dict(os.environ, PROFILER_DIR=os.path.join(d, "perfruns"), **env)
+        static = "static" in binkey  # the collector linked into the program
         out[i] = (reps + extra, perf_shares(cmds[binkey], bins[binkey], os.path.join(d, "perf"),
-                                            extra, env=e))
+                                            extra, env=e, ours=ours if static else frozenset()))
     return out
 
 
@@ -659,7 +660,16 @@ OUTSIDE = "(outside the program)"
 PERF_SECONDS = float(os.environ.get("ACC_PERF_SECONDS", "3"))
 
 
-def perf_shares(cmd, exe, out, runs, env=None):
+def collector_functions(build_dir):
+    """The functions libprofreport-auto.a defines (nm): in a program linked with it statically
+    they are the program's symbols to perf, and its overhead to the profile."""
+    nm = subprocess.run(["nm", "--defined-only", os.path.join(build_dir, "libprofreport-auto.a")],
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    return {f[2] for f in (line.split() for line in nm.splitlines())
+            if len(f) == 3 and f[1] in "Tt"}
+
+
+def perf_shares(cmd, exe, out, runs, env=None, ours=frozenset()):
     """perf's cpu-clock samples of one binary over RUNS runs: each sample goes to the
     innermost frame of its call chain (DWARF unwinding) that lies in the program itself, so
     time in libc or the kernel goes to the program function that called it, as an
@@ -671,8 +681,8 @@ def perf_shares(cmd, exe, out, runs, env=None):
     so malloc's and free's samples, 10 % of Lua's, fell OUTSIDE in those and the shares of
     one perf run differed from the next by up to 5 points; with it off, OUTSIDE was 0.6 %.
     With ENV (the environment of runs with libprofreport-auto), samples in the collector (a
-    frame of libprofreport, or a PLT stub of the hooks, before any program frame) are left out,
-    as the profile leaves its overhead out."""
+    frame of libprofreport, or a PLT stub of the hooks, or in a static link a function of OURS,
+    before any program frame) are left out, as the profile leaves its overhead out."""
     data = out + ".perf.data"
     script = 'i=0; while [ $i -lt %d ]; do "$@" >/dev/null; i=$((i+1)); done' % runs
     run(["setarch", "-R", "perf", "record", "-q", "-e", "cpu-clock", "-F", "4000",
@@ -695,7 +705,8 @@ def perf_shares(cmd, exe, out, runs, env=None):
             if not m:
                 continue
             if env is not None and ("libprofreport" in m.group(2) or
-                                    m.group(1).startswith("__cyg_profile_func_")):
+                                    m.group(1).startswith("__cyg_profile_func_") or
+                                    (m.group(2) == real and m.group(1) in ours)):
                 where = None
                 break
             if m.group(2) == real and m.group(1) != "[unknown]":
@@ -834,7 +845,8 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
     times, cpu, notes = time_runs(rows, cmds, work, reps)
     ref_wall = time_references(cmds, work, max(reps, 5))
-    sampled_runs = sample_runs(rows, cmds, bins, work, cpu, reps)
+    sampled_runs = sample_runs(rows, cmds, bins, work, cpu, reps,
+                               collector_functions(build_dir))
     perf = {}  # by build key: plain-FAMILY and plain-nosib-FAMILY
     nsamples = {}
     outside = {}

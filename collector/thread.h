@@ -146,6 +146,10 @@ struct prof_sample_state {
     uint64_t overhead;  /* those that landed in the collector's own code */
     uint64_t slow;      /* of those, in its slow paths (attach, describing a function, writes) */
     uint64_t outside;   /* those outside every region and instrumented function */
+    /* perf: what taking the samples cost the thread, in ns of its CPU time (from each
+       overflow to the handler's read of the count, sample_cost) and in ticks (the handler's
+       own work after that read); lag_mid: the usual such lag (0: none yet) */
+    uint64_t cost_ns, cost_ticks, lag_mid;
     struct prof_leftout_hits leftout; /* those in functions the filters leave out */
 };
 

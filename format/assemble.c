@@ -45,8 +45,10 @@ struct part_info {
     int has_cpu;  /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
     int has_wait; /* and wait_ns, its time waiting for a CPU */
     uint64_t cpu_ns, wall_ns, wait_ns;
-    int has_samples; /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps */
-    uint64_t samples[4];
+    /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps (has_samples),
+       and the samples' own cost in ns (has_samples 2) */
+    int has_samples;
+    uint64_t samples[5];
     /* a PRFX chunk: the program crashed by signal crash_signal (0: no chunk), which came to
        thread number crash_thread (0: one that recorded nothing) */
     uint32_t crash_signal, crash_thread;
@@ -931,9 +933,11 @@ static enum prof_error read_part(struct prof_parts *pp, size_t index, struct par
                 pi->has_wait = len >= PROF_CPU_RECORD_WAIT;
                 if (pi->has_wait)
                     memcpy(&pi->wait_ns, p + 16, 8);
-                pi->has_samples = len >= PROF_CPU_RECORD_SAMPLED;
+                pi->has_samples = len >= PROF_CPU_RECORD_SAMPLED_COST ? 2
+                                  : len >= PROF_CPU_RECORD_SAMPLED    ? 1
+                                                                      : 0;
                 if (pi->has_samples)
-                    memcpy(pi->samples, p + PROF_CPU_RECORD_WAIT, sizeof pi->samples);
+                    memcpy(pi->samples, p + PROF_CPU_RECORD_WAIT, pi->has_samples > 1 ? 40 : 32);
             }
         } else if (type == PROF_CHUNK_CRASH && pi) {
             if (len < PROF_CRASH_RECORD)
@@ -1250,7 +1254,7 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
             rec_str(&r, NULL); /* a sampled thread's record keeps its place: wait unknown */
         else if (pi->has_wait)
             rec_u64(&r, pi->wait_ns);
-        for (size_t i = 0; pi->has_samples && i < 4; i++)
+        for (size_t i = 0; pi->has_samples && i < (pi->has_samples > 1 ? 5u : 4u); i++)
             rec_u64(&r, pi->samples[i]);
         rec_emit(s, &r);
     }

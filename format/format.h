@@ -109,6 +109,9 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
    it (ps, taken out of Wall):
    "ThreadCpu,<n>,<cpu>,<wall>,<wait>,<samples>,<overhead>,<outside>,<hook ps>". */
 #define PROF_THREAD_CPU_FIELDS_SAMPLED 9
+/* In newer files, a tenth: what taking the samples cost the thread, ns of its CPU time
+   (already taken out of the rows' sampled times). */
+#define PROF_THREAD_CPU_FIELDS_COST 10
 
 /* The record saying how a summary run's time was measured (1.2), version 4:
    "Timing,exact" or "Timing,sampled,<method>,<period ns>,<short ns>,<clock ns>": every call
@@ -198,6 +201,9 @@ const char *prof_free_kind_name(int kind);
    then samples:u64 overhead:u64 outside:u64, counted in sample periods, and hook_ps:u64, the
    measured cost of one call's hooks in ps. */
 #define PROF_CPU_RECORD_SAMPLED 56u
+/* Newer parts go on with sample_ns:u64, what taking the samples cost the thread in ns of
+   its CPU time (taken out of the rows' sampled times). */
+#define PROF_CPU_RECORD_SAMPLED_COST 64u
 
 /* Event words of a PRFE chunk. */
 #define PROF_W_EXIT 0x80000000u

@@ -283,7 +283,7 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
         t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
         t->cpu_ns = t->wall_ns = t->wait_ns = NAN;
-        t->samples = t->overhead = t->outside = t->hook_ns = NAN;
+        t->samples = t->overhead = t->outside = t->hook_ns = t->sample_cost_ns = NAN;
         char key[64];
         if (t->name[0])
             t->key = index_key_get(m, t->name);
@@ -385,6 +385,8 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
                 t->outside = strtod(f[7], NULL);
                 t->hook_ns = strtod(f[8], NULL) / 1000;
             }
+            if (n >= PROF_THREAD_CPU_FIELDS_COST)
+                t->sample_cost_ns = strtod(f[9], NULL);
         }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4) {
         /* without a file (no DWARF) it still says the region is a function: an instrumented
@@ -671,7 +673,8 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
                                   .node = s->node != 0,
                                   .ticks = (double)s->ticks * k,
                                   .self = (double)s->self * k,
-                                  .outer = (double)s->outer * k};
+                                  .outer = (double)s->outer * k,
+                                  .sample_ns = thread_sample_ns(m->runs[in->run].period_ns, t)};
         uncounted_row_add(&in->uncounted, m, in->run, &x);
         return;
     }
@@ -679,6 +682,7 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
         return;
     double period = m->runs[in->run].period_ns, scale = 1;
     if (period > 0) {
+        period = thread_sample_ns(period, t);
         if (s->timed == s->calls)
             scale = othercost_scale((double)s->wall * k, (double)s->ticks * k, t->others_ns,
                                     t->wall_ns - t->cpu_ns);

@@ -13,6 +13,7 @@
 #include "model/rows.h"
 #include "model/stats.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@ struct thread_rec {
        collector's own code and those outside every region, and the measured cost of one
        call's hooks in ns (taken out of its Wall times); NaN when the run does not say */
     double samples, overhead, outside, hook_ns;
+    double sample_cost_ns; /* what taking its samples cost, in ns (NaN: not said, older files) */
     /* Sampled runs: what the collector's work on the run's other threads is taken to have
        added to this thread's waits (othercost.h), ns, taken out of its timed contexts' Wall;
        0 when nothing is */
@@ -401,5 +403,14 @@ const char *model_note_text(const struct region *r, int left_out);
     "inlined into"
 /* Fill *out for region r; busy is model_busy(m). */
 void model_cost_row(const struct model *m, size_t r, double busy, struct cost_row *out);
+
+/* What one of thread t's samples stands for in ns, the period of its run less what taking a
+   sample cost the thread on average (FORMAT.md 1.2, ThreadCpu): the period when the run does
+   not say (older files, the CPU timer), or says a cost of half a period or more. */
+static inline double thread_sample_ns(double period_ns, const struct thread_rec *t)
+{
+    double c = t->samples > 0 && isfinite(t->sample_cost_ns) ? t->sample_cost_ns / t->samples : 0;
+    return c > 0 && c < period_ns / 2 ? period_ns - c : period_ns;
+}
 
 #endif /* PROFREPORT_MODEL_H */

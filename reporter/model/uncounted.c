@@ -77,7 +77,7 @@ static int row_why(struct uncounted_run *u, const struct run_rec *run, const str
 static void left_out_row(struct model *m, size_t run, const struct uncounted_row *x, int why)
 {
     struct region *r = &m->regions[x->region];
-    double period = m->runs[run].period_ns;
+    double period = m->runs[run].period_ns > 0 ? x->sample_ns : 0;
     r->left_out |= why;
     r->left_out_ns += x->self;
     r->self_ns += x->self;

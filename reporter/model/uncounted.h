@@ -21,6 +21,7 @@ struct uncounted_row {
     uint32_t cct;              /* its call-path node; CCT_NONE when the tree is not kept */
     int node;                  /* a version 3 row: it has a calling context, and caller */
     double ticks, self, outer; /* ns */
+    double sample_ns;          /* what one sample of its thread stands for (thread_sample_ns) */
 };
 
 /* What the run being read says of its functions compiled without hooks, and its Calls-0 rows

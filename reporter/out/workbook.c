@@ -1246,6 +1246,7 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_row_t first, 
 static void timing_summary(const struct model *m, char *buf, size_t size)
 {
     double samples = 0, overhead = 0, outside = 0, period = 0, hook_sum = 0, hook_n = 0;
+    double cost = 0, cost_samples = 0; /* of the threads that say what their samples cost */
     size_t sampled = 0;
     const char *method = NULL;
     for (size_t k = 0; k < m->nruns; k++)
@@ -1259,6 +1260,13 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
         double p = m->runs[t->run].period_ns;
         if (p > 0 && isfinite(t->samples)) {
             samples += t->samples * p;
+            /* a sample stands for the period less what taking it cost (FORMAT.md 1.2) */
+            double c = isfinite(t->sample_cost_ns) ? t->sample_cost_ns : 0;
+            if (t->samples > 0 && c / t->samples < p / 2) {
+                p -= c / t->samples;
+                cost += c;
+                cost_samples += t->samples;
+            }
             overhead += t->overhead * p;
             outside += t->outside * p;
             hook_sum += t->hook_ns;
@@ -1269,18 +1277,23 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
         snprintf(buf, size, "every call timed exactly (a clock read at its start and end)");
         return;
     }
-    char a[32], c[32], d[32], e[32], h[32];
+    char a[32], c[32], d[32], e[32], h[32], k[32], q[32], taking[160] = "";
+    if (cost_samples > 0)
+        snprintf(taking, sizeof taking,
+                 "%s (%s a sample, measured at each) taking the samples, out of every time; ",
+                 time_text(k, sizeof k, cost, NULL),
+                 time_text(q, sizeof q, cost / cost_samples, NULL));
     snprintf(buf, size,
              "%s%zu of %zu runs: calls counted exactly; Total and Self from CPU-time samples, "
              "one per %s of a thread's CPU time (%s), with their 95 %% bounds (Total +/-, Self "
              "+/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose calls "
-             "last long. Sampled CPU time %s; of it %s (%.1f %%) in the collector's own code, "
+             "last long. Sampled CPU time %s; of it %s%s (%.1f %%) in the collector's own code, "
              "left out of every region, and %s outside every region. A call's hooks cost %s "
              "(measured by those samples), taken out of Wall for each call inside a timed one; "
              "the other threads' overhead out of the Wall of a thread that waited for them "
              "(Threads: Waited on hooks)",
              "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method,
-             time_text(c, sizeof c, samples, NULL), time_text(d, sizeof d, overhead, NULL),
+             time_text(c, sizeof c, samples, NULL), taking, time_text(d, sizeof d, overhead, NULL),
              samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL),
              time_text(h, sizeof h, hook_n > 0 ? hook_sum / hook_n : 0, NULL));
 }

@@ -184,6 +184,40 @@ static void cpu_chunks_become_thread_cpu_records(void **state)
     }
 }
 
+/* A sampled thread's CPU chunk: the wait always (unknown: an empty field), its samples,
+   overhead, outside and hook cost (56 bytes), and in newer parts what taking the samples cost
+   (64 bytes), the ThreadCpu record's tenth field. */
+static void sampled_cpu_chunks_keep_their_fields(void **state)
+{
+    (void)state;
+    const char *ids[] = {"work"};
+    uint32_t w[] = {0, 100, PROF_W_EXIT | 7};
+    uint64_t older[7] = {10, 20, UINT64_MAX, 400, 150, 3, 8200};
+    uint64_t newer[8] = {11, 21, 5, 401, 151, 4, 8100, 7000000};
+    char *p1 = make_part(1, "main", ids, 1, w, 3, NULL);
+    char *p2 = make_part(2, "worker", ids, 1, w, 3, NULL);
+    int fd = open(p1, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, older, PROF_CPU_RECORD_SAMPLED), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+    fd = open(p2, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, newer, PROF_CPU_RECORD_SAMPLED_COST), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+    const char *paths[] = {p1, p2};
+    struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
+    enum prof_error err;
+    char *text = assemble(paths, 2, &ov, &err);
+    assert_int_equal(err, PROF_OK);
+    assert_non_null(strstr(text, "ThreadCpu,1,10,20,,400,150,3,8200\n"
+                                 "ThreadCpu,2,11,21,5,401,151,4,8100,7000000\n"));
+    free(text);
+    unlink(p1);
+    unlink(p2);
+    free(p1);
+    free(p2);
+}
+
 /* Write a PRFL chunk locating id idx, then, when mark is a chunk type (PRFU, PRFJ), a chunk of
    that type naming it, into the part at path, and end it. */
 static void add_location(const char *path, uint32_t idx, const char *file, uint32_t mark)
@@ -1156,6 +1190,7 @@ int main(void)
         cmocka_unit_test(split_failures_fall_back_to_one_thread),
         cmocka_unit_test(killed_run_recovers_incomplete),
         cmocka_unit_test(cpu_chunks_become_thread_cpu_records),
+        cmocka_unit_test(sampled_cpu_chunks_keep_their_fields),
         cmocka_unit_test(uninstrumented_functions_are_marked),
         cmocka_unit_test(inlined_functions_are_marked),
         cmocka_unit_test(build_ids_become_module_records),
