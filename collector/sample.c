@@ -198,8 +198,9 @@ deadline:
  * count holds and the program did not spend. A lag far above the usual one (the overflow came
  * during a long system call, or while the program blocked the signal: the program's own time)
  * counts as 4 times the usual one, and at most half a period. The usual one is the lags'
- * running median (each lag moves it a sixteenth towards itself), of the samples that came one
- * period after the one before: a lag past a period wraps around to a small one.
+ * running median (each lag moves it by a sixteenth of it, up or down towards the lag), over the
+ * samples that came one period after the one before: a lag past a period wraps around to a
+ * small one.
  */
 static void sample_cost(struct prof_sample_state *s, uint64_t lag, uint64_t w)
 {
