@@ -6,6 +6,14 @@
 
 #include <math.h>
 
+/* The collector's work on thread t, in ns: its overhead samples, each standing for the period
+   less what taking a sample cost (thread_sample_ns), and that cost for each of its samples. */
+static double collector_ns(const struct thread_rec *t, double period_ns)
+{
+    double s = thread_sample_ns(period_ns, t);
+    return t->overhead * s + (s < period_ns ? t->samples * (period_ns - s) : 0);
+}
+
 /* What the others' overhead added to thread me's waits, given every thread's overhead time
    and CPU time (ns) added up with me's own figures, when they count, taken out. */
 static double delay_of(const struct thread_rec *me, double overhead, double cpu, double period_ns)
@@ -16,7 +24,7 @@ static double delay_of(const struct thread_rec *me, double overhead, double cpu,
     if (off <= 0)
         return 0;
     if (isfinite(me->overhead)) {
-        overhead -= me->overhead * period_ns;
+        overhead -= collector_ns(me, period_ns);
         cpu -= me->cpu_ns;
     }
     if (overhead <= 0)
@@ -31,7 +39,7 @@ void othercost_apply(struct thread_rec *th, size_t n, double period_ns)
     double overhead = 0, cpu = 0; /* of the threads that say both, once for all of them */
     for (size_t j = 0; period_ns > 0 && j < n; j++)
         if (isfinite(th[j].overhead) && isfinite(th[j].cpu_ns)) {
-            overhead += th[j].overhead * period_ns;
+            overhead += collector_ns(&th[j], period_ns);
             cpu += th[j].cpu_ns;
         }
     for (size_t i = 0; i < n; i++)

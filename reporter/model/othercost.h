@@ -6,8 +6,9 @@
  * and takes the cost of the calls inside a timed call out of that call's Wall. A thread that
  * waits for instrumented workers (a main thread joining them, a client waiting for a pool) waits
  * for their hooks too: its Wall reads long by about their overhead. That part is estimated from
- * the ThreadCpu records: the other threads' overhead time over their parallelism (their CPU time
- * over the thread's wall time, at least 1: overhead of threads that ran side by side delays a
+ * the ThreadCpu records: the other threads' overhead time (their overhead samples, and what
+ * taking all their samples cost them, when the record says it) over their parallelism (their CPU
+ * time over the thread's wall time, at least 1: overhead of threads that ran side by side delays a
  * waiter once), at most the thread's own off-CPU time (wall minus CPU), and shared among its timed
  * contexts by their off-CPU time.
  */

@@ -49,6 +49,21 @@ static void a_waiter_is_charged_its_workers_overhead(void **state)
     near(delay(th, 2, 1, PERIOD), 4 * PERIOD);
 }
 
+/* The worker's samples cost it 20 us each (ThreadCpu's tenth field: 580 samples, 11.6 ms):
+   each of its 200 overhead samples stands for 230 us, and taking its samples delayed main too. */
+static void a_waiter_is_charged_its_workers_sampling_too(void **state)
+{
+    (void)state;
+    struct thread_rec th[] = {thread(12e6, 158e6, 4), thread(145e6, 150e6, 200)};
+    th[0].sample_cost_ns = NAN; /* main's record does not say */
+    th[1].samples = 580;
+    th[1].sample_cost_ns = 580 * 20e3;
+    near(delay(th, 2, 0, PERIOD), 200 * (PERIOD - 20e3) + 580 * 20e3);
+    /* a cost of half a period or more is not believed: the period as it is */
+    th[1].sample_cost_ns = 580 * PERIOD / 2;
+    near(delay(th, 2, 0, PERIOD), 200 * PERIOD);
+}
+
 /* Two workers side by side for the whole of main's wait: their overhead delayed main once. */
 static void workers_side_by_side_delay_once(void **state)
 {
@@ -103,6 +118,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_waiter_is_charged_its_workers_overhead),
+        cmocka_unit_test(a_waiter_is_charged_its_workers_sampling_too),
         cmocka_unit_test(workers_side_by_side_delay_once),
         cmocka_unit_test(the_delay_is_at_most_the_time_off_the_cpu),
         cmocka_unit_test(a_context_loses_its_share_of_the_delay),
