@@ -262,19 +262,31 @@ def test_the_hooks_cost_is_overhead_not_the_callers_time(tmp_path):
     assert own * PERIOD_NS <= bound_ns, (own, plain_ns)
 
 
+def collector_ns(record, period):
+    """What the collector's work cost a sampled thread, from its ThreadCpu record (fields after
+    the key): its overhead samples at the net period, and what taking every sample cost."""
+    samples, overhead, cost = int(record[4]), int(record[5]), int(record[8])
+    per = cost / samples if samples else 0
+    net = period - per if 0 < per < period / 2 else period
+    return overhead * net + samples * (period - net)
+
+
 def test_a_thread_waiting_for_an_instrumented_one_is_not_charged_its_hooks(tmp_path):
     """main waits in pthread_join while a thread's caller() calls tiny() 20 M times: most of
-    the wait is the thread's hooks. The report takes the other threads' overhead samples out
-    of main's wait (reporter/model/othercost.h), by the ThreadCpu records: their overhead time
-    over how many ran side by side, at most main's off-CPU time, shared among main's timed
+    the wait is the thread's hooks. The report takes the other threads' overhead samples (and
+    what taking their samples cost them) out of main's wait (reporter/model/othercost.h), by the
+    ThreadCpu records: their overhead time over how many ran side by side, at most main's off-CPU time, shared among main's timed
     contexts by their off-CPU time. Checked against that arithmetic, done here from the run
     file, and shown on the Threads sheet."""
     sampler_or_skip(tmp_path, "perf")
     _, run = sampled_run(tmp_path, "waits", 20_000_000, env={"PROFILER_SAMPLER": "perf"})
     period = int(run.values("Timing")[0][2])
-    threads = {r[0]: (int(r[1]), int(r[2]), int(r[5])) for r in run.values("ThreadCpu")}
+    # a thread's collector work: its overhead samples, each the period less what taking a
+    # sample cost it on average, and that cost for every sample (ThreadCpu's last field)
+    threads = {r[0]: (int(r[1]), int(r[2]), collector_ns(r, period))
+               for r in run.values("ThreadCpu")}
     main_cpu, main_wall, _ = threads.pop("1")
-    others_overhead = sum(o * period for _, _, o in threads.values())
+    others_overhead = sum(o for _, _, o in threads.values())
     side_by_side = sum(c for c, _, _ in threads.values()) / main_wall
     delay = min(main_wall - main_cpu, others_overhead / max(1, side_by_side))
     assert others_overhead > 0 and delay > 0.5 * others_overhead, (threads, main_cpu, main_wall)
