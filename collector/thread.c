@@ -307,14 +307,16 @@ static double sample_period_ticks(const struct prof_thread *t)
     return p ? (double)p : 1;
 }
 
-/* Sampled timing: what taking one sample cost the thread on average, in ticks (0 before any
-   sample, and in a thread that times every call). */
+/* Sampled timing: what taking one sample cost the thread on average, in ticks: what
+   sample_period_ticks takes out of the period (0 before any sample, in a thread that times
+   every call, and for a cost of half a period or more, not believed). */
 static double sample_ticks(const struct prof_thread *t)
 {
     uint64_t samples = PROF_LOAD(t->sampling.samples);
     if (!t->summary.sampled || !samples)
         return 0;
-    return sample_cost_ns(t) / (double)samples * (double)t->frequency / 1e9;
+    double cost = sample_cost_ns(t) / (double)samples;
+    return cost < (double)t->sampling.period_ns / 2 ? cost * (double)t->frequency / 1e9 : 0;
 }
 
 /*

@@ -1261,11 +1261,11 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
         if (p > 0 && isfinite(t->samples)) {
             samples += t->samples * p;
             /* a sample stands for the period less what taking it cost (FORMAT.md 1.2) */
-            double c = isfinite(t->sample_cost_ns) ? t->sample_cost_ns : 0;
-            if (t->samples > 0 && c / t->samples < p / 2) {
-                p -= c / t->samples;
-                cost += c;
+            double net = thread_sample_ns(p, t);
+            if (net < p) {
+                cost += t->samples * (p - net);
                 cost_samples += t->samples;
+                p = net;
             }
             overhead += t->overhead * p;
             outside += t->outside * p;

@@ -163,6 +163,26 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
     assert "a sample, measured at each) taking the samples, out of every time" in timing, timing
 
 
+def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):
+    """The CPU timer's samples come at the scheduler's tick and their cost is not measured:
+    ThreadCpu says 0, every sample stands for the whole period, and the Summary says nothing
+    of what taking them cost."""
+    sampler_or_skip(tmp_path, "timer")
+    _, run = sampled_run(tmp_path, "shares", 5_000_000, env={"PROFILER_SAMPLER": "timer"})
+    (record,) = [r for r in run.values("ThreadCpu") if len(r) == 9]
+    assert int(record[8]) == 0, record
+    rows = [r for r in run.rows if int(r["Samples"]) > 0]
+    assert rows
+    net = int(rows[0]["Self"]) // int(rows[0]["Samples"])
+    assert all(int(r["Self"]) == int(r["Samples"]) * net for r in rows), net
+    # the whole period (the tick rate is measured again at the end: to a thousandth)
+    assert math.isclose(net * 1e9 / run.frequency, PERIOD_NS, rel_tol=1e-3), net
+    out = tmp_path / "r.xlsx"
+    must_run(run.path, "-o", out, "-q", "--no-gnuplot")
+    (timing,) = [r[1] for r in Book(out).rows("Summary") if r and r[0] == "Timing"]
+    assert "cpu-timer" in timing and "taking the samples" not in timing, timing
+
+
 def test_the_report_shows_sampled_time_its_bounds_and_the_wait(tmp_path):
     _, run = sampled_run(tmp_path, "shares", 5_000_000)
     out = tmp_path / "r.xlsx"
