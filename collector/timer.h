@@ -42,8 +42,8 @@ uint64_t prof_frequency_from(uint64_t ticks, uint64_t ns);
 
 /* How long the TSC's rate is measured at start, and the shortest run measured again over its
    whole length at its finish. */
-#define PROF_CALIBRATE_NS 250000u
-#define PROF_REMEASURE_NS 2000000u
+#define PROF_CALIBRATE_NS 50000u
+#define PROF_REMEASURE_NS 200000u
 
 /*
  * Pick the clock (PROF_CLOCK_TSC only if requested and invariant) and measure its rate.
