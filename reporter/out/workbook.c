@@ -215,11 +215,35 @@ static double header_width(const char *s)
     return chars * 1.15 + 2;
 }
 
-/* The lines text takes when wrapped between words at width characters (scaled by scale),
-   as a spreadsheet wraps it. */
+/*
+ * The width of the UTF-8 character that starts with byte c, in widths of a digit (the unit of
+ * a column's width), as the widest of the usual spreadsheet fonts draws it: DejaVu Sans, which
+ * LibreOffice draws in place of Calibri where Carlito is not installed, is wider than Calibri
+ * for almost every letter. A continuation byte is 0; a character outside ASCII is a digit's
+ * width, or 1.6 from U+0800 on (CJK ideographs and kana are that wide).
+ */
+static double char_width(unsigned char c)
+{
+    /* DejaVu Sans advance widths over its digits', for ' ' to '~', in hundredths. */
+    static const unsigned char ascii[95] = {
+        50,  63,  72,  132, 100, 150, 123, 43,  61,  61,  79,  132, 50,  57,  50,  53,
+        100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 53,  53,  132, 132, 132, 84,
+        157, 108, 108, 110, 121, 99,  90,  122, 118, 46,  46,  103, 88,  136, 118, 124,
+        95,  124, 109, 100, 96,  115, 108, 155, 108, 96,  108, 61,  53,  61,  132, 79,
+        79,  96,  100, 86,  100, 97,  55,  100, 100, 44,  44,  91,  44,  153, 100, 96,
+        100, 100, 65,  82,  62,  100, 93,  129, 93,  93,  83,  100, 53,  100, 132};
+    if (c >= 0x20 && c < 0x7f)
+        return ascii[c - 0x20] / 100.0;
+    if ((c & 0xc0) == 0x80)
+        return 0;
+    return c >= 0xe0 ? 1.6 : 1.0;
+}
+
+/* The lines text takes when wrapped between words at width digits (its characters' widths
+   scaled by scale, and by 5 % to spare), as a spreadsheet wraps it. */
 static unsigned wrap_lines(const char *text, double width, double scale)
 {
-    double room = width / scale, used = 0;
+    double room = width / (scale * 1.05), used = 0, space = char_width(' ');
     unsigned lines = 1;
     for (const char *p = text; *p;) {
         if (*p == '\n') {
@@ -228,14 +252,15 @@ static unsigned wrap_lines(const char *text, double width, double scale)
             p++;
             continue;
         }
-        size_t bytes = strcspn(p, " \n"), chars = 0;
+        size_t bytes = strcspn(p, " \n");
+        double word = 0;
         for (size_t k = 0; k < bytes; k++)
-            chars += ((unsigned char)p[k] & 0xc0) != 0x80;
-        double need = (double)chars + (used > 0);
+            word += char_width((unsigned char)p[k]);
+        double need = word + (used > 0 ? space : 0);
         if (used > 0 && used + need > room) {
             lines++;
             used = 0;
-            need = (double)chars;
+            need = word;
         }
         /* A word longer than the line is broken across lines. */
         while (need > room && room >= 1) {

@@ -145,9 +145,20 @@ def large(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def pdfs(tmp_path_factory, paper, wide, large):
+def sampled(tmp_path_factory):
+    """A sampled run of tests/programs/auto/sampling (every function hooked), whose Summary says
+    how it was timed in a long Timing value, reported without charts: (stdout, workbook)."""
+    tmp = tmp_path_factory.mktemp("sampled")
+    run_program(tmp, "auto/sampling", "calls", "2000000", profile_dir=tmp / "runs")
+    out = tmp / "sampled.xlsx"
+    p = must_run(tmp / "runs", "-o", out, "--no-gnuplot")
+    return p.stdout.decode(), out
+
+
+@pytest.fixture(scope="module")
+def pdfs(tmp_path_factory, paper, wide, large, sampled):
     """The workbooks printed by LibreOffice: {"paper": [page texts], "wide": ..., "large":
-    ...}. One soffice for all (its start is most of the time), with a profile of its own so
+    ..., "sampled": ...}. One soffice for all (its start is most of the time), with a profile of its own so
     that tests running at the same time do not share one."""
     soffice, pdftotext = shutil.which("soffice"), shutil.which("pdftotext")
     if not soffice or not pdftotext:
@@ -157,11 +168,11 @@ def pdfs(tmp_path_factory, paper, wide, large):
     env = dict(os.environ, HOME=str(tmp / "home"))
     subprocess.run([soffice, f"-env:UserInstallation=file://{tmp}/profile", "--headless",
                     "--convert-to", "pdf", "--outdir", str(tmp), str(paper[1]), str(wide[1]),
-                    str(large[1])],
+                    str(large[1]), str(sampled[1])],
                    env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    timeout=300)
     out = {}
-    for name in ("paper", "wide", "large"):
+    for name in ("paper", "wide", "large", "sampled"):
         text = subprocess.run([pdftotext, "-layout", str(tmp / f"{name}.pdf"), "-"],
                               check=True, stdout=subprocess.PIPE, timeout=60).stdout.decode()
         out[name] = text.split("\f")[:-1]  # a form feed ends every page
@@ -415,6 +426,36 @@ def test_summary_keys_and_values_start_at_the_top_of_their_row(request, report):
         assert row[0].alignment.vertical == "top", (key, row[0].alignment)
         if isinstance(row[1].value, str):
             assert row[1].alignment.vertical == "top" and row[1].alignment.wrap_text, key
+
+
+@pytest.mark.parametrize("report", ["paper", "sampled"])
+def test_summary_rows_are_as_tall_as_their_printed_lines(request, pdfs, report):
+    """Each of the Summary's key and value rows (above its table) is tall enough for the lines
+    LibreOffice prints its value in, and not much taller: the heights were estimated at a
+    digit's width per character, and a sampled run's Timing value (600 characters) printed 13
+    lines in a row of 18. Printed lines: from the key's line to the next key's, blank lines
+    left out."""
+    ws = Book(request.getfixturevalue(report)[1]).wb["Summary"]
+    rows = []
+    for r in ws.iter_rows(min_row=2):
+        key = r[0].value
+        if not key:
+            continue
+        if key.startswith("Top regions"):
+            break
+        height = ws.row_dimensions[r[0].row].height or 15
+        rows.append((key, round(height / 15)))
+    page = pages_by_sheet(pdfs[report])["Summary"][0].splitlines()
+    at = [next(i for i, line in enumerate(page)
+               if re.match(rf"{re.escape(key)}(\s{{2,}}|$)", line.strip())) for key, _ in rows]
+    printed = {}
+    for k, (key, lines) in enumerate(rows):
+        end = at[k + 1] if k + 1 < len(at) else at[k] + lines
+        printed[key] = sum(1 for line in page[at[k]:end] if line.strip())
+        assert printed[key] <= lines <= printed[key] + 1 + printed[key] // 8, (key, printed, lines)
+    assert sum(n > 1 for n in printed.values()) >= 3  # Command, Units, Runs started, ...
+    if report == "sampled":
+        assert printed["Timing"] >= 8, printed
 
 
 def test_wide_times_are_numbers_of_ns_shown_in_their_unit(wide):
