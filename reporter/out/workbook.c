@@ -1537,7 +1537,10 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
                            "Total %",
                            "Calls",
                            with_unit(b, h[2], sizeof h[2], "Mean")};
-    put_headers(b, ws, row++, heads, 7);
+    /* Over its numbers: the columns are as wide as the values above them (a path, a note). */
+    for (lxw_col_t c = 0; c < 7; c++)
+        put_str(b, ws, row, c, heads[c], c ? b->f.header_right : b->f.header);
+    row++;
     double busy = model_busy(m);
     size_t top = n < ri->top ? n : ri->top;
     double largest_mean = 0, largest_self = 0;

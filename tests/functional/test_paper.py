@@ -426,6 +426,12 @@ def test_summary_keys_and_values_start_at_the_top_of_their_row(request, report):
         assert row[0].alignment.vertical == "top", (key, row[0].alignment)
         if isinstance(row[1].value, str):
             assert row[1].alignment.vertical == "top" and row[1].alignment.wrap_text, key
+    # The top regions' table sits in those columns, as wide as the values above: its headers
+    # stand over their numbers, at the right.
+    head = rows["Region"]
+    assert [c.value for c in head[:7]] == ["Region", "Self", "Self %", "Total", "Total %",
+                                           "Calls", "Mean"]
+    assert [c.alignment.horizontal for c in head[1:7]] == ["right"] * 6
 
 
 @pytest.mark.parametrize("report", ["paper", "sampled"])
