@@ -330,10 +330,16 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double p
         const uint64_t *blk = dir[j];
         if (!blk)
             continue;
-        for (unsigned i = j * PROF_HIST_BLOCK; i < (j + 1) * PROF_HIST_BLOCK; i++) {
-            uint64_t v = i < PROF_HIST_BUCKETS ? LOAD(blk[i % PROF_HIST_BLOCK]) : 0;
-            if (!v)
-                continue;
+        /* The block's non-empty buckets as bits first, without a branch on each: most are
+           empty, at random, and a branch per bucket mispredicted half the time (1.7 ms of
+           yaml-cpp's exit, 3,300 paths). */
+        unsigned used = PROF_HIST_BUCKETS - j * PROF_HIST_BLOCK;
+        uint32_t set = 0;
+        for (unsigned i = 0; i < PROF_HIST_BLOCK && i < used; i++)
+            set |= (uint32_t)(LOAD(blk[i]) != 0) << i;
+        for (; set; set &= set - 1) {
+            unsigned i = j * PROF_HIST_BLOCK + (unsigned)__builtin_ctz(set);
+            uint64_t v = LOAD(blk[i % PROF_HIST_BLOCK]); /* counts only grow: still not 0 */
             unsigned to = scale < 1 ? prof_hist_bucket((uint64_t)(prof_hist_bound(i) * scale)) : i;
             if (nh && bucket[nh - 1] == to) {
                 count[nh - 1] += v;
