@@ -297,6 +297,13 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double p
         if (sample_ticks > 0 && timed && k.calls) {
             double inside =
                 (double)incl * (timed >= k.calls ? 1.0 : (double)timed / (double)k.calls);
+            /* ... but no more than the timed calls' own time holds, a sample each period of
+               CPU time and its cost: the samples of a path whose later, untimed calls are the
+               long ones (a calloc that faults its pages in) are not in its first calls, and
+               taken out of them they left jq's jv_mem_calloc a median of 0 ns. */
+            double most = (double)k.wall / (period_ticks + sample_ticks);
+            if (timed < k.calls && inside > most)
+                inside = most;
             hooks += (inside + hooks / period_ticks) * sample_ticks;
         }
         uint64_t net = hooks < (double)k.wall ? k.wall - (uint64_t)hooks : 0;

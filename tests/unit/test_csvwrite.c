@@ -185,6 +185,40 @@ static void sampled_rows_take_time_from_samples(void **state)
     prof_cct_free(&c);
 }
 
+/*
+ * A path whose first calls were timed and whose later, untimed ones held its samples (jq's
+ * jv_mem_calloc: the calloc that faults in its pages comes later): the samples taken out of the
+ * timed calls' wall time are at most as many as that time holds, one for each period of CPU
+ * time and its cost. Worked by hand: 10 calls, the first 2 timed at 20 ticks, 100 samples,
+ * a period of 6 ticks and a sample's cost of 2. In proportion (2 of 10 calls) 20 samples, 40
+ * ticks, took all 40 of the wall time (a median of 0); at most 40 / (6 + 2) = 5 samples, 10
+ * ticks: Wall 30 (scale 0.75: extremes 15, squares 800 * 0.5625, bucket 20 * 0.75 = 15).
+ */
+static void untimed_calls_keep_their_samples(void **state)
+{
+    (void)state;
+    static const uint32_t canon[] = {0};
+    struct prof_cct c;
+    prof_cct_init(&c, 100, &lock);
+    struct prof_node *x = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
+    count(&c, x, 20, 0);
+    count(&c, x, 20, 0);
+    x->st.timed = 2;
+    x->st.calls += 8;
+    x->samples = 100;
+    struct prof_sbuf out = {0};
+    assert_string_equal(row_of_sampled(&out, "x", 1, &c, 1, 6, 0, 2),
+                        "x,1,10,600,600,15,15,450,600,15:2,1,0,100,2,30");
+    /* Every call timed: all the samples were in them, whatever the wall time says. */
+    x->st.timed = 10;
+    x->st.calls = 10;
+    out.len = 0;
+    assert_string_equal(row_of_sampled(&out, "x", 1, &c, 1, 6, 0, 2),
+                        "x,1,10,600,600,0,0,0,600,0:2,1,0,100,10,0");
+    prof_sbuf_release(&out);
+    prof_cct_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +226,7 @@ int main(void)
         cmocka_unit_test(stats_row_format),
         cmocka_unit_test(empty_stats_report_zero_minimum),
         cmocka_unit_test(sampled_rows_take_time_from_samples),
+        cmocka_unit_test(untimed_calls_keep_their_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
