@@ -624,6 +624,7 @@ static void sampled_cost(struct region *r, const struct prof_summary_rec *s, dou
         return;
     }
     double mean = (double)s->ticks * k / (double)s->calls;
+    r->counted_only += s->calls;
     dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, mean * mean * (double)s->calls, mean,
                      mean);
     dist_add_bin(&r->cost, mean, mean, s->calls);

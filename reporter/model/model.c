@@ -436,6 +436,12 @@ void model_cost_row(const struct model *m, size_t ri, double busy, struct cost_r
     out->fastest = s.min;
     out->slowest = s.max;
     out->approximate = dist_approximate(d);
+    if (r->counted_only) {
+        /* Calls only counted: each one's time is unknown, their context's mean stands for
+           it (a point at 0 for a context no sample found): no distribution to read. */
+        out->median = out->p90 = out->p99 = out->min = out->max = out->stddev = NAN;
+        out->approximate = 2;
+    }
     out->left_out = r->left_out ? (d->n ? 1 : 2) : 0;
     int sampled = r->sampled;
     out->total_pm = sampled ? 1.96 * sqrt(r->var_outer) : NAN;

@@ -108,6 +108,11 @@ struct region {
        the sampled CPU time of those same contexts */
     double var_outer, var_self, wall_ns, wall_cpu_ns;
     int sampled; /* a row of a sampled run */
+    /* Sampled runs: the calls of contexts whose calls proved short and were only counted (not
+       every one timed). cost holds each at its context's sampled mean, a point that is no
+       call's measured time: the region's median, percentiles, extremes and spread are then
+       not shown, its mean is. */
+    uint64_t counted_only;
     /* A left-out function's (FORMAT.md 1.4): some run's Include/Exclude records leave it out,
        or its Function record marks it compiled without hooks, and gave it Calls-0 rows of
        sampled self time; left_out_ns is that time (in self_ns and outer_ns too). Its calls
@@ -380,7 +385,7 @@ struct cost_row {
     double mean, median, stddev, min, max, p90, p99;
     size_t runs; /* runs where the region ran */
     double run_mean, run_stddev, run_cv, ci95, fastest, slowest;
-    int approximate; /* percentiles from the histogram */
+    int approximate; /* percentiles from the histogram; 2: none (calls only counted) */
     /* A left-out function's (region.left_out): 2 when none of its calls were counted (calls
        is then unknown, not 0), 1 when some runs counted them and others left it out, else 0 */
     int left_out;

@@ -158,7 +158,9 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(x.fastest),
                              num(x.slowest),
                              count(x.never),
-                             text(x.approximate ? "histogram" : "exact"),
+                             text(x.approximate == 2 ? "none: short calls only counted"
+                                  : x.approximate    ? "histogram"
+                                                     : "exact"),
                              num(x.total_pm),
                              num(x.self_pm),
                              num(x.wall),
@@ -241,7 +243,8 @@ double cell_number(const struct cell *c)
 /* Quantile q of Call cost row i's per-call costs. */
 double table_cost_quantile(const struct table *t, size_t i, double q)
 {
-    return dist_quantile(&t->m->regions[t->order[i]].cost, q);
+    const struct region *r = &t->m->regions[t->order[i]];
+    return r->counted_only ? NAN : dist_quantile(&r->cost, q);
 }
 
 /* Call cost row i's mean cost per call in run k. */

@@ -291,6 +291,30 @@ def collector_ns(record, period):
     return overhead * net + samples * (period - net)
 
 
+def test_short_calls_only_counted_have_a_mean_but_no_distribution(tmp_path):
+    """caller() calls tiny() 2 M times: tiny's first calls are timed, prove short, and the rest
+    are only counted, their time from samples. Its Call cost row keeps its mean (its sampled
+    time over its calls) but has no median, percentiles, extremes or spread: each context's
+    counted calls stood at its sampled mean, a point at 0 for a context no sample found (jq's
+    short functions read a median of 0.03 ns), and the Percentiles column says why. caller's
+    one long call was timed: its row has them, from that call."""
+    _, run = sampled_run(tmp_path, "calls", 2_000_000)
+    out = tmp_path / "r.xlsx"
+    done = must_run(run.path, "-o", out, "--no-gnuplot", "--unit", "ns")
+    _, cost, _ = Book(out).cost()
+    tiny, caller = cost["tiny"], cost["caller"]
+    assert tiny["Calls"] >= 2_000_000  # and a few calls of its own from main
+    assert tiny["Mean (ns)"] == pytest.approx(tiny["Total (ns)"] / tiny["Calls"])
+    for col in ("Median (ns)", "P90 (ns)", "P99 (ns)", "Min (ns)", "Max (ns)"):
+        assert tiny[col] is None and caller[col] is not None, col
+    assert tiny["Std dev (ns)"] is None  # caller's one call has none either
+    assert tiny["Percentiles"] == "none: short calls only counted"
+    assert caller["Percentiles"] in ("exact", "histogram")
+    assert caller["Median (ns)"] == pytest.approx(caller["Wall (ns)"])
+    line = next(l for l in done.stdout.decode().splitlines() if l.endswith("  tiny"))
+    assert line.split()[-3:-1] == ["-", "-"], line  # the terminal's median and p99
+
+
 def test_a_thread_waiting_for_an_instrumented_one_is_not_charged_its_hooks(tmp_path):
     """main waits in pthread_join while a thread's caller() calls tiny() 20 M times: most of
     the wait is the thread's hooks. The report takes the other threads' overhead samples (and
