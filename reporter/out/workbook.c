@@ -1611,8 +1611,10 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         worksheet_insert_chart_opt(ws, below + 28, 0, cost, &place);
         snprintf(title, sizeof title, "Calls, top %zu regions by %s", top,
                  model_sort_labels[m->sort]);
-        worksheet_insert_chart_opt(
-            ws, below + 56, 0, bar_chart(b, "Summary", top_row, 5, top, title, "calls"), &place);
+        lxw_chart *calls = bar_chart(b, "Summary", top_row, 5, top, title, "calls");
+        /* Its own format: LibreOffice does not take the cells' (it printed 100000000). */
+        chart_axis_set_num_format(calls->x_axis, "#,##0");
+        worksheet_insert_chart_opt(ws, below + 56, 0, calls, &place);
         /* Each chart starts a printed page of its own, so that no page break cuts one. */
         lxw_row_t breaks[] = {below, below + 28, below + 56, 0};
         worksheet_set_h_pagebreaks(ws, breaks);

@@ -127,6 +127,10 @@ def test_self_time_charts_show_the_top_regions_by_self_time(tmp_path, sort):
     mine = [c for c in charts if "Charts!$B$3:$B$5" in c]
     assert len(mine) == 2 and all("Charts!$A$3:$A$5" in c for c in mine)
     assert sum("Where the time goes: self time, top 3" in c for c in mine) == 1
+    # The Summary's calls chart numbers its axis as its cells are (LibreOffice printed the
+    # source-linked format as 100000000).
+    (calls,) = [c for c in charts if "Calls, top 3 regions" in c]
+    assert '<c:numFmt formatCode="#,##0" sourceLinked="0"/>' in calls
     # Two to five steps of 1, 2 or 5 times a power of ten on the time axis: a viewer's own
     # choice printed up to nine labels that ran into each other.
     largest = max(exp.regions[n].self_ns for n in want)
