@@ -684,9 +684,12 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     double period = m->runs[in->run].period_ns, scale = 1;
     if (period > 0) {
         period = thread_sample_ns(period, t);
-        if (s->timed == s->calls)
-            scale = othercost_scale((double)s->wall * k, (double)s->ticks * k, t->others_ns,
-                                    t->wall_ns - t->cpu_ns);
+        if (s->timed == s->calls) {
+            double wall = (double)s->wall * k, cpu = (double)s->ticks * k;
+            double off = t->wall_ns - t->cpu_ns;
+            scale = othercost_scale(wall, cpu, t->others_ns, off);
+            scale *= othercost_offcpu_cap(wall * scale, cpu, s->calls, period, off);
+        }
         sampled_cost(r, s, k, period, scale);
     } else {
         dist_add_moments(&r->cost, s->calls, (double)s->ticks * k, s->sumsq * k * k,

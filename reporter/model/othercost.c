@@ -46,6 +46,15 @@ void othercost_apply(struct thread_rec *th, size_t n, double period_ns)
         th[i].others_ns = period_ns > 0 ? delay_of(&th[i], overhead, cpu, period_ns) : 0;
 }
 
+double othercost_offcpu_cap(double wall_ns, double cpu_ns, uint64_t calls, double period_ns,
+                            double off_ns)
+{
+    if (!(wall_ns > 0) || !(cpu_ns >= 0) || !(period_ns > 0) || !(off_ns >= 0))
+        return 1;
+    double most = cpu_ns + ((double)calls + 1) * period_ns + off_ns;
+    return wall_ns > most ? most / wall_ns : 1;
+}
+
 double othercost_scale(double wall_ns, double cpu_ns, double delay_ns, double off_ns)
 {
     if (!(wall_ns > 0) || !(delay_ns > 0) || !(off_ns > 0))

@@ -34,4 +34,16 @@ void othercost_apply(struct thread_rec *th, size_t n, double period_ns);
  */
 double othercost_scale(double wall_ns, double cpu_ns, double delay_ns, double off_ns);
 
+/*
+ * The factor that keeps a timed context no longer off the CPU than its thread was: its wall
+ * time (wall_ns, its other threads' part taken out) at most its sampled CPU time (cpu_ns) and a
+ * sample more for each of its calls and one (the samples come at every period_ns of the
+ * thread's CPU time, so a call's count is within one of its time), plus the thread's own
+ * off-CPU time (off_ns: wall minus CPU, the kernel's). Beyond that is what the compensation
+ * missed of the collector's cost: jq's CPU-bound main read 25 ms a run off the CPU where its
+ * thread was off it 1 to 8 ms. 1 when within, or when a figure is unknown.
+ */
+double othercost_offcpu_cap(double wall_ns, double cpu_ns, uint64_t calls, double period_ns,
+                            double off_ns);
+
 #endif /* PROFREPORT_OTHERCOST_H */

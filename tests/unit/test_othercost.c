@@ -114,6 +114,27 @@ static void a_context_loses_its_share_of_the_delay(void **state)
     near(othercost_scale(200e6, 0, 50e6, 146e6), 150.0 / 200);
 }
 
+/* A context is no longer off the CPU than its thread was, give or take a sample for each of
+   its calls and one. */
+static void a_context_is_off_the_cpu_at_most_as_long_as_its_thread(void **state)
+{
+    (void)state;
+    /* jq's main: one call, 629 ms wall, 604 ms of samples at 250 us, its thread off the CPU
+       8 ms: 604 + 2 * 0.25 + 8 = 612.5 ms */
+    near(othercost_offcpu_cap(629e6, 604e6, 1, 250e3, 8e6), 612.5 / 629);
+    /* within that: unchanged */
+    near(othercost_offcpu_cap(612e6, 604e6, 1, 250e3, 8e6), 1);
+    /* 20 calls: each may hold a sample more than its time, 21 samples of slack (5.25 ms) */
+    near(othercost_offcpu_cap(20e6, 10e6, 20, 250e3, 1e6), 16.25 / 20);
+    near(othercost_offcpu_cap(16e6, 10e6, 20, 250e3, 1e6), 1);
+    /* a sleeper: off the CPU as long as its thread, not capped */
+    near(othercost_offcpu_cap(100e6, 0, 1, 250e3, 100e6), 1);
+    /* unknown: the thread's figures, or not a sampled run */
+    near(othercost_offcpu_cap(629e6, 604e6, 1, 250e3, NAN), 1);
+    near(othercost_offcpu_cap(629e6, 604e6, 1, 0, 8e6), 1);
+    near(othercost_offcpu_cap(0, 0, 1, 250e3, 8e6), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +143,7 @@ int main(void)
         cmocka_unit_test(workers_side_by_side_delay_once),
         cmocka_unit_test(the_delay_is_at_most_the_time_off_the_cpu),
         cmocka_unit_test(a_context_loses_its_share_of_the_delay),
+        cmocka_unit_test(a_context_is_off_the_cpu_at_most_as_long_as_its_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
