@@ -38,8 +38,9 @@ void prof_csv_double(struct prof_sbuf *b, double v)
 /* Write out what is buffered. */
 static void flush(struct prof_csv_writer *w)
 {
-    if (w->buf.len && !w->buf.failed)
-        fwrite(w->buf.data, 1, w->buf.len, w->out);
+    if (w->buf.len && !w->buf.failed && fwrite(w->buf.data, 1, w->buf.len, w->out) != w->buf.len &&
+        !w->write_errno)
+        w->write_errno = errno ? errno : EIO;
     w->buf.len = 0;
 }
 
@@ -300,13 +301,18 @@ void prof_csv_writer_init(struct prof_csv_writer *w, struct prof_run_sink *sink,
 enum prof_error prof_csv_writer_finish(struct prof_csv_writer *w)
 {
     enum prof_error err = csv_status(w);
-    if (err == PROF_OK && (fflush(w->out) != 0 || ferror(w->out)))
+    if (err == PROF_OK && (fflush(w->out) != 0 || ferror(w->out))) {
         err = PROF_ERR_IO;
+        if (!w->write_errno)
+            w->write_errno = errno ? errno : EIO;
+    }
     prof_sbuf_release(&w->buf);
     prof_sbuf_release(&w->ids);
     free(w->id_off);
     free(w->id_len);
     w->id_off = w->id_len = NULL;
+    if (err == PROF_ERR_IO && w->write_errno)
+        errno = w->write_errno;
     return err;
 }
 
@@ -398,8 +404,11 @@ static enum prof_error join_tail(void *ctx)
     enum prof_error err = s->head_sink->status(s->head_sink->ctx); /* out has the head's rows */
     if (err != PROF_OK)
         return err;
-    if (fflush(out) != 0)
+    if (fflush(out) != 0) {
+        if (!s->head->write_errno)
+            s->head->write_errno = errno ? errno : EIO;
         return PROF_ERR_IO;
+    }
     off_t at = ftello(out);
     if (s->started && s->tail_err == PROF_OK && at >= 0) {
         struct stat st;
@@ -499,6 +508,8 @@ enum prof_error prof_assemble_split(const char *const *paths, size_t count, FILE
     enum prof_error fin = prof_csv_writer_finish(&w);
     if (err == PROF_OK)
         err = fin;
+    int e = errno; /* the failed write's, not what freeing the parts leaves */
     prof_parts_free(parts);
+    errno = e;
     return err;
 }

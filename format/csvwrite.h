@@ -35,12 +35,17 @@ struct prof_csv_writer {
        (its callers are unknown) */
     uint32_t flat_thread, flat_node;
     int nomem;
+    /* errno of out's first failed write: what the run's warning says, whatever the cleanup
+       after it leaves in errno (a TSan build's said 'Bad file descriptor' for 'File too
+       large') */
+    int write_errno;
 };
 
 /* Start a writer to out and fill sink with its callbacks (sink->ctx is w). */
 void prof_csv_writer_init(struct prof_csv_writer *w, struct prof_run_sink *sink, FILE *out);
 /* Write out what is buffered and free what w holds (out stays open, and flushed). PROF_OK,
-   PROF_ERR_NOMEM when text could not be kept, PROF_ERR_IO when out could not be written. */
+   PROF_ERR_NOMEM when text could not be kept, PROF_ERR_IO when out could not be written (errno
+   then the first failed write's). */
 enum prof_error prof_csv_writer_finish(struct prof_csv_writer *w);
 
 /*
