@@ -230,19 +230,34 @@ static void top_region_charts(struct chart_plan *ch, const struct chart_env *env
     snprintf(title, sizeof title, "%s: calls per region", prefix);
     plan_add(ch, env, "hitcount", title, "calls", &th);
 
-    /* Distribution of per-call costs: the row's min, median and max, and its quartiles. */
+    /* Distribution of per-call costs: the row's min, median and max, and its quartiles. A
+       region whose short calls were only counted has none (model_cost_row): left out, and
+       the title says how many, rather than an empty row. */
+    size_t nd = 0, unmeasured = 0;
     for (size_t i = 0; i < top; i++) {
         const struct cell *c = rows[i];
+        if (c[CC_CALLS].i && isnan(cell_number(&c[CC_MEDIAN]))) {
+            unmeasured++;
+            continue;
+        }
         double q[5] = {cell_number(&c[CC_MIN]), table_cost_quantile(&tb, at[i], 0.25),
                        cell_number(&c[CC_MEDIAN]), table_cost_quantile(&tb, at[i], 0.75),
                        cell_number(&c[CC_MAX])};
+        labels[nd] = c[CC_SHORT].s;
         for (int j = 0; j < 5; j++)
-            v[i * 5 + j] = c[CC_CALLS].i ? q[j] / u.ns : NAN;
+            v[nd * 5 + j] = c[CC_CALLS].i ? q[j] / u.ns : NAN;
+        nd++;
     }
     static const char *const dist_cols[] = {"min", "p25", "median", "p75", "max"};
-    struct chart_table td = {top, 5, labels, v, dist_cols, NULL, 0};
-    snprintf(title, sizeof title, "%s: distribution of the cost of one call", prefix);
-    plan_add(ch, env, "distribution", title, ylabel, &td);
+    struct chart_table td = {nd, 5, labels, v, dist_cols, NULL, 0};
+    if (unmeasured)
+        snprintf(title, sizeof title,
+                 "%s: distribution of the cost of one call (%zu of %zu only counted: left out)",
+                 prefix, unmeasured, top);
+    else
+        snprintf(title, sizeof title, "%s: distribution of the cost of one call", prefix);
+    if (nd)
+        plan_add(ch, env, "distribution", title, ylabel, &td);
 
     size_t lines = top < TREND_LINES ? top : TREND_LINES;
     if (m->nruns > TREND_BAND_RUNS) {

@@ -7,6 +7,7 @@ are checked against a bound computed from the number of samples, never against a
 import math
 import os
 import platform
+import re
 import signal
 
 import pytest
@@ -300,7 +301,7 @@ def test_short_calls_only_counted_have_a_mean_but_no_distribution(tmp_path):
     one long call was timed: its row has them, from that call."""
     _, run = sampled_run(tmp_path, "calls", 2_000_000)
     out = tmp_path / "r.xlsx"
-    done = must_run(run.path, "-o", out, "--no-gnuplot", "--unit", "ns")
+    done = must_run(run.path, "-o", out, "--unit", "ns")
     _, cost, _ = Book(out).cost()
     tiny, caller = cost["tiny"], cost["caller"]
     assert tiny["Calls"] >= 2_000_000  # and a few calls of its own from main
@@ -313,6 +314,13 @@ def test_short_calls_only_counted_have_a_mean_but_no_distribution(tmp_path):
     assert caller["Median (ns)"] == pytest.approx(caller["Wall (ns)"])
     line = next(l for l in done.stdout.decode().splitlines() if l.endswith("  tiny"))
     assert line.split()[-3:-1] == ["-", "-"], line  # the terminal's median and p99
+    # The distribution chart leaves tiny out, rather than draw an empty row, and says so.
+    svg = tmp_path / "r-charts" / "distribution.svg"
+    if svg.exists():  # gnuplot is installed
+        texts = [re.sub(r"<[^>]*>", "", x).strip()
+                 for x in re.findall(r"<text[^>]*>(.*?)</text>", svg.read_text(), re.S)]
+        assert "caller" in texts and "tiny" not in texts, texts
+        assert any("only counted: left out" in x for x in texts), texts
 
 
 def test_a_thread_waiting_for_an_instrumented_one_is_not_charged_its_hooks(tmp_path):
