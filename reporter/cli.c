@@ -42,7 +42,7 @@ static const char usage_text[] =
     "      --csv DIR          also write the statistics as CSV files into DIR\n"
     "      --json FILE        also write the statistics as one JSON file\n"
     "      --program NAME     report the runs of this program (its path, or the last part\n"
-    "                         of it); default: the program with the most runs\n"
+    "                         of it); default: the program whose runs took the most time\n"
     "      --all-programs     report the runs of every program together\n"
     "  -q, --quiet            no summary or warnings on the terminal, errors only\n"
     "      --baseline OLD... --\n"

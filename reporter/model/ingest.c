@@ -89,8 +89,9 @@ struct ingest {
     double max_end_ns;
     unsigned long problems;
     int has_duration;
-    int counted; /* the run reached its table: it is counted in the model's programs */
-    int dropped; /* the run is not of the program picked (model_pick): nothing more is read */
+    double counted_ns; /* the run's Duration in its program's count (on_begin), ns */
+    int counted;       /* the run reached its table: it is counted in the model's programs */
+    int dropped;       /* the run is not of the program picked (model_pick): nothing more is read */
     uint64_t unterminated; /* seed form: rows with an empty delta */
     char names[1200];      /* ... the first few of their ids */
     struct location {
@@ -440,6 +441,8 @@ static void on_begin(void *ctx, enum run_kind kind, uint64_t frequency)
     /* The metadata is all in: the run's program decides whether its rows are wanted. */
     struct program_count *c = model_program_count(in->m, run->program);
     c->runs++;
+    in->counted_ns = in->has_duration && frequency ? run->duration_ns * 1e9 / (double)frequency : 0;
+    c->ns += in->counted_ns;
     in->counted = 1;
     if (!model_program_wanted(in->m, run->program)) {
         in->dropped = 1;
@@ -792,6 +795,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
         struct program_count *c = model_program_count(m, run->program);
         c->runs--;
         c->kept--;
+        c->ns -= in.counted_ns;
     }
     if (st == RUNFILE_SKIPPED || st == RUNFILE_IO_ERROR || in.dropped) {
         /* Forget the run: nothing of it was counted but its threads and warnings. */

@@ -231,6 +231,7 @@ struct program_count *model_program_count(struct model *m, const char *program)
     struct program_count *c = &m->programs[m->nprograms++];
     c->name = program ? xstrdup(program) : NULL;
     c->runs = c->kept = 0;
+    c->ns = 0;
     return c;
 }
 

@@ -195,6 +195,7 @@ struct program_count {
     char *name;  /* the Program record, UTF-8 repaired; NULL: runs without one */
     size_t runs; /* runs read up to their table */
     size_t kept; /* of them, the runs in the model */
+    double ns;   /* the runs' Durations added up (those that say theirs), in ns */
 };
 
 /* Which runs the model keeps, by their Program record (model_pick). A run left out is read up

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "model/programs.h"
 #include "base/util.h"
+#include "model/units.h"
 
 #include "strbuf.h"
 
@@ -19,6 +20,19 @@
 /* Which programs programs_list names. */
 enum { LIST_ALL, LIST_KEPT, LIST_LEFT };
 
+/*
+ * Whether program a is a likelier subject than b: more time in its runs (their Durations
+ * added up), then more runs. Time first, so that the few short runs of something else that
+ * landed in the same folder are not chosen over the program profiled: autoconf's conftest,
+ * say, which ./configure runs (for a millisecond) with the flags that also build the program.
+ */
+static int heavier(const struct program_count *a, const struct program_count *b)
+{
+    if (a->ns != b->ns)
+        return a->ns > b->ns;
+    return a->runs > b->runs;
+}
+
 /* Choose the program to report (programs.h). */
 int programs_choose(const struct program_count *v, size_t n, const char *want, size_t *out,
                     struct rep_error *e)
@@ -29,7 +43,7 @@ int programs_choose(const struct program_count *v, size_t n, const char *want, s
         /* Runs without a Program record go with any program: they are the choice only alone. */
         size_t best = 0;
         for (size_t i = 1; i < n; i++)
-            if (v[i].name && (!v[best].name || v[i].runs > v[best].runs))
+            if (v[i].name && (!v[best].name || heavier(&v[i], &v[best])))
                 best = i;
         *out = best;
         return 0;
@@ -65,18 +79,20 @@ int programs_choose(const struct program_count *v, size_t n, const char *want, s
     return -1;
 }
 
-/* Order of programs_list: more runs first, then the order first met. */
-static int by_runs(const void *a, const void *b, void *ctx)
+/* Order of programs_list: the likelier subject first (heavier), then the order first met. */
+static int by_weight(const void *a, const void *b, void *ctx)
 {
     const struct program_count *v = ctx;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    if (v[i].runs != v[j].runs)
-        return v[i].runs < v[j].runs ? 1 : -1;
+    if (heavier(&v[i], &v[j]))
+        return -1;
+    if (heavier(&v[j], &v[i]))
+        return 1;
     return (i > j) - (i < j);
 }
 
-/* The programs of v that which selects (LIST_KEPT and LIST_LEFT: named ones only), more runs
-   first, with their runs. */
+/* The programs of v that which selects (LIST_KEPT and LIST_LEFT: named ones only), the
+   likelier subject first, with their runs and the time those took: "/a/zstd (2 runs, 1.31 s)". */
 char *programs_list(const struct program_count *v, size_t n, int which)
 {
     size_t *order = xmalloc((n ? n : 1) * sizeof *order), k = 0;
@@ -84,12 +100,18 @@ char *programs_list(const struct program_count *v, size_t n, int which)
         if (v[i].runs &&
             (which == LIST_ALL || (v[i].name && (which == LIST_KEPT) == (v[i].kept > 0))))
             order[k++] = i;
-    qsort_r(order, k, sizeof *order, by_runs, (void *)v);
+    qsort_r(order, k, sizeof *order, by_weight, (void *)v);
     struct prof_sbuf b = {0};
     for (size_t i = 0; i < k; i++) {
         const struct program_count *c = &v[order[i]];
-        prof_sbuf_addf(&b, "%s%s (%zu run%s)", i ? ", " : "", c->name ? c->name : NO_PROGRAM,
-                       c->runs, c->runs == 1 ? "" : "s");
+        char t[64] = "";
+        if (c->ns > 0) {
+            t[0] = ',';
+            t[1] = ' ';
+            time_text(t + 2, sizeof t - 2, c->ns, NULL);
+        }
+        prof_sbuf_addf(&b, "%s%s (%zu run%s%s)", i ? ", " : "", c->name ? c->name : NO_PROGRAM,
+                       c->runs, c->runs == 1 ? "" : "s", t);
     }
     free(order);
     char *s = xstrdup(prof_sbuf_cstr(&b));

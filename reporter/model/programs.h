@@ -20,7 +20,8 @@
 
 /*
  * The program to report among the n programs of v (runs counted per Program record): with want
- * NULL, the one with the most runs (the first met of those tied); else the one whose Program is
+ * NULL, the one whose runs took the most time in all (their Durations), then the one with the
+ * most runs, then the first met; else the one whose Program is
  * want, or failing that the only one whose last path component is. Sets *out to its index and
  * returns 0, or returns -1 with e: REP_ERR_NO_INPUT when none matches (v is empty, or want names
  * none; the message lists the programs), REP_ERR_USAGE when want names several.
@@ -28,9 +29,10 @@
 int programs_choose(const struct program_count *v, size_t n, const char *want, size_t *out,
                     struct rep_error *e);
 
-/* "/usr/bin/zstd (8 runs), /usr/bin/lua (1 run)": the programs of v, those with runs kept
-   first; "(no Program record)" for the runs without one. */
-char *programs_list(const struct program_count *v, size_t n, int kept);
+/* "/usr/bin/zstd (8 runs, 1.31 s), /usr/bin/lua (1 run, 109 ms)": the programs of v that
+   which selects, in the order programs_choose prefers them, with their runs and the time those
+   took (when they say it); "(no Program record)" for the runs without one. */
+char *programs_list(const struct program_count *v, size_t n, int which);
 
 /* The Summary's account of the programs met: the one reported, or the ones merged, and those
    left out with how to report them. */

@@ -1869,16 +1869,18 @@ static void sheet_about(struct book *b)
 {
     lxw_worksheet *ws = workbook_add_worksheet(b->wb, "About");
     static const char *const lines[][2] = {
-        {"Summary", "What was read, the top regions (by total time, or as --sort says) with "
-                    "their self time and share first, then their total time, calls and mean "
-                    "cost, and native charts: where the time goes (the regions with the most "
-                    "self time), the mean cost per call and the calls. Programs: the runs are "
-                    "grouped by their Program record and "
-                    "one program is reported (--program NAME, else the one with the most runs; "
-                    "--all-programs merges them); the others are named with their runs. Runs "
-                    "unlike each other: runs from different hosts or clocks, or tick rates of one "
-                    "clock more than 1 % apart. Crashed runs: runs that ended by a fatal signal, "
-                    "each named with its signal and the thread it came to."},
+        {"Summary",
+         "What was read, the top regions (by total time, or as --sort says) with "
+         "their self time and share first, then their total time, calls and mean "
+         "cost, and native charts: where the time goes (the regions with the most "
+         "self time), the mean cost per call and the calls. Programs: the runs are "
+         "grouped by their Program record and "
+         "one program is reported (--program NAME, else the one whose runs took the most "
+         "time in all; --all-programs merges them); the others are named with their "
+         "runs and the time those took. Runs "
+         "unlike each other: runs from different hosts or clocks, or tick rates of one "
+         "clock more than 1 % apart. Crashed runs: runs that ended by a fatal signal, "
+         "each named with its signal and the thread it came to."},
         {"Times", "A time cell holds a number of nanoseconds, shown in its own unit (ns, us, ms "
                   "or s) with at least 3 significant digits by its number format, as the "
                   "terminal prints it: 1092010972 shows as 1.09 s. Sort and compute with the "

@@ -55,10 +55,11 @@ static void print_problems(const struct model *m)
 
 /*
  * Which runs of the inputs m keeps (model_pick): with --all-programs all; else a first look at
- * each input's metadata counts the runs per program, and the program --program names, or the
- * one with the most runs, is picked. A pipe cannot be looked at twice: its run is counted when
- * it is read, and kept if it is of the program picked (or, when only pipes were given, of the
- * first program read). 0, or -1 with e when --program names no program or several.
+ * each input's metadata counts the runs per program and their time, and the program --program
+ * names, or the one whose runs took the most time (programs_choose), is picked. A pipe cannot be
+ * looked at twice: its run is counted when it is read, and kept if it is of the program picked (or,
+ * when only pipes were given, of the first program read). 0, or -1 with e when --program names no
+ * program or several.
  */
 static int pick_program(const struct read_options *o, struct model *m, const struct input *in,
                         size_t n, struct rep_error *e)

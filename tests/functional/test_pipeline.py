@@ -140,8 +140,9 @@ def test_two_threads_give_the_report_of_one_over_varied_runs(tmp_path, inputs):
 
 
 def test_runs_of_another_program_are_left_out_alike(tmp_path, inputs):
-    """Without --all-programs the runs of the program with the most runs are kept: the others
-    are stopped after their metadata, which the two-thread reading decides on replay."""
+    """Without --all-programs the runs of the program whose runs took the most time are kept:
+    the others are stopped after their metadata, which the two-thread reading decides on
+    replay."""
     runs, _ = inputs
     check_same_in_every_mode(tmp_path, runs, modes=("two",))
     check_same_in_every_mode(tmp_path / "p", runs, extra=("--program", str(program("threads"))),

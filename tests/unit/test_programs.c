@@ -17,24 +17,33 @@
 #include "read/input.h"
 #include "model/programs.h"
 
-/* Read a run of one "work" row into m: its Program (NULL: none, as the seed form), Host, Clock
-   and Frequency. */
-static void read_run(struct model *m, const char *program, const char *host, const char *clock,
-                     unsigned long long frequency)
+/* Read a run of one "work" row into m: its Program (NULL: none, as the seed form), Host, Clock,
+   Frequency and Duration in ticks (0: no Duration record). */
+static void read_timed_run(struct model *m, const char *program, const char *host,
+                           const char *clock, unsigned long long frequency,
+                           unsigned long long duration)
 {
-    char *text;
+    char *text, dur[64] = "";
+    if (duration)
+        snprintf(dur, sizeof dur, "Duration,%llu\n", duration);
     assert_true(asprintf(&text,
                          "Frequency,%llu\nFormat,profreport-run,3\nMode,events\n%s%s%s"
-                         "Host,%s\nClock,%s\nThreads,1\nThread,1,7,main,exited\n"
+                         "Host,%s\nClock,%s\n%sThreads,1\nThread,1,7,main,exited\n"
                          "Region,Ticks,Thread,Parent,Depth,Self,Start,Nested\n"
                          "work,10,1,,0,10,0,0\n",
                          frequency, program ? "Program," : "", program ? program : "",
-                         program ? "\n" : "", host, clock) >= 0);
+                         program ? "\n" : "", host, clock, dur) >= 0);
     FILE *f = fmemopen(text, strlen(text), "r");
     assert_non_null(f);
     assert_int_equal(input_add_run(m, f, "run.csv", 0), RUNFILE_OK);
     fclose(f);
     free(text);
+}
+
+static void read_run(struct model *m, const char *program, const char *host, const char *clock,
+                     unsigned long long frequency)
+{
+    read_timed_run(m, program, host, clock, frequency, 0);
 }
 
 /* Runs of /a/zstd (2), /b/lua (3) and one without a Program record, as a first look counts
@@ -57,7 +66,8 @@ static void first_look(struct model *m)
     assert_int_equal(m->programs[2].runs, 3);
 }
 
-/* Without --program, the program with the most runs; runs that name none are never it. */
+/* Without --program or Durations, the program with the most runs; runs that name none are never
+   it. */
 static void default_is_the_program_with_most_runs(void **state)
 {
     (void)state;
@@ -77,6 +87,38 @@ static void default_is_the_program_with_most_runs(void **state)
     assert_int_equal(k, 0);
     assert_int_equal(programs_choose(m.programs + 1, 1, NULL, &k, &e), 0);
     assert_int_equal(k, 0);
+    model_release(&m);
+}
+
+/* With Durations, the program whose runs took the most time, though it has fewer runs: a
+   configure script's conftest runs (a millisecond each) are not the program profiled. The list
+   names them in that order, with their time. */
+static void default_is_the_program_whose_runs_took_longest(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_pick(&m, PICK_NONE, NULL);
+    for (int i = 0; i < 3; i++)
+        read_timed_run(&m, "/b/conftest", "h", "tsc", 1000000000ull, 1200000ull); /* 1.2 ms */
+    read_timed_run(&m, "/b/app", "h", "tsc", 2000000000ull, 1000000000ull);       /* 0.5 s */
+    struct rep_error e;
+    size_t k = 99;
+    assert_int_equal(programs_choose(m.programs, m.nprograms, NULL, &k, &e), 0);
+    assert_string_equal(m.programs[k].name, "/b/app");
+    char *s = programs_list(m.programs, m.nprograms, 0);
+    assert_string_equal(s, "/b/app (1 run, 500 ms), /b/conftest (3 runs, 3.60 ms)");
+    free(s);
+    /* Equal times: the most runs. */
+    m.programs[0].ns = m.programs[1].ns;
+    assert_int_equal(programs_choose(m.programs, m.nprograms, NULL, &k, &e), 0);
+    assert_string_equal(m.programs[k].name, "/b/conftest");
+    model_release(&m);
+    /* Durations are in the run's ticks: 500 ticks at 1 kHz are half a second. */
+    model_init(&m);
+    model_pick(&m, PICK_NONE, NULL);
+    read_timed_run(&m, "/b/app", "h", "tsc", 1000, 500);
+    assert_true(m.programs[0].ns > 4.99e8 && m.programs[0].ns < 5.01e8);
     model_release(&m);
 }
 
@@ -194,6 +236,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_is_the_program_with_most_runs),
+        cmocka_unit_test(default_is_the_program_whose_runs_took_longest),
         cmocka_unit_test(program_is_found_by_path_or_name),
         cmocka_unit_test(unknown_or_shared_names_are_errors),
         cmocka_unit_test(pick_keeps_one_program_and_says_what_was_left),
