@@ -41,6 +41,8 @@
 /* The formats every sheet uses. */
 struct fmts {
     lxw_format *bold, *key, *value, *header, *title, *num, *pct, *count, *wrap, *note;
+    lxw_format *caption; /* bold, and like a title spills into the empty cells beside it */
+    lxw_format *aside;   /* a note that spills so: it widens no column */
     lxw_format *ratio, *pvalue, *slower, *faster, *long_name, *header_right;
     lxw_format *indent, *indent_long; /* text set off from a number to its left */
 };
@@ -75,6 +77,13 @@ struct sheet_widths {
        its wrapped cells take so far */
     lxw_row_t row;
     unsigned lines;
+    /* Printed pages: the rows that start one (keep_breaks), and rows keep_first..keep_last
+       that should print on one page when they fit one (keep_together); page_px, the width of
+       the widest picture or chart, as the page is fit to it too. */
+    lxw_row_t breaks[9]; /* and a 0 after them */
+    size_t nbreaks;
+    lxw_row_t keep_first, keep_last;
+    double page_px;
 };
 
 /* Writing state: the workbook, formats, how times are stored and shown, column widths. */
@@ -139,7 +148,7 @@ static struct sheet_widths *widths_of(struct book *b, lxw_worksheet *ws)
             return &b->sheets[i];
     b->sheets = xrealloc(b->sheets, (b->nsheets + 1) * sizeof *b->sheets);
     struct sheet_widths *sw = &b->sheets[b->nsheets++];
-    *sw = (struct sheet_widths){ws, NULL, 0, NULL, 0, 0, 0};
+    *sw = (struct sheet_widths){.ws = ws};
     return sw;
 }
 
@@ -171,6 +180,26 @@ static void note_wrap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t 
     }
     sw->wraps = xrealloc(sw->wraps, (sw->nwraps + 1) * sizeof *sw->wraps);
     sw->wraps[sw->nwraps++] = (struct wrapped){r, c, xstrdup(text), scale};
+}
+
+/* Rows that start a printed page of ws (at most 7; ascending), set when its widths are. */
+static void keep_breaks(struct book *b, lxw_worksheet *ws, const lxw_row_t *rows, size_t n)
+{
+    struct sheet_widths *sw = widths_of(b, ws);
+    for (size_t i = 0; i < n && sw->nbreaks < 7; i++)
+        sw->breaks[sw->nbreaks++] = rows[i];
+}
+
+/* Rows first..last of ws print on one page when they fit on one (a table and its header): a
+   page starts at first if, as estimated when the widths are known, they would cross one's
+   end. Pictures and charts as wide as px pixels make the page as wide (fit to one page). */
+static void keep_together(struct book *b, lxw_worksheet *ws, lxw_row_t first, lxw_row_t last,
+                          double px)
+{
+    struct sheet_widths *sw = widths_of(b, ws);
+    sw->keep_first = first;
+    sw->keep_last = last;
+    sw->page_px = px;
 }
 
 /* Note that column c of ws needs width characters. */
@@ -309,7 +338,7 @@ static void put_str_cap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_
     int indent = f && f == b->f.indent;
     if (f == b->f.header || f == b->f.header_right)
         measure(b, ws, c, header_width(v));
-    else if (f != b->f.title)
+    else if (f != b->f.title && f != b->f.caption && f != b->f.aside)
         measure(b, ws, c,
                 (chars < cap ? (double)chars : cap) * (f == b->f.bold || f == b->f.key ? 1.15 : 1) +
                     (indent ? INDENT_WIDTH : 0));
@@ -468,6 +497,48 @@ static int by_row(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
+/* The printable part of a landscape page, in points: Letter's width and A4's height (the
+   smaller of each), less libxlsxwriter's default margins (0.7 inch at the sides, 0.75 above
+   and below). */
+#define PAGE_WIDTH_PT ((11.0 - 1.4) * 72)
+#define PAGE_HEIGHT_PT ((8.27 - 1.5) * 72)
+
+/*
+ * Set sw's page breaks: those asked for, and one at keep_first when rows keep_first..
+ * keep_last would cross the end of a page. The estimate: the page is fit to the sheet's width
+ * (its columns' widths, in pixels as Excel makes them, or the widest picture's), and each row
+ * is 15 points tall, extra more before keep_first (wrapped rows); pages counted from row 0 or
+ * the last break before keep_first.
+ */
+static void page_breaks(struct sheet_widths *sw, double extra)
+{
+    if (sw->keep_last > sw->keep_first) {
+        double px = 0;
+        for (size_t c = 0; c < sw->n; c++)
+            px += floor(sw->w[c] * 7 + 5);
+        if (sw->page_px > px)
+            px = sw->page_px;
+        double scale = px * 0.75 > PAGE_WIDTH_PT ? PAGE_WIDTH_PT / (px * 0.75) : 1;
+        double page = PAGE_HEIGHT_PT / scale, from = 0;
+        for (size_t i = 0; i < sw->nbreaks; i++)
+            if (sw->breaks[i] <= sw->keep_first && sw->breaks[i] > from)
+                from = sw->breaks[i];
+        double top = 15.0 * ((double)sw->keep_first - from) + (from ? 0 : extra);
+        double end = top + 15.0 * ((double)(sw->keep_last - sw->keep_first) + 1);
+        /* 5 % to spare: the heights are estimates */
+        if (fmod(top, page) + (end - top) > page * 0.95 && end - top < page * 0.95) {
+            size_t k = sw->nbreaks++;
+            for (; k > 0 && sw->breaks[k - 1] > sw->keep_first; k--)
+                sw->breaks[k] = sw->breaks[k - 1];
+            sw->breaks[k] = sw->keep_first;
+        }
+    }
+    if (sw->nbreaks) {
+        sw->breaks[sw->nbreaks] = 0;
+        worksheet_set_h_pagebreaks(sw->ws, sw->breaks);
+    }
+}
+
 /*
  * Set every measured column of every sheet to its width, with a little room around, and every
  * row with wrapped text to the height of its most lines: LibreOffice keeps the height a row is
@@ -487,6 +558,7 @@ static void fit_columns(struct book *b)
         }
         if (sw->nwraps)
             qsort(sw->wraps, sw->nwraps, sizeof *sw->wraps, by_row);
+        double extra = 0; /* points the rows before keep_first take beyond one line each */
         for (size_t k = 0; k < sw->nwraps;) {
             lxw_row_t row = sw->wraps[k].row;
             unsigned lines = 1;
@@ -499,7 +571,10 @@ static void fit_columns(struct book *b)
             }
             if (lines > 1)
                 worksheet_set_row(sw->ws, row, 15.0 * lines, NULL);
+            if (row < sw->keep_first)
+                extra += 15.0 * (lines - 1);
         }
+        page_breaks(sw, extra);
         free(sw->wraps);
         free(sw->w);
     }
@@ -612,6 +687,8 @@ static void make_formats(struct book *b)
     b->f.title = workbook_add_format(wb);
     format_set_bold(b->f.title);
     format_set_font_size(b->f.title, 14);
+    b->f.caption = workbook_add_format(wb);
+    format_set_bold(b->f.caption);
     b->f.num = workbook_add_format(wb);
     format_set_num_format(b->f.num, "#,##0.000");
     b->f.pct = workbook_add_format(wb);
@@ -630,6 +707,8 @@ static void make_formats(struct book *b)
     format_set_text_wrap(b->f.indent_long);
     b->f.note = workbook_add_format(wb);
     format_set_italic(b->f.note);
+    b->f.aside = workbook_add_format(wb);
+    format_set_italic(b->f.aside);
     b->f.ratio = workbook_add_format(wb);
     format_set_num_format(b->f.ratio, "0.0000");
     b->f.pvalue = workbook_add_format(wb);
@@ -1372,7 +1451,7 @@ static void left_out_rows(struct book *b, lxw_worksheet *ws, lxw_row_t *row)
                 b->f.bold);
         put_str_cap(b, ws, *row, 1, model_short(r), NULL, WIDTH_SUMMARY);
         put_time(b, ws, *row, 2, r->left_out_ns);
-        put_str(b, ws, *row, 3, left_out_note(r), b->f.note);
+        put_str(b, ws, *row, 3, left_out_note(r), b->f.aside); /* over the top table's columns */
         (*row)++;
     }
     if (n > LEFT_OUT_SHOWN) {
@@ -1526,6 +1605,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
 
     row++;
     snprintf(buf, sizeof buf, "Top regions by %s", model_sort_labels[m->sort]);
+    lxw_row_t top_caption = row; /* with the table on one printed page (keep_together) */
     put_str(b, ws, row++, 0, buf, b->f.bold);
     /* Where the time goes first: each region's own time and its share, then its inclusive
        time, then how often it ran and what one call costs. */
@@ -1545,7 +1625,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
     size_t top = n < ri->top ? n : ri->top;
     double largest_mean = 0, largest_self = 0;
     lxw_row_t top_row = row;
-    size_t shortened = 0;
+    size_t shortened = 0, inlined_shown = 0;
     for (size_t i = 0; i < top; i++, row++) {
         struct region *r = &m->regions[rank[i]];
         /* The short name the terminal and the charts show; Call cost has the full one. */
@@ -1557,19 +1637,25 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         put_time(b, ws, row, 3, r->outer_ns);
         put_num(b, ws, row, 4, busy > 0 ? r->outer_ns / busy : NAN, b->f.pct);
         /* A left-out function's calls were not counted: no number (the chart below reads
-           this column), the reason beside the table */
+           this column), a word beside the table (the lines above say why). An inlined one's
+           calls with little time: a mark, explained below the table as the terminal does. A
+           narrow column: with the whole reason it made the printed page a third wider. */
         if (region_uncounted(r))
-            put_str(b, ws, row, 7, model_left_out_text(2, r->left_out), b->f.note);
+            put_str(b, ws, row, 7, "not counted", b->f.note);
         else
             put_num(b, ws, row, 5, (double)r->cost.n, b->f.count);
-        if (r->inlined && !r->left_out) /* its calls with little time: why */
-            put_str(b, ws, row, 7, MODEL_INLINED_TEXT, b->f.note);
+        if (r->inlined && !r->left_out) {
+            put_str(b, ws, row, 7, "*", b->f.note);
+            inlined_shown++;
+        }
         put_time(b, ws, row, 6, dist_mean(&r->cost));
         if (dist_mean(&r->cost) > largest_mean)
             largest_mean = dist_mean(&r->cost);
     }
     if (top == 0)
         put_str(b, ws, row++, 0, "no regions", b->f.note);
+    if (inlined_shown)
+        put_str(b, ws, row++, 0, "* " MODEL_INLINED_TEXT, b->f.aside);
     if (shortened)
         put_str(b, ws, row++, 0, "Names shortened (<…> and (…)): full names on Call cost",
                 b->f.note);
@@ -1587,8 +1673,10 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         free(by_self);
         char title[96];
         lxw_chart_options place = {0};
-        place.x_scale = 1.2;
-        place.y_scale = 1.8; /* 26 rows: one chart to a printed page, every label shown */
+        /* 26 rows: one chart to a printed page, every label shown; about as wide as the
+           table above, 900 pixels, so that it prints as large */
+        place.x_scale = 1.9;
+        place.y_scale = 1.8;
         lxw_chart *self = workbook_add_chart(b->wb, LXW_CHART_BAR);
         lxw_chart_series *sr = chart_add_series(self, NULL, NULL);
         chart_series_set_categories(sr, "Charts", 2, 0, (lxw_row_t)(tself + 1), 0);
@@ -1615,9 +1703,12 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
         /* Its own format: LibreOffice does not take the cells' (it printed 100000000). */
         chart_axis_set_num_format(calls->x_axis, "#,##0");
         worksheet_insert_chart_opt(ws, below + 56, 0, calls, &place);
-        /* Each chart starts a printed page of its own, so that no page break cuts one. */
-        lxw_row_t breaks[] = {below, below + 28, below + 56, 0};
-        worksheet_set_h_pagebreaks(ws, breaks);
+        /* Each chart starts a printed page of its own, so that no page break cuts one; the
+           table starts one when it would not fit on the page it begins on (a break cut it,
+           and its rows after the break had no header). */
+        lxw_row_t breaks[] = {below, below + 28, below + 56};
+        keep_breaks(b, ws, breaks, 3);
+        keep_together(b, ws, top_caption, row, 480 * place.x_scale);
     }
 }
 
@@ -1797,8 +1888,11 @@ static lxw_row_t png_rows(const char *path, double scale)
     return (lxw_row_t)ceil((double)px * scale / 20);
 }
 
-/* Charts: a native chart of self time by region (its figures beside it), then the gnuplot
-   pictures, each below the last whatever its height, or why there are none. */
+/* Charts: a native chart of self time by region below its figures, then the gnuplot pictures,
+   each below the last whatever its height, or why there are none. Nothing stands beside the
+   pictures and their titles widen no column, so that a page, one wide, prints a picture at
+   its size (beside the table and under a wide title column, a flame graph printed at half its
+   width, its names unreadable). */
 static void sheet_charts(struct book *b)
 {
     const struct report_info *ri = b->ri;
@@ -1810,7 +1904,7 @@ static void sheet_charts(struct book *b)
     size_t top = n < ri->top ? n : ri->top;
     char title[96], h[48];
     snprintf(title, sizeof title, "Self time by region, top %zu", top);
-    put_str(b, ws, 0, 0, title, b->f.bold);
+    put_str(b, ws, 0, 0, title, b->f.caption);
     const char *heads[] = {"Region", with_unit(b, h, sizeof h, "Self"), "Self %", "Full name"};
     put_headers(b, ws, 1, heads, 4);
     double largest = 0;
@@ -1837,13 +1931,14 @@ static void sheet_charts(struct book *b)
         set_time_axis(b, ch, largest);
         chart_axis_set_reverse(ch->y_axis); /* the most self time on top */
         chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
+        /* Tall enough for a label on every bar (LibreOffice skips every other one of 15 bars
+           in 374 pixels): 24 pixels a bar and the title and axis, in rows of 20 pixels. */
+        double tall = 100.0 + 24.0 * (double)top;
         lxw_chart_options place = {0};
         place.x_scale = 1.2;
-        place.y_scale = 1.3;
-        worksheet_insert_chart_opt(ws, 0, 4, ch, &place);
-        /* The chart is 288 x 1.3 pixels tall: about 19 rows. */
-        if (row < 21)
-            row = 21;
+        place.y_scale = tall > 288 ? tall / 288 : 1;
+        worksheet_insert_chart_opt(ws, row, 0, ch, &place);
+        row = (lxw_row_t)(row + 2 + (lxw_row_t)(288 * place.y_scale / 20));
     }
     if (ri->nimages == 0) {
         put_str(b, ws, row, 0, ri->charts_note ? ri->charts_note : "no gnuplot charts", b->f.note);
@@ -1853,7 +1948,7 @@ static void sheet_charts(struct book *b)
     lxw_row_t *breaks = xcalloc(ri->nimages + 1, sizeof *breaks);
     for (size_t i = 0; i < ri->nimages; i++) {
         breaks[i] = row;
-        put_str(b, ws, row, 0, ri->image_titles[i], b->f.bold);
+        put_str(b, ws, row, 0, ri->image_titles[i], b->f.caption);
         lxw_image_options opt = {0};
         opt.x_scale = 0.8;
         opt.y_scale = 0.8;
