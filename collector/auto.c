@@ -779,10 +779,35 @@ static int hooks_write(struct prof_thread *t)
     return err;
 }
 
+/*
+ * At exit() on the thread of t: the instrumented functions still open there end now, as their
+ * exit hooks would have ended them, innermost first. A program that calls exit() below main
+ * (ninja's real_main, a usage() that exits, an error path) otherwise left main and its callers
+ * never stopped: no row on Call cost, every share taken over the regions that did stop, main's
+ * Wall unknown, and an "unterminated" warning in every run, where uftrace ends them at exit. A
+ * region placed by hand (PROFILER_START) still open stops the closing: it was never stopped,
+ * and the warning says so. Frames past PROFILER_MAX_DEPTH (excess) are not on the stack.
+ */
+static void hooks_exiting(struct prof_thread *t)
+{
+    if (t->gen & PROF_GEN_BUSY)
+        return; /* exit() from a signal handler that interrupted the collector */
+    prof_busy_mark(t);
+    uint32_t d;
+    while ((d = t->depth) > 0 && d <= t->stack_cap && !t->hooks.excess) {
+        uintptr_t where = t->stack[d - 1].where;
+        if (!(where & 1) || where == PROF_WHERE_NONE)
+            break;
+        pop(t, prof_stop_ticks(t, d - 1), 0);
+    }
+    prof_busy_unmark(t);
+}
+
 static const struct prof_hooks hooks = {
     .name = "function hooks",
     .thread_begin = hooks_begin,
     .thread_write = hooks_write,
+    .exiting = hooks_exiting,
 };
 
 /* leftout.h's describer: the plain library's part writer asks for a description. */

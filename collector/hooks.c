@@ -73,6 +73,14 @@ void prof_hooks_run_end(struct prof_mem_report *memory)
             table[i]->run_end(memory);
 }
 
+/* The process is exiting on t's thread. */
+void prof_hooks_exiting(struct prof_thread *t)
+{
+    for (unsigned i = 0, n = registered(); i < n; i++)
+        if (table[i]->exiting)
+            table[i]->exiting(t);
+}
+
 /* Free the rows of a report and their texts. */
 void prof_mem_report_release(struct prof_mem_report *r)
 {

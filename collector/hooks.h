@@ -40,6 +40,9 @@ struct prof_hooks {
     void (*thread_free)(struct prof_thread *t);
     /* The run ends: fill the memory section's rows (one feature, the memory checks, does). */
     void (*run_end)(struct prof_mem_report *memory);
+    /* The process is exiting (exit(), or the return from main) on the thread of t, its own
+       recorder, before the run ends: no collector lock held. */
+    void (*exiting)(struct prof_thread *t);
 };
 
 /* Hook sets the table holds; the library registers four. */
@@ -60,6 +63,8 @@ void prof_hooks_thread_exit(struct prof_thread *t);
 void prof_hooks_thread_free(struct prof_thread *t);
 /* The run ends: memory is emptied, then filled by the run_end hooks; the caller releases it. */
 void prof_hooks_run_end(struct prof_mem_report *memory);
+/* The process is exiting on the thread of t (its own recorder). */
+void prof_hooks_exiting(struct prof_thread *t);
 /* Free a memory report's rows and texts, leaving it empty. */
 void prof_mem_report_release(struct prof_mem_report *r);
 

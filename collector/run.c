@@ -1107,6 +1107,11 @@ __attribute__((destructor)) static void at_exit(void)
     if (prof_process_check() == PROF_PROCESS_SHARED)
         return;
     int cancel = prof_cancel_hold(); /* exit() may run on any thread */
+    /* The exiting thread's open functions end now (libprofreport-auto), when its recorder is
+       current: neither busy nor left behind by a finished run (which moved prof_gen). */
+    struct prof_thread *self = prof_self;
+    if (self && self->gen == PROF_LOAD(prof_gen))
+        prof_hooks_exiting(self);
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_mutex_lock(&g.lock);

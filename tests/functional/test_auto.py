@@ -507,6 +507,38 @@ def test_summary_mode_is_the_default_and_counts_every_path_as_events_mode_does(t
     assert max(len(p) for p in fib_paths) == 1 + 12
 
 
+@pytest.mark.parametrize("mode", ["summary", "events"])
+def test_functions_open_when_the_program_calls_exit_end_there(tmp_path, mode):
+    """A program that calls exit() below main (ninja's real_main) left main and its callers
+    never stopped: no row on Call cost, the shares over the regions that did stop, and an
+    "unterminated" warning in every run. They end at the exit now, as uftrace ends them; a
+    region started by hand and left open still stops that and is warned of."""
+    env = {"PROFILER_MODE": mode}
+    proc, files = run_program(sub(tmp_path, "plain"), "auto/exits", env=env, check=False)
+    assert proc.returncode == 3 and library_lines(proc.stderr) == []
+    run = parse_run(files[0])
+    assert run.warnings == []
+    calls = ({k[1]: int(r["Calls"]) for k, r in summary_regions(run.rows).items()}
+             if mode == "summary" else dict(counts(run)))
+    assert calls == {"main": 1, "real_main": 1, "run": 1, "work": 20}
+    out = tmp_path / "r.xlsx"
+    must_run(files[0], "-o", out, "--no-gnuplot")
+    _, cost, _ = Book(out).cost()
+    assert cost["main"]["Calls"] == 1 and cost["real_main"]["Calls"] == 1
+    # main holds everything: the top of the profile, as when it returns
+    assert cost["main"]["Total %"] == pytest.approx(1.0, abs=1e-9)
+
+    proc, files = run_program(sub(tmp_path, "open"), "auto/exits", "open", env=env, check=False)
+    assert proc.returncode == 3
+    run = parse_run(files[0])
+    (warning,) = run.warnings
+    assert (warning["kind"], warning["count"]) == ("unterminated", 3), warning
+    assert warning["message"].endswith("left open, real_main, main"), warning
+    calls = ({k[1]: int(r["Calls"]) for k, r in summary_regions(run.rows).items()}
+             if mode == "summary" else dict(counts(run)))
+    assert calls["run"] == 1 and calls["work"] == 20
+
+
 def test_summary_and_events_runs_of_one_program_report_the_same_counts(tmp_path):
     """The same instrumented program run in both modes and reported: every sheet that counts
     calls has the same counts (Call cost and Hit count per region, Call tree per caller and
