@@ -148,8 +148,8 @@ struct prof_sample_state {
     uint64_t outside;   /* those outside every region and instrumented function */
     /* perf: what taking the samples cost the thread, in ns of its CPU time (from each
        overflow to the handler's read of the count, sample_cost) and in ticks (the handler's
-       own work after that read); lag_mid: the usual such lag (0: none yet) */
-    uint64_t cost_ns, cost_ticks, lag_mid;
+       own work after that read); lag_low: the lags' running lower 32nd (0: none yet) */
+    uint64_t cost_ns, cost_ticks, lag_low;
     struct prof_leftout_hits leftout; /* those in functions the filters leave out */
 };
 
