@@ -134,10 +134,14 @@ def test_cmake_project_finds_the_staged_package_and_every_target_runs(staged, tm
     commands = (build / "compile_commands.json").read_text()
     option = ("-finstrument-functions-after-inlining" if compiler == "clang"
               else "-finstrument-functions")
+    # gcc hooks the copies it inlines: the package leaves out what headers define, as the
+    # README's gcc recipe does (ninja: 10.5x slower than plain without it, 1.6x with it)
+    headers = "-finstrument-functions-exclude-file-list=/usr/include,.h"
     for target, (_, automatic) in CMAKE_PROGRAMS.items():
         line = next(c for c in commands.splitlines() if f"/{target}.dir/" in c)
         assert (f" {option} " in line) == automatic, line
         assert "-finstrument-functions" in line if automatic else "instrument" not in line
+        assert (headers in line) == (automatic and compiler == "gcc"), line
     for target, (library, automatic) in CMAKE_PROGRAMS.items():
         check_program(build / target, prefix / "bin" / "profreport", tmp_path, library, automatic)
 
