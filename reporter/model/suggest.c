@@ -360,7 +360,11 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
         /* a function the runs left out already is not suggested again */
         if (!g->function || !calls || g->left_out || strcmp(g->display, "main") == 0)
             continue;
-        double mean = g->outer_ns / (double)calls;
+        /* Its CPU time per call, or what its calls took by the clock where some were timed,
+           if longer: a call that waits (a lock, I/O) has few CPU samples, and is not tiny */
+        double mean = g->outer_ns / (double)calls, timed = dist_mean(&g->cost);
+        if (isfinite(timed) && timed > mean)
+            mean = timed;
         double share = busy > 0 ? g->outer_ns / busy : 0;
         double call_share = (double)calls / (double)s->calls;
         if (call_share < SUGGEST_MIN_CALL_SHARE || !(mean < s->max_mean_ns) ||
@@ -397,6 +401,17 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
     double hook = isfinite(s->hook_ns) ? s->hook_ns : SUGGEST_DEFAULT_HOOK_NS;
     s->hooks_share = busy > 0 ? (double)in * hook / busy : 0;
     s->gcc_call_share = (double)in_gcc / (double)s->calls;
+    if (s->hooks_share < SUGGEST_MIN_HOOKS_SHARE) {
+        s->cheap = s->n;
+        for (size_t i = 0; i < s->n; i++) {
+            free(s->items[i].name);
+            free(s->items[i].gcc_name);
+            free(s->items[i].glob);
+            free(s->items[i].clash);
+        }
+        s->n = 0;
+        s->call_share = s->gcc_call_share = 0;
+    }
 }
 
 void suggest_release(struct suggestion *s)

@@ -42,6 +42,10 @@
    few calls loses nothing to its hooks. */
 #define SUGGEST_HINT_CALL_SHARE 0.25
 #define SUGGEST_HINT_COST_SHARE 0.10
+/* Nothing is suggested when the hooks of all the functions that qualify cost less than this
+   share of the program's time: a rebuild or a round would gain nothing and hide their calls
+   (pigz makes 3,600 hooked calls for 8 MB: its lock and I/O functions qualified). */
+#define SUGGEST_MIN_HOOKS_SHARE 0.01
 
 /* Why a function that qualifies was not put in the gcc list. */
 enum suggest_gcc {
@@ -73,6 +77,8 @@ struct suggestion {
     double hooks_share;    /* their hooks' cost over the program's time (busy time) */
     double max_mean_ns;    /* the threshold used */
     double hook_ns;        /* the hooks' cost per call it came from (NaN: max_mean_ns given) */
+    size_t cheap;          /* functions that qualified, left out of items: their hooks cost
+                              under SUGGEST_MIN_HOOKS_SHARE (then n is 0) */
     /* The patterns the runs left out already (their Exclude records, each pattern once, as
        written), which a PROFILER_EXCLUDE setting for the next run keeps */
     char **left_out;

@@ -381,9 +381,16 @@ void suggest_print(FILE *out, const struct suggestion *s, const struct suggest_f
     char hook[64] = "";
     if (s->hook_ns == s->hook_ns) /* not NaN: the threshold came from the runs' hook cost */
         snprintf(hook, sizeof hook, ", %.0f x the hooks' %.1f ns", SUGGEST_HOOK_FACTOR, s->hook_ns);
-    fprintf(out,
-            "suggest: %zu of %zu functions make %.1f%% of the calls, each call under %.1f ns%s\n",
-            s->n, s->functions, 100 * s->call_share, s->max_mean_ns, hook);
+    if (s->cheap)
+        fprintf(out,
+                "suggest: %zu of %zu functions make many calls, each under %.1f ns%s, but their "
+                "hooks cost under %.0f%% of the program's own time: nothing worth leaving out\n",
+                s->cheap, s->functions, s->max_mean_ns, hook, 100 * SUGGEST_MIN_HOOKS_SHARE);
+    else
+        fprintf(out,
+                "suggest: %zu of %zu functions make %.1f%% of the calls, each call under %.1f "
+                "ns%s\n",
+                s->n, s->functions, 100 * s->call_share, s->max_mean_ns, hook);
     if (s->n) {
         double own = 0;
         for (size_t i = 0; i < s->n; i++)

@@ -59,13 +59,39 @@ int main(int argc, char **argv)
 """
 
 
-def build(tmp_path, name, *flags):
+# Calls that wait (a lock, I/O) take few CPU samples, but their calls are long: not tiny.
+WAIT_SOURCE = r"""
+#include <stdio.h>
+#include <time.h>
+
+__attribute__((noinline)) static unsigned tiny(unsigned x) { return x * 2654435761u + 1; }
+__attribute__((noinline)) static void waits(void)
+{
+    struct timespec ts = {0, 50000};
+    nanosleep(&ts, NULL);
+}
+
+int main(void)
+{
+    unsigned s = 0;
+    for (unsigned i = 0; i < 400; i++) {
+        waits();
+        for (unsigned k = 0; k < 2000; k++)
+            s = tiny(s + k);
+    }
+    printf("%u\n", s);
+    return 0;
+}
+"""
+
+
+def build(tmp_path, name, *flags, source=SOURCE):
     """The program built with gcc -O2 -g -finstrument-functions and flags, linked with
     libprofreport-auto. In a sanitizer run the collector is sanitized but the program's own code
     is not: a sanitizer's per-function instrumentation (TSan's entry and exit calls) would make
     tiny as long as medium's loop iterations, and the thresholds judge the program's times."""
-    src = tmp_path / "hot.c"
-    src.write_text(SOURCE)
+    src = tmp_path / ("hot.c" if source is SOURCE else f"{name}.c")
+    src.write_text(source)
     exe = tmp_path / name
     obj = tmp_path / f"{name}.o"
     res = subprocess.run(["gcc", "-O2", "-g", "-finstrument-functions", *flags, f"-I{INCLUDE}",
@@ -165,6 +191,32 @@ def test_a_run_without_tiny_hot_functions_suggests_nothing(tmp_path):
                  "--suggest-exclude", opts)
     assert opts.read_text() == ""
     assert "nothing to leave out" in p.stdout.decode()
+
+
+@TIMES_KEPT
+def test_functions_that_wait_or_cost_their_hooks_nothing_are_not_suggested(tmp_path):
+    """pigz's lock and I/O functions were suggested as tiny (no CPU sample landed in them)
+    though their timed calls took microseconds, and so were functions whose hooks cost the
+    program under 1 % of its time: a round gained nothing and hid them."""
+    exe = build(tmp_path, "waits", source=WAIT_SOURCE)
+    proc = run_command([exe], env=clean_env({"PROFILER_DIR": str(tmp_path / "w")}))
+    assert proc.returncode == 0
+    opts = tmp_path / "w.opt"
+    p = must_run("--no-gnuplot", tmp_path / "w", "-o", tmp_path / "w.xlsx",
+                 "--suggest-exclude", opts)
+    assert opts.read_text() == "-finstrument-functions-exclude-function-list=tiny\n", (
+        p.stdout.decode())
+    # Few calls of the tiny functions: their hooks cost nothing worth a round.
+    exe = build(tmp_path, "first")
+    proc = run_command([exe, 10], env=clean_env({"PROFILER_DIR": str(tmp_path / "few")}))
+    assert proc.returncode == 0
+    opts = tmp_path / "few.opt"
+    p = must_run("--no-gnuplot", tmp_path / "few", "-o", tmp_path / "r.xlsx",
+                 "--suggest-exclude", opts)
+    assert opts.read_text() == ""
+    text = p.stdout.decode()
+    assert "but their hooks cost under 1% of the program's own time: nothing worth leaving out" \
+        in text, text
 
 
 def test_a_file_that_is_not_a_suggestion_is_not_replaced(tmp_path):
