@@ -70,10 +70,20 @@ static int c_write(struct prof_thread *t)
     note('C');
     return 0;
 }
+static void a_exiting(struct prof_thread *t)
+{
+    (void)t;
+    note('e');
+}
+static void c_exiting(struct prof_thread *t)
+{
+    (void)t;
+    note('E');
+}
 
-static const struct prof_hooks a = {"a", a_begin, a_write, NULL, a_free, NULL};
-static const struct prof_hooks b = {"b", b_begin, b_write, b_exit, NULL, b_run_end};
-static const struct prof_hooks c = {"c", NULL, c_write, NULL, NULL, NULL};
+static const struct prof_hooks a = {"a", a_begin, a_write, NULL, a_free, NULL, a_exiting};
+static const struct prof_hooks b = {"b", b_begin, b_write, b_exit, NULL, b_run_end, NULL};
+static const struct prof_hooks c = {"c", NULL, c_write, NULL, NULL, NULL, c_exiting};
 
 /* A recorder the hooks only pass on; never dereferenced by hooks.c. */
 static struct prof_thread *const some_thread = (struct prof_thread *)&seen;
@@ -103,6 +113,10 @@ static void hooks_run_in_registration_order_skipping_missing_members(void **stat
     clear();
     assert_int_equal(prof_hooks_thread_write(some_thread), 0);
     assert_string_equal(seen, "ABC");
+    /* the process exits: the sets that close anything at exit (the function hooks) */
+    clear();
+    prof_hooks_exiting(some_thread);
+    assert_string_equal(seen, "eE");
 }
 
 static void write_hooks_stop_at_the_first_error(void **state)
