@@ -4,9 +4,11 @@
  * only, then lets the signal take the action it would have taken without profreport.
  *
  * Which signals: SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT unless ignored, and SIGTERM,
- * SIGINT and SIGHUP only while at their default action (a program that handles them ends as it
- * chooses). The handlers are installed when the first thread begins recording; a handler the
- * program installs after that replaces ours, as it would replace the default.
+ * SIGINT, SIGHUP and SIGPIPE only while at their default action (a program that handles them
+ * ends as it chooses). SIGPIPE is how `prog | head` ends prog when head exits: without it such
+ * a run kept only what its threads had written by their last flush (pigz: nothing of a run cut
+ * within its first second). The handlers are installed when the first thread begins recording; a
+ * handler the program installs after that replaces ours, as it would replace the default.
  *
  * A program's handler installed before ours is called first, with its mask and flags, as the
  * kernel would call it; the data is written only when the signal is about to take its default
@@ -49,8 +51,9 @@ struct fatal {
 };
 
 static const struct fatal fatal[] = {
-    {SIGSEGV, "SIGSEGV", 0}, {SIGBUS, "SIGBUS", 0},   {SIGFPE, "SIGFPE", 0}, {SIGILL, "SIGILL", 0},
-    {SIGABRT, "SIGABRT", 0}, {SIGTERM, "SIGTERM", 1}, {SIGINT, "SIGINT", 1}, {SIGHUP, "SIGHUP", 1},
+    {SIGSEGV, "SIGSEGV", 0}, {SIGBUS, "SIGBUS", 0},   {SIGFPE, "SIGFPE", 0},
+    {SIGILL, "SIGILL", 0},   {SIGABRT, "SIGABRT", 0}, {SIGTERM, "SIGTERM", 1},
+    {SIGINT, "SIGINT", 1},   {SIGHUP, "SIGHUP", 1},   {SIGPIPE, "SIGPIPE", 1},
 };
 #define NFATAL (sizeof fatal / sizeof *fatal)
 

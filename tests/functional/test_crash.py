@@ -38,6 +38,7 @@ HOWS = {
     "term": signal.SIGTERM,
     "int": signal.SIGINT,
     "hup": signal.SIGHUP,
+    "pipe": signal.SIGPIPE,  # `prog | head` once head exits
 }
 
 # The sanitizers' own handlers of these signals would end the program their way, with and
@@ -65,6 +66,9 @@ def run_raw(tmp_path, args, env, core=False):
         try:
             os.chdir(tmp_path)
             resource.setrlimit(resource.RLIMIT_CORE, (hard if core else 0, hard))
+            # Python ignores SIGPIPE and an ignored signal stays ignored across exec: the
+            # program gets the default action, as from a shell
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             os.dup2(fd, 2)
             null = os.open(os.devnull, os.O_RDWR)
@@ -190,13 +194,13 @@ def test_a_crash_while_another_thread_records_writes_both(tmp_path, how, mode):
     check_recorded(run, mode)
 
 
-@pytest.mark.parametrize("how", ["term", "int", "hup"])
+@pytest.mark.parametrize("how", ["term", "int", "hup", "pipe"])
 @pytest.mark.parametrize("handler", ["ignore", "oneshot"])
 def test_a_termination_signal_the_program_ignores_or_handles_is_left_alone(tmp_path, how,
                                                                            handler):
-    """SIGTERM, SIGINT and SIGHUP are caught only at their default action: ignored, or handled
-    by the program (its handler returns), the program runs on and exits with 3, and its run file
-    is complete and says nothing of a crash."""
+    """SIGTERM, SIGINT, SIGHUP and SIGPIPE are caught only at their default action: ignored, or
+    handled by the program (its handler returns), the program runs on and exits with 3, and its
+    run file is complete and says nothing of a crash."""
     folder = fresh_dir(tmp_path)
     status, err = run_raw(tmp_path, [how, handler], env_for(folder))
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3, (status, err)

@@ -14,11 +14,13 @@
  *   ill      __builtin_trap()                 SIGILL
  *   overflow endless recursion: the stack overflows          SIGSEGV
  *   term, int, hup   raise() of SIGTERM, SIGINT, SIGHUP
+ *   pipe     a write to a pipe whose reader is gone          SIGPIPE (`prog | head`)
  * HANDLER, installed before the first region, so profreport's handler chains to it:
  *   oneshot  an SA_RESETHAND handler that writes "handler ran" on stderr and returns
  *   reset    a handler that writes "handler ran", resets the action to the default and raises
  *            the signal again
- *   ignore   the signal is ignored (with term, int or hup: the program then exits with 3)
+ *   ignore   the signal is ignored (with term, int, hup or pipe: the program then exits
+ *            with 3)
  *   late     the oneshot handler, installed after the first region: it replaces profreport's
  * or instead of a handler:
  *   altstack the main thread sets an alternate signal stack of its own before the first region,
@@ -90,9 +92,9 @@ static int signal_of(const char *how)
     static const struct {
         const char *how;
         int sig;
-    } table[] = {{"abort", SIGABRT}, {"assert", SIGABRT},  {"segv", SIGSEGV}, {"fpe", SIGFPE},
-                 {"bus", SIGBUS},    {"ill", SIGILL},      {"term", SIGTERM}, {"int", SIGINT},
-                 {"hup", SIGHUP},    {"overflow", SIGSEGV}};
+    } table[] = {{"abort", SIGABRT}, {"assert", SIGABRT},   {"segv", SIGSEGV}, {"fpe", SIGFPE},
+                 {"bus", SIGBUS},    {"ill", SIGILL},       {"term", SIGTERM}, {"int", SIGINT},
+                 {"hup", SIGHUP},    {"overflow", SIGSEGV}, {"pipe", SIGPIPE}};
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (strcmp(how, table[i].how) == 0)
             return table[i].sig;
@@ -141,6 +143,15 @@ __attribute__((no_sanitize("address", "undefined"))) static void crash(const cha
         __builtin_trap();
     if (strcmp(how, "overflow") == 0)
         deep(0);
+    if (strcmp(how, "pipe") == 0) {
+        int fds[2];
+        if (pipe(fds) != 0)
+            return;
+        close(fds[0]);
+        if (write(fds[1], "x", 1) < 0) /* EPIPE: the signal was ignored or handled */
+            close(fds[1]);
+        return;
+    }
     raise(sig);
 }
 
