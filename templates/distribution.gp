@@ -27,7 +27,22 @@ low = exists("STATS_min") ? STATS_min : NaN
 stats ARG1 using 6 nooutput
 high = exists("STATS_max") ? STATS_max : NaN
 empty = !(low == low && high == high)
+# A minimum of 0 (a call whose time, less the collector's cost, came to nothing) must not take
+# the log scale away from every other region: the smallest value above 0 of the minimums,
+# first quartiles and medians decides, and a value below it is drawn at it (stats of no valid
+# point would stop the script, so each column's values above 0 are counted first).
+if (!empty && !(low > 0)) {
+    low = NaN
+    do for [c = 2:4] {
+        stats ARG1 using (column(c) > 0 ? 1 : 0) nooutput
+        if (STATS_sum > 0) {
+            stats ARG1 using (column(c) > 0 ? column(c) : NaN) nooutput
+            if (!(low > 0) || STATS_min < low) { low = STATS_min }
+        }
+    }
+}
 logscale = !empty && low > 0 && high / low > 100
+at_least(x) = logscale && x < low ? low : x
 top = empty ? 0 : high
 scale = top >= 1e12 ? 1e12 : top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e3 ? 1e3 : 1
 unit = scale == 1e12 ? "T" : scale == 1e9 ? "G" : scale == 1e6 ? "M" : scale == 1e3 ? "k" : ""
@@ -66,8 +81,8 @@ set key off
 
 # Horizontal boxes, like the bar charts, so that long region names stay readable: a whisker
 # line from min to max, the box from p25 to p75 over it, then the median as a bold tick.
-plot ARG1 using ($4 / scale):0:($2 / scale):($6 / scale):ytic(1) with xerrorbars \
-         lc rgb "#303030" lw 1.2 pt 0 ps 0, \
-     ARG1 using ($4 / scale):0:($3 / scale):($5 / scale):($0 - 0.3):($0 + 0.3) \
+plot ARG1 using (at_least($4) / scale):0:(at_least($2) / scale):(at_least($6) / scale):ytic(1) \
+         with xerrorbars lc rgb "#303030" lw 1.2 pt 0 ps 0, \
+     ARG1 using (at_least($4) / scale):0:(at_least($3) / scale):(at_least($5) / scale):($0 - 0.3):($0 + 0.3) \
          with boxxyerror lc rgb "#b9b1dc", \
-     ARG1 using ($4 / scale):($0 - 0.3):(0):(0.6) with vectors nohead lc rgb "#202020" lw 3
+     ARG1 using (at_least($4) / scale):($0 - 0.3):(0):(0.6) with vectors nohead lc rgb "#202020" lw 3

@@ -1358,3 +1358,22 @@ def test_bad_usage_exits_2_with_a_message(tmp_path, args, message):
     assert p.stderr.startswith(b"profreport: ") and message in p.stderr, p.stderr
     assert p.stdout == b""
     assert os.listdir(tmp_path) == []
+
+
+def test_a_minimum_of_0_ns_keeps_the_distribution_on_a_log_scale(tmp_path):
+    """A region whose fastest call came to 0 ns (its time less the collector's cost) made the
+    distribution chart linear, and every region whose calls took nanoseconds a flat line at 0
+    beside one of milliseconds (pigz's crc32z). The smallest time above 0 now decides the
+    scale, and what lies below it is drawn at it."""
+    gnuplot = shutil.which("gnuplot")
+    if not gnuplot:
+        pytest.skip("gnuplot is not installed")
+    data = tmp_path / "d.tsv"
+    data.write_text('"crc32z"\t0\t10\t20\t30\t40\n"deflate"\t100\t2000\t5000\t8000\t100000\n')
+    out = tmp_path / "d.svg"
+    done = subprocess.run([gnuplot, "-d", "-c", str(ROOT / "templates" / "distribution.gp"),
+                           str(data), str(out), "svg", "cost", "ns"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    ticks = re.findall(r">\s*(\d+)\s*</text>", out.read_text())
+    assert {"10", "100", "1000", "10000", "100000"} <= set(ticks), ticks
