@@ -158,7 +158,9 @@ def test_events_before_a_long_region_survive__exit(tmp_path, interval, nap):
     check_events_structure(run)
     assert len(run.rows_of("step")) == 100
     (row,) = run.rows_of("nap")
-    assert int(row["Ticks"]) / run.frequency >= float(nap)
+    # The tick rate of a run that ends by _exit is the one measured at its start, over 50 us
+    # (FORMAT.md 1.2): within about 0.01 % (a 1.1 s nap read 1.09996 s once in CI)
+    assert int(row["Ticks"]) / run.frequency >= float(nap) * 0.999
 
 
 def test_flush_interval_0_writes_only_full_buffers(tmp_path):
