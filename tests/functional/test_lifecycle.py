@@ -159,7 +159,7 @@ def test_events_before_a_long_region_survive__exit(tmp_path, interval, nap):
     assert len(run.rows_of("step")) == 100
     (row,) = run.rows_of("nap")
     # The tick rate of a run that ends by _exit is the one measured at its start, over 50 us
-    # (FORMAT.md 1.2): within about 0.01 % (a 1.1 s nap read 1.09996 s once in CI)
+    # (FORMAT.md 1.1): within about 0.01 % (a 1.1 s nap read 1.09996 s once in CI)
     assert int(row["Ticks"]) / run.frequency >= float(nap) * 0.999
 
 
