@@ -89,6 +89,12 @@ void flat_print(FILE *out, const struct model *m, const struct report_info *ri)
         fprintf(out, "  ... %zu more regions in the workbook\n", n - top);
     if (inlined)
         fprintf(out, "  * %s\n", MODEL_INLINED_TEXT);
+    int sampled = 0;
+    for (size_t k = 0; k < m->nruns; k++)
+        sampled |= m->runs[k].period_ns > 0;
+    if (top > 0 && sampled) /* total < calls x mean for a function that waits: say why */
+        fprintf(out, "  (sampled timing: total and self are CPU time; mean, median and p99 are a\n"
+                     "  call's wall time where its calls were timed, else its CPU time)\n");
     if (shortened)
         fprintf(out, "  (C++ names shortened: <…> and (…) stand for template arguments and "
                      "parameters, the return type is left out; the Call cost sheet has each full "

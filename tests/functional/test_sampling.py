@@ -195,6 +195,10 @@ def test_the_report_shows_sampled_time_its_bounds_and_the_wait(tmp_path):
     assert sleeper["Wall (ns)"] >= 2e8
     assert sleeper["Off-CPU (ns)"] >= 1.8e8
     assert sleeper["Mean (ns)"] >= 2e8  # every call timed: its wall time per call
+    # its run's mean and the run extremes are of the same times, not of its few CPU samples
+    # (pigz's main read a Mean of 24.2 ms and run means of 2.1 ms)
+    for column in ("Run mean (ns)", "Fastest run (ns)", "Slowest run (ns)"):
+        assert sleeper[column] == pytest.approx(sleeper["Mean (ns)"], rel=1e-9), column
     three = cost["three"]
     # The bound is 1.96 sqrt(samples) samples' worth: a period less what taking one cost.
     (record,) = [r for r in run.values("ThreadCpu") if len(r) == 9]
