@@ -2032,7 +2032,9 @@ static void sheet_about(struct book *b)
         {"Wall, Off-CPU", "Sampled runs: the wall time of the region's calls in calling "
                           "contexts timed on every call, and the part of it not on the CPU "
                           "(Wall minus their sampled CPU time): sleeping, waiting for I/O or a "
-                          "lock, or waiting for a CPU."},
+                          "lock, or waiting for a CPU; empty where that difference lies within "
+                          "the sampled time's 95 % bound (calls far shorter than the sample "
+                          "period: one sample or none says nothing of them)."},
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file (or killed run rebuilt from its parts), then region x "

@@ -472,6 +472,37 @@ static void left_out_rows_are_told_by_the_runs_filters(void **state)
     model_release(&m);
 }
 
+/* A sampled run (1 tick = 1 ns, a sample per 1000 ns) of three timed contexts: wait (Wall
+   100000 ns, one sample: 1000 ns of CPU), mult (Wall 1150 ns, no sample: pure arithmetic far
+   shorter than the period) and loop (Wall 51000, 50 samples). */
+static const char offcpu_run[] =
+    "Frequency,1000000000\nFormat,profreport-run,4\nMode,summary\n"
+    "Timing,sampled,perf-task-clock,1000,200,20\nThread,1,10,main,exited\n"
+    "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent,Samples,"
+    "Timed,Wall\n"
+    "wait,1,1,1000,1000,100000,100000,10000000000,1000,,1,0,1,1,100000\n"
+    "mult,1,2,0,0,500,650,672500,0,,2,0,0,2,1150\n"
+    "loop,1,1,50000,50000,51000,51000,2601000000,50000,,3,0,50,1,51000\n";
+
+/* Off-CPU is Wall less the sampled CPU time where that difference is more than the samples can
+   be off (1.96 sqrt(samples + 1) periods); within it, unknown: a call shorter than the period
+   with no sample is not off the CPU for all its Wall (pigz's multmodp read so). */
+static void off_cpu_is_unknown_within_the_samples_bound(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    read_run(&m, offcpu_run);
+    struct cost_row c;
+    model_cost_row(&m, region_named(&m, "wait"), model_busy(&m), &c);
+    assert_true(c.wall == 100000 && c.offcpu == 99000); /* 99000 > 1.96 sqrt(2) 1000 */
+    model_cost_row(&m, region_named(&m, "mult"), model_busy(&m), &c);
+    assert_true(c.wall == 1150 && isnan(c.offcpu)); /* 1150 < 1.96 x 1000 */
+    model_cost_row(&m, region_named(&m, "loop"), model_busy(&m), &c);
+    assert_true(c.wall == 51000 && isnan(c.offcpu)); /* 1000 < 1.96 sqrt(51) 1000 */
+    model_release(&m);
+}
+
 /* In the call paths a left-out function's nodes are marked uncounted, with their time and no
    calls; a kept Calls-0 node is not marked. */
 static void left_out_rows_mark_their_call_paths(void **state)
@@ -996,6 +1027,7 @@ int main(void)
         cmocka_unit_test(version_3_summary_section_continues_the_events_paths),
         cmocka_unit_test(flat_summary_rows_have_no_edges),
         cmocka_unit_test(left_out_rows_are_told_by_the_runs_filters),
+        cmocka_unit_test(off_cpu_is_unknown_within_the_samples_bound),
         cmocka_unit_test(left_out_rows_mark_their_call_paths),
         cmocka_unit_test(calls_0_rows_are_left_out_only_by_the_filters),
         cmocka_unit_test(functions_without_a_file_are_noted_for_their_modules),
