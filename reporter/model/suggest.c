@@ -378,6 +378,7 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
         memset(it, 0, sizeof *it);
         it->region = r;
         it->name = xstrdup(g->display);
+        it->short_name = xstrdup(model_short(g));
         char *full = suggest_gcc_name(g->display);
         it->gcc_name = without_template_args(full);
         free(full);
@@ -405,6 +406,7 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
         s->cheap = s->n;
         for (size_t i = 0; i < s->n; i++) {
             free(s->items[i].name);
+            free(s->items[i].short_name);
             free(s->items[i].gcc_name);
             free(s->items[i].glob);
             free(s->items[i].clash);
@@ -418,6 +420,7 @@ void suggest_release(struct suggestion *s)
 {
     for (size_t i = 0; i < s->n; i++) {
         free(s->items[i].name);
+        free(s->items[i].short_name);
         free(s->items[i].gcc_name);
         free(s->items[i].glob);
         free(s->items[i].clash);

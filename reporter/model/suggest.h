@@ -59,6 +59,7 @@ enum suggest_gcc {
 struct suggest_item {
     size_t region;        /* index in the model */
     char *name;           /* the region's display name */
+    char *short_name;     /* its short name (model_short), for the terminal */
     char *gcc_name;       /* for -finstrument-functions-exclude-function-list, unescaped */
     char *glob;           /* for PROFILER_EXCLUDE, escaped for fnmatch and the comma list */
     enum suggest_gcc gcc; /* whether gcc_name is in the gcc list */

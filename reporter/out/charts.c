@@ -250,9 +250,8 @@ static void top_region_charts(struct chart_plan *ch, const struct chart_env *env
     }
     static const char *const dist_cols[] = {"min", "p25", "median", "p75", "max"};
     struct chart_table td = {nd, 5, labels, v, dist_cols, NULL, 0};
-    if (unmeasured)
-        snprintf(title, sizeof title,
-                 "%s: distribution of the cost of one call (%zu of %zu only counted: left out)",
+    if (unmeasured) /* short enough for the picture's width: its end was cut off */
+        snprintf(title, sizeof title, "%s: cost of one call (%zu of %zu only counted, not drawn)",
                  prefix, unmeasured, top);
     else
         snprintf(title, sizeof title, "%s: distribution of the cost of one call", prefix);

@@ -432,8 +432,10 @@ void suggest_print(FILE *out, const struct suggestion *s, const struct suggest_f
         const struct suggest_item *it = &s->items[i];
         char calls[32];
         count_text(calls, sizeof calls, it->calls_per_run);
+        /* the short name, as the profile above shows it: a C++ name in full ran to 1,900
+           characters (the files hold the full names) */
         fprintf(out, "suggest: %10s %10.1f %6.1f%%  %s", calls, it->mean_ns, 100 * it->time_share,
-                it->name);
+                it->short_name ? it->short_name : it->name);
         /* gcc's limits are said with its file */
         if (w->options && it->gcc == SUGGEST_GCC_SPELLING)
             fprintf(out, "  (not for gcc: it spells the scope its own way)");

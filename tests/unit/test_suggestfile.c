@@ -226,9 +226,35 @@ static void a_list_read_back_gives_its_globs(void **state)
     assert_null(suggest_list_parse("# my own list\ntiny\n", &n));
 }
 
+/* The terminal lists each function by its short name, as the profile shows it; the files keep
+   the full names (a C++ name in full ran to 1,900 characters a line). */
+static void the_terminal_lists_the_short_names(void **state)
+{
+    (void)state;
+    struct suggest_item items[3];
+    struct suggestion s = three(items);
+    static char full[] = "std::vector<int, std::allocator<int> >::size() const",
+                brief[] = "std::vector<…>::size";
+    items[0].name = full;
+    items[0].short_name = brief;
+    items[1].name = items[2].name = peek;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    struct suggest_files w = {0};
+    suggest_print(f, &s, &w);
+    fclose(f);
+    assert_non_null(strstr(text, "%  std::vector<…>::size\n"));
+    assert_null(strstr(text, "allocator"));
+    assert_non_null(strstr(text, "%  peek\n")); /* no short name: the name */
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_terminal_lists_the_short_names),
         cmocka_unit_test(the_file_holds_one_option_escaped_twice),
         cmocka_unit_test(the_environment_line_names_every_function),
         cmocka_unit_test(the_environment_line_keeps_what_the_runs_left_out),
