@@ -1373,15 +1373,22 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
             }
             overhead += t->overhead * p;
             outside += t->outside * p;
-            hook_sum += t->hook_ns;
-            hook_n++;
+            if (t->hook_ns > 0) { /* 0: too few of its hooks' samples to measure them */
+                hook_sum += t->hook_ns;
+                hook_n++;
+            }
         }
     }
     if (!sampled) {
         snprintf(buf, size, "every call timed exactly (a clock read at its start and end)");
         return;
     }
-    char a[32], c[32], d[32], e[32], h[32], k[32], q[32], taking[160] = "";
+    char a[32], c[32], d[32], e[32], h[32], k[32], q[32], taking[160] = "", hook_text[160] = "";
+    if (hook_n > 0)
+        snprintf(hook_text, sizeof hook_text,
+                 "%s (measured by those samples), taken out of Wall for each call inside a "
+                 "timed one",
+                 time_text(h, sizeof h, hook_sum / hook_n, NULL));
     if (cost_samples > 0)
         snprintf(taking, sizeof taking,
                  "%s (%s a sample, measured at each) taking the samples, out of every time; ",
@@ -1392,14 +1399,19 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
              "one per %s of a thread's CPU time (%s), with their 95 %% bounds (Total +/-, Self "
              "+/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose calls "
              "last long. Sampled CPU time %s; of it %s%s (%.1f %%) in the collector's own code, "
-             "left out of every region, and %s outside every region. A call's hooks cost %s "
-             "(measured by those samples), taken out of Wall for each call inside a timed one; "
+             "left out of every region, and %s outside every region. %s%s; "
              "the other threads' overhead out of the Wall of a thread that waited for them "
              "(Threads: Waited on hooks)",
              "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method,
              time_text(c, sizeof c, samples, NULL), taking, time_text(d, sizeof d, overhead, NULL),
              samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL),
-             time_text(h, sizeof h, hook_n > 0 ? hook_sum / hook_n : 0, NULL));
+             /* "0 ns" where no thread's hooks took the 30 samples a measure needs read as a
+                measure (pigz: "hooks cost 0 ns" beside a suggestion of "4 x 12 ns") */
+             hook_n > 0 ? "A call's hooks cost " : "",
+             hook_n > 0 ? hook_text
+                        : "The hooks took too few samples to measure what a call's "
+                          "cost (under 30 in every thread), and nothing was taken "
+                          "out of Wall for them");
 }
 
 /* Functions whose calls were not counted, by their sampled time, most first (qsort_r; ctx is
@@ -2043,8 +2055,9 @@ static void sheet_about(struct book *b)
                  "signal end the program); empty for the others. CPU wait %: of the time the "
                  "run's threads wanted a CPU (their CPU time plus the time they were runnable but "
                  "waited, the kernel's run-queue delay), the share they waited; Check: 'busy "
-                 "machine' when that is over 10 % (other programs took the CPUs, so the times "
-                 "include waiting), 'outlier' when the run's busy time is far from the median "
+                 "machine' when that is over 10 % (other programs took the CPUs, or the run's "
+                 "own threads outnumbered them: the times include waiting), 'outlier' when the "
+                 "run's busy time is far from the median "
                  "run's (a modified z-score over 3.5 and at least 5 % off, among 3 runs or "
                  "more)."},
         {"Threads", "One row per thread of each run; Busy is its time in top-level regions (the "

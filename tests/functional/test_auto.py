@@ -527,6 +527,10 @@ def test_functions_open_when_the_program_calls_exit_end_there(tmp_path, mode):
     assert cost["main"]["Calls"] == 1 and cost["real_main"]["Calls"] == 1
     # main holds everything: the top of the profile, as when it returns
     assert cost["main"]["Total %"] == pytest.approx(1.0, abs=1e-9)
+    if mode == "summary":  # 42 calls: their hooks took no sample, and the Timing line says so
+        timing = Book(out).summary()["Timing"]
+        assert "The hooks took too few samples to measure what a call's cost" in timing, timing
+        assert "hooks cost 0 ns" not in timing
 
     proc, files = run_program(sub(tmp_path, "open"), "auto/exits", "open", env=env, check=False)
     assert proc.returncode == 3
