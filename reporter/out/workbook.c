@@ -2008,7 +2008,10 @@ static void sheet_about(struct book *b)
                  "inside it."},
         {"Self %", "Self divided by the self time of all regions (these add up to 100 %)."},
         {"Mean, Std dev, Min, Max", "Of the inclusive cost of one call; Std dev is the sample "
-                                    "standard deviation."},
+                                    "standard deviation. A recursive call's time is in its own "
+                                    "cost and again in that of each call of the same region "
+                                    "above it, so Mean x Calls can exceed Total, which counts it "
+                                    "once."},
         {"Median, P90, P99", "Percentiles of the cost of one call, interpolated between order "
                              "statistics as Excel's PERCENTILE.INC. 'exact' in the Percentiles "
                              "column: computed from every value (up to 4096 calls per region); "
