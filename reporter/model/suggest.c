@@ -329,6 +329,19 @@ char *suggest_filters_text(const struct model *m, int exclude)
     return s;
 }
 
+/* Free the strings of s's items; none are left (the array stays). */
+static void free_items(struct suggestion *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->items[i].name);
+        free(s->items[i].short_name);
+        free(s->items[i].gcc_name);
+        free(s->items[i].glob);
+        free(s->items[i].clash);
+    }
+    s->n = 0;
+}
+
 /* The hot, tiny functions of m. */
 void suggest_build(const struct model *m, const struct suggest_options *o, struct suggestion *s)
 {
@@ -404,27 +417,14 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
     s->gcc_call_share = (double)in_gcc / (double)s->calls;
     if (s->hooks_share < SUGGEST_MIN_HOOKS_SHARE) {
         s->cheap = s->n;
-        for (size_t i = 0; i < s->n; i++) {
-            free(s->items[i].name);
-            free(s->items[i].short_name);
-            free(s->items[i].gcc_name);
-            free(s->items[i].glob);
-            free(s->items[i].clash);
-        }
-        s->n = 0;
+        free_items(s);
         s->call_share = s->gcc_call_share = 0;
     }
 }
 
 void suggest_release(struct suggestion *s)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->items[i].name);
-        free(s->items[i].short_name);
-        free(s->items[i].gcc_name);
-        free(s->items[i].glob);
-        free(s->items[i].clash);
-    }
+    free_items(s);
     free(s->items);
     for (size_t i = 0; i < s->nleft_out; i++)
         free(s->left_out[i]);
