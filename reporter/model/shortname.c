@@ -342,6 +342,9 @@ static size_t code_points(const char *s, size_t n)
     return c;
 }
 
+/* The fewest code points of a name's end that shortname_fit keeps after its own name. */
+#define FIT_TAIL 12
+
 char *shortname_fit(const char *s, size_t width)
 {
     size_t n = strlen(s);
@@ -352,6 +355,7 @@ char *shortname_fit(const char *s, size_t width)
     /* Leading scope components go first: after each top-level "::" before the parameters. */
     struct signature sig;
     size_t end = parse(s, n, &sig) ? sig.params : n, from = parse(s, n, &sig) ? sig.name : 0;
+    size_t last = from; /* where the function's own name begins */
     for (size_t i = from; i + 1 < end; i++) {
         size_t op = atom_len(s, i, end);
         if (op) {
@@ -365,12 +369,35 @@ char *shortname_fit(const char *s, size_t width)
             i = k;
             continue;
         }
-        if (s[i] == ':' && s[i + 1] == ':' && code_points(s + i + 2, n - i - 2) + 1 <= width) {
-            struct prof_sbuf out = {0};
-            prof_sbuf_str(&out, ELLIPSIS);
-            prof_sbuf_str(&out, s + i + 2);
-            return sbuf_take(&out);
+        if (s[i] == ':' && s[i + 1] == ':') {
+            last = i + 2;
+            if (code_points(s + i + 2, n - i - 2) + 1 <= width) {
+                struct prof_sbuf out = {0};
+                prof_sbuf_str(&out, ELLIPSIS);
+                prof_sbuf_str(&out, s + i + 2);
+                return sbuf_take(&out);
+            }
         }
+    }
+    /* Then the function's own name and the end of its parameters, their middle left out
+       ("ReadFile(…std::allocator<char> >*)"), while at least FIT_TAIL code points of the end
+       remain: cut from the left, ninja's ReadFile read as the tail of its parameter list, and
+       11 of its names as some other function's. */
+    size_t head = end < n ? end + 1 - last : 0, head_cp = code_points(s + last, head);
+    if (head && head_cp + 1 + FIT_TAIL <= width) {
+        size_t keep = width - head_cp - 1, at = n;
+        while (at > end + 1 && keep > 0) {
+            at--;
+            if (((unsigned char)s[at] & 0xc0) != 0x80)
+                keep--;
+        }
+        while (at > end + 1 && ((unsigned char)s[at] & 0xc0) == 0x80)
+            at--;
+        struct prof_sbuf out = {0};
+        prof_sbuf_add(&out, s + last, head);
+        prof_sbuf_str(&out, ELLIPSIS);
+        prof_sbuf_str(&out, s + at);
+        return sbuf_take(&out);
     }
     /* Then the text itself, from the left: the last width - 1 code points. */
     size_t keep = width - 1, at = n;

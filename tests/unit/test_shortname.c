@@ -192,6 +192,14 @@ static void fitting_keeps_the_distinguishing_tail(void **state)
     fits("YAML::RegEx::MatchUnchecked<…>(…)", 10, "…ked<…>(…)");
     fits("ZSTD_compressBlock_lazy2", 10, "…ock_lazy2");
     fits("std::vector<std::pair<int, int> >::size()", 12, "…size()");
+    /* Too long without its scopes: its own name and the end of its parameters, the middle
+       left out (cut from the left, ninja's ReadFile read as the tail of its parameters) */
+    fits("RealDiskInterface::ReadFile(std::__cxx11::basic_string<char, std::char_traits<char>, "
+         "std::allocator<char> > const&, std::__cxx11::basic_string<char, "
+         "std::char_traits<char>, std::allocator<char> >*)",
+         60, "ReadFile(…, std::char_traits<char>, std::allocator<char> >*)");
+    fits("NS::f(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >)",
+         24, "f(…d::allocator<char> >)");
 }
 
 int main(void)
