@@ -23,12 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 static int sample_signal; /* the signal the handler is installed on; 0: none */
+
+/* The perf event was chosen, not asked for (PROFILER_SAMPLER unset): a thread that switches
+   often may trade it for a CPU-time timer (switch_to_timer). */
+static int may_switch;
 
 /* The function hooks' code (sample.h), where the linker made the section: weak, so a library
    without the hooks has an empty range. */
@@ -236,11 +242,111 @@ static void sample_cost(struct prof_sample_state *s, uint64_t lag, uint64_t w)
     PROF_STORE(s->cost_ns, s->cost_ns + (lag < cap ? lag : cap));
 }
 
+/*
+ * A thread that traded its perf event for a CPU-time timer (switch_to_timer) has the timer
+ * signal SIGTRAP, the signal the event's handler already owns, with this value: a signal of a
+ * timer deleted since (the thread's recorder freed, the run ended) is still told from a
+ * breakpoint's.
+ */
+#define SAMPLE_TIMER_TAG ((void *)(uintptr_t)0x70726f66u)
+
+/* The samples between two looks at a thread's context switches (4 ms of its CPU time at the
+   default period). */
+#define SWITCH_LOOK_SAMPLES 16u
+/* A thread that switched once per this much of its CPU time, or more often, trades its event
+   for the timer: 16 % of that time at 10 us a switch. */
+#define SWITCH_EVERY_NS 62500u
+
+/* The calling thread's context switches so far, voluntary and not; UINT64_MAX when unknown.
+   The system call itself, as in the handler. */
+static uint64_t thread_switches(void)
+{
+    struct rusage ru;
+    if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
+        return UINT64_MAX;
+    return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+}
+
+/* A CPU-time timer's notice, sig with value to the calling thread, and its setting: expiring
+   every period_ns. */
+static void timer_spec(uint64_t period_ns, int sig, void *value, struct sigevent *ev,
+                       struct itimerspec *it)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->sigev_notify = SIGEV_THREAD_ID;
+    ev->sigev_signo = sig;
+    ev->sigev_value.sival_ptr = value;
+    ev->_sigev_un._tid = thread_id();
+    it->it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
+    it->it_interval.tv_nsec = (long)(period_ns % 1000000000u);
+    it->it_value = it->it_interval;
+}
+
+/* A kernel CPU-time timer of the calling thread expiring every period_ns, signalled to it with
+   sig and value: its id, or -1. System calls only (it is made in the signal handler): the C
+   library's timer_create is not among the async-signal-safe functions. */
+static int ktimer_open(uint64_t period_ns, int sig, void *value)
+{
+    struct sigevent ev;
+    struct itimerspec it;
+    timer_spec(period_ns, sig, value, &ev, &it);
+    int id = -1;
+    if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) != 0)
+        return -1;
+    if (syscall(SYS_timer_settime, id, 0, &it, NULL) != 0) {
+        syscall(SYS_timer_delete, id);
+        return -1;
+    }
+    return id;
+}
+
+static int perf_fd_ours(const struct prof_sample_state *s);
+
+/*
+ * A perf event makes each of its thread's context switches dearer: the kernel stops and starts
+ * the event's timer at each (about 10 us on a virtual machine, where reprogramming the timer
+ * traps to the hypervisor). pigz decompressing, whose threads wake each other 6,400 times in
+ * 0.13 s, ran 1.25x slower with it and about as fast as without the collector with the timer,
+ * whose expiries the scheduler's tick checks; and the switches' cost, charged to the thread's
+ * CPU time, went to the functions that block. The timer looks where the thread is only at
+ * the tick (250 or 1000 times a second of CPU time, against the event's 4,000 at the default
+ * period), so it is the lesser evil only where the switches cost much: at every
+ * SWITCH_LOOK_SAMPLES samples, a thread that switched once per SWITCH_EVERY_NS of its CPU time
+ * or more often since the last look (16 % of that time on such a machine) trades the event
+ * for the timer, on the same signal. Called from the event's signal handler, on the thread.
+ */
+static void switch_to_timer(struct prof_sample_state *s)
+{
+    if (s->samples - s->looked < SWITCH_LOOK_SAMPLES)
+        return;
+    uint64_t before = s->switches0, samples = s->samples - s->looked;
+    s->looked = s->samples;
+    s->switches0 = thread_switches();
+    if (before == UINT64_MAX || s->switches0 == UINT64_MAX ||
+        (s->switches0 - before) * SWITCH_EVERY_NS < samples * s->period_ns)
+        return;
+    int id = ktimer_open(s->period_ns, SIGTRAP, SAMPLE_TIMER_TAG);
+    if (id < 0) {
+        s->switches0 = UINT64_MAX; /* tried again after the next look */
+        return;
+    }
+    s->ktimer = id;
+    s->ktimer_ok = 1;
+    int fd = s->fd;
+    int ours = perf_fd_ours(s);
+    s->fd = -1; /* its signals still pending are dropped */
+    if (ours) {
+        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+        close(fd);
+    }
+}
+
 /* The sampling signal: one timer expiry (plus its overruns), or a perf event's overflow. */
 static void on_sample(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
-    if (sig == SIGTRAP && si->si_code != TRAP_PERF) {
+    int tagged = si->si_code == SI_TIMER && si->si_value.sival_ptr == SAMPLE_TIMER_TAG;
+    if (sig == SIGTRAP && si->si_code != TRAP_PERF && !tagged) {
         /* A breakpoint of the program's own (int3 with no debugger): what it did before we
            took the signal, end the process. */
         signal(SIGTRAP, SIG_DFL);
@@ -254,8 +360,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         uint64_t w = 0;
         int perf = 0;
         if (si->si_code == SI_TIMER) {
-            if (s->timer_ok && si->si_value.sival_ptr == s)
+            if ((s->timer_ok && si->si_value.sival_ptr == s) || (tagged && s->ktimer_ok)) {
                 w = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+                PROF_STORE(s->timer_samples, s->timer_samples + w);
+                PROF_STORE(s->timer_draws, s->timer_draws + 1);
+            }
         } else if (s->fd >= 0) {
             /* The event's count is the thread's CPU time in ns: an overflow whose signal was
                merged with a pending one is not lost, it is in the periods since the last. The
@@ -278,6 +387,8 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
             charge(t, w, interrupted_pc(uc), interrupted_sp(uc));
             if (perf) /* the rest of what the sample cost (the timer's: not measured) */
                 PROF_STORE(s->cost_ticks, s->cost_ticks + (prof_ticks() - t0));
+            if (perf && may_switch)
+                switch_to_timer(s);
         }
     }
     errno = saved;
@@ -311,17 +422,10 @@ static int perf_open(uint64_t period_ns)
 static int timer_open(uint64_t period_ns, int sig, void *value, timer_t *out)
 {
     struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = sig;
-    ev.sigev_value.sival_ptr = value;
-    ev._sigev_un._tid = thread_id();
+    struct itimerspec it;
+    timer_spec(period_ns, sig, value, &ev, &it);
     if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, out) != 0)
         return -1;
-    struct itimerspec it;
-    it.it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
-    it.it_interval.tv_nsec = (long)(period_ns % 1000000000u);
-    it.it_value = it.it_interval;
     if (timer_settime(*out, 0, &it, NULL) != 0) {
         int e = errno;
         timer_delete(*out);
@@ -376,6 +480,21 @@ static int trap_watched(void)
     return tp && strtol(tp + 10, NULL, 10) != 0;
 }
 
+/*
+ * Whether the kernel drops the pending signal of a timer deleted since it fired (Linux 6.13
+ * on): exec deletes the process's timers, and an older kernel delivers such a signal to the new
+ * program, in which SIGTRAP's default action ends it with a core dump. The perf event is removed
+ * at exec without that risk (remove_on_exec), so only there may a thread trade it for a timer.
+ */
+static int drops_deleted_timer_signals(void)
+{
+    struct utsname u;
+    unsigned major = 0, minor = 0;
+    if (uname(&u) != 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+        return 0;
+    return major > 6 || (major == 6 && minor >= 13);
+}
+
 /* Install the handler and find a method that works here: a perf event with SIGTRAP, else a
    CPU-time timer on sig (want: PROF_SAMPLE_NONE to choose so, or the one method to try). */
 enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns, enum prof_sample_method want)
@@ -389,6 +508,7 @@ enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns, enum prof
             close(fd);
             if (take_signal(SIGTRAP) == 0) {
                 sample_signal = SIGTRAP;
+                may_switch = want == PROF_SAMPLE_NONE && drops_deleted_timer_signals();
                 return PROF_SAMPLE_PERF;
             }
             perf_err = errno;
@@ -443,9 +563,11 @@ static int sampler_start(struct prof_thread *t, const struct prof_run_info *run)
     sampler_stop(t);
     s->samples = s->overhead = s->slow = s->outside = s->taken = 0;
     s->cost_ns = s->cost_ticks = s->lag_low = 0;
+    s->looked = s->timer_samples = s->timer_draws = 0;
     if (run->sample_method == PROF_SAMPLE_NONE || !sample_signal)
         return 0;
     s->pid = getpid();
+    s->switches0 = may_switch ? thread_switches() : UINT64_MAX;
     if (run->sample_method == PROF_SAMPLE_PERF) {
         s->fd = perf_open(run->sample_period_ns);
         if (s->fd < 0)
@@ -486,6 +608,11 @@ static void sampler_stop(struct prof_thread *t)
         if (own)
             timer_delete(s->timer);
         s->timer_ok = 0;
+    }
+    if (s->ktimer_ok) {
+        if (own)
+            syscall(SYS_timer_delete, s->ktimer);
+        s->ktimer_ok = 0;
     }
 }
 

@@ -27,7 +27,8 @@ struct prof_hooks;
 /* How samples are taken: a perf task-clock event (an hrtimer on the thread's CPU time, its
    overflow a synchronous SIGTRAP; Linux 5.13 on) or a POSIX CPU-time timer on a signal of our
    choice (checked at the scheduler's tick, so its expiries come in bursts, weighted by their
-   overruns). */
+   overruns). With the event chosen rather than asked for, a thread that switches often trades
+   its event for such a timer on SIGTRAP (sample.c, switch_to_timer). */
 enum prof_sample_method { PROF_SAMPLE_NONE, PROF_SAMPLE_PERF, PROF_SAMPLE_TIMER };
 
 /* The default sample period: 250 us of a thread's CPU time. */

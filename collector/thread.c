@@ -399,16 +399,18 @@ static int write_cpu(struct prof_thread *t)
                          : 0;
     /* A sampled thread's record always has the wait: UINT64_MAX when the kernel does not say
        it (format.h). */
-    uint64_t rec[8] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
-                       prof_monotonic_ns() - t->wall_begin_ns,
-                       wait >= 0 ? wait_ns : UINT64_MAX,
-                       PROF_LOAD(t->sampling.samples),
-                       PROF_LOAD(t->sampling.overhead),
-                       PROF_LOAD(t->sampling.outside) +
-                           prof_leftout_unnamed_under(&t->sampling.leftout, &t->summary.cct.root),
-                       (uint64_t)(hook_ps + 0.5),
-                       (uint64_t)(sample_cost_ns(t) + 0.5)};
-    size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED_COST
+    uint64_t rec[10] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+                        prof_monotonic_ns() - t->wall_begin_ns,
+                        wait >= 0 ? wait_ns : UINT64_MAX,
+                        PROF_LOAD(t->sampling.samples),
+                        PROF_LOAD(t->sampling.overhead),
+                        PROF_LOAD(t->sampling.outside) +
+                            prof_leftout_unnamed_under(&t->sampling.leftout, &t->summary.cct.root),
+                        (uint64_t)(hook_ps + 0.5),
+                        (uint64_t)(sample_cost_ns(t) + 0.5),
+                        PROF_LOAD(t->sampling.timer_samples),
+                        PROF_LOAD(t->sampling.timer_draws)};
+    size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED_TIMER
                  : wait >= 0        ? PROF_CPU_RECORD_WAIT
                                     : PROF_CPU_RECORD;
     return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, len);

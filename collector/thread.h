@@ -139,6 +139,14 @@ struct prof_sample_state {
     uint64_t id;  /* its PERF_EVENT_IOC_ID: the descriptor is still ours only while it says so */
     int timer_ok; /* timer is a POSIX timer of this process */
     timer_t timer;
+    /* perf, PROFILER_SAMPLER unset: the thread's context switches at the last look at them,
+       and its samples then (sample.c, switch_to_timer); ktimer: the kernel's id of the CPU-time
+       timer that replaced the event on a thread that switched often (ktimer_ok) */
+    uint64_t switches0, looked;
+    int ktimer, ktimer_ok;
+    /* the samples a CPU-time timer took (either kind), and its signals that took them: each
+       signal one look at where the thread is, weighted by the periods since the last */
+    uint64_t timer_samples, timer_draws;
     pid_t pid;          /* the process that made them: a fork child's copies are not its own */
     uint64_t period_ns; /* 0: not armed */
     uint64_t taken;     /* perf: periods of the event's count already charged */

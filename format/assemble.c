@@ -45,10 +45,11 @@ struct part_info {
     int has_cpu;  /* a PRFC chunk: cpu_ns and wall_ns while the thread recorded */
     int has_wait; /* and wait_ns, its time waiting for a CPU */
     uint64_t cpu_ns, wall_ns, wait_ns;
-    /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps (has_samples),
-       and the samples' own cost in ns (has_samples 2) */
-    int has_samples;
-    uint64_t samples[5];
+    /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps, and in newer
+       parts the samples' own cost in ns, then those a CPU-time timer took and its signals:
+       has_samples of these fields (0: none) */
+    unsigned has_samples;
+    uint64_t samples[7];
     /* a PRFX chunk: the program crashed by signal crash_signal (0: no chunk), which came to
        thread number crash_thread (0: one that recorded nothing) */
     uint32_t crash_signal, crash_thread;
@@ -933,11 +934,11 @@ static enum prof_error read_part(struct prof_parts *pp, size_t index, struct par
                 pi->has_wait = len >= PROF_CPU_RECORD_WAIT;
                 if (pi->has_wait)
                     memcpy(&pi->wait_ns, p + 16, 8);
-                pi->has_samples = len >= PROF_CPU_RECORD_SAMPLED_COST ? 2
-                                  : len >= PROF_CPU_RECORD_SAMPLED    ? 1
-                                                                      : 0;
-                if (pi->has_samples)
-                    memcpy(pi->samples, p + PROF_CPU_RECORD_WAIT, pi->has_samples > 1 ? 40 : 32);
+                pi->has_samples = len >= PROF_CPU_RECORD_SAMPLED_TIMER  ? 7
+                                  : len >= PROF_CPU_RECORD_SAMPLED_COST ? 5
+                                  : len >= PROF_CPU_RECORD_SAMPLED      ? 4
+                                                                        : 0;
+                memcpy(pi->samples, p + PROF_CPU_RECORD_WAIT, 8 * pi->has_samples);
             }
         } else if (type == PROF_CHUNK_CRASH && pi) {
             if (len < PROF_CRASH_RECORD)
@@ -1077,16 +1078,20 @@ enum prof_error prof_parts_open(const char *const *paths, size_t count,
 }
 
 /* A metadata record being put together: its fields, and room for the numbers among them. */
+#define REC_FIELDS 13u /* the longest record: ThreadCpu's key and twelve fields */
 struct rec {
-    const char *f[10];
-    size_t len[10];
+    const char *f[REC_FIELDS];
+    size_t len[REC_FIELDS];
     size_t n;
-    char num[10][24];
+    char num[REC_FIELDS][24];
 };
 
-/* Add a field of n bytes (NULL: an empty field). */
+/* Add a field of n bytes (NULL: an empty field); none past REC_FIELDS (a record made longer
+   in the format and not here loses its last fields, never the stack around it). */
 static void rec_add(struct rec *r, const char *s, size_t n)
 {
+    if (r->n >= REC_FIELDS)
+        return;
     r->f[r->n] = s ? s : "";
     r->len[r->n] = s ? n : 0;
     r->n++;
@@ -1098,6 +1103,8 @@ static void rec_str(struct rec *r, const char *s) { rec_add(r, s, s ? strlen(s) 
 /* Add a decimal number. */
 static void rec_u64(struct rec *r, uint64_t v)
 {
+    if (r->n >= REC_FIELDS)
+        return;
     char *end = prof_u64_put(r->num[r->n], v);
     *end = 0;
     rec_add(r, r->num[r->n], (size_t)(end - r->num[r->n]));
@@ -1254,7 +1261,7 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
             rec_str(&r, NULL); /* a sampled thread's record keeps its place: wait unknown */
         else if (pi->has_wait)
             rec_u64(&r, pi->wait_ns);
-        for (size_t i = 0; pi->has_samples && i < (pi->has_samples > 1 ? 5u : 4u); i++)
+        for (size_t i = 0; i < pi->has_samples; i++)
             rec_u64(&r, pi->samples[i]);
         rec_emit(s, &r);
     }

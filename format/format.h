@@ -112,6 +112,9 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
 /* In newer files, a tenth: what taking the samples cost the thread, ns of its CPU time
    (already taken out of the rows' sampled times). */
 #define PROF_THREAD_CPU_FIELDS_COST 10
+/* Newer: an eleventh and a twelfth, the samples a CPU-time timer took and its signals that took
+   them (FORMAT.md 1.2). */
+#define PROF_THREAD_CPU_FIELDS_TIMER 12
 
 /* The record saying how a summary run's time was measured (1.2), version 4:
    "Timing,exact" or "Timing,sampled,<method>,<period ns>,<short ns>,<clock ns>": every call
@@ -204,6 +207,10 @@ const char *prof_free_kind_name(int kind);
 /* Newer parts go on with sample_ns:u64, what taking the samples cost the thread in ns of
    its CPU time (taken out of the rows' sampled times). */
 #define PROF_CPU_RECORD_SAMPLED_COST 64u
+/* Newer still go on with timer_samples:u64 and timer_draws:u64, the samples a CPU-time timer
+   took (all of them with that sampler; after a thread traded its perf event for it, those
+   since) and the timer's signals that took them. */
+#define PROF_CPU_RECORD_SAMPLED_TIMER 80u
 
 /* Event words of a PRFE chunk. */
 #define PROF_W_EXIT 0x80000000u

@@ -285,6 +285,7 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
         t->cpu_ns = t->wall_ns = t->wait_ns = NAN;
         t->samples = t->overhead = t->outside = t->hook_ns = t->sample_cost_ns = NAN;
+        t->timer_samples = t->timer_draws = 0;
         char key[64];
         if (t->name[0])
             t->key = index_key_get(m, t->name);
@@ -388,6 +389,10 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
             }
             if (n >= PROF_THREAD_CPU_FIELDS_COST)
                 t->sample_cost_ns = strtod(f[9], NULL);
+            if (n >= PROF_THREAD_CPU_FIELDS_TIMER) {
+                t->timer_samples = strtod(f[10], NULL);
+                t->timer_draws = strtod(f[11], NULL);
+            }
         }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4) {
         /* without a file (no DWARF) it still says the region is a function: an instrumented
@@ -605,15 +610,16 @@ static void node_add(struct node_map *x, uint32_t node, size_t region, uint32_t 
  * A summary row of a sampled run (format 4, Timing,sampled): its Ticks, Self and Outer are
  * CPU-time samples times the period. A context whose every call was timed has its calls' wall
  * time as their cost (Wall, Min, Max, SumSquares, Histogram); the others only the mean of the
- * sampled time. Each sample adds period^2 to the variance of the region's totals.
+ * sampled time. Each sample adds period^2 to the variance of the region's totals, times its
+ * thread's spread (thread_sample_spread).
  */
 static void sampled_cost(struct region *r, const struct prof_summary_rec *s, double k,
-                         double period, double scale)
+                         double period, double spread, double scale)
 {
     double outer = (double)s->outer * k, self = (double)s->self * k;
     r->sampled = 1;
-    r->var_outer += outer * period;
-    r->var_self += self * period;
+    r->var_outer += outer * period * spread;
+    r->var_self += self * period * spread;
     if (s->timed == s->calls) {
         /* scale: the other threads' collector work taken out (othercost.h); each call is
            taken to have lost the same fraction, as the collector does with its own hooks */
@@ -678,7 +684,8 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
                                   .ticks = (double)s->ticks * k,
                                   .self = (double)s->self * k,
                                   .outer = (double)s->outer * k,
-                                  .sample_ns = thread_sample_ns(m->runs[in->run].period_ns, t)};
+                                  .sample_ns = thread_sample_ns(m->runs[in->run].period_ns, t),
+                                  .spread = thread_sample_spread(t)};
         uncounted_row_add(&in->uncounted, m, in->run, &x);
         return;
     }
@@ -696,7 +703,7 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
             scale = othercost_scale(wall, cpu, t->others_ns, off);
             scale *= othercost_offcpu_cap(wall * scale, cpu, s->calls, period, off);
         }
-        sampled_cost(r, s, k, period, scale);
+        sampled_cost(r, s, k, period, thread_sample_spread(t), scale);
         if (s->timed == s->calls)
             cost_ns = (double)s->wall * k * scale;
     } else {

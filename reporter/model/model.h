@@ -64,6 +64,10 @@ struct thread_rec {
        call's hooks in ns (taken out of its Wall times); NaN when the run does not say */
     double samples, overhead, outside, hook_ns;
     double sample_cost_ns; /* what taking its samples cost, in ns (NaN: not said, older files) */
+    /* of its samples, those a CPU-time timer took (all of a cpu-timer run's; in a
+       perf-task-clock run, those after the thread traded its event for the timer), and the
+       timer's signals that took them; 0 when none or not said (older files) */
+    double timer_samples, timer_draws;
     /* Sampled runs: what the collector's work on the run's other threads is taken to have
        added to this thread's waits (othercost.h), ns, taken out of its timed contexts' Wall;
        0 when nothing is */
@@ -417,6 +421,23 @@ static inline double thread_sample_ns(double period_ns, const struct thread_rec 
 {
     double c = t->samples > 0 && isfinite(t->sample_cost_ns) ? t->sample_cost_ns / t->samples : 0;
     return c > 0 && c < period_ns / 2 ? period_ns - c : period_ns;
+}
+
+/*
+ * How much more a time made of thread t's samples varies than their count says: a CPU-time
+ * timer's signal looks where the thread is once for all the w periods since the one before (the
+ * scheduler's tick checks it), so its time varies as w^2 periods^2 do, not as w; a perf event's
+ * sample looks once a period. Their mean over the thread's samples: (samples not the timer's +
+ * timer samples^2 / its signals) / samples; 1 when the run does not say (older files).
+ */
+static inline double thread_sample_spread(const struct thread_rec *t)
+{
+    if (!(t->timer_draws > 0) || !(t->timer_samples > 0) || !(t->samples >= t->timer_samples))
+        return 1;
+    double f =
+        (t->samples - t->timer_samples + t->timer_samples * t->timer_samples / t->timer_draws) /
+        t->samples;
+    return f > 1 ? f : 1;
 }
 
 #endif /* PROFREPORT_MODEL_H */

@@ -84,8 +84,8 @@ static void left_out_row(struct model *m, size_t run, const struct uncounted_row
     r->outer_ns += x->outer;
     if (period > 0) {
         r->sampled = 1;
-        r->var_outer += x->outer * period;
-        r->var_self += x->self * period;
+        r->var_outer += x->outer * period * x->spread;
+        r->var_self += x->self * period * x->spread;
     }
     struct columns c = index_region_grow(r, run, x->key);
     c.run_sum[run] += x->ticks;

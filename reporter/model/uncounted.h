@@ -22,6 +22,7 @@ struct uncounted_row {
     int node;                  /* a version 3 row: it has a calling context, and caller */
     double ticks, self, outer; /* ns */
     double sample_ns;          /* what one sample of its thread stands for (thread_sample_ns) */
+    double spread;             /* its thread's samples' spread (thread_sample_spread) */
 };
 
 /* What the run being read says of its functions compiled without hooks, and its Calls-0 rows

@@ -1351,7 +1351,7 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
 {
     double samples = 0, overhead = 0, outside = 0, period = 0, hook_sum = 0, hook_n = 0;
     double cost = 0, cost_samples = 0; /* of the threads that say what their samples cost */
-    size_t sampled = 0;
+    size_t sampled = 0, sampling_threads = 0, switched = 0;
     const char *method = NULL;
     for (size_t k = 0; k < m->nruns; k++)
         if (m->runs[k].sampling) {
@@ -1377,6 +1377,10 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
                 hook_sum += t->hook_ns;
                 hook_n++;
             }
+            /* a perf run's thread that took timer samples traded its event for the timer */
+            const char *how = m->runs[t->run].sampling;
+            sampling_threads++;
+            switched += t->timer_samples > 0 && how && strcmp(how, "perf-task-clock") == 0;
         }
     }
     if (!sampled) {
@@ -1384,6 +1388,13 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
         return;
     }
     char a[32], c[32], d[32], e[32], h[32], k[32], q[32], taking[160] = "", hook_text[160] = "";
+    char traded[256] = "";
+    if (switched)
+        snprintf(traded, sizeof traded,
+                 " (%zu of %zu threads traded it for a CPU-time timer: they switched threads "
+                 "once per 62.5 us of their CPU time or more often, and each switch costs more "
+                 "with a perf event)",
+                 switched, sampling_threads);
     if (hook_n > 0)
         snprintf(hook_text, sizeof hook_text,
                  "%s (measured by those samples), taken out of Wall for each call inside a "
@@ -1396,13 +1407,13 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
                  time_text(q, sizeof q, cost / cost_samples, NULL));
     snprintf(buf, size,
              "%s%zu of %zu runs: calls counted exactly; Total and Self from CPU-time samples, "
-             "one per %s of a thread's CPU time (%s), with their 95 %% bounds (Total +/-, Self "
+             "one per %s of a thread's CPU time (%s%s), with their 95 %% bounds (Total +/-, Self "
              "+/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose calls "
              "last long. Sampled CPU time %s; of it %s%s (%.1f %%) in the collector's own code, "
              "left out of every region, and %s outside every region. %s%s; "
              "the other threads' overhead out of the Wall of a thread that waited for them "
              "(Threads: Waited on hooks)",
-             "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method,
+             "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method, traded,
              time_text(c, sizeof c, samples, NULL), taking, time_text(d, sizeof d, overhead, NULL),
              samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL),
              /* "0 ns" where no thread's hooks took the 30 samples a measure needs read as a
@@ -2043,7 +2054,9 @@ static void sheet_about(struct book *b)
                            "the sampled time divided by the calls."},
         {"Total +/-, Self +/-", "Sampled runs: 1.96 standard deviations of the sampled time "
                                 "(1.96 x sqrt(samples) x period), the 95 % bound of Total and "
-                                "Self."},
+                                "Self; wider for a CPU-time timer's samples, each of whose "
+                                "signals stands for all the periods since the one before "
+                                "(samples x their mean weight in place of samples)."},
         {"Wall, Off-CPU", "Sampled runs: the wall time of the region's calls in calling "
                           "contexts timed on every call, and the part of it not on the CPU "
                           "(Wall minus their sampled CPU time): sleeping, waiting for I/O or a "

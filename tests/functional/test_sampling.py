@@ -37,11 +37,11 @@ def path_row(run, thread, *path):
 def thread_samples(run):
     """{thread: (cpu ns, samples, overhead, outside)} from the ThreadCpu records of sampled
     threads: thread, cpu, wall, wait (empty when unknown), samples, overhead, outside, hook,
-    what taking the samples cost (ns)."""
+    what taking the samples cost (ns), the samples a CPU-time timer took and its signals."""
     out = {}
     for r in run.values("ThreadCpu"):
-        assert len(r) in (3, 4, 9), r
-        if len(r) == 9:
+        assert len(r) in (3, 4, 11), r
+        if len(r) == 11:
             out[r[0]] = (int(r[1]), int(r[4]), int(r[5]), int(r[6]))
     return out
 
@@ -132,7 +132,7 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
                               env={"PROFILER_SAMPLE_PERIOD": "50us", "PROFILER_SAMPLER": "perf"})
     (run,) = map(parse_run, files)
     period_ns = 50_000
-    (record,) = [r for r in run.values("ThreadCpu") if len(r) == 9]
+    (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
     wall_ns, samples, overhead, outside, hook_ps, cost = (
         int(record[i]) for i in (2, 4, 5, 6, 7, 8))
     assert samples >= 100, record
@@ -170,8 +170,11 @@ def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):
     of what taking them cost."""
     sampler_or_skip(tmp_path, "timer")
     _, run = sampled_run(tmp_path, "shares", 5_000_000, env={"PROFILER_SAMPLER": "timer"})
-    (record,) = [r for r in run.values("ThreadCpu") if len(r) == 9]
+    (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
     assert int(record[8]) == 0, record
+    # every sample the timer's, each of its signals taking at least one (the tick may come
+    # after several periods: they all go to where the thread is then)
+    assert int(record[9]) == int(record[4]) and 0 < int(record[10]) <= int(record[9]), record
     rows = [r for r in run.rows if int(r["Samples"]) > 0]
     assert rows
     net = int(rows[0]["Self"]) // int(rows[0]["Samples"])
@@ -182,6 +185,7 @@ def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):
     must_run(run.path, "-o", out, "-q", "--no-gnuplot")
     (timing,) = [r[1] for r in Book(out).rows("Summary") if r and r[0] == "Timing"]
     assert "cpu-timer" in timing and "taking the samples" not in timing, timing
+    assert "traded" not in timing, timing  # the timer was asked for, not traded for
 
 
 def test_the_report_shows_sampled_time_its_bounds_and_the_wait(tmp_path):
@@ -201,7 +205,7 @@ def test_the_report_shows_sampled_time_its_bounds_and_the_wait(tmp_path):
         assert sleeper[column] == pytest.approx(sleeper["Mean (ns)"], rel=1e-9), column
     three = cost["three"]
     # The bound is 1.96 sqrt(samples) samples' worth: a period less what taking one cost.
-    (record,) = [r for r in run.values("ThreadCpu") if len(r) == 9]
+    (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
     sample_ns = PERIOD_NS - int(record[8]) / int(record[4])
     samples = round(three["Total (ns)"] / sample_ns)
     assert math.isclose(three["Total +/- (ns)"], 1.96 * math.sqrt(samples) * sample_ns,
@@ -338,7 +342,7 @@ def test_a_thread_waiting_for_an_instrumented_one_is_not_charged_its_hooks(tmp_p
     _, run = sampled_run(tmp_path, "waits", 20_000_000, env={"PROFILER_SAMPLER": "perf"})
     period = int(run.values("Timing")[0][2])
     # a thread's collector work: its overhead samples, each the period less what taking a
-    # sample cost it on average, and that cost for every sample (ThreadCpu's last field)
+    # sample cost it on average, and that cost for every sample (ThreadCpu's tenth field)
     threads = {r[0]: (int(r[1]), int(r[2]), collector_ns(r, period))
                for r in run.values("ThreadCpu")}
     main_cpu, main_wall, _ = threads.pop("1")
@@ -397,7 +401,7 @@ def test_a_functions_prologue_and_epilogue_are_its_own(tmp_path):
 
 def test_the_hooks_cost_per_call_counts_the_calls_left_out(tmp_path):
     """PROFILER_EXCLUDE=tiny with PROFILER_PATCH=0: tiny's 20 M calls still run the hooks (a
-    lookup, then nothing recorded), so the hooks' measured cost per call (ThreadCpu's last
+    lookup, then nothing recorded), so the hooks' measured cost per call (ThreadCpu's hook
     field, picoseconds) is their samples over every call they saw, not over the 3 calls
     recorded (which made it milliseconds a call, and --suggest-exclude then took a 3 ms function
     for a tiny one). Patched out (the default), tiny's calls would not reach the hooks."""
@@ -412,7 +416,7 @@ def test_the_hooks_cost_per_call_counts_the_calls_left_out(tmp_path):
     assert {p: c for p, c in calls.items() if p[-1] != "tiny" and p[-1] not in no_hooks} == {
         ("main",): 1, ("main", "caller"): 1}
     assert all(c == 0 for p, c in calls.items() if p[-1] == "tiny")
-    (record,) = [r for r in run.values("ThreadCpu") if len(r) == 9]
+    (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
     overhead, hook_ps = int(record[5]), int(record[7])
     assert overhead >= 30  # the hooks of 20 M calls: enough samples to measure them
     assert 0 < hook_ps < 1_000_000, record
@@ -767,3 +771,63 @@ def test_threads_the_wrapper_started_may_be_cancelled_or_exit_early(tmp_path):
         _, samples, overhead, outside = counts[th]
         assert samples == sum(int(r["Samples"]) for r in rows) + overhead + outside
         assert any(r["Region"] == "burn" and int(r["Samples"]) > 0 for r in rows), rows
+
+
+def test_a_thread_that_switches_often_trades_the_perf_event_for_the_timer(tmp_path):
+    """A perf event makes every context switch of its thread dearer (about 10 us on a virtual
+    machine: pigz decompressing ran 1.25x slower). In pingpong mode main and a thread wake each
+    other 3,000 times, running a few us between: both switch more often than once per 62.5 us
+    of CPU time, so with the sampler chosen (PROFILER_SAMPLER unset) each trades its event for a CPU-time
+    timer, whose samples still make up its CPU time and whose count and signals ThreadCpu's
+    eleventh and twelfth fields give. A signal of the timer looks where the thread is once for
+    all the periods since the one before: the report's bounds grow by their mean weight. Asked
+    for by name, the perf event stays, and a thread that never blocks keeps it."""
+    for d in ("t", "chosen", "perf", "alone"):
+        (tmp_path / d).mkdir()
+    sampler_or_skip(tmp_path, "perf")
+    sampler_or_skip(tmp_path / "t", "timer")
+    _, run = sampled_run(tmp_path / "chosen", "pingpong", 3000)
+    assert run.values("Timing")[0][1] == "perf-task-clock"
+    records = {r[0]: r for r in run.values("ThreadCpu")}
+    assert set(records) == {"1", "2"}
+    kernel = tuple(int(x) for x in re.findall(r"\d+", platform.release())[:2])
+    if kernel < (6, 13):
+        # an older kernel delivers a deleted timer's pending signal to the program an exec
+        # starts: no trade there
+        assert [r[9:] for r in records.values()] == [["0", "0"], ["0", "0"]]
+        pytest.skip(f"Linux {platform.release()}: no trade before 6.13")
+    spread = {}
+    for number, r in records.items():
+        cpu, samples, cost, timer, draws = int(r[1]), int(r[4]), int(r[8]), int(r[9]), int(r[10])
+        assert 0 < draws <= timer <= samples, r
+        assert samples * PERIOD_NS <= cpu * 1.05 + 2 * PERIOD_NS, r
+        if not SAN:  # ThreadSanitizer defers the signals (and merges the timer's overruns)
+            # the first look at its switches comes after 16 samples: the rest are the timer's
+            assert timer >= samples - 64, r
+            assert samples * PERIOD_NS >= cpu * 0.7 - 4_000_000, r
+        spread[number] = ((samples - timer + timer * timer / draws) / samples,
+                          PERIOD_NS - cost / samples)
+    # counted exactly all the same
+    paths = {1: ("main", "rally", "volley"), 2: ("returner", "rally", "volley")}
+    assert int(path_row(run, 1, *paths[1])["Calls"]) == 2999
+    assert int(path_row(run, 2, *paths[2])["Calls"]) == 3000
+    out = tmp_path / "r.xlsx"
+    must_run(run.path, "-o", out, "-q", "--no-gnuplot", "--unit", "ns")
+    book = Book(out)
+    timing = [r[1] for r in book.rows("Summary") if r and r[0] == "Timing"]
+    assert "(2 of 2 threads traded it for a CPU-time timer" in timing[0]
+    # volley's bound: each thread's samples in it (Outer, in ticks of its sample), each adding
+    # the sample's time squared, times the thread's spread
+    ns_per_tick = 1e9 / run.frequency
+    var = 0
+    for t, path in paths.items():
+        outer_ns = int(path_row(run, t, *path)["Outer"]) * ns_per_tick
+        weight, sample_ns = spread[str(t)]
+        var += outer_ns * sample_ns * weight
+    _, cost, _ = book.cost()
+    assert math.isclose(cost["volley"]["Total +/- (ns)"], 1.96 * math.sqrt(var), rel_tol=2e-3)
+
+    _, run = sampled_run(tmp_path / "perf", "pingpong", 3000, env={"PROFILER_SAMPLER": "perf"})
+    assert [r[9:] for r in run.values("ThreadCpu")] == [["0", "0"], ["0", "0"]]
+    _, run = sampled_run(tmp_path / "alone", "shares", 5_000_000)
+    assert [r[9:] for r in run.values("ThreadCpu")] == [["0", "0"]]

@@ -74,9 +74,9 @@ __attribute__((noinline)) static void waits(void)
 int main(void)
 {
     unsigned s = 0;
-    for (unsigned i = 0; i < 400; i++) {
+    for (unsigned i = 0; i < 800; i++) {
         waits();
-        for (unsigned k = 0; k < 2000; k++)
+        for (unsigned k = 0; k < 1000; k++)
             s = tiny(s + k);
     }
     printf("%u\n", s);
@@ -199,7 +199,13 @@ def test_functions_that_wait_or_cost_their_hooks_nothing_are_not_suggested(tmp_p
     though their timed calls took microseconds, and so were functions whose hooks cost the
     program under 1 % of its time: a round gained nothing and hid them."""
     exe = build(tmp_path, "waits", source=WAIT_SOURCE)
-    proc = run_command([exe], env=clean_env({"PROFILER_DIR": str(tmp_path / "w")}))
+    # the perf event named: its 800 sleeps are a switch per 10-20 us of CPU time, for which the
+    # chosen sampler trades the event for the CPU-time timer, whose few looks in a short run
+    # could miss tiny altogether (test_sampling); tiny makes about a tenth of the CPU time,
+    # well below the quarter past which a function is no longer suggested, with 50 and more
+    # samples
+    proc = run_command([exe], env=clean_env({"PROFILER_DIR": str(tmp_path / "w"),
+                                             "PROFILER_SAMPLER": "perf"}))
     assert proc.returncode == 0
     opts = tmp_path / "w.opt"
     p = must_run("--no-gnuplot", tmp_path / "w", "-o", tmp_path / "w.xlsx",

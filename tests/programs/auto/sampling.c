@@ -38,6 +38,10 @@
  *                                 in ns: built without hooks, the program's own cost)
  *        sampling waits N        (a thread runs caller(N) while main waits for it in
  *                                 pthread_join: main's wait holds the thread's hooks' cost)
+ *        sampling pingpong N     (main and a thread hand a byte to each other through two
+ *                                 pipes N times, each running volley() between: both block
+ *                                 and wake thousands of times, each switch dearer with a
+ *                                 perf event than the work between two samples)
  * With SAMPLING_OWN_HANDLER=PROF (or PROF,TRAP) the program installs handlers of its own on
  * SIGPROF (and SIGTRAP) before main, so the collector must leave those signals alone.
  */
@@ -49,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static __thread volatile unsigned long sink; /* per thread: the workers share no data */
 static volatile sig_atomic_t own_signals;
@@ -246,6 +251,33 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* pingpong mode: the pipes main writes to (ping) and the thread answers on (pong). */
+static int ping[2], pong[2];
+
+/* A volley's work: 3 000 iterations of the loop, a few us. */
+static __attribute__((noinline)) void volley(void) { burn(3000); }
+
+/* Receive a byte on fd, then run a volley and send it on out: n times. */
+static void rally(int in, int out, unsigned long n)
+{
+    char c = 0;
+    for (unsigned long i = 0; i < n; i++) {
+        if (read(in, &c, 1) != 1)
+            abort();
+        volley();
+        if (write(out, &c, 1) != 1)
+            abort();
+    }
+}
+
+/* The thread of pingpong mode. */
+static void *returner(void *arg)
+{
+    (void)arg;
+    rally(ping[0], pong[1], iterations);
+    return NULL;
+}
+
 /* The thread of `waits` mode: caller(iterations). */
 static void *calls_worker(void *arg)
 {
@@ -356,6 +388,18 @@ int main(int argc, char **argv)
                     reached ? "was not cancelled" : "was cancelled before its own point");
             return 3;
         }
+    } else if (strcmp(mode, "pingpong") == 0) {
+        pthread_t w;
+        if (pipe(ping) != 0 || pipe(pong) != 0)
+            return 5;
+        pthread_create(&w, NULL, returner, NULL);
+        char c = 0;
+        if (write(ping[1], &c, 1) != 1) /* the serve */
+            return 5;
+        rally(pong[0], ping[1], iterations - 1);
+        if (read(pong[0], &c, 1) != 1)
+            return 5;
+        pthread_join(w, NULL);
     } else if (strcmp(mode, "late") == 0) {
         worker(NULL);
         pthread_t w;
