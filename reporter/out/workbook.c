@@ -1391,9 +1391,9 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
     char traded[256] = "";
     if (switched)
         snprintf(traded, sizeof traded,
-                 " (%zu of %zu threads traded it for a CPU-time timer: they switched threads "
-                 "once per 62.5 us of their CPU time or more often, and each switch costs more "
-                 "with a perf event)",
+                 "; %zu of %zu threads traded it for a CPU-time timer, as they switched "
+                 "threads once per 62.5 us of their CPU time or more often and each switch "
+                 "costs more with a perf event",
                  switched, sampling_threads);
     if (hook_n > 0)
         snprintf(hook_text, sizeof hook_text,

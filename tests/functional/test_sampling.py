@@ -815,7 +815,7 @@ def test_a_thread_that_switches_often_trades_the_perf_event_for_the_timer(tmp_pa
     must_run(run.path, "-o", out, "-q", "--no-gnuplot", "--unit", "ns")
     book = Book(out)
     timing = [r[1] for r in book.rows("Summary") if r and r[0] == "Timing"]
-    assert "(2 of 2 threads traded it for a CPU-time timer" in timing[0]
+    assert "(perf-task-clock; 2 of 2 threads traded it for a CPU-time timer, as" in timing[0]
     # volley's bound: each thread's samples in it (Outer, in ticks of its sample), each adding
     # the sample's time squared, times the thread's spread
     ns_per_tick = 1e9 / run.frequency
