@@ -9,7 +9,7 @@
 # Usage: autobench.sh BUILD_DIR WORK_DIR [N] [REPS]
 set -eu
 
-BUILD=$1
+BUILD=$(cd "$1" && pwd) # absolute: the programs run in WORK, and their rpath names it
 WORK=$2
 N=${3:-32}
 REPS=${4:-5}
@@ -28,10 +28,18 @@ $CC -O2 -finstrument-functions "$HERE/callheavy.c" -o "$WORK/ch-auto-static" \
     "$BUILD/libprofreport-auto.a" -ldw -liberty -pthread
 $CC -O2 -pg "$HERE/callheavy.c" -o "$WORK/ch-pg"
 
-# One timed run of a command line (the program prints "calls=C ns=T ..."): T.
+# One timed run of a command line (the program prints "calls=C ns=T ..."): T. A run that
+# prints no figure ends the bench with its error, rather than leave a configuration at 0.
 once_ns() {
     rm -rf "$RUNS" "$WORK/uftrace.data"
-    (cd "$WORK" && env PROFILER_DIR="$RUNS" "$@" 2>/dev/null) | sed -n 's/^calls=[0-9]* ns=\([0-9]*\).*/\1/p'
+    t=$( (cd "$WORK" && env PROFILER_DIR="$RUNS" "$@" 2>"$WORK/stderr") |
+        sed -n 's/^calls=[0-9]* ns=\([0-9]*\).*/\1/p')
+    if [ -z "$t" ]; then
+        echo "autobench: no figure from: $*" >&2
+        cat "$WORK/stderr" >&2
+        exit 1
+    fi
+    echo "$t"
 }
 
 median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
@@ -41,7 +49,7 @@ HAVE_UFTRACE=0
 command -v uftrace >/dev/null 2>&1 && HAVE_UFTRACE=1
 # Round robin: every configuration once per round, so a slow spell of the machine hits all
 # of them alike (this matters for the ratio to uftrace).
-CONFIGS="plain empty pg ours ours_static summary skip skip_static"
+CONFIGS="plain empty pg ours ours_static summary summary_static skip skip_static"
 [ $HAVE_UFTRACE = 1 ] && CONFIGS="$CONFIGS uftrace"
 for c in $CONFIGS; do : > "$WORK/t-$c"; done
 round=0
@@ -52,6 +60,7 @@ while [ $round -lt "$REPS" ]; do
     once_ns env PROFILER_MODE=events "$WORK/ch-auto" "$N" >> "$WORK/t-ours"
     once_ns env PROFILER_MODE=events "$WORK/ch-auto-static" "$N" >> "$WORK/t-ours_static"
     once_ns "$WORK/ch-auto" "$N" >> "$WORK/t-summary" # libprofreport-auto's default
+    once_ns "$WORK/ch-auto-static" "$N" >> "$WORK/t-summary_static"
     once_ns env PROFILER_EXCLUDE=fib "$WORK/ch-auto" "$N" >> "$WORK/t-skip"
     once_ns env PROFILER_EXCLUDE=fib "$WORK/ch-auto-static" "$N" >> "$WORK/t-skip_static"
     [ $HAVE_UFTRACE = 1 ] &&
@@ -78,6 +87,7 @@ report "profreport-auto, events (shared)" "$OURS"
 report "profreport-auto, events (static)" "$OURS_S"
 SUMMARY=$(med summary)
 report "profreport-auto, summary (shared, default)" "$SUMMARY"
+report "profreport-auto, summary (static)" "$(med summary_static)"
 report "profreport-auto, fib filtered out (shared)" "$(med skip)"
 report "profreport-auto, fib filtered out (static)" "$(med skip_static)"
 
