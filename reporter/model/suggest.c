@@ -415,7 +415,9 @@ void suggest_build(const struct model *m, const struct suggest_options *o, struc
     double hook = isfinite(s->hook_ns) ? s->hook_ns : SUGGEST_DEFAULT_HOOK_NS;
     s->hooks_share = busy > 0 ? (double)in * hook / busy : 0;
     s->gcc_call_share = (double)in_gcc / (double)s->calls;
-    if (s->hooks_share < SUGGEST_MIN_HOOKS_SHARE) {
+    /* A threshold given (--suggest-max-cost) is the user's judgement of what is worth a
+       round: the list is theirs however little the hooks cost. */
+    if (s->hooks_share < SUGGEST_MIN_HOOKS_SHARE && !(o && o->max_mean_ns > 0)) {
         s->cheap = s->n;
         free_items(s);
         s->call_share = s->gcc_call_share = 0;

@@ -44,7 +44,8 @@
 #define SUGGEST_HINT_COST_SHARE 0.10
 /* Nothing is suggested when the hooks of all the functions that qualify cost less than this
    share of the program's time: a rebuild or a round would gain nothing and hide their calls
-   (pigz makes 3,600 hooked calls for 8 MB: its lock and I/O functions qualified). */
+   (pigz makes 3,600 hooked calls for 8 MB: its lock and I/O functions qualified), unless the
+   user gave the threshold (suggest_options.max_mean_ns). */
 #define SUGGEST_MIN_HOOKS_SHARE 0.01
 
 /* Why a function that qualifies was not put in the gcc list. */

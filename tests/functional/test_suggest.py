@@ -225,6 +225,12 @@ def test_functions_that_wait_or_cost_their_hooks_nothing_are_not_suggested(tmp_p
     text = p.stdout.decode()
     assert "but their hooks cost under 1% of the program's own time: nothing worth leaving out" \
         in text, text
+    # a threshold given is the user's judgement: the list is made however little they cost
+    p = must_run("--no-gnuplot", tmp_path / "few", "-o", tmp_path / "r.xlsx",
+                 "--suggest-exclude", opts, "--suggest-max-cost", "100000")
+    assert opts.read_text().startswith("-finstrument-functions-exclude-function-list="), (
+        p.stdout.decode())
+    assert "nothing worth leaving out" not in p.stdout.decode()
 
 
 def test_a_file_that_is_not_a_suggestion_is_not_replaced(tmp_path):
