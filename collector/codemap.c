@@ -124,14 +124,40 @@ int prof_codemap_inlined(uintptr_t ret, uintptr_t fn, uint64_t size)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-/* Whether the instruction ending at ret, in published function f, calls code outside the
-   published functions: `call rel32` to a PLT stub or a library, or `call *disp32(%rip)`
-   (-fno-plt's call through the GOT). Its bytes lie in f's code. */
+/* The length of an indirect call `call *r/m` (opcode 0xff, ModRM reg field 2) whose ModRM byte
+   is m and whose next byte (a SIB byte, when m says there is one) is sib; 0 when m is not an
+   indirect call's. */
+static unsigned indirect_call_length(unsigned char m, unsigned char sib)
+{
+    unsigned mod = m >> 6, rm = m & 7u;
+    if (((m >> 3) & 7u) != 2)
+        return 0;
+    if (mod == 3)
+        return 2; /* call *%reg */
+    if (mod == 0)
+        return rm == 4 ? ((sib & 7u) == 5 ? 7 : 3) : rm == 5 ? 6 : 2; /* (%reg), disp32(%rip) */
+    return (mod == 1 ? 3 : 6) + (rm == 4); /* disp8 or disp32, and a SIB byte */
+}
+
+/*
+ * Whether the instruction ending at ret, in published function f, calls code outside the
+ * published functions: `call rel32` to a PLT stub or a library, or an indirect call (through
+ * the GOT, -fno-plt's `call *disp32(%rip)`, or through a function pointer). An indirect call
+ * to a hooked function would have that function's frame innermost, above this return address
+ * (the scan stops below it); to a function without hooks that tail-called the library (Lua's
+ * l_alloc, reached through a pointer, jumps to realloc), the caller is the innermost program
+ * frame, as perf's unwinding finds it. Its bytes lie in f's code.
+ */
 static int calls_out(uintptr_t ret, const struct prof_code_fn *f)
 {
     const unsigned char *r = (const unsigned char *)ret;
-    if (ret - f->lo >= 6 && r[-6] == 0xff && r[-5] == 0x15)
-        return 1;
+    static const unsigned char lengths[] = {2, 3, 4, 6, 7};
+    for (size_t i = 0; i < sizeof lengths; i++) {
+        unsigned n = lengths[i];
+        if (ret - f->lo >= n && r[-(int)n] == 0xff &&
+            indirect_call_length(r[1 - (int)n], n > 2 ? r[2 - (int)n] : 0) == n)
+            return 1;
+    }
     if (ret - f->lo < 5 || r[-5] != 0xe8)
         return 0;
     int32_t rel;

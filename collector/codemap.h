@@ -73,7 +73,8 @@ uint32_t prof_codemap_place(uintptr_t pc, struct prof_code_fn *span);
  * (at most PROF_CODEMAP_SCAN, within sp's page, which the interrupted code uses, and below
  * limit: the innermost open frame's stack position, above which lie its own and its callers'
  * frames) that is an address in a published function right after a call of code outside the
- * published functions (a direct call of a PLT stub or a library, or a call through the GOT):
+ * published functions (a direct call of a PLT stub or a library) or an indirect call (through
+ * the GOT or a function pointer):
  * the return address a leaf such as memcpy finds at sp, or a function such as malloc a few
  * frames above it. Async-signal-safe; x86-64 and i386 only (0 elsewhere).
  */

@@ -32,6 +32,9 @@
  *                                 through a pointer, then sleeps in sleeper(): with a short
  *                                 PROFILER_FLUSH_INTERVAL its id is written before any copy
  *                                 inlined into one() or three() runs)
+ *        sampling pointer N      (as libc, but pointer_fill() calls tail_set() through a
+ *                                 pointer, which ends in a jump to memset: that time is
+ *                                 pointer_fill()'s, the innermost program frame on the stack)
  *        sampling named N        (as plain, in prof_own_burn(): a program function whose name
  *                                 begins as the collector's is the program's all the same)
  *        sampling calls N        (caller() calls tiny() N times; prints the CPU time that took,
@@ -98,6 +101,22 @@ static __attribute__((noinline, no_instrument_function)) void plain_fill(unsigne
         memset(fill_buf, (int)i, fill_size);
 }
 
+/* Without hooks: fill p by the C library's memset, as a tail call (a jump: no frame of its own
+   on the stack under memset's), as Lua's l_alloc ends in realloc. */
+static __attribute__((noinline, no_instrument_function)) void *tail_set(void *p, int c, size_t n)
+{
+    return memset(p, c, n);
+}
+static void *(*volatile tail_set_ptr)(void *, int, size_t) = tail_set;
+
+/* Without hooks: n / 2000 fills of the buffer through tail_set, called through a pointer (as
+   Lua's luaM_malloc_ calls l_alloc): the innermost program frame under memset is this one. */
+static __attribute__((noinline, no_instrument_function)) void pointer_fill(unsigned long n)
+{
+    for (unsigned long i = 0; i < n / 2000; i++)
+        tail_set_ptr(fill_buf, (int)i, fill_size);
+}
+
 /* The same loop again, always inlined: gcc (and clang without -after-inlining) hooks each
    copy it inlines, and calls the hooks from the code of the function it inlines into. */
 static inline __attribute__((always_inline)) void inl_burn(unsigned long n)
@@ -117,8 +136,8 @@ static inline __attribute__((always_inline)) void inl_step(unsigned long i)
     sink ^= i;
 }
 
-/* one() and three() burn in plain_burn() (1), plain_fill() (2), inl_burn() (3) or
-   prof_own_burn() (4) */
+/* one() and three() burn in plain_burn() (1), plain_fill() (2), inl_burn() (3),
+   prof_own_burn() (4) or pointer_fill() (5) */
 static int plain;
 
 /* A call too short to time: its count must still be exact. */
@@ -140,6 +159,8 @@ __attribute__((noinline)) void one(void)
         inl_burn(iterations);
     } else if (plain == 4)
         prof_own_burn(iterations);
+    else if (plain == 5)
+        pointer_fill(iterations);
     else if (plain == 2)
         plain_fill(iterations);
     else if (plain)
@@ -156,6 +177,8 @@ __attribute__((noinline)) void three(void)
         inl_burn(3 * iterations);
     } else if (plain == 4)
         prof_own_burn(3 * iterations);
+    else if (plain == 5)
+        pointer_fill(3 * iterations);
     else if (plain == 2)
         plain_fill(3 * iterations);
     else if (plain)
@@ -310,8 +333,8 @@ static void __attribute__((constructor, no_instrument_function)) take_signals(vo
    the other modes. Without hooks: no path of its own in the runs. */
 static __attribute__((no_instrument_function)) int burner_of(const char *mode)
 {
-    static const char *const modes[] = {"plain", "libc", "inlined", "named"};
-    for (int i = 0; i < 4; i++)
+    static const char *const modes[] = {"plain", "libc", "inlined", "named", "pointer"};
+    for (int i = 0; i < 5; i++)
         if (strcmp(mode, modes[i]) == 0)
             return i + 1;
     return 0;
