@@ -416,11 +416,26 @@ void model_cost_row(const struct model *m, size_t r, double busy, struct cost_ro
 
 /* What one of thread t's samples stands for in ns, the period of its run less what taking a
    sample cost the thread on average (FORMAT.md 1.2, ThreadCpu): the period when the run does
-   not say (older files, the CPU timer), or says a cost of half a period or more. */
+   not say (older files), or says a cost of half a period or more; for a thread a CPU-time
+   timer sampled, its CPU time less that cost over its samples, as the collector counts it. */
 static inline double thread_sample_ns(double period_ns, const struct thread_rec *t)
 {
-    double c = t->samples > 0 && isfinite(t->sample_cost_ns) ? t->sample_cost_ns / t->samples : 0;
+    double c = t->samples > 0 && isfinite(t->sample_cost_ns) ? t->sample_cost_ns : 0;
+    if (t->timer_samples > 0 && t->samples > 0 && isfinite(t->cpu_ns) && t->cpu_ns > c)
+        return (t->cpu_ns - c) / t->samples;
+    c = t->samples > 0 ? c / t->samples : 0;
     return c > 0 && c < period_ns / 2 ? period_ns - c : period_ns;
+}
+
+/* What taking thread t's samples cost it in all, in ns, as thread_sample_ns took it out of
+   them (0 when it took nothing out). */
+static inline double thread_sampling_ns(double period_ns, const struct thread_rec *t)
+{
+    double s = thread_sample_ns(period_ns, t);
+    if (t->timer_samples > 0 && t->samples > 0 && isfinite(t->cpu_ns))
+        return isfinite(t->sample_cost_ns) && t->cpu_ns > t->sample_cost_ns ? t->sample_cost_ns
+                                                                           : 0;
+    return s < period_ns ? t->samples * (period_ns - s) : 0;
 }
 
 /*

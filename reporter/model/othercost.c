@@ -6,12 +6,11 @@
 
 #include <math.h>
 
-/* The collector's work on thread t, in ns: its overhead samples, each standing for the period
-   less what taking a sample cost (thread_sample_ns), and that cost for each of its samples. */
+/* The collector's work on thread t, in ns: its overhead samples, each standing for what a
+   sample stands for (thread_sample_ns), and what taking its samples cost. */
 static double collector_ns(const struct thread_rec *t, double period_ns)
 {
-    double s = thread_sample_ns(period_ns, t);
-    return t->overhead * s + (s < period_ns ? t->samples * (period_ns - s) : 0);
+    return t->overhead * thread_sample_ns(period_ns, t) + thread_sampling_ns(period_ns, t);
 }
 
 /* What the others' overhead added to thread me's waits, given every thread's overhead time

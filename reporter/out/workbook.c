@@ -1363,16 +1363,16 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
         const struct thread_rec *t = &m->threads[i];
         double p = m->runs[t->run].period_ns;
         if (p > 0 && isfinite(t->samples)) {
-            samples += t->samples * p;
-            /* a sample stands for the period less what taking it cost (FORMAT.md 1.2) */
-            double net = thread_sample_ns(p, t);
-            if (net < p) {
-                cost += t->samples * (p - net);
+            /* a sample stands for the period less what taking it cost, or for a CPU-time
+               timer's its share of the thread's CPU time less that (FORMAT.md 1.2) */
+            double net = thread_sample_ns(p, t), taking = thread_sampling_ns(p, t);
+            samples += t->samples * net + taking;
+            if (taking > 0) {
+                cost += taking;
                 cost_samples += t->samples;
-                p = net;
             }
-            overhead += t->overhead * p;
-            outside += t->outside * p;
+            overhead += t->overhead * net;
+            outside += t->outside * net;
             if (t->hook_ns > 0) { /* 0: too few of its hooks' samples to measure them */
                 hook_sum += t->hook_ns;
                 hook_n++;

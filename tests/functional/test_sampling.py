@@ -166,8 +166,9 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
 
 def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):
     """The CPU timer's samples come at the scheduler's tick and their cost is not measured:
-    ThreadCpu says 0, every sample stands for the whole period, and the Summary says nothing
-    of what taking them cost."""
+    ThreadCpu says 0, and the Summary says nothing of what taking them cost. The tick checks
+    the timer only while the thread runs, so the periods since its last expiry are never
+    sampled: every sample stands for the thread's CPU time over their number."""
     sampler_or_skip(tmp_path, "timer")
     _, run = sampled_run(tmp_path, "shares", 5_000_000, env={"PROFILER_SAMPLER": "timer"})
     (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
@@ -179,8 +180,10 @@ def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):
     assert rows
     net = int(rows[0]["Self"]) // int(rows[0]["Samples"])
     assert all(int(r["Self"]) == int(r["Samples"]) * net for r in rows), net
-    # the whole period (the tick rate is measured again at the end: to a thousandth)
-    assert math.isclose(net * 1e9 / run.frequency, PERIOD_NS, rel_tol=1e-3), net
+    # the thread's CPU time over its samples (read before the rows were written, ThreadCpu's
+    # after: writing them takes the thread some CPU time)
+    cpu, samples = int(record[1]), int(record[4])
+    assert math.isclose(net * 1e9 / run.frequency, cpu / samples, rel_tol=0.01), net
     out = tmp_path / "r.xlsx"
     must_run(run.path, "-o", out, "-q", "--no-gnuplot")
     (timing,) = [r[1] for r in Book(out).rows("Summary") if r and r[0] == "Timing"]
@@ -817,9 +820,16 @@ def test_a_thread_that_switches_often_trades_the_perf_event_for_the_timer(tmp_pa
         if not SAN:  # ThreadSanitizer defers the signals (and merges the timer's overruns)
             # the first look at its switches comes after 16 samples: the rest are the timer's
             assert timer >= samples - 64, r
-            assert samples * PERIOD_NS >= cpu * 0.7 - 4_000_000, r
-        spread[number] = ((samples - timer + timer * timer / draws) / samples,
-                          PERIOD_NS - cost / samples)
+        # The timer missed the periods since its last expiry (on a busy machine, 40 to 60 % of
+        # this thread's time): each sample stands for the thread's CPU time less what taking
+        # the samples cost, over their number, so its rows add up to that time.
+        sample_ns = (cpu - cost) / samples
+        rows = [x for x in run.rows if x["Thread"] == number]
+        in_rows = sum(int(x["Self"]) for x in rows) * 1e9 / run.frequency
+        overhead, outside = int(r[5]), int(r[6])
+        assert math.isclose(in_rows + (overhead + outside) * sample_ns, cpu - cost,
+                            rel_tol=0.01, abs_tol=sample_ns), r
+        spread[number] = ((samples - timer + timer * timer / draws) / samples, sample_ns)
     # counted exactly all the same
     paths = {1: ("main", "rally", "volley"), 2: ("returner", "rally", "volley")}
     assert int(path_row(run, 1, *paths[1])["Calls"]) == 2999
