@@ -433,8 +433,7 @@ static inline double thread_sampling_ns(double period_ns, const struct thread_re
 {
     double s = thread_sample_ns(period_ns, t);
     if (t->timer_samples > 0 && t->samples > 0 && isfinite(t->cpu_ns))
-        return isfinite(t->sample_cost_ns) && t->cpu_ns > t->sample_cost_ns ? t->sample_cost_ns
-                                                                           : 0;
+        return isfinite(t->sample_cost_ns) && t->cpu_ns > t->sample_cost_ns ? t->sample_cost_ns : 0;
     return s < period_ns ? t->samples * (period_ns - s) : 0;
 }
 
