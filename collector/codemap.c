@@ -3,6 +3,7 @@
  */
 #include "codemap.h"
 
+#include "hookcode.h"
 #include "leftout.h"
 #include "memtab.h"
 
@@ -166,29 +167,96 @@ static int calls_out(uintptr_t ret, const struct prof_code_fn *f)
 }
 #endif
 
+/* The function that holds return address w, if w follows a call of entry (e8 rel32) or an
+   indirect call (whose target is not known); NULL otherwise. */
+static const struct prof_code_fn *call_site_of(uintptr_t w, uintptr_t entry)
+{
+    const struct prof_code_fn *h = find(w, 0);
+    if (!h)
+        return NULL;
+    const unsigned char *r = (const unsigned char *)w;
+    if (w - h->lo >= 5 && r[-5] == 0xe8) {
+        int32_t rel;
+        memcpy(&rel, r - 4, sizeof rel);
+        if (w + (uintptr_t)(intptr_t)rel == entry)
+            return h;
+    }
+    static const unsigned char lengths[] = {2, 3, 4, 6, 7};
+    for (size_t i = 0; i < sizeof lengths; i++) {
+        unsigned n = lengths[i];
+        if (w - h->lo >= n && r[-(int)n] == 0xff &&
+            indirect_call_length(r[1 - (int)n], n > 2 ? r[2 - (int)n] : 0) == n)
+            return h;
+    }
+    return NULL;
+}
+
+/* Whether candidate caller g, found at sp[i], is live below home's frame: the words above it,
+   up to sp[n], hold a chain of return addresses, each after a call of the function holding the
+   one before (or an indirect call), that reaches home. A function with hooks on the way other
+   than home would have had the innermost frame; a part of a function (foo.cold) is not told. */
+static int reaches_home(const uintptr_t *sp, unsigned i, unsigned n, const struct prof_code_fn *g,
+                        const struct prof_code_fn *home)
+{
+    for (unsigned links = 0; g != home; links++) {
+        uint32_t state = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE);
+        if (state == PROF_CODE_PART)
+            return 1;
+        if (state == PROF_CODE_HOOKED || links >= PROF_CODEMAP_LINKS)
+            return 0;
+        const struct prof_code_fn *h = NULL;
+        while (!h && ++i < n) {
+            uintptr_t w;
+            memcpy(&w, sp + i, sizeof w);
+            h = call_site_of(w, g->lo);
+        }
+        if (!h)
+            return 0;
+        g = h;
+    }
+    return 1;
+}
+
 /* The words read are the interrupted frames', which an address sanitizer's instrumented
    frames poison in part: not an error here, so not checked. */
-__attribute__((no_sanitize("address"))) uint32_t prof_codemap_caller(const uintptr_t *sp,
-                                                                     uintptr_t limit)
+__attribute__((no_sanitize("address"))) uint32_t
+prof_codemap_caller(const uintptr_t *sp, uintptr_t limit, uintptr_t home_pc)
 {
 #if defined(__x86_64__) || defined(__i386__)
+    const struct prof_code_fn *home = home_pc && limit != UINTPTR_MAX ? find(home_pc, 0) : NULL;
+    uintptr_t first = 0;
     uintptr_t end = ((uintptr_t)sp | 4095u) + 1;
     if (limit < end)
         end = limit;
+    /* the chains' words: up to limit, the innermost frame's position on the thread's stack */
+    unsigned chain = 0;
+    if (home && limit > (uintptr_t)sp)
+        chain = (limit - (uintptr_t)sp) / sizeof *sp < PROF_CODEMAP_CHAIN
+                    ? (unsigned)((limit - (uintptr_t)sp) / sizeof *sp)
+                    : PROF_CODEMAP_CHAIN;
     for (unsigned i = 0; i < PROF_CODEMAP_SCAN && (uintptr_t)(sp + i + 1) <= end; i++) {
         uintptr_t v;
         memcpy(&v, sp + i, sizeof v); /* the interrupted code may leave sp unaligned */
         const struct prof_code_fn *f = find(v, 0);
-        if (!f || !calls_out(v, f))
+        if (!f || !calls_out(v, f) || prof_hookcode_calls_hook(f->lo, v))
             continue;
-        uint32_t s = prof_codemap_leftout(v);
-        return s ? s : PROF_CODE_HOOKED;
+        if (!home || reaches_home(sp, i, chain, f, home)) {
+            first = v;
+            break;
+        }
+        if (!first)
+            first = v;
     }
+    if (!first)
+        return 0;
+    uint32_t s = prof_codemap_leftout(first);
+    return s ? s : PROF_CODE_HOOKED;
 #else
     (void)sp;
     (void)limit;
-#endif
+    (void)home_pc;
     return 0;
+#endif
 }
 
 void prof_codemap_forget(void)

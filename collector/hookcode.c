@@ -159,6 +159,11 @@ static unsigned call_before(uintptr_t lo, uintptr_t end)
     return k ? k : end - lo >= 6 ? got_call(end) : 0;
 }
 
+int prof_hookcode_calls_hook(uintptr_t lo, uintptr_t end)
+{
+    return __atomic_load_n(&targets[0], __ATOMIC_ACQUIRE) && call_before(lo, end) != 0;
+}
+
 enum prof_hookcode_place prof_hookcode_at(uintptr_t pc)
 {
     if (!pc || !__atomic_load_n(&targets[0], __ATOMIC_ACQUIRE))
@@ -226,6 +231,13 @@ enum prof_hookcode_place prof_hookcode_at(uintptr_t pc)
 {
     (void)pc;
     return PROF_HOOKCODE_NONE;
+}
+
+int prof_hookcode_calls_hook(uintptr_t lo, uintptr_t end)
+{
+    (void)lo;
+    (void)end;
+    return 0;
 }
 
 #endif

@@ -65,6 +65,11 @@ enum prof_hookcode_place prof_hookcode_at(uintptr_t pc);
    only pc's 4 KiB block). */
 int prof_hookcode_enter_ahead(uintptr_t pc, uintptr_t end);
 
+/* Whether the instruction ending at end, whose bytes from lo on are readable, calls a hook
+   the hooks have learnt (async-signal-safe): such a return address left on the stack is the
+   collector's, never a program function's call of a library. */
+int prof_hookcode_calls_hook(uintptr_t lo, uintptr_t end);
+
 /* Forget every target (tests). */
 void prof_hookcode_reset(void);
 

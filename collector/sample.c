@@ -146,7 +146,13 @@ static void charge(struct prof_thread *t, uint64_t w, uintptr_t pc, const uintpt
            from n's code: deeper on the stack than n's frame. Only on the thread's own stack
            (not a signal stack or a coroutine's, whose ends are not known). */
         uintptr_t limit = d ? t->stack[d - 1].where & ~(uintptr_t)1 : UINTPTR_MAX;
-        r = prof_codemap_caller(sp, limit < t->stack_hi ? limit : t->stack_hi);
+        /* the innermost frame's function, where its enter hook returned (a function's frame,
+           not a region's), for telling its callees' stale return addresses from live ones */
+        uintptr_t home =
+            d && (t->stack[d - 1].where & 1) && t->stack[d - 1].where != PROF_WHERE_NONE
+                ? t->stack[d - 1].hook
+                : 0;
+        r = prof_codemap_caller(sp, limit < t->stack_hi ? limit : t->stack_hi, home);
     }
     if (r == PROF_CODE_HOOKED)
         r = 0;

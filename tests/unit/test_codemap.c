@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "codemap.h"
+#include "hookcode.h"
 #include "leftout.h"
 
 /* A module of three functions at 0x10000: [0x10000, 0x10040), [0x10040, 0x10050) and, after
@@ -167,15 +168,15 @@ static void the_caller_is_the_first_return_into_the_program(void **state)
 
     uintptr_t stack[4] = {0x1234, (uintptr_t)code + 45, (uintptr_t)code + 200,
                           (uintptr_t)code + 155};
-    uint32_t r = prof_codemap_caller(stack, UINTPTR_MAX);
+    uint32_t r = prof_codemap_caller(stack, UINTPTR_MAX, 0);
     assert_true(r != 0 && r != PROF_CODE_HOOKED);
     assert_int_equal(prof_leftout_entry(r), (uintptr_t)code + 128);
 
     uintptr_t hooked[2] = {(uintptr_t)code + 25, (uintptr_t)code + 155};
-    assert_int_equal(prof_codemap_caller(hooked, UINTPTR_MAX), PROF_CODE_HOOKED);
+    assert_int_equal(prof_codemap_caller(hooked, UINTPTR_MAX, 0), PROF_CODE_HOOKED);
     uintptr_t none[PROF_CODEMAP_SCAN + 1] = {0};
     none[PROF_CODEMAP_SCAN] = (uintptr_t)code + 155; /* past the words looked at */
-    assert_int_equal(prof_codemap_caller(none, UINTPTR_MAX), 0);
+    assert_int_equal(prof_codemap_caller(none, UINTPTR_MAX, 0), 0);
 
     /* two words before a page no one may read: the caller beyond them is not looked for */
     long page = sysconf(_SC_PAGESIZE);
@@ -185,13 +186,93 @@ static void the_caller_is_the_first_return_into_the_program(void **state)
     assert_int_equal(mprotect(m + page, (size_t)page, PROT_NONE), 0);
     uintptr_t *edge = (uintptr_t *)(m + page) - 2;
     edge[0] = edge[1] = 0x1234;
-    assert_int_equal(prof_codemap_caller(edge, UINTPTR_MAX), 0);
+    assert_int_equal(prof_codemap_caller(edge, UINTPTR_MAX, 0), 0);
     edge[1] = (uintptr_t)code + 155;
-    assert_int_equal(prof_codemap_caller(edge, UINTPTR_MAX), r);
+    assert_int_equal(prof_codemap_caller(edge, UINTPTR_MAX, 0), r);
     /* nor beyond the innermost frame's position: those are its own and its callers' words */
-    assert_int_equal(prof_codemap_caller(edge, (uintptr_t)(edge + 1)), 0);
-    assert_int_equal(prof_codemap_caller(edge, (uintptr_t)(edge + 2)), r);
+    assert_int_equal(prof_codemap_caller(edge, (uintptr_t)(edge + 1), 0), 0);
+    assert_int_equal(prof_codemap_caller(edge, (uintptr_t)(edge + 2), 0), r);
     munmap(m, 2 * (size_t)page);
+}
+
+/* Code bytes for the stale-word test: home [0, 64) hooked, the innermost frame's function;
+   near [64, 128) without hooks, which home calls; far [128, 192) without hooks, which near
+   calls; other [192, 256) hooked, not home. */
+static unsigned char code2[256];
+
+/* The end of a stack array: the words past it are not the test's. */
+#define END(a) ((uintptr_t)((a) + sizeof(a) / sizeof((a)[0])))
+
+/* Write `call rel32` ending at code2 + end, to target. */
+static void put_call2(size_t end, uintptr_t target)
+{
+    int32_t rel = (int32_t)(intptr_t)(target - (uintptr_t)(code2 + end));
+    code2[end - 5] = 0xe8;
+    memcpy(code2 + end - 4, &rel, sizeof rel);
+}
+
+/* Below the innermost frame lie its callees' frames, and under them words of calls that
+   returned before: the first return into the program after a call out may be stale. With the
+   innermost frame's function known (home), the caller is the first such return that is live:
+   in home, or in a function without hooks whose own return address, and its caller's, and so
+   on, lie above it up to one into home. The first one when none is. A return after a call of
+   a hook is never a caller. */
+static void a_stale_return_is_passed_over_for_a_live_one(void **state)
+{
+    (void)state;
+    prof_codemap_forget();
+    prof_hookcode_reset();
+    struct prof_code_fn *f = prof_codemap_alloc(4);
+    assert_non_null(f);
+    uintptr_t c = (uintptr_t)code2;
+    for (int i = 0; i < 4; i++)
+        f[i] = (struct prof_code_fn){c + 64 * (uintptr_t)i, 64, 0};
+    assert_int_equal(prof_codemap_add(c, f, 4), 0);
+    prof_codemap_mark(c, PROF_CODE_HOOKED);
+    prof_codemap_mark(c + 192, PROF_CODE_HOOKED);
+    uintptr_t outside = c + 0x100000, hook = c + 0x200000;
+    put_call2(20, c + 64);   /* home calls near */
+    put_call2(40, outside);  /* home calls out */
+    put_call2(90, outside);  /* near calls out */
+    put_call2(110, c + 128); /* near calls far */
+    put_call2(150, outside); /* far calls out */
+    put_call2(170, hook);    /* far calls a hook */
+    put_call2(220, outside); /* other calls out */
+    uintptr_t home = c + 10; /* where home's enter hook returned */
+
+    /* far's return is stale, near's is live: home called near */
+    uintptr_t stale[4] = {c + 150, c + 90, 0x1234, c + 20};
+    uint32_t far = prof_codemap_caller(stale, END(stale), 0);
+    assert_true(far != 0 && far != PROF_CODE_HOOKED);
+    assert_int_equal(prof_leftout_entry(far), c + 128);
+    uint32_t near = prof_codemap_caller(stale, END(stale), home);
+    assert_true(near != 0 && near != PROF_CODE_HOOKED && near != far);
+    assert_int_equal(prof_leftout_entry(near), c + 64);
+    /* two links: home called near, which called far */
+    uintptr_t chain[3] = {c + 150, c + 110, c + 20};
+    assert_int_equal(prof_codemap_caller(chain, END(chain), home), far);
+    /* the chain must reach home: one into near alone does not */
+    uintptr_t cut[2] = {c + 150, c + 110};
+    uintptr_t cut_live[3] = {c + 150, c + 90, c + 20};
+    assert_int_equal(prof_codemap_caller(cut_live, END(cut_live), home), near);
+    assert_int_equal(prof_codemap_caller(cut, END(cut), home), far); /* none live: the first */
+
+    /* home itself: its own context's time */
+    uintptr_t own[2] = {c + 150, c + 40};
+    assert_int_equal(prof_codemap_caller(own, END(own), home), PROF_CODE_HOOKED);
+    /* a hooked function other than home would be the innermost frame: stale */
+    uintptr_t hooked[3] = {c + 220, c + 90, c + 20};
+    assert_int_equal(prof_codemap_caller(hooked, END(hooked), home), near);
+    /* nothing live: the first candidate, as without home */
+    uintptr_t only[1] = {c + 150};
+    assert_int_equal(prof_codemap_caller(only, END(only), home), far);
+
+    /* a return after a call of a learnt hook is the collector's, whatever home says */
+    uintptr_t hooks[3] = {c + 170, c + 90, c + 20};
+    assert_int_equal(prof_codemap_caller(hooks, END(hooks), 0), far);
+    prof_hookcode_learn(c + 170, PROF_HOOKCODE_ENTER);
+    assert_int_equal(prof_codemap_caller(hooks, END(hooks), 0), near);
+    prof_hookcode_reset();
 }
 #endif
 
@@ -205,6 +286,7 @@ int main(void)
         cmocka_unit_test(a_hook_in_another_functions_code_is_an_inlined_copys),
 #if defined(__x86_64__) || defined(__i386__)
         cmocka_unit_test(the_caller_is_the_first_return_into_the_program),
+        cmocka_unit_test(a_stale_return_is_passed_over_for_a_live_one),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
