@@ -39,6 +39,7 @@ struct warning {
 /* What pass one learns about one part. */
 struct part_info {
     char *number, *tid, *name;
+    char *role;  /* summary mode: the thread's role (thread_role), or NULL */
     char *state; /* from the end chunk: "exited" or "running"; NULL when missing */
     int damaged; /* truncated or malformed; -1: skipped */
     uint64_t stray, unterminated, clock;
@@ -126,6 +127,14 @@ struct prof_parts {
     size_t nrb;
     struct capped_row *capped;
     size_t ncapped;
+    /* pass one, thread_role's tree of the summary chunk being read: per node (0: the thread's
+       top), the region id and parent, whether it was called, whether a node below it was, and
+       its children that call others (up to 2) and the last of them */
+    struct role_node {
+        uint32_t id, parent, only;
+        uint8_t called, below, inner;
+    } * nodes;
+    size_t nodes_cap;
     /* the histogram of the summary record being handed over */
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t hcount[PROF_HIST_BUCKETS];
@@ -490,6 +499,7 @@ static void info_release(struct part_info *pi)
     free(pi->number);
     free(pi->tid);
     free(pi->name);
+    free(pi->role);
     free(pi->state);
     for (size_t i = 0; i < pi->nnames; i++)
         free(pi->unterminated_names[i]);
@@ -600,12 +610,64 @@ static int keep_capped(struct prof_parts *pp, const struct prof_summary_rec *s)
  * events-mode part they count the instances past PROFILER_MAX_EVENTS: kept for the summary
  * section, after the memory section.
  */
+/*
+ * Pass one, a summary part's chunk of nodes 1 to n (pp->nodes): the thread's role, where the
+ * chain of the only children that call functions of their own, from the thread's top, ends.
+ * A thread that a trampoline starts (a thread pool's, std::thread's _M_run, pigz's yarn
+ * ignition(), which also calls its cleanup) has that as its top function and the function it
+ * runs below it: the role is what the thread does, the same in every run whatever order the
+ * threads started in, where its number is not. Only nodes that were called, or that lead to
+ * such (a function still open has no calls yet), count: a function without hooks has rows of
+ * samples and no calls, which come and go from run to run. NULL when the thread called
+ * nothing; the last chunk read says it.
+ */
+static enum prof_error thread_role(struct reader *r, uint32_t n)
+{
+    struct role_node *v = r->p->nodes;
+    for (uint32_t k = n; k > 0; k--) /* a node's children come after it */
+        if (v[k].called || v[k].below) {
+            struct role_node *up = &v[v[k].parent];
+            int calls_others = v[k].below;
+            up->below = 1;
+            if (calls_others) {
+                up->only = k;
+                if (up->inner < 2)
+                    up->inner++;
+            }
+        }
+    uint32_t at = 0;
+    while (v[at].inner == 1)
+        at = v[at].only;
+    if (!at) { /* no chain: a thread of one function, or of several that call none */
+        for (uint32_t k = 1; k <= n && !at; k++)
+            if (v[k].parent == 0 && (v[k].called || v[k].below))
+                at = k;
+        for (uint32_t k = at + 1; at && k <= n; k++)
+            if (v[k].parent == 0 && (v[k].called || v[k].below))
+                at = 0; /* more than one */
+    }
+    free(r->pi->role);
+    r->pi->role = at ? dup_n(r->ids.s[v[at].id], r->ids.len[v[at].id]) : NULL;
+    return at && !r->pi->role ? PROF_ERR_NOMEM : PROF_OK;
+}
+
 static enum prof_error summary_rows(struct reader *r, const unsigned char *p, size_t len, int emit)
 {
     struct prof_parts *pp = r->p;
+    /* a summary part of a version with a tree (3 on): its role, in pass one */
+    int role = r->pi && r->version >= 3 && pp->m.mode && strcmp(pp->m.mode, "summary") == 0;
+    if (role && !pp->nodes_cap) {
+        pp->nodes = malloc(1024 * sizeof *pp->nodes);
+        if (!pp->nodes)
+            return PROF_ERR_NOMEM;
+        pp->nodes_cap = 1024;
+    }
+    if (role)
+        pp->nodes[0] = (struct role_node){0};
     for (int pass = 0; pass < 1 + emit; pass++) {
         size_t off = 0;
-        for (uint32_t k = 1; off < len; k++) {
+        uint32_t k = 1;
+        for (; off < len; k++) {
             struct prof_summary_counts c;
             size_t nhist;
             if (prof_summary_decode(p, len, &off, r->version, &c, pp->bucket, pp->hcount, &nhist) !=
@@ -614,6 +676,18 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
                 return PROF_ERR_FORMAT;
             if (r->version >= 3 && (c.node != k || c.parent >= c.node))
                 return PROF_ERR_FORMAT;
+            if (role && pass == 0) {
+                if (k >= pp->nodes_cap) {
+                    size_t cap = pp->nodes_cap ? 2 * pp->nodes_cap : 1024;
+                    struct role_node *v = realloc(pp->nodes, cap * sizeof *v);
+                    if (!v)
+                        return PROF_ERR_NOMEM;
+                    pp->nodes = v;
+                    pp->nodes_cap = cap;
+                }
+                pp->nodes[k] =
+                    (struct role_node){.id = c.id, .parent = c.parent, .called = c.calls > 0};
+            }
             if (pass == 0 || !r->out->summary)
                 continue;
             struct prof_summary_rec s = {.region = r->ids.s[c.id],
@@ -641,6 +715,11 @@ static enum prof_error summary_rows(struct reader *r, const unsigned char *p, si
                 continue;
             }
             r->out->summary(r->out->ctx, &s);
+        }
+        if (role && pass == 0) {
+            enum prof_error err = thread_role(r, k - 1);
+            if (err != PROF_OK)
+                return err;
         }
     }
     return PROF_OK;
@@ -1247,6 +1326,8 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, pi->tid);
         rec_str(&r, pi->name);
         rec_str(&r, pi->damaged || !pi->state ? "incomplete" : pi->state);
+        if (pi->role)
+            rec_str(&r, pi->role);
         rec_emit(s, &r);
     }
     for (size_t k = 0; k < p->count; k++) {
@@ -1451,5 +1532,6 @@ void prof_parts_free(struct prof_parts *p)
         free(p->capped[i].count);
     }
     free(p->capped);
+    free(p->nodes);
     free(p);
 }

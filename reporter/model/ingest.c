@@ -11,6 +11,7 @@
 #include "model/uncounted.h"
 #include "base/util.h"
 
+#include "cxxname.h"
 #include "hist.h"
 
 #include <math.h>
@@ -260,7 +261,7 @@ static size_t *thread_slot(struct ingest *in, unsigned n)
 
 /* The model's thread record for thread number n of the current run, created on first sight. */
 static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *tid,
-                                     const char *name, const char *state)
+                                     const char *name, const char *state, const char *role)
 {
     struct model *m = in->m;
     /* Numbers are keys, not sizes: a file may name thread 4000000000. */
@@ -283,15 +284,24 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->tid = utf8_repair(tid ? tid : "", tid ? strlen(tid) : 0);
         t->name = utf8_repair(name ? name : "", name ? strlen(name) : 0);
         t->state = utf8_repair(state ? state : "", state ? strlen(state) : 0);
+        t->role = role && role[0] ? utf8_repair(role, strlen(role)) : NULL;
         t->cpu_ns = t->wall_ns = t->wait_ns = NAN;
         t->samples = t->overhead = t->outside = t->hook_ns = t->sample_cost_ns = NAN;
         t->timer_samples = t->timer_draws = 0;
-        char key[64];
+        char key[96];
         if (t->name[0])
             t->key = index_key_get(m, t->name);
         else if (m->runs[in->run].kind == RUN_SEED)
             t->key = index_key_get(m, "(no thread data)");
-        else {
+        else if (t->role) {
+            /* An unnamed thread by what it runs (FORMAT.md 1.2), the same from run to run
+               whatever order the threads started in: "in compress_thread" */
+            size_t bare = prof_cxx_bare_length(t->role);
+            size_t from = prof_cxx_qualified_start(t->role, bare);
+            int len = (int)(bare - from < 80 ? bare - from : 80);
+            snprintf(key, sizeof key, "in %.*s", len, t->role + from);
+            t->key = index_key_get(m, key);
+        } else {
             snprintf(key, sizeof key, "thread %u", n);
             t->key = index_key_get(m, key);
         }
@@ -366,13 +376,13 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         char *end;
         unsigned long num = strtoul(f[1], &end, 10);
         if (*end == 0 && num < 1000000)
-            thread_get(in, (unsigned)num, f[2], f[3], f[4]);
+            thread_get(in, (unsigned)num, f[2], f[3], f[4], n >= 6 ? f[5] : NULL);
     } else if (strcmp(f[0], PROF_THREAD_CPU_RECORD) == 0 && n >= PROF_THREAD_CPU_FIELDS) {
         /* runfile.c and assemble.c checked the numbers */
         char *end;
         unsigned long num = strtoul(f[1], &end, 10);
         if (*end == 0 && num < 1000000) {
-            struct thread_rec *t = thread_get(in, (unsigned)num, NULL, NULL, NULL);
+            struct thread_rec *t = thread_get(in, (unsigned)num, NULL, NULL, NULL, NULL);
             t->cpu_ns = strtod(f[2], NULL);
             t->wall_ns = strtod(f[3], NULL);
             /* The wait (FORMAT.md 1.2) when the fifth field is a number. */
@@ -492,7 +502,7 @@ static void on_event(void *ctx, const struct prof_event_rec *e)
     struct ingest *in = ctx;
     struct model *m = in->m;
     size_t ri = region_of(in, e->region_id, e->region, e->region_len);
-    struct thread_rec *t = thread_get(in, e->thread, NULL, NULL, NULL);
+    struct thread_rec *t = thread_get(in, e->thread, NULL, NULL, NULL, NULL);
     size_t key = t->key;
     m->runs[in->run].events++;
     m->events++;
@@ -650,7 +660,7 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     struct ingest *in = ctx;
     struct model *m = in->m;
     size_t ri = index_region_get(m, s->region, s->region_len);
-    struct thread_rec *t = thread_get(in, s->thread, NULL, NULL, NULL);
+    struct thread_rec *t = thread_get(in, s->thread, NULL, NULL, NULL, NULL);
     struct region *r = &m->regions[ri];
     double k = in->ns_per_tick;
     m->runs[in->run].events += s->calls;

@@ -89,6 +89,7 @@ static void thread_rec_release(struct thread_rec *t)
 {
     free(t->tid);
     free(t->name);
+    free(t->role);
     free(t->state);
 }
 

@@ -54,6 +54,9 @@ struct thread_rec {
     size_t run, key;
     unsigned number;
     char *tid, *name, *state;
+    /* what the thread runs (FORMAT.md 1.2: the function at the end of the chain of only
+       children from its top), NULL when the run does not say; an unnamed thread's key */
+    char *role;
     uint64_t events;
     double busy_ns; /* time in regions at depth 0 */
     /* From the ThreadCpu record: CPU time and wall time while the thread recorded, and the

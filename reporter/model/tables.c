@@ -43,12 +43,20 @@ static const struct column runs_cols[] = {
     {"Threads", COL_COUNT},    {"Duration", COL_TOTAL_NS}, {"Events", COL_COUNT},
     {"Complete", COL_TEXT},    {"Recovered", COL_TEXT},    {"Crash", COL_TEXT},
     {"CPU wait %", COL_SHARE}, {"Check", COL_TEXT}};
-static const struct column threads_cols[] = {
-    {"Run", COL_COUNT},       {"File", COL_TEXT},     {"Thread", COL_COUNT},
-    {"Tid", COL_TEXT},        {"Name", COL_TEXT},     {"State", COL_TEXT},
-    {"Events", COL_COUNT},    {"Busy", COL_TOTAL_NS}, {"Wall", COL_TOTAL_NS},
-    {"CPU", COL_TOTAL_NS},    {"CPU %", COL_SHARE},   {"Waited on hooks", COL_TOTAL_NS},
-    {"Mostly idle", COL_TEXT}};
+static const struct column threads_cols[] = {{"Run", COL_COUNT},
+                                             {"File", COL_TEXT},
+                                             {"Thread", COL_COUNT},
+                                             {"Tid", COL_TEXT},
+                                             {"Name", COL_TEXT},
+                                             {"Role", COL_TEXT},
+                                             {"State", COL_TEXT},
+                                             {"Events", COL_COUNT},
+                                             {"Busy", COL_TOTAL_NS},
+                                             {"Wall", COL_TOTAL_NS},
+                                             {"CPU", COL_TOTAL_NS},
+                                             {"CPU %", COL_SHARE},
+                                             {"Waited on hooks", COL_TOTAL_NS},
+                                             {"Mostly idle", COL_TEXT}};
 
 /* Edges heavier first, then by callee; ctx points to the model pointer. */
 static int by_edge_total(const void *a, const void *b, void *ctx)
@@ -218,6 +226,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              count(th->number),
                              text(th->tid),
                              text(th->name),
+                             text(th->role),
                              text(th->state),
                              count(th->events),
                              num(th->busy_ns),

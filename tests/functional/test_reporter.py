@@ -233,7 +233,7 @@ def test_hit_count_runs_threads_call_tree_and_summary(tmp_path):
 
     # Threads.
     headers, table = book.table("Threads")
-    assert headers == ["Run", "File", "Thread", "Tid", "Name", "State", "Events", "Busy (ns)",
+    assert headers == ["Run", "File", "Thread", "Tid", "Name", "Role", "State", "Events", "Busy (ns)",
                        "Wall (ns)", "CPU (ns)", "CPU %", "Waited on hooks (ns)", "Mostly idle"]
     # These run files have no ThreadCpu records: the CPU columns are empty, not 0.
     assert all(r[h] is None for r in table for h in headers[-5:])
@@ -374,7 +374,7 @@ def test_unit_option_scales_values_and_headers(tmp_path, unit):
     assert book.rows("Call tree")[0][3:6] == [head("Total", want), head("Self", want),
                                               head("Mean", want)]
     assert book.rows("Runs")[0][10] == head("Duration", want)
-    assert book.rows("Threads")[0][7] == head("Busy", want)
+    assert book.rows("Threads")[0][8] == head("Busy", want)
     title, _, means = book.matrix("Mean cost per call")
     assert (f"({want})" in title) == (want is not None)
     close(means["a"][0], statistics.fmean(exp.regions["a"].costs) / scale,
