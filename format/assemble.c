@@ -1326,7 +1326,7 @@ static void emit_meta(const struct prof_parts *p, const struct prof_run_sink *s,
         rec_str(&r, pi->tid);
         rec_str(&r, pi->name);
         rec_str(&r, pi->damaged || !pi->state ? "incomplete" : pi->state);
-        if (pi->role)
+        if (pi->role && (!pi->name || !pi->name[0])) /* a named thread's name says what it is */
             rec_str(&r, pi->role);
         rec_emit(s, &r);
     }

@@ -26,17 +26,17 @@ def test_each_unnamed_thread_is_keyed_by_what_it_runs(tmp_path):
         runs[order] = new[0].name
     threads = {o: thread_records(parse_run(folder / f)) for o, f in runs.items()}
     # thread numbers follow the start order; the role follows the job: below start(), whose
-    # only child is the job, which calls two functions that call none; main() calls no
-    # function with hooks, and is its thread's one function
-    assert threads["rw"] == {"1": ("main", "main"), "2": ("", "reader"), "3": ("", "writer")}
-    assert threads["wr"] == {"1": ("main", "main"), "2": ("", "writer"), "3": ("", "reader")}
+    # only child is the job, which calls two functions that call none; a named thread (main)
+    # has its name, and no role
+    assert threads["rw"] == {"1": ("main", None), "2": ("", "reader"), "3": ("", "writer")}
+    assert threads["wr"] == {"1": ("main", None), "2": ("", "writer"), "3": ("", "reader")}
 
     out = tmp_path / "roles.xlsx"
     must_run(folder, "-o", out, "--no-gnuplot", env=clean_env())
     book = Book(out)
     _, rows = book.table("Threads")
-    assert sorted((r["Name"] or "", r["Role"]) for r in rows) == sorted(
-        [("main", "main")] * 2 + [("", "reader")] * 2 + [("", "writer")] * 2)
+    assert sorted((r["Name"] or "", r["Role"] or "") for r in rows) == sorted(
+        [("main", "")] * 2 + [("", "reader")] * 2 + [("", "writer")] * 2)
     head, hits = book.table("Hit count")
     assert {h for h in head if h.startswith("Thread: ")} == {
         "Thread: main", "Thread: in reader", "Thread: in writer"}
