@@ -194,9 +194,12 @@ static const struct prof_code_fn *call_site_of(uintptr_t w, uintptr_t entry)
 /* Whether candidate caller g, found at sp[i], is live below home's frame: the words above it,
    up to sp[n], hold a chain of return addresses, each after a call of the function holding the
    one before (or an indirect call), that reaches home. A function with hooks on the way other
-   than home would have had the innermost frame; a part of a function (foo.cold) is not told. */
-static int reaches_home(const uintptr_t *sp, unsigned i, unsigned n, const struct prof_code_fn *g,
-                        const struct prof_code_fn *home)
+   than home would have had the innermost frame; a part of a function (foo.cold) is not told.
+   The words are the interrupted frames', as prof_codemap_caller's: not checked. */
+static __attribute__((no_sanitize("address"))) int reaches_home(const uintptr_t *sp, unsigned i,
+                                                                unsigned n,
+                                                                const struct prof_code_fn *g,
+                                                                const struct prof_code_fn *home)
 {
     for (unsigned links = 0; g != home; links++) {
         uint32_t state = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE);
