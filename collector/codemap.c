@@ -140,6 +140,20 @@ static unsigned indirect_call_length(unsigned char m, unsigned char sib)
     return (mod == 1 ? 3 : 6) + (rm == 4); /* disp8 or disp32, and a SIB byte */
 }
 
+/* Whether the instruction ending at ret, in published function f, is an indirect call. */
+static int after_indirect_call(uintptr_t ret, const struct prof_code_fn *f)
+{
+    const unsigned char *r = (const unsigned char *)ret;
+    static const unsigned char lengths[] = {2, 3, 4, 6, 7};
+    for (size_t i = 0; i < sizeof lengths; i++) {
+        unsigned n = lengths[i];
+        if (ret - f->lo >= n && r[-(int)n] == 0xff &&
+            indirect_call_length(r[1 - (int)n], n > 2 ? r[2 - (int)n] : 0) == n)
+            return 1;
+    }
+    return 0;
+}
+
 /*
  * Whether the instruction ending at ret, in published function f, calls code outside the
  * published functions: `call rel32` to a PLT stub or a library, or an indirect call (through
@@ -152,20 +166,14 @@ static unsigned indirect_call_length(unsigned char m, unsigned char sib)
 static int calls_out(uintptr_t ret, const struct prof_code_fn *f)
 {
     const unsigned char *r = (const unsigned char *)ret;
-    static const unsigned char lengths[] = {2, 3, 4, 6, 7};
-    for (size_t i = 0; i < sizeof lengths; i++) {
-        unsigned n = lengths[i];
-        if (ret - f->lo >= n && r[-(int)n] == 0xff &&
-            indirect_call_length(r[1 - (int)n], n > 2 ? r[2 - (int)n] : 0) == n)
-            return 1;
-    }
+    if (after_indirect_call(ret, f))
+        return 1;
     if (ret - f->lo < 5 || r[-5] != 0xe8)
         return 0;
     int32_t rel;
     memcpy(&rel, r - 4, sizeof rel);
     return !find(ret + (uintptr_t)(intptr_t)rel, 0);
 }
-#endif
 
 /* The function that holds return address w, if w follows a call of entry (e8 rel32) or an
    indirect call (whose target is not known); NULL otherwise. */
@@ -181,14 +189,7 @@ static const struct prof_code_fn *call_site_of(uintptr_t w, uintptr_t entry)
         if (w + (uintptr_t)(intptr_t)rel == entry)
             return h;
     }
-    static const unsigned char lengths[] = {2, 3, 4, 6, 7};
-    for (size_t i = 0; i < sizeof lengths; i++) {
-        unsigned n = lengths[i];
-        if (w - h->lo >= n && r[-(int)n] == 0xff &&
-            indirect_call_length(r[1 - (int)n], n > 2 ? r[2 - (int)n] : 0) == n)
-            return h;
-    }
-    return NULL;
+    return after_indirect_call(w, h) ? h : NULL;
 }
 
 /* Whether candidate caller g, found at sp[i], is live below home's frame: the words above it,
@@ -219,6 +220,7 @@ static __attribute__((no_sanitize("address"))) int reaches_home(const uintptr_t 
     }
     return 1;
 }
+#endif
 
 /* The words read are the interrupted frames', which an address sanitizer's instrumented
    frames poison in part: not an error here, so not checked. */

@@ -605,12 +605,6 @@ static int keep_capped(struct prof_parts *pp, const struct prof_summary_rec *s)
 }
 
 /*
- * A PRFS or PRFP chunk: check every record (a version 3 record's node is its place in the
- * chunk, its parent below it), then (emit set) hand each to the sink. In an
- * events-mode part they count the instances past PROFILER_MAX_EVENTS: kept for the summary
- * section, after the memory section.
- */
-/*
  * Pass one, a summary part's chunk of nodes 1 to n (pp->nodes): the thread's role, where the
  * chain of the only children that call functions of their own, from the thread's top, ends.
  * A thread that a trampoline starts (a thread pool's, std::thread's _M_run, pigz's yarn
@@ -651,6 +645,12 @@ static enum prof_error thread_role(struct reader *r, uint32_t n)
     return at && !r->pi->role ? PROF_ERR_NOMEM : PROF_OK;
 }
 
+/*
+ * A PRFS or PRFP chunk: check every record (a version 3 record's node is its place in the
+ * chunk, its parent below it), then (emit set) hand each to the sink. In an
+ * events-mode part they count the instances past PROFILER_MAX_EVENTS: kept for the summary
+ * section, after the memory section.
+ */
 static enum prof_error summary_rows(struct reader *r, const unsigned char *p, size_t len, int emit)
 {
     struct prof_parts *pp = r->p;

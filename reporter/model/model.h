@@ -54,8 +54,8 @@ struct thread_rec {
     size_t run, key;
     unsigned number;
     char *tid, *name, *state;
-    /* what the thread runs (FORMAT.md 1.2: the function at the end of the chain of only
-       children from its top), NULL when the run does not say; an unnamed thread's key */
+    /* an unnamed thread's role, what it runs (FORMAT.md 1.2: where the chain of the only
+       children that call others ends, from its top), NULL when the run does not say; its key */
     char *role;
     uint64_t events;
     double busy_ns; /* time in regions at depth 0 */
