@@ -141,8 +141,9 @@ int prof_leftout_charge(struct prof_leftout_hits *h, struct prof_node *parent, u
         return 0;
     uint64_t k = ((uint64_t)(uintptr_t)parent ^ r) * 0x9E3779B97F4A7C15ull;
     /* Linear probing: within reach of its hash a pair is found, or the free entry where it
-       goes; past reach only a new pair's free entry, and a full table has none. */
-    uint32_t end = h->used < PROF_LEFTOUT_HITS ? PROF_LEFTOUT_HITS : h->reach + 1;
+       goes; past reach only a new pair's free entry, within PROF_LEFTOUT_PROBES, and a full
+       table takes no new pair. */
+    uint32_t end = h->used < PROF_LEFTOUT_PAIRS ? PROF_LEFTOUT_PROBES : h->reach + 1;
     for (uint32_t i = 0, at = (uint32_t)(k >> 32); i < end; i++, at++) {
         struct prof_leftout_hit *x = &e[at & (PROF_LEFTOUT_HITS - 1)];
         struct prof_node *p = __atomic_load_n(&x->parent, __ATOMIC_RELAXED);
@@ -151,6 +152,8 @@ int prof_leftout_charge(struct prof_leftout_hits *h, struct prof_node *parent, u
             return 1;
         }
         if (!p) {
+            if (h->used >= PROF_LEFTOUT_PAIRS)
+                break;
             x->fn = r;
             x->samples = w;
             __atomic_store_n(&x->parent, parent, __ATOMIC_RELEASE);

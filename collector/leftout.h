@@ -22,8 +22,14 @@
 
 /* Left-out functions whose ranges are kept (the rest keep charging their callers). */
 #define PROF_LEFTOUT_MAX 4096u
-/* (context, function) pairs per thread (24 bytes each, touched as used). */
-#define PROF_LEFTOUT_HITS 4096u
+/* (context, function) pairs a thread keeps, in a table of twice as many entries (24 bytes
+   each, touched as used), each within PROF_LEFTOUT_PROBES entries of its hash: half full at
+   most, a pair's probe stays short, and a sample's handler never searches further (the whole
+   table's 4096 entries, once full, made each sample in a new context search thousands: a
+   thread under TSan took minutes). */
+#define PROF_LEFTOUT_PAIRS 4096u
+#define PROF_LEFTOUT_HITS (2 * PROF_LEFTOUT_PAIRS)
+#define PROF_LEFTOUT_PROBES 64u
 
 /* Add the left-out function fn (opaque to this table; NULL: given later) whose code is
    [lo, lo + size): its number, 1 or more, or 0 when the table is full or size is 0.
@@ -61,9 +67,9 @@ struct prof_leftout_hits {
     struct prof_leftout_hit *hits; /* PROF_LEFTOUT_HITS entries, or NULL */
     uint32_t *ids; /* function number - 1 -> its id index + 1 on the thread; 0: none yet */
     uint64_t lost; /* samples that found the table full (charged to their context) */
-    /* The pairs held, and the longest probe any took from its hash: a pair not within that
-       many entries of its hash is not in the table, so a sample never searches the whole of
-       it (the owner thread's signal handler alone writes them) */
+    /* The pairs held, and the longest probe any took from its hash (under
+       PROF_LEFTOUT_PROBES): a pair not within that many entries of its hash is not in the
+       table (the owner thread's signal handler alone writes them) */
     uint32_t used, reach;
 };
 

@@ -154,22 +154,22 @@ static void a_full_table_refuses_new_pairs(void **state)
     (void)state;
     struct prof_leftout_hits h = {0};
     assert_int_equal(prof_leftout_hits_make(&h), 0);
-    for (uintptr_t i = 1; i <= PROF_LEFTOUT_HITS; i++)
+    for (uintptr_t i = 1; i <= PROF_LEFTOUT_PAIRS; i++)
         assert_int_equal(prof_leftout_charge(&h, (struct prof_node *)(i * 64), 1, 1), 1);
     assert_int_equal(prof_leftout_charge(&h, (struct prof_node *)(uintptr_t)64, 2, 3), 0);
     assert_int_equal(h.lost, 3);
     assert_int_equal(prof_leftout_charge(&h, (struct prof_node *)(uintptr_t)128, 1, 1), 1);
     /* Every pair is still found within the longest probe taken: a miss searches no further
        (a sample's handler never scans the whole table) */
-    assert_int_equal(h.used, PROF_LEFTOUT_HITS);
-    assert_true(h.reach < PROF_LEFTOUT_HITS);
-    for (uintptr_t i = 1; i <= PROF_LEFTOUT_HITS; i++)
+    assert_int_equal(h.used, PROF_LEFTOUT_PAIRS);
+    assert_true(h.reach < PROF_LEFTOUT_PROBES);
+    for (uintptr_t i = 1; i <= PROF_LEFTOUT_PAIRS; i++)
         assert_int_equal(prof_leftout_charge(&h, (struct prof_node *)(i * 64), 1, 1), 1);
     assert_int_equal(h.lost, 3);
     uint64_t all = 0;
     for (uint32_t i = 0; i < PROF_LEFTOUT_HITS; i++)
         all += h.hits[i].samples;
-    assert_int_equal(all, 2 * PROF_LEFTOUT_HITS + 1);
+    assert_int_equal(all, 2 * PROF_LEFTOUT_PAIRS + 1);
     /* Cleared, it holds pairs again from the start */
     prof_leftout_hits_clear(&h);
     assert_int_equal(h.used, 0);
