@@ -6,8 +6,9 @@
  *        sampling poll N         (a worker burns CPU while main waits 300 ms in poll():
  *                                 the worker's samples must not interrupt main)
  *        sampling threads N      (4 threads each run one() and three())
- *        sampling contexts N     (level(N) recurses N deep, each level calling burn() for
- *                                 60 thousand iterations: N calling contexts that run burn())
+ *        sampling contexts N [M] (level(N) recurses N deep, each level calling burn() for
+ *                                 M iterations, 60 thousand by default: N calling contexts
+ *                                 that run burn())
  *        sampling cancel N       (as late, then a thread spinning in burn() is cancelled, and
  *                                 one ends in pthread_exit inside three())
  *        sampling pending N      (a thread asks for its own cancellation, then runs one() and
@@ -151,8 +152,28 @@ __attribute__((noinline)) unsigned long tiny(unsigned long x) { return x + 1; }
 
 static unsigned long iterations;
 
+/* The calling thread's CPU time in ns. */
+static __attribute__((no_instrument_function)) long long cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* The CPU time one() and three() took on this thread: the shares their samples should have
+   (the machine's speed may change between the two calls; printed as `cpu one=N three=N`). */
+static __thread long long one_ns, three_ns;
+
+/* Print this thread's one_ns and three_ns when it ran them (without hooks: no row). */
+static __attribute__((no_instrument_function)) void print_cpu(void)
+{
+    if (one_ns || three_ns)
+        printf("cpu one=%lld three=%lld\n", one_ns, three_ns);
+}
+
 __attribute__((noinline)) void one(void)
 {
+    long long c0 = cpu_ns();
     if (plain == 3) {
         for (unsigned long i = 0; i < 100000; i++)
             inl_step(i);
@@ -167,10 +188,12 @@ __attribute__((noinline)) void one(void)
         plain_burn(iterations);
     else
         burn(iterations);
+    one_ns += cpu_ns() - c0;
 }
 
 __attribute__((noinline)) void three(void)
 {
+    long long c0 = cpu_ns();
     if (plain == 3) {
         for (unsigned long i = 0; i < 100000; i++)
             inl_step(i);
@@ -185,6 +208,7 @@ __attribute__((noinline)) void three(void)
         plain_burn(3 * iterations);
     else
         burn(3 * iterations);
+    three_ns += cpu_ns() - c0;
 }
 
 /* Sleep 200 ms: wall time, no CPU time. */
@@ -204,19 +228,12 @@ __attribute__((noinline)) unsigned long caller(unsigned long n)
     return t;
 }
 
-/* The calling thread's CPU time in ns. */
-static __attribute__((no_instrument_function)) long long cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 /* A level of `contexts` mode: its own calling context, and burn() called from it. */
+static unsigned long level_iterations = 60000;
 void level(unsigned long k);
 __attribute__((noinline)) void level(unsigned long k)
 {
-    burn(60000);
+    burn(level_iterations);
     if (k > 1)
         level(k - 1);
     sink++; /* after the call: not a tail call */
@@ -271,6 +288,7 @@ static void *worker(void *arg)
     (void)arg;
     one();
     three();
+    print_cpu();
     return NULL;
 }
 
@@ -382,6 +400,8 @@ int main(int argc, char **argv)
             return 1;
         }
     } else if (strcmp(mode, "contexts") == 0) {
+        if (argc > 3)
+            level_iterations = strtoul(argv[3], NULL, 10);
         level(iterations);
     } else if (strcmp(mode, "cancel") == 0) {
         worker(NULL);
@@ -436,5 +456,6 @@ int main(int argc, char **argv)
             pthread_join(w[i], NULL);
     }
     printf("%lu %lu\n", t, (unsigned long)own_signals);
+    print_cpu();
     return 0;
 }
