@@ -316,8 +316,13 @@ def test_the_hooks_cost_is_overhead_not_the_callers_time(tmp_path):
     (_, samples, overhead, outside), = thread_samples(run).values()
     own = samples - overhead - outside
     assert overhead >= samples / 2, (samples, overhead)
-    bound_ns = 2 * plain_ns + 3 * math.sqrt(max(own, 1)) * PERIOD_NS
-    assert own * PERIOD_NS <= bound_ns, (own, plain_ns)
+    # A sample stands for the period less what taking it cost (FORMAT.md, ThreadCpu's tenth
+    # field): on a virtual machine whose signals cost 30-50 us of CPU time each, 40 % of a
+    # 100 us period.
+    (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 10]
+    sample_ns = PERIOD_NS - int(record[8]) / samples
+    bound_ns = 2 * plain_ns + 3 * math.sqrt(max(own, 1)) * sample_ns
+    assert own * sample_ns <= bound_ns, (own, sample_ns, plain_ns)
 
 
 def collector_ns(record, period):
@@ -852,8 +857,10 @@ def test_a_thread_that_switches_often_trades_the_perf_event_for_the_timer(tmp_pa
         assert 0 < draws <= timer <= samples, r
         assert samples * PERIOD_NS <= cpu * 1.05 + 2 * PERIOD_NS, r
         if not SAN:  # ThreadSanitizer defers the signals (and merges the timer's overruns)
-            # the first look at its switches comes after 16 samples: the rest are the timer's
-            assert timer >= samples - 64, r
+            # the first look at its switches comes after 16 samples, each look judges those
+            # since the one before, and main's 100,000 calls of tiny() come first, without a
+            # switch (two or three looks on a slow machine): the rest are the timer's
+            assert timer >= samples - 96, r
         # The timer missed the periods since its last expiry (on a busy machine, 40 to 60 % of
         # this thread's time): each sample stands for the thread's CPU time less what taking
         # the samples cost, over their number, so its rows add up to that time.
