@@ -879,9 +879,12 @@ def test_a_thread_that_switches_often_trades_the_perf_event_for_the_timer(tmp_pa
         in_rows = sum(int(x["Self"]) for x in rows) * 1e9 / run.frequency
         overhead, outside = int(r[5]), int(r[6])
         # (the rows' CPU time was read before they were written, ThreadCpu's after: a
-        # sanitized thread's writes take long)
+        # sanitized thread's writes take long; and a timer's look during the writing brings
+        # all the periods since the one before, in the collector's code: overhead that came
+        # after the rows took their share of a sample, up to 34 samples of 250 us here)
         assert math.isclose(in_rows + (overhead + outside) * sample_ns, cpu - cost,
-                            rel_tol=0.15 if SAN else 0.01, abs_tol=sample_ns), r
+                            rel_tol=0.15 if SAN else 0.01,
+                            abs_tol=max(1, overhead) * sample_ns), r
         spread[number] = ((samples - timer + timer * timer / draws) / samples, sample_ns)
     # counted exactly all the same
     paths = {1: ("main", "rally", "volley"), 2: ("returner", "rally", "volley")}
