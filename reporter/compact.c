@@ -209,7 +209,7 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
         p += lens[i] + 1;
         m.lens[i] = lens[i];
     }
-    c->meta = xrealloc(c->meta, (c->nmeta + 1) * sizeof *c->meta);
+    c->meta = xgrow_zeroed(c->meta, &c->meta_cap, c->nmeta, sizeof *c->meta);
     c->meta[c->nmeta++] = m;
 }
 
@@ -308,7 +308,7 @@ static char *field_copy(const char *s, size_t n) { return n ? xstrndup(s, n) : N
 static void on_memory(void *ctx, const struct run_memory *m)
 {
     struct compact_run *c = ctx;
-    c->mem = xrealloc(c->mem, (c->nmem + 1) * sizeof *c->mem);
+    c->mem = xgrow_zeroed(c->mem, &c->mem_cap, c->nmem, sizeof *c->mem);
     struct compact_mem *x = &c->mem[c->nmem++];
     memset(x, 0, sizeof *x);
     x->region = field_copy(m->region, m->region_len);

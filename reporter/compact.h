@@ -46,9 +46,9 @@ struct compact_run {
     uint64_t frequency;
     int began; /* the table was reached */
     struct compact_meta *meta;
-    size_t nmeta;
+    size_t nmeta, meta_cap;
     struct compact_mem *mem;
-    size_t nmem;
+    size_t nmem, mem_cap;
     uint64_t never;        /* seed rows that never stopped */
     uint64_t seed_end;     /* the seed rows' latest end: the longest, as they all start at 0 */
     char never_names[256]; /* ... the first of their ids */

@@ -105,7 +105,7 @@ struct ingest {
         int no_hooks;   /* the record marks it uninstrumented: compiled without hooks */
         int inlined;    /* the record marks it inlined: copies of it are in other functions */
     } * locations;      /* Function records, attached to their regions after the rows */
-    size_t nlocations;
+    size_t nlocations, locations_cap;
     struct run_module {
         char *path, *build_id;
     } * modules; /* Module records: the build ids of the Function records' modules */
@@ -276,7 +276,9 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
     }
     size_t *slot = thread_slot(in, n);
     if (!*slot) {
-        m->threads = xrealloc(m->threads, (m->nthreads + 1) * sizeof *m->threads);
+        /* doubling: one element at a time, a sanitizer's realloc (a copy each time) took
+           minutes over 20,000 threads */
+        m->threads = xgrow_zeroed(m->threads, &m->threads_cap, m->nthreads, sizeof *m->threads);
         struct thread_rec *t = &m->threads[m->nthreads];
         memset(t, 0, sizeof *t);
         t->run = in->run;
@@ -407,7 +409,8 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
     } else if (strcmp(f[0], "Function") == 0 && n >= 4) {
         /* without a file (no DWARF) it still says the region is a function: an instrumented
            one unless its seventh field marks it compiled without hooks */
-        in->locations = xrealloc(in->locations, (in->nlocations + 1) * sizeof *in->locations);
+        in->locations =
+            xgrow_zeroed(in->locations, &in->locations_cap, in->nlocations, sizeof *in->locations);
         struct location *l = &in->locations[in->nlocations++];
         l->region = xstrndup(f[1], lens[1]);
         l->region_len = lens[1];
@@ -789,7 +792,7 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
                                void *src)
 {
     struct model_mark mark = model_mark(m); /* what a skipped run rolls back to */
-    m->runs = xrealloc(m->runs, (m->nruns + 1) * sizeof *m->runs);
+    m->runs = xgrow_zeroed(m->runs, &m->runs_cap, m->nruns, sizeof *m->runs);
     struct run_rec *run = &m->runs[m->nruns];
     memset(run, 0, sizeof *run);
     run->file = utf8_repair(name, strlen(name));

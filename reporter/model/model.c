@@ -266,7 +266,7 @@ void model_warn(struct model *m, const char *where, const char *kind, uint64_t c
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    m->warnings = xrealloc(m->warnings, (m->nwarnings + 1) * sizeof *m->warnings);
+    m->warnings = xgrow_zeroed(m->warnings, &m->warnings_cap, m->nwarnings, sizeof *m->warnings);
     struct warning_rec *w = &m->warnings[m->nwarnings++];
     w->where = utf8_repair(where, strlen(where));
     w->kind = utf8_repair(kind, strlen(kind));

@@ -269,9 +269,9 @@ struct model {
     uint64_t *region_table; /* open addressing: index + 1, hash bits above (model.c) */
     size_t region_mask;
     struct run_rec *runs;
-    size_t nruns;
+    size_t nruns, runs_cap;
     struct thread_rec *threads;
-    size_t nthreads;
+    size_t nthreads, threads_cap;
     char **keys; /* thread key names */
     size_t nkeys;
     struct str_index key_index; /* keys[0..nkeys) by name */
@@ -280,7 +280,7 @@ struct model {
     size_t *edge_table;
     size_t edge_mask;
     struct warning_rec *warnings;
-    size_t nwarnings;
+    size_t nwarnings, warnings_cap;
     struct mem_rec *mem; /* memory sections of every run, in file order */
     size_t nmem, mem_cap;
     const char *const *include, *const *exclude; /* globs, not owned */

@@ -72,7 +72,7 @@ struct sheet_widths {
     double *w;
     size_t n;
     struct wrapped *wraps;
-    size_t nwraps;
+    size_t nwraps, wraps_cap;
     /* A streamed sheet (ws->optimize, add_sheet): the row being written and the most lines
        its wrapped cells take so far */
     lxw_row_t row;
@@ -178,7 +178,7 @@ static void note_wrap(struct book *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t 
         }
         return;
     }
-    sw->wraps = xrealloc(sw->wraps, (sw->nwraps + 1) * sizeof *sw->wraps);
+    sw->wraps = xgrow_zeroed(sw->wraps, &sw->wraps_cap, sw->nwraps, sizeof *sw->wraps);
     sw->wraps[sw->nwraps++] = (struct wrapped){r, c, xstrdup(text), scale};
 }
 
