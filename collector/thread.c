@@ -775,12 +775,28 @@ __attribute__((noinline)) void prof_summary_apply(struct prof_thread *t)
  * its node's statistics (calls, timed calls, wall ticks, extremes, histogram); once the node
  * has PROF_TIMED_MIN_CALLS timed calls of a mean below short_ticks, its later calls are only
  * counted (their time comes from samples). A region is timed whatever its length.
+ *
+ * A sample taken during a call adds what it cost to the call's wall time: tens of
+ * microseconds under some hypervisors, and more under a sanitizer. A context whose timed calls
+ * are short would then average (1 + cost / period) times their length, and could stay timed
+ * for ever (a 0.2 us call averaged 1 us under TSan at a 100 us period). So a function's call
+ * interrupted by a sample, in a context whose timed calls so far average below short_ticks,
+ * is counted but not timed: its time was mostly the sample's. The context's longest timed call
+ * is left out of that mean: its first call may have been interrupted too, or have faulted its
+ * pages in, and would keep every later interrupted call timed. Calls of contexts that look
+ * long (and a context's first two calls) stay timed, interrupted or not; what the samples
+ * cost is taken out of their Wall when the node is written (context.c).
  */
 __attribute__((noinline)) void prof_summary_stop_timed(struct prof_thread *t, struct prof_frame *f,
                                                        uint64_t now)
 {
     struct prof_node *n = f->node;
     uint64_t ticks = now > f->start ? now - f->start : 0;
+    if (PROF_UNLIKELY(t->sampling.samples != f->samples0) && f->fn && n->st.timed >= 2 &&
+        n->st.ticks - n->st.max < (n->st.timed - 1) * t->summary.short_ticks) {
+        PROF_STORE(n->st.calls, n->st.calls + 1);
+        return;
+    }
     /* self holds the calls made inside the timed calls (their hooks' cost is taken out of Wall
        when the node is written): the starts since this one's. */
     prof_stats_count(&n->st, ticks, (uint32_t)(t->serial - f->serial));
@@ -1232,9 +1248,10 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
         f->start = run->base_ticks;
         f->child = 0;
         t->depth = d + 1;
-        if (t->mode == PROF_MODE_SUMMARY)
+        if (t->mode == PROF_MODE_SUMMARY) {
             f->node = prof_node_for(t, d, f->id, idx);
-        else
+            f->samples0 = t->sampling.samples;
+        } else
             prof_put_enter(t, idx, run->base_ticks);
     }
     return PROF_OK;

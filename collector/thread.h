@@ -59,8 +59,15 @@ struct prof_frame {
     /* A function's frame (NULL for a region); read only at a timed call's stop, so left unset
        by the function hooks' paths that time nothing (events mode, the lean path) */
     const struct prof_fn *fn;
-    /* Events mode, functions: where the enter record went, to fold a short call away */
-    uint32_t pos, epoch;
+    union {
+        /* Events mode, functions: where the enter record went, to fold a short call away */
+        struct {
+            uint32_t pos, epoch;
+        };
+        /* Summary mode, sampled timing, a timed call: the thread's samples at its start (a
+           sample during the call adds its cost to the call's wall time) */
+        uint64_t samples0;
+    };
     union {
         uint64_t last_before; /* events mode, functions: the clock before the enter record */
         unsigned *nesting;    /* a region of PROFILER_API: its module's nesting count */
@@ -427,6 +434,7 @@ prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *
         f->start = PROF_UNTIMED;
         return;
     }
+    f->samples0 = t->sampling.samples;
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
 
