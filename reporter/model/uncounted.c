@@ -34,7 +34,8 @@ int uncounted_function_record(struct uncounted_run *u, const char *const *f, con
     if (n <= FUNCTION_FIELD_MARK || lens[FUNCTION_FIELD_MARK] != w ||
         memcmp(f[FUNCTION_FIELD_MARK], FUNCTION_WORD_UNINSTRUMENTED, w) != 0)
         return 0;
-    u->marked = xrealloc(u->marked, (u->nmarked + 1) * sizeof *u->marked);
+    /* doubling: a program of a thousand functions without hooks marks a thousand */
+    u->marked = xgrow_zeroed(u->marked, &u->marked_cap, u->nmarked, sizeof *u->marked);
     u->marked[u->nmarked++] = (struct uncounted_name){xstrndup(f[1], lens[1]), lens[1]};
     return 1;
 }

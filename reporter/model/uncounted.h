@@ -31,8 +31,8 @@ struct uncounted_run {
     struct uncounted_name {
         char *s; /* the region id, NUL-ended */
         size_t n;
-    } * marked;             /* the regions its Function records mark uninstrumented */
-    size_t nmarked, sorted; /* marked[0..sorted) are in order */
+    } * marked;                         /* the regions its Function records mark uninstrumented */
+    size_t nmarked, marked_cap, sorted; /* marked[0..sorted) are in order */
     struct uncounted_row *rows;
     size_t nrows, rows_cap;
 };
