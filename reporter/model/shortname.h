@@ -44,4 +44,9 @@ char **shortnames(const char *const *names, size_t n);
  */
 char *shortname_fit(const char *s, size_t width);
 
+/* The width of a bar chart's category label (the workbook's native charts; gnuplot's labels,
+   gnuplot.c, are as long): a longer one wraps, and LibreOffice then leaves every other bar
+   unnamed. */
+#define SHORTNAME_CHART_LABEL 48
+
 #endif /* PROFREPORT_SHORTNAME_H */

@@ -20,6 +20,7 @@
 #include "base/util.h"
 #include "out/workbook.h"
 #include "model/runcheck.h"
+#include "model/shortname.h"
 
 #include <profreport.h>
 
@@ -1916,6 +1917,34 @@ static lxw_row_t png_rows(const char *path, double scale)
    pictures and their titles widen no column, so that a page, one wide, prints a picture at
    its size (beside the table and under a wide title column, a flame graph printed at half its
    width, its names unreadable). */
+/*
+ * The label of region r's bar (the Charts sheet's Region column, which the native charts read):
+ * its short name fitted to SHORTNAME_CHART_LABEL by leaving out leading scopes
+ * ("…MatchUnchecked<YAML::StringCharSource>(…)": what tells it from its siblings stays); when
+ * that is not enough, its shortest form (every template argument and parameter collapsed),
+ * fitted. The full name is beside it. A yaml-cpp std::_Rb_tree method's short name, 204
+ * characters with the detail that told it from another, wrapped to three lines, and
+ * LibreOffice left every other bar of the chart unnamed.
+ */
+static char *chart_label(const struct region *r)
+{
+    static const char ellipsis[] = "\xe2\x80\xa6";
+    const char *s = model_short(r);
+    char *fit = shortname_fit(s, SHORTNAME_CHART_LABEL);
+    size_t n = strlen(s), k = strlen(fit), e = sizeof ellipsis - 1;
+    if (strcmp(fit, s) == 0)
+        return fit;
+    /* "…" and a tail of s that follows a "::": only scopes left out */
+    if (k > e && memcmp(fit, ellipsis, e) == 0 && n >= k - e + 2 &&
+        strcmp(s + n - (k - e), fit + e) == 0 && s[n - (k - e) - 1] == ':')
+        return fit;
+    free(fit);
+    char *least = shortname(r->display, 0);
+    fit = shortname_fit(least, SHORTNAME_CHART_LABEL);
+    free(least);
+    return fit;
+}
+
 static void sheet_charts(struct book *b)
 {
     const struct report_info *ri = b->ri;
@@ -1933,7 +1962,9 @@ static void sheet_charts(struct book *b)
     double largest = 0;
     for (size_t i = 0; i < top; i++) {
         const struct region *r = &m->regions[rank[i]];
-        put_str(b, ws, (lxw_row_t)(i + 2), 0, model_short(r), NULL);
+        char *label = chart_label(r);
+        put_str(b, ws, (lxw_row_t)(i + 2), 0, label, NULL);
+        free(label);
         put_str(b, ws, (lxw_row_t)(i + 2), 3, r->display, NULL);
         put_time(b, ws, (lxw_row_t)(i + 2), 1, r->self_ns);
         put_num(b, ws, (lxw_row_t)(i + 2), 2,
@@ -2112,7 +2143,8 @@ static void sheet_about(struct book *b)
                    "allocations and bytes in the innermost region it was inside."},
         {"Warnings", "Problems found while reading, with file and line; 'none' when none."},
         {"Charts", "Self time by region (the top regions by time spent in themselves, not in "
-                   "the regions they called) with a native chart, then the pictures drawn by "
+                   "the regions they called; each named as its bar is, in 48 characters at most, "
+                   "its full name beside it) with a native chart, then the pictures drawn by "
                    "gnuplot from templates/*.gp (also saved as PNG and SVG): the flame graph of "
                    "the call paths, self time, cost per call, calls, distribution and trend."},
     };

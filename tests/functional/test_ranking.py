@@ -145,3 +145,46 @@ def test_self_time_charts_show_the_top_regions_by_self_time(tmp_path, sort):
         assert any(t.endswith(f" ({share:.3g}%)") for t in texts), (name, share, texts)
     assert not set(exp.regions) - set(want) & set(texts)
     assert (tmp_path / "out-charts" / "selftime.png").read_bytes()[:4] == b"\x89PNG"
+
+
+RB_TREE = ("std::_Rb_tree<YAML::detail::{0} const*, std::pair<YAML::detail::{0} const* const, int>, "
+           "std::_Select1st<std::pair<YAML::detail::{0} const* const, int> >, "
+           "std::less<YAML::detail::{0} const*>, "
+           "std::allocator<std::pair<YAML::detail::{0} const* const, int> > >::"
+           "_M_emplace_hint_unique<std::piecewise_construct_t const&, "
+           "std::tuple<YAML::detail::{0} const* const&>, std::tuple<> >("
+           "std::_Rb_tree_const_iterator<std::pair<YAML::detail::{0} const* const, int> >, "
+           "std::piecewise_construct_t const&, std::tuple<YAML::detail::{0} const* const&>&&, "
+           "std::tuple<>&&)")
+MATCH = "YAML::RegEx::MatchUnchecked<YAML::{0}CharSource>(YAML::{0}CharSource const&) const"
+
+
+def test_self_time_chart_labels_fit_one_line_and_keep_what_tells_them_apart(tmp_path):
+    """Long C++ names: the Charts sheet's Region column, which both self-time bar charts
+    read, holds labels of at most 48 characters (a longer one wrapped, and LibreOffice left
+    every other bar unnamed), the full name beside it. Where leaving out leading scopes is
+    enough, the detail that tells two names apart stays; else the label is the name with its
+    template arguments and parameters collapsed."""
+    names = [RB_TREE.format("node_ref"), RB_TREE.format("node_data"),
+             MATCH.format("String"), MATCH.format("Stream"), "main"]
+    rng = random.Random(7)
+    trees = [Tree(n, 10000 * (k + 1)) for k, n in enumerate(names) for _ in range(3)]
+    rng.shuffle(trees)
+    rows, end = lay_out(1, trees, rng)
+    run = RunSpec("profiling_2026.03.01_00.00.00_1.csv", 10**9, [Thread(1, 1, "main")], rows,
+                  duration=end + 1)
+    folder = tmp_path / "runs"
+    run.write(folder)
+    out = tmp_path / "out.xlsx"
+    must_run(folder, "-o", out, "--top", "5", *templates_args())
+    rows = Book(out).rows("Charts")
+    assert rows[1][0] == "Region" and rows[1][3] == "Full name"
+    label = {r[3]: r[0] for r in rows[2:7]}
+    assert set(label) == set(names)
+    assert all(len(v) <= 48 for v in label.values()), label
+    assert label["main"] == "main"
+    assert label[MATCH.format("String")] == "\u2026MatchUnchecked<YAML::StringCharSource>(\u2026)"
+    assert label[MATCH.format("Stream")] == "\u2026MatchUnchecked<YAML::StreamCharSource>(\u2026)"
+    for kind in ("node_ref", "node_data"):
+        assert label[RB_TREE.format(kind)] == \
+            "std::_Rb_tree<\u2026>::_M_emplace_hint_unique<\u2026>(\u2026)"
