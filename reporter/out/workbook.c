@@ -1912,11 +1912,6 @@ static lxw_row_t png_rows(const char *path, double scale)
     return (lxw_row_t)ceil((double)px * scale / 20);
 }
 
-/* Charts: a native chart of self time by region below its figures, then the gnuplot pictures,
-   each below the last whatever its height, or why there are none. Nothing stands beside the
-   pictures and their titles widen no column, so that a page, one wide, prints a picture at
-   its size (beside the table and under a wide title column, a flame graph printed at half its
-   width, its names unreadable). */
 /*
  * The label of region r's bar (the Charts sheet's Region column, which the native charts read):
  * its short name fitted to SHORTNAME_CHART_LABEL by leaving out leading scopes
@@ -1945,6 +1940,11 @@ static char *chart_label(const struct region *r)
     return fit;
 }
 
+/* Charts: a native chart of self time by region below its figures, then the gnuplot pictures,
+   each below the last whatever its height, or why there are none. Nothing stands beside the
+   pictures and their titles widen no column, so that a page, one wide, prints a picture at
+   its size (beside the table and under a wide title column, a flame graph printed at half its
+   width, its names unreadable). */
 static void sheet_charts(struct book *b)
 {
     const struct report_info *ri = b->ri;
