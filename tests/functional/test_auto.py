@@ -286,7 +286,13 @@ def test_a_module_gone_or_rebuilt_gives_no_source_lines_and_a_warning(tmp_path):
     assert {name: row["Calls"] for name, row in cost.items()} == calls
     (w,) = [w for w in book.warnings() if w["Kind"] == "module changed"]
     assert w["Where"] == str(app) and "rebuilt since the run" in w["Message"]
-    assert w["Count"] == 5  # main, fib, is_even, is_odd, helper
+    # main, fib, is_even, is_odd, helper, and any function without hooks of the module that a
+    # sample landed in (a sanitizer's, once in CI): each Function record of the module.
+    named = [line for f in runs.iterdir()
+             for line in f.read_text(errors="replace").splitlines()
+             if line.startswith("Function,") and line.split(",")[4] == str(app)]
+    assert len(named) >= 5
+    assert w["Count"] == len(named)
     # Gone: the module cannot be read.
     app.unlink()
     must_run(runs, "-o", book_path, "--no-gnuplot", "-q")
