@@ -216,8 +216,9 @@ static double calibrate_clock(void)
     return (double)best / 17 * 1e9 / (double)g.frequency;
 }
 
-/* A duration such as "250us", "1ms" or "500000" (ns) in ns; 0 when malformed. */
-static uint64_t parse_duration_ns(const char *v)
+/* A duration such as "250us", "1ms", "0" or "500000" (ns), in ns in *ns: 1, or 0 when
+   malformed. */
+static int parse_duration(const char *v, uint64_t *ns)
 {
     char *end;
     double x = prof_strtod_c(v, &end);
@@ -226,7 +227,17 @@ static uint64_t parse_duration_ns(const char *v)
                   : strcmp(end, "us") == 0            ? 1e3
                   : (!*end || strcmp(end, "ns") == 0) ? 1
                                                       : 0;
-    return end != v && x > 0 && unit > 0 && x * unit < 1e12 ? (uint64_t)(x * unit) : 0;
+    if (end == v || !(x >= 0) || unit <= 0 || x * unit >= 1e12)
+        return 0;
+    *ns = (uint64_t)(x * unit);
+    return 1;
+}
+
+/* A positive duration (parse_duration), or 0 when malformed or 0. */
+static uint64_t parse_duration_ns(const char *v)
+{
+    uint64_t ns = 0;
+    return parse_duration(v, &ns) ? ns : 0;
 }
 
 /* PROFILER_TIMING, PROFILER_SAMPLE_PERIOD and PROFILER_SIGNAL: sampled timing's method, or 0
@@ -286,7 +297,18 @@ static void configure_timing(void)
         want = PROF_SAMPLE_TIMER;
     else if (v && *v)
         prof_warn("PROFILER_SAMPLER='%s' is not 'perf' or 'timer'; choosing one", v);
-    g.sample_method = (int)prof_sample_setup(sig, g.sample_period_ns, want);
+    /* What a perf sample costs the thread: a duration, "0" for only what the handler
+       measures, or unset to calibrate it */
+    int64_t cost_ns = -1;
+    v = getenv("PROFILER_SAMPLE_COST");
+    if (v && *v) {
+        uint64_t ns;
+        if (parse_duration(v, &ns))
+            cost_ns = (int64_t)ns;
+        else
+            prof_warn("PROFILER_SAMPLE_COST='%s' is not a duration; measuring it", v);
+    }
+    g.sample_method = (int)prof_sample_setup(sig, g.sample_period_ns, want, cost_ns);
     if (g.sample_method)
         prof_hooks_add(&prof_sample_hooks);
 }
@@ -533,10 +555,12 @@ static int name_run(int lock_free)
         /* The Timing record's fields (FORMAT.md 1.2), joined by commas. */
         char timing[160];
         if (g.sample_method)
-            prof_snprintf_c(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f", PROF_TIMING_WORD_SAMPLED,
+            prof_snprintf_c(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f,%llu",
+                            PROF_TIMING_WORD_SAMPLED,
                             prof_sample_method_name((enum prof_sample_method)g.sample_method),
                             (unsigned long long)g.sample_period_ns,
-                            (double)g.short_ticks * 1e9 / (double)g.frequency, g.clock_ns);
+                            (double)g.short_ticks * 1e9 / (double)g.frequency, g.clock_ns,
+                            (unsigned long long)prof_sample_overflow_cost());
         else
             snprintf(timing, sizeof timing, "%s", PROF_TIMING_WORD_EXACT);
         header_kv(PROF_TIMING_RECORD, timing);

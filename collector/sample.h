@@ -39,10 +39,17 @@ enum prof_sample_method { PROF_SAMPLE_NONE, PROF_SAMPLE_PERF, PROF_SAMPLE_TIMER 
  * thread, and install the handler on its signal (SIGTRAP for the perf event, sig for the timer)
  * unless the program has a handler of its own there. want: PROF_SAMPLE_NONE to take the perf
  * event unless a debugger or valgrind watches SIGTRAP, else the timer; or the one method to
- * try. PROF_SAMPLE_NONE when none works (why is said once on stderr).
+ * try. PROF_SAMPLE_NONE when none works (why is said once on stderr). cost_ns: what a perf
+ * sample costs (PROFILER_SAMPLE_COST), or negative to calibrate it with the perf event.
  */
-enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns,
-                                          enum prof_sample_method want);
+enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns, enum prof_sample_method want,
+                                          int64_t cost_ns);
+
+/* What one perf sample costs a thread before the handler can see it, in ns of its CPU time:
+   the cost_ns given to prof_sample_setup, or calibrated there when that was negative
+   (samplecost.h); each perf sample stands for the period less at least this. 0: unknown, not
+   the perf event, or half a period or more (said at setup, and not taken out). */
+uint64_t prof_sample_overflow_cost(void);
 
 /* The method's name in the run file's Timing record. */
 const char *prof_sample_method_name(enum prof_sample_method m);

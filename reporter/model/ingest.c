@@ -366,6 +366,8 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
             free(run->sampling);
             run->sampling = xstrdup(f[2]);
             run->period_ns = period;
+            double cost = n >= 7 ? strtod(f[6], NULL) : 0;
+            run->overflow_ns = cost > 0 && cost < period ? cost : 0;
         }
     } else if (strcmp(f[0], "Complete") == 0)
         run->complete = strcmp(f[1], "no") != 0;

@@ -38,9 +38,11 @@ struct run_rec {
     double wait_share, busy_ratio;
     int busy_machine, outlier;
     /* The Timing record (format 4): sampled timing's method ("perf-task-clock", "cpu-timer")
-       and sample period in ns; NULL and 0 for a run that timed every call */
+       and sample period in ns; NULL and 0 for a run that timed every call. overflow_ns: what
+       one perf sample cost a thread before the handler could see it, calibrated at the run's
+       start (0: not said, older files) */
     char *sampling;
-    double period_ns;
+    double period_ns, overflow_ns;
     /* The Crash record (a run that ended by a fatal signal): the signal's number (0: the run
        did not crash), its text for output ("SIGSEGV (signal 11)") and the number of the thread
        it came to (0: one that recorded nothing) */

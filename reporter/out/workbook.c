@@ -1352,13 +1352,18 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
 {
     double samples = 0, overhead = 0, outside = 0, period = 0, hook_sum = 0, hook_n = 0;
     double cost = 0, cost_samples = 0; /* of the threads that say what their samples cost */
-    size_t sampled = 0, sampling_threads = 0, switched = 0;
+    size_t sampled = 0, sampling_threads = 0, switched = 0, calibrated = 0;
+    double overflow = 0; /* the calibrated runs' mean cost of an overflow */
     const char *method = NULL;
     for (size_t k = 0; k < m->nruns; k++)
         if (m->runs[k].sampling) {
             sampled++;
             method = m->runs[k].sampling;
             period = m->runs[k].period_ns;
+            if (m->runs[k].overflow_ns > 0) {
+                calibrated++;
+                overflow += m->runs[k].overflow_ns;
+            }
         }
     for (size_t i = 0; i < m->nthreads; i++) {
         const struct thread_rec *t = &m->threads[i];
@@ -1388,7 +1393,7 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
         snprintf(buf, size, "every call timed exactly (a clock read at its start and end)");
         return;
     }
-    char a[32], c[32], d[32], e[32], h[32], k[32], q[32], taking[160] = "", hook_text[160] = "";
+    char a[32], c[32], d[32], e[32], h[32], k[32], q[32], taking[448] = "", hook_text[160] = "";
     char traded[256] = "";
     if (switched)
         snprintf(traded, sizeof traded,
@@ -1401,7 +1406,25 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
                  "%s (measured by those samples), taken out of Wall for each call inside a "
                  "timed one",
                  time_text(h, sizeof h, hook_sum / hook_n, NULL));
-    if (cost_samples > 0)
+    char o[32];
+    if (cost_samples > 0 && calibrated) {
+        /* a dear one (a hypervisor's interrupts) slows the program by its share of the period:
+           how to make it cheaper */
+        double share = overflow / (double)calibrated / period;
+        char dear[160] = "";
+        if (share >= 0.1)
+            snprintf(dear, sizeof dear,
+                     "; that slowed the program by about %.0f %%, which PROFILER_SAMPLE_PERIOD=1ms "
+                     "or PROFILER_SAMPLER=timer would make smaller",
+                     100 * share);
+        snprintf(taking, sizeof taking,
+                 "%s (%s a sample: measured at each, and at least the %s an overflow of the perf "
+                 "event cost a thread, measured at start%s) taking the samples, out of every "
+                 "time; ",
+                 time_text(k, sizeof k, cost, NULL),
+                 time_text(q, sizeof q, cost / cost_samples, NULL),
+                 time_text(o, sizeof o, overflow / (double)calibrated, NULL), dear);
+    } else if (cost_samples > 0)
         snprintf(taking, sizeof taking,
                  "%s (%s a sample, measured at each) taking the samples, out of every time; ",
                  time_text(k, sizeof k, cost, NULL),
@@ -1522,7 +1545,7 @@ static void sheet_summary(struct book *b, lxw_worksheet *ws, const size_t *rank,
 {
     const struct model *m = b->m;
     const struct report_info *ri = b->ri;
-    char buf[1024]; /* the Timing text is the longest */
+    char buf[2048]; /* the Timing text is the longest */
     lxw_row_t row = 0;
     put_str(b, ws, row++, 0, ri->title ? ri->title : "profreport report", b->f.title);
     row++;

@@ -198,7 +198,53 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
     out = tmp_path / "r.xlsx"
     must_run(runs, "-o", out, "--no-gnuplot")
     (timing,) = [r[1] for r in Book(out).rows("Summary") if r and r[0] == "Timing"]
-    assert "a sample, measured at each) taking the samples, out of every time" in timing, timing
+    assert "a sample, measured at each" in timing and "out of every time" in timing, timing
+
+
+def test_a_perf_samples_cost_before_the_handler_is_calibrated_or_set(tmp_path):
+    """Under a hypervisor whose interrupts are dear most of what a perf overflow costs the
+    thread comes before the handler can measure it (this project's VM: 36-48 us, of which the
+    handler saw 8-20). The collector measures it at start, says it in the Timing record's
+    seventh field, and takes at least that out of every sample; PROFILER_SAMPLE_COST sets it
+    instead ("0": only what the handler measures). One of half the period or more is said on
+    stderr and not taken out."""
+    sampler_or_skip(tmp_path, "perf")
+    period_ns = 250_000
+
+    def run(name, cost):
+        env = {"PROFILER_SAMPLER": "perf", "PROFILER_SAMPLE_PERIOD": "250us"}
+        if cost is not None:
+            env["PROFILER_SAMPLE_COST"] = cost
+        proc, run = sampled_run(tmp_path / name, "shares", 5_000_000, env=env)
+        (timing,) = run.values("Timing")
+        (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
+        return proc, run, int(timing[5]), int(record[4]), int(record[8])
+
+    for name in ("set", "none", "measured", "dear"):
+        (tmp_path / name).mkdir()
+    proc, set_run, said, samples, cost = run("set", "30us")
+    assert said == 30_000 and proc.stderr == b"", proc.stderr
+    assert samples >= 100 and cost >= 30_000 * samples, (samples, cost)
+    # and a sample stands for the period less that (every row the same whole ticks)
+    rows = [r for r in set_run.rows if int(r["Samples"]) > 0]
+    net = int(rows[0]["Self"]) // int(rows[0]["Samples"])
+    assert net * 1e9 / set_run.frequency <= period_ns - 30_000 + 1, net
+    proc, _, said, samples, cost = run("none", "0")
+    assert said == 0 and proc.stderr == b"", proc.stderr
+    assert 0 < cost < samples * period_ns / 2
+    proc, _, said, samples, cost = run("measured", None)
+    assert 0 <= said < period_ns / 2 and proc.stderr == b"", (said, proc.stderr)
+    assert cost >= said * samples, (said, samples, cost)
+    proc, _, said, samples, cost = run("dear", "200us")
+    assert said == 0 and b"a perf sample costs each thread about 200 us" in proc.stderr
+    assert cost < samples * period_ns / 2
+    # the report says the calibrated cost where the run gives one
+    out = tmp_path / "r.xlsx"
+    must_run(set_run.path, "-o", out, "-q", "--no-gnuplot")
+    (timing,) = [r[1] for r in Book(out).rows("Summary") if r and r[0] == "Timing"]
+    assert "at least the 30.0 us an overflow of the perf event cost a thread" in timing, timing
+    assert "slowed the program by about 12 %" in timing, timing
+    assert timing.endswith("(Threads: Waited on hooks)")
 
 
 def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):

@@ -503,6 +503,36 @@ static void off_cpu_is_unknown_within_the_samples_bound(void **state)
     model_release(&m);
 }
 
+/* The Timing record's seventh field, what a perf overflow cost a thread as calibrated at start,
+   is read when it is a cost under the period; older files (six fields) and nonsense read 0. */
+static void timing_reads_the_calibrated_overflow_cost(void **state)
+{
+    (void)state;
+    static const char *const timing[] = {
+        "Timing,sampled,perf-task-clock,250000,800,10,41500\n",
+        "Timing,sampled,perf-task-clock,250000,800,10\n",
+        "Timing,sampled,perf-task-clock,250000,800,10,250000\n",
+        "Timing,sampled,cpu-timer,250000,800,10,x\n",
+    };
+    static const double want[] = {41500, 0, 0, 0};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "Frequency,1000000000\nFormat,profreport-run,4\nMode,summary\n%s"
+                 "Thread,1,10,main,exited\n"
+                 "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent,"
+                 "Samples,Timed,Wall\nmain,1,1,100,100,0,0,0,100,,1,0,1,0,0\n",
+                 timing[i]);
+        struct model m;
+        model_init(&m);
+        read_run(&m, text);
+        assert_int_equal(m.nruns, 1);
+        assert_true(m.runs[0].period_ns == 250000);
+        assert_true(m.runs[0].overflow_ns == want[i]);
+        model_release(&m);
+    }
+}
+
 /* In the call paths a left-out function's nodes are marked uncounted, with their time and no
    calls; a kept Calls-0 node is not marked. */
 static void left_out_rows_mark_their_call_paths(void **state)
@@ -1028,6 +1058,7 @@ int main(void)
         cmocka_unit_test(flat_summary_rows_have_no_edges),
         cmocka_unit_test(left_out_rows_are_told_by_the_runs_filters),
         cmocka_unit_test(off_cpu_is_unknown_within_the_samples_bound),
+        cmocka_unit_test(timing_reads_the_calibrated_overflow_cost),
         cmocka_unit_test(left_out_rows_mark_their_call_paths),
         cmocka_unit_test(calls_0_rows_are_left_out_only_by_the_filters),
         cmocka_unit_test(functions_without_a_file_are_noted_for_their_modules),
