@@ -1,6 +1,7 @@
 /*
  * test_thread.c - unit tests of thread.c and run.c through the public API: buffering across
- * many flushes, nesting, id tables, scope tokens and mismatches, run state.
+ * many flushes, nesting, id tables, scope tokens and mismatches, run state; and of sampled
+ * timing's stop of a timed call (prof_summary_stop_timed) on a hand-made thread.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,12 +9,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <profreport.h>
+
+#include "thread.h"
 
 /* A fresh output folder, and the one run file found in it after prof_finish. */
 struct run {
@@ -288,6 +292,69 @@ static void run_state_rules(void **state)
     free(r.text);
 }
 
+/* One stop of a timed call of ticks on node n of t (sampled timing): interrupted says whether
+   a sample came during it. fn: a function's call (else a region's). */
+static void stop_timed(struct prof_thread *t, struct prof_node *n, uint64_t ticks, int interrupted,
+                       int fn)
+{
+    static const char fn_code[1];
+    struct prof_frame f = {
+        .node = n, .fn = fn ? (const struct prof_fn *)(const void *)fn_code : NULL, .start = 1000};
+    f.samples0 = t->sampling.samples;
+    if (interrupted)
+        t->sampling.samples += 1;
+    prof_summary_stop_timed(t, &f, 1000 + ticks);
+}
+
+/* A function's call that a sample interrupted is counted but not timed where the context's
+   other timed calls, less the longest, average below the short call: the sample's cost would
+   keep a short context timed for ever (tiny() under TSan). Contexts that look long, a
+   context's first two calls and regions stay timed, interrupted or not. */
+static void interrupted_short_calls_are_counted_not_timed(void **state)
+{
+    (void)state;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static const uint32_t canon[] = {0, 1, 2, 3};
+    struct prof_thread *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    prof_cct_init(&t->summary.cct, 100, &lock);
+    t->summary.sampled = 1;
+    t->summary.short_ticks = 100;
+    struct prof_node *root = &t->summary.cct.root, *n[4];
+    for (uint32_t i = 0; i < 4; i++)
+        n[i] =
+            prof_cct_child(&t->summary.cct, root, (const void *)(uintptr_t)(0x1000 + i), i, canon);
+    /* short: two clean calls, then an interrupted one is only counted */
+    stop_timed(t, n[0], 10, 0, 1);
+    stop_timed(t, n[0], 10, 0, 1);
+    stop_timed(t, n[0], 5000, 1, 1);
+    assert_true(n[0]->st.calls == 3 && n[0]->st.timed == 2 && n[0]->st.ticks == 20);
+    stop_timed(t, n[0], 12, 0, 1); /* a clean one is timed */
+    assert_true(n[0]->st.calls == 4 && n[0]->st.timed == 3 && n[0]->st.ticks == 32);
+    /* the longest timed call (a first call that faulted its pages in) is left out of the mean */
+    stop_timed(t, n[1], 5000, 0, 1);
+    stop_timed(t, n[1], 10, 0, 1);
+    stop_timed(t, n[1], 10, 0, 1);
+    stop_timed(t, n[1], 5000, 1, 1);
+    assert_true(n[1]->st.calls == 4 && n[1]->st.timed == 3 && n[1]->st.ticks == 5020);
+    /* long: interrupted calls stay timed (a wait keeps its wall time) */
+    stop_timed(t, n[2], 1000, 0, 1);
+    stop_timed(t, n[2], 1000, 0, 1);
+    stop_timed(t, n[2], 5000, 1, 1);
+    assert_true(n[2]->st.calls == 3 && n[2]->st.timed == 3 && n[2]->st.ticks == 7000);
+    /* a context's first two calls, and a region's calls, are timed interrupted or not */
+    stop_timed(t, n[3], 10, 1, 0);
+    stop_timed(t, n[3], 10, 1, 0);
+    stop_timed(t, n[3], 5000, 1, 0);
+    assert_true(n[3]->st.calls == 3 && n[3]->st.timed == 3);
+    struct prof_node *first = prof_cct_child(&t->summary.cct, n[0], (const void *)0x2000, 1, canon);
+    stop_timed(t, first, 5000, 1, 1);
+    stop_timed(t, first, 10, 1, 1);
+    assert_true(first->st.calls == 2 && first->st.timed == 2);
+    prof_cct_free(&t->summary.cct);
+    free(t);
+}
+
 int main(void)
 {
     unsetenv("PROFILER_ENABLE");
@@ -304,6 +371,7 @@ int main(void)
         cmocka_unit_test(module_api_counts_outermost_entries_only),
         cmocka_unit_test(open_region_at_finish_is_unterminated),
         cmocka_unit_test(run_state_rules),
+        cmocka_unit_test(interrupted_short_calls_are_counted_not_timed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
