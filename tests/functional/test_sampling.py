@@ -131,9 +131,11 @@ def test_sampled_shares_follow_the_work_and_waits_keep_their_wall_time(tmp_path,
 
     # The sleeper: its wall time is measured (it slept at least 200 ms), and almost none of it
     # was on the CPU.
+    # (ThreadSanitizer defers a signal to its next interceptor, nanosleep's among them, and
+    # merges the timer's overruns: one such signal of the loops' periods gave it 28 ms)
     sleeper = path_row(run, 1, "main", "sleeper")
     assert int(sleeper["Wall"]) / freq >= 0.2
-    assert int(sleeper["Ticks"]) / freq < 0.02
+    assert int(sleeper["Ticks"]) / freq < (0.1 if SAN and sampler == "timer" else 0.02)
 
     # Every sample is somewhere: in a path, in the collector's own code, or outside.
     cpu, samples, overhead, outside = thread_samples(run)["1"]
