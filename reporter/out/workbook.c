@@ -1944,11 +1944,11 @@ static lxw_row_t png_rows(const char *path, double scale)
  * characters with the detail that told it from another, wrapped to three lines, and
  * LibreOffice left every other bar of the chart unnamed.
  */
-static char *chart_label(const struct region *r)
+static char *chart_label(const struct region *r, size_t width)
 {
     static const char ellipsis[] = "\xe2\x80\xa6";
     const char *s = model_short(r);
-    char *fit = shortname_fit(s, SHORTNAME_CHART_LABEL);
+    char *fit = shortname_fit(s, width);
     size_t n = strlen(s), k = strlen(fit), e = sizeof ellipsis - 1;
     if (strcmp(fit, s) == 0)
         return fit;
@@ -1958,9 +1958,41 @@ static char *chart_label(const struct region *r)
         return fit;
     free(fit);
     char *least = shortname(r->display, 0);
-    fit = shortname_fit(least, SHORTNAME_CHART_LABEL);
+    fit = shortname_fit(least, width);
     free(least);
     return fit;
+}
+
+/*
+ * The labels of the top regions' bars, rank[0..top), each different: a label that an earlier
+ * (heavier) region's has too is fitted into less room and numbered, "… (2)", so that no two
+ * bars read alike (yaml-cpp's two std::_Rb_tree<…>::_M_emplace_hint_unique<…>(…) did).
+ */
+static char **chart_labels(const struct model *m, const size_t *rank, size_t top)
+{
+    char **label = xcalloc(top ? top : 1, sizeof *label);
+    char **plain = xcalloc(top ? top : 1, sizeof *plain);
+    for (size_t i = 0; i < top; i++) {
+        const struct region *r = &m->regions[rank[i]];
+        plain[i] = chart_label(r, SHORTNAME_CHART_LABEL);
+        unsigned same = 1;
+        for (size_t j = 0; j < i; j++)
+            same += strcmp(plain[j], plain[i]) == 0;
+        if (same == 1) {
+            label[i] = xstrdup(plain[i]);
+            continue;
+        }
+        char mark[16];
+        int w = snprintf(mark, sizeof mark, " (%u)", same);
+        char *fit = chart_label(r, SHORTNAME_CHART_LABEL - (size_t)w);
+        label[i] = xmalloc(strlen(fit) + (size_t)w + 1);
+        sprintf(label[i], "%s%s", fit, mark);
+        free(fit);
+    }
+    for (size_t i = 0; i < top; i++)
+        free(plain[i]);
+    free(plain);
+    return label;
 }
 
 /* Charts: a native chart of self time by region below its figures, then the gnuplot pictures,
@@ -1983,11 +2015,11 @@ static void sheet_charts(struct book *b)
     const char *heads[] = {"Region", with_unit(b, h, sizeof h, "Self"), "Self %", "Full name"};
     put_headers(b, ws, 1, heads, 4);
     double largest = 0;
+    char **label = chart_labels(m, rank, top);
     for (size_t i = 0; i < top; i++) {
         const struct region *r = &m->regions[rank[i]];
-        char *label = chart_label(r);
-        put_str(b, ws, (lxw_row_t)(i + 2), 0, label, NULL);
-        free(label);
+        put_str(b, ws, (lxw_row_t)(i + 2), 0, label[i], NULL);
+        free(label[i]);
         put_str(b, ws, (lxw_row_t)(i + 2), 3, r->display, NULL);
         put_time(b, ws, (lxw_row_t)(i + 2), 1, r->self_ns);
         put_num(b, ws, (lxw_row_t)(i + 2), 2,
@@ -1995,6 +2027,7 @@ static void sheet_charts(struct book *b)
         if (r->self_ns > largest)
             largest = r->self_ns;
     }
+    free(label);
     free(rank);
     lxw_row_t row = (lxw_row_t)(top + 3);
     if (top > 0) {
@@ -2167,7 +2200,8 @@ static void sheet_about(struct book *b)
         {"Warnings", "Problems found while reading, with file and line; 'none' when none."},
         {"Charts", "Self time by region (the top regions by time spent in themselves, not in "
                    "the regions they called; each named as its bar is, in 48 characters at most, "
-                   "its full name beside it) with a native chart, then the pictures drawn by "
+                   "numbered '(2)' where a heavier one's bar reads alike, its full name beside it) "
+                   "with a native chart, then the pictures drawn by "
                    "gnuplot from templates/*.gp (also saved as PNG and SVG): the flame graph of "
                    "the call paths, self time, cost per call, calls, distribution and trend."},
     };
