@@ -1406,24 +1406,24 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
                  "%s (measured by those samples), taken out of Wall for each call inside a "
                  "timed one",
                  time_text(h, sizeof h, hook_sum / hook_n, NULL));
-    char o[32];
+    char o[32], dear[160] = "";
     if (cost_samples > 0 && calibrated) {
         /* a dear one (a hypervisor's interrupts) slows the program by its share of the period:
            how to make it cheaper */
         double share = overflow / (double)calibrated / period;
-        char dear[160] = "";
         if (share >= 0.1)
             snprintf(dear, sizeof dear,
-                     "; that slowed the program by about %.0f %%, which PROFILER_SAMPLE_PERIOD=1ms "
-                     "or PROFILER_SAMPLER=timer would make smaller",
+                     "Taking the samples slowed the program by about %.0f %% "
+                     "(PROFILER_SAMPLE_PERIOD=1ms or PROFILER_SAMPLER=timer would make that "
+                     "smaller). ",
                      100 * share);
         snprintf(taking, sizeof taking,
-                 "%s (%s a sample: measured at each, and at least the %s an overflow of the perf "
-                 "event cost a thread, measured at start%s) taking the samples, out of every "
+                 "%s taking the samples (%s a sample, measured at each: at least the %s an "
+                 "overflow of the perf event cost a thread, measured at start), out of every "
                  "time; ",
                  time_text(k, sizeof k, cost, NULL),
                  time_text(q, sizeof q, cost / cost_samples, NULL),
-                 time_text(o, sizeof o, overflow / (double)calibrated, NULL), dear);
+                 time_text(o, sizeof o, overflow / (double)calibrated, NULL));
     } else if (cost_samples > 0)
         snprintf(taking, sizeof taking,
                  "%s (%s a sample, measured at each) taking the samples, out of every time; ",
@@ -1434,12 +1434,13 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
              "one per %s of a thread's CPU time (%s%s), with their 95 %% bounds (Total +/-, Self "
              "+/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose calls "
              "last long. Sampled CPU time %s; of it %s%s (%.1f %%) in the collector's own code, "
-             "left out of every region, and %s outside every region. %s%s; "
+             "left out of every region, and %s outside every region. %s%s%s; "
              "the other threads' overhead out of the Wall of a thread that waited for them "
              "(Threads: Waited on hooks)",
              "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method, traded,
              time_text(c, sizeof c, samples, NULL), taking, time_text(d, sizeof d, overhead, NULL),
              samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL),
+             dear,
              /* "0 ns" where no thread's hooks took the 30 samples a measure needs read as a
                 measure (pigz: "hooks cost 0 ns" beside a suggestion of "4 x 12 ns") */
              hook_n > 0 ? "A call's hooks cost " : "",
