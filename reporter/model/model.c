@@ -443,6 +443,12 @@ void model_cost_row(const struct model *m, size_t ri, double busy, struct cost_r
            it (a point at 0 for a context no sample found): no distribution to read. */
         out->median = out->p90 = out->p99 = out->min = out->max = out->stddev = NAN;
         out->approximate = 2;
+    } else if (r->sampled && d->n && !(r->wall_ns > 0)) {
+        /* Timed calls whose wall time was all the collector's (the hooks of the calls inside
+           them and the samples taken there, taken out: FORMAT.md's Wall), as the calls of a
+           sanitized build's hooks can be: no time of their own to spread or average. */
+        out->mean = out->median = out->p90 = out->p99 = out->min = out->max = out->stddev = NAN;
+        out->approximate = 3;
     }
     out->left_out = r->left_out ? (d->n ? 1 : 2) : 0;
     int sampled = r->sampled;

@@ -395,7 +395,8 @@ struct cost_row {
     double mean, median, stddev, min, max, p90, p99;
     size_t runs; /* runs where the region ran */
     double run_mean, run_stddev, run_cv, ci95, fastest, slowest;
-    int approximate; /* percentiles from the histogram; 2: none (calls only counted) */
+    int approximate; /* percentiles from the histogram; 2: none (calls only counted); 3: none
+                        (timed, but the net wall time is 0: all of it the collector's) */
     /* A left-out function's (region.left_out): 2 when none of its calls were counted (calls
        is then unknown, not 0), 1 when some runs counted them and others left it out, else 0 */
     int left_out;

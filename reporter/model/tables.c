@@ -166,9 +166,10 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(x.fastest),
                              num(x.slowest),
                              count(x.never),
-                             text(x.approximate == 2 ? "none: short calls only counted"
-                                  : x.approximate    ? "histogram"
-                                                     : "exact"),
+                             text(x.approximate == 2   ? "none: short calls only counted"
+                                  : x.approximate == 3 ? "none: wall time all the collector's"
+                                  : x.approximate      ? "histogram"
+                                                       : "exact"),
                              num(x.total_pm),
                              num(x.self_pm),
                              num(x.wall),

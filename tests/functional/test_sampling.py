@@ -266,9 +266,13 @@ def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):
     net = int(rows[0]["Self"]) // int(rows[0]["Samples"])
     assert all(int(r["Self"]) == int(r["Samples"]) * net for r in rows), net
     # the thread's CPU time over its samples (read before the rows were written, ThreadCpu's
-    # after: writing them takes the thread some CPU time)
+    # after: writing them takes the thread some CPU time, and a timer signal that comes in
+    # between adds all the periods since the one before to the samples: 37 of 256 once, the
+    # rows' net a sixth above ThreadCpu's figure)
     cpu, samples = int(record[1]), int(record[4])
-    assert math.isclose(net * 1e9 / run.frequency, cpu / samples, rel_tol=0.15 if SAN else 0.01), net
+    net_ns = net * 1e9 / run.frequency
+    low = 0.85 if SAN else 0.99
+    assert low * cpu / samples <= net_ns <= cpu / samples / 0.75, (net_ns, cpu, samples)
     out = tmp_path / "r.xlsx"
     must_run(run.path, "-o", out, "-q", "--no-gnuplot")
     (timing,) = [r[1] for r in Book(out).rows("Summary") if r and r[0] == "Timing"]
@@ -412,12 +416,21 @@ def test_short_calls_only_counted_have_a_mean_but_no_distribution(tmp_path):
     tiny, caller = cost["tiny"], cost["caller"]
     assert tiny["Calls"] >= 2_000_000  # and a few calls of its own from main
     assert tiny["Mean (ns)"] == pytest.approx(tiny["Total (ns)"] / tiny["Calls"])
+    # Sanitized hooks are nearly all of caller's time: what its calls' hooks and its samples
+    # cost, taken out of its Wall, may leave nothing (CI's ASan run), and then it has no
+    # distribution either.
+    all_ours = bool(SAN) and caller["Wall (ns)"] is None
     for col in ("Median (ns)", "P90 (ns)", "P99 (ns)", "Min (ns)", "Max (ns)"):
-        assert tiny[col] is None and caller[col] is not None, col
+        assert tiny[col] is None and (caller[col] is None) == all_ours, col
     assert tiny["Std dev (ns)"] is None  # caller's one call has none either
     assert tiny["Percentiles"] == "none: short calls only counted"
-    assert caller["Percentiles"] in ("exact", "histogram")
-    assert caller["Median (ns)"] == pytest.approx(caller["Wall (ns)"])
+    if all_ours:
+        assert caller["Percentiles"] == "none: wall time all the collector's"
+        assert caller["Mean (ns)"] is None
+    else:
+        assert caller["Percentiles"] in ("exact", "histogram")
+        # (Wall and the call's extremes, taken down alike, are whole ticks: a tick apart)
+        assert caller["Median (ns)"] == pytest.approx(caller["Wall (ns)"], rel=1e-6, abs=1.0)
     line = next(l for l in done.stdout.decode().splitlines() if l.endswith("  tiny"))
     assert line.split()[-3:-1] == ["-", "-"], line  # the terminal's median and p99
     # The distribution chart leaves tiny out, rather than draw an empty row, and says so.

@@ -503,6 +503,33 @@ static void off_cpu_is_unknown_within_the_samples_bound(void **state)
     model_release(&m);
 }
 
+/* A timed call whose net Wall is 0 (the collector's costs taken out of it left nothing: a
+   sanitized build's hooks) has no distribution of its own: no mean, median or extremes, and
+   the Percentiles column says why; a timed call with Wall keeps them. */
+static void wall_all_the_collectors_has_no_distribution(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "Frequency,1000000000\nFormat,profreport-run,4\nMode,summary\n"
+        "Timing,sampled,perf-task-clock,1000,200,20\nThread,1,10,main,exited\n"
+        "Region,Thread,Calls,Ticks,Self,Min,Max,SumSquares,Outer,Histogram,Node,Parent,Samples,"
+        "Timed,Wall\n"
+        "main,1,1,80000,2000,5000,5000,25000000,80000,,1,0,2,1,5000\n"
+        "caller,1,1,78000,3000,0,0,0,78000,,2,1,3,1,0\n";
+    struct model m;
+    model_init(&m);
+    read_run(&m, text);
+    struct cost_row c;
+    model_cost_row(&m, region_named(&m, "caller"), model_busy(&m), &c);
+    assert_int_equal(c.approximate, 3);
+    assert_true(isnan(c.wall) && isnan(c.mean) && isnan(c.median) && isnan(c.min) && isnan(c.max) &&
+                isnan(c.p99));
+    assert_true(c.total == 78000);
+    model_cost_row(&m, region_named(&m, "main"), model_busy(&m), &c);
+    assert_true(c.approximate != 3 && c.wall == 5000 && c.mean == 5000);
+    model_release(&m);
+}
+
 /* The Timing record's seventh field, what a perf overflow cost a thread as calibrated at start,
    is read when it is a cost under the period; older files (six fields) and nonsense read 0. */
 static void timing_reads_the_calibrated_overflow_cost(void **state)
@@ -1059,6 +1086,7 @@ int main(void)
         cmocka_unit_test(left_out_rows_are_told_by_the_runs_filters),
         cmocka_unit_test(off_cpu_is_unknown_within_the_samples_bound),
         cmocka_unit_test(timing_reads_the_calibrated_overflow_cost),
+        cmocka_unit_test(wall_all_the_collectors_has_no_distribution),
         cmocka_unit_test(left_out_rows_mark_their_call_paths),
         cmocka_unit_test(calls_0_rows_are_left_out_only_by_the_filters),
         cmocka_unit_test(functions_without_a_file_are_noted_for_their_modules),
