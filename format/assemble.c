@@ -337,11 +337,13 @@ static enum prof_error locations_add(struct functions *fs, const struct ids *ids
             return PROF_ERR_NOMEM;
         if (seen)
             continue;
-        struct function *v = realloc(fs->v, (fs->nv + 1) * sizeof *v);
-        if (!v)
-            return PROF_ERR_NOMEM;
-        fs->v = v;
-        struct function *f = &v[fs->nv++];
+        if ((fs->nv & (fs->nv - 1)) == 0) { /* 0 or a power of two: full */
+            struct function *v = realloc(fs->v, (fs->nv ? 2 * fs->nv : 1) * sizeof *v);
+            if (!v)
+                return PROF_ERR_NOMEM;
+            fs->v = v;
+        }
+        struct function *f = &fs->v[fs->nv++];
         memset(f, 0, sizeof *f);
         f->field[0] = dup_n(ids->s[idx], ids->len[idx]);
         f->len[0] = ids->len[idx];

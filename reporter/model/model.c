@@ -228,7 +228,9 @@ struct program_count *model_program_count(struct model *m, const char *program)
         if (n == program || (n && program && strcmp(n, program) == 0))
             return &m->programs[i];
     }
-    m->programs = xrealloc(m->programs, (m->nprograms + 1) * sizeof *m->programs);
+    if ((m->nprograms & (m->nprograms - 1)) == 0) /* 0 or a power of two: full */
+        m->programs =
+            xrealloc(m->programs, (m->nprograms ? 2 * m->nprograms : 1) * sizeof *m->programs);
     struct program_count *c = &m->programs[m->nprograms++];
     c->name = program ? xstrdup(program) : NULL;
     c->runs = c->kept = 0;

@@ -59,12 +59,24 @@ static void skip_special(struct model *m, const char *path, mode_t mode)
     warn_msg("skipping '%s': not a regular file (%s)", path, file_kind(mode));
 }
 
-/* Add a run file input; stream: a pipe named on the command line, read as it comes. */
-static void add_file(struct input **v, size_t *n, const char *path, int stream)
+/* The inputs collected so far: v[0..n), room for cap (grown by doubling: a fleet's folder
+   may hold many thousands of runs). */
+struct input_list {
+    struct input *v;
+    size_t n, cap;
+};
+
+/* A new, zeroed input at the end of the list. */
+static struct input *input_new(struct input_list *l)
 {
-    *v = xrealloc(*v, (*n + 1) * sizeof **v);
-    struct input *in = &(*v)[(*n)++];
-    memset(in, 0, sizeof *in);
+    l->v = xgrow_zeroed(l->v, &l->cap, l->n, sizeof *l->v);
+    return &l->v[l->n++];
+}
+
+/* Add a run file input; stream: a pipe named on the command line, read as it comes. */
+static void add_file(struct input_list *l, const char *path, int stream)
+{
+    struct input *in = input_new(l);
     in->path = xstrdup(path);
     in->display = xstrdup(path);
     in->stream = stream;
@@ -80,17 +92,15 @@ struct part_runs {
 };
 
 /* Add a part to the input of its run, creating it on first sight. */
-static void add_part(struct input **v, size_t *n, const char *path, const char *run,
+static void add_part(struct input_list *l, const char *path, const char *run,
                      struct part_runs *runs)
 {
     size_t k = str_index_find(&runs->index, runs->names, run);
     struct input *in;
     if (k != SIZE_MAX) {
-        in = &(*v)[runs->at[k]];
+        in = &l->v[runs->at[k]];
     } else {
-        *v = xrealloc(*v, (*n + 1) * sizeof **v);
-        in = &(*v)[(*n)++];
-        memset(in, 0, sizeof *in);
+        in = input_new(l);
         in->display = xstrdup(run);
         if (runs->n == runs->cap) {
             runs->cap = runs->cap ? 2 * runs->cap : 16;
@@ -98,11 +108,12 @@ static void add_part(struct input **v, size_t *n, const char *path, const char *
             runs->at = xrealloc(runs->at, runs->cap * sizeof *runs->at);
         }
         runs->names[runs->n] = in->display;
-        runs->at[runs->n] = *n - 1;
+        runs->at[runs->n] = l->n - 1;
         str_index_add(&runs->index, runs->names);
         runs->n++;
     }
-    in->parts = xrealloc(in->parts, (in->nparts + 1) * sizeof *in->parts);
+    if ((in->nparts & (in->nparts - 1)) == 0) /* 0 or a power of two: full */
+        in->parts = xrealloc(in->parts, (in->nparts ? 2 * in->nparts : 1) * sizeof *in->parts);
     in->parts[in->nparts++] = xstrdup(path);
 }
 
@@ -112,8 +123,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Add a folder's run files and parts, in name order. */
-static void add_dir(struct input **v, size_t *n, const char *dir, struct model *m,
-                    struct part_runs *runs)
+static void add_dir(struct input_list *l, const char *dir, struct model *m, struct part_runs *runs)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -122,14 +132,14 @@ static void add_dir(struct input **v, size_t *n, const char *dir, struct model *
         return;
     }
     char **names = NULL;
-    size_t count = 0;
+    size_t count = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue; /* also skips a run file being written (.profiling_...csv.tmp) */
         if (!ends_with(e->d_name, ".csv") && !ends_with(e->d_name, ".part"))
             continue;
-        names = xrealloc(names, (count + 1) * sizeof *names);
+        names = xgrow_zeroed(names, &cap, count, sizeof *names);
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         names[count] = xmalloc(len);
         snprintf(names[count], len, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name);
@@ -153,11 +163,11 @@ static void add_dir(struct input **v, size_t *n, const char *dir, struct model *
             char *csv = xmalloc(len);
             snprintf(csv, len, "%s.csv", run);
             if (stat(csv, &st) != 0)
-                add_part(v, n, names[i], run, runs);
+                add_part(l, names[i], run, runs);
             free(csv);
             free(run);
         } else {
-            add_file(v, n, names[i], 0);
+            add_file(l, names[i], 0);
         }
         free(names[i]);
     }
@@ -167,8 +177,7 @@ static void add_dir(struct input **v, size_t *n, const char *dir, struct model *
 /* The runs named by the paths. */
 size_t inputs_collect(const char *const *paths, size_t npaths, struct input **out, struct model *m)
 {
-    struct input *v = NULL;
-    size_t n = 0;
+    struct input_list l = {0};
     struct part_runs runs = {0};
     for (size_t i = 0; i < npaths; i++) {
         struct stat st;
@@ -178,13 +187,13 @@ size_t inputs_collect(const char *const *paths, size_t npaths, struct input **ou
             continue;
         }
         if (S_ISDIR(st.st_mode)) {
-            add_dir(&v, &n, paths[i], m, &runs);
+            add_dir(&l, paths[i], m, &runs);
             continue;
         }
         /* A pipe named on purpose (profreport <(zcat run.csv.gz)) is read; devices and
            sockets are not run files. */
         if (S_ISFIFO(st.st_mode)) {
-            add_file(&v, &n, paths[i], 1);
+            add_file(&l, paths[i], 1);
             continue;
         }
         if (!S_ISREG(st.st_mode)) {
@@ -193,16 +202,16 @@ size_t inputs_collect(const char *const *paths, size_t npaths, struct input **ou
         }
         char *run = part_run(paths[i]);
         if (run)
-            add_part(&v, &n, paths[i], run, &runs);
+            add_part(&l, paths[i], run, &runs);
         else
-            add_file(&v, &n, paths[i], 0);
+            add_file(&l, paths[i], 0);
         free(run);
     }
     str_index_release(&runs.index);
     free(runs.names);
     free(runs.at);
-    *out = v;
-    return n;
+    *out = l.v;
+    return l.n;
 }
 
 /* Free the inputs. */
