@@ -409,7 +409,13 @@ def test_short_calls_only_counted_have_a_mean_but_no_distribution(tmp_path):
     counted calls stood at its sampled mean, a point at 0 for a context no sample found (jq's
     short functions read a median of 0.03 ns), and the Percentiles column says why. caller's
     one long call was timed: its row has them, from that call."""
-    _, run = sampled_run(tmp_path, "calls", 2_000_000)
+    # Both of tiny's paths (main's 100,000 calls before caller's) must prove short: under a
+    # sanitizer a call of tiny() lasts 0.2 to 1 us by the clock, about the default short call
+    # (CI's TSan run once kept main's path timed, and its Wall then made tiny's mean).
+    _, run = sampled_run(tmp_path, "calls", 2_000_000,
+                         env={"PROFILER_SHORT_CALL": "5us"} if SAN else None)
+    assert all(int(r["Timed"]) < int(r["Calls"])
+               for (_, p), r in summary_paths(run.rows).items() if p[-1] == "tiny")
     out = tmp_path / "r.xlsx"
     done = must_run(run.path, "-o", out, "--unit", "ns")
     _, cost, _ = Book(out).cost()
