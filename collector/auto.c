@@ -72,7 +72,7 @@ static const char *filter_patterns(const char *name, char **owned)
     int err = 0;
     /* open and read are cancellation points: a thread cancelled in one would leave the file
        open, and a pending request takes effect at the host's own next one instead */
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     prof_mem_quiet_begin();
     *owned = prof_filter_file(v + 1, &err);
     prof_mem_quiet_end();
@@ -82,7 +82,7 @@ static const char *filter_patterns(const char *name, char **owned)
                   : err == EFBIG  ? "larger than 1 MiB"
                   : err == EILSEQ ? "holds a NUL byte"
                                   : prof_errno_text(err));
-    prof_cancel_release(cancel);
+    prof_host_release(host);
     return *owned;
 }
 
@@ -161,11 +161,11 @@ static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, vo
 {
     uint64_t t0 = prof_ticks();
     t->hooks.in_hook = 1;
-    int cancel = prof_cancel_hold(); /* libdw opens and reads files, under its own lock */
+    struct prof_host host = prof_host_hold(); /* libdw opens and reads files, under its own lock */
     prof_mem_quiet_begin(); /* libdw's allocations are the collector's, not the program's */
     const struct prof_fn *fn = prof_fn_get(addr);
     prof_mem_quiet_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
     uint32_t idx = fn ? prof_id_add(t, addr, fn) : UINT32_MAX;
     t->hooks.in_hook = 0;
     if (idx == UINT32_MAX)

@@ -149,9 +149,9 @@ static void crash_write_held(size_t i)
    with the process left running without it. */
 static void crash_write(size_t i)
 {
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     crash_write_held(i);
-    prof_cancel_release(cancel);
+    prof_host_release(host);
 }
 
 /* Call the program's handler p as the kernel would: its mask (and sig, unless SA_NODEFER)

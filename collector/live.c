@@ -87,8 +87,8 @@ static void report(struct prof_thread *t, uint64_t now)
 {
     struct prof_live_state *s = t->live;
     uint64_t elapsed = now - s->since;
-    int cancel = prof_cancel_hold(); /* write() to stderr */
-    prof_mem_quiet_begin();          /* the collector's allocations are not the program's */
+    struct prof_host host = prof_host_hold(); /* write() to stderr */
+    prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     uint32_t *order = malloc((t->nids ? t->nids : 1) * sizeof *order);
     uint32_t n = 0;
     for (uint32_t i = 0; order && i < t->nids && i < s->cap; i++)
@@ -113,7 +113,7 @@ static void report(struct prof_thread *t, uint64_t now)
     }
     free(order);
     prof_mem_quiet_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
     if (s->count)
         memset(s->count, 0, s->cap * sizeof *s->count);
     s->since = now;

@@ -13,6 +13,7 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,12 +135,12 @@ static int reaches(uintptr_t target, const void *hook)
 static int alone(void)
 {
     char buf[1024];
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
     ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
     if (fd >= 0)
         close(fd);
-    prof_cancel_release(cancel);
+    prof_host_release(host);
     if (n <= 0)
         return 0;
     buf[n] = '\0';
@@ -287,6 +288,7 @@ int prof_patch_call(uintptr_t ret, const void *hook)
        must not run the bytes being changed. */
     sigset_t all, old;
     sigfillset(&all);
+    int err = errno; /* mprotect's and membarrier's refusals are not the program's */
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int done = 0;
     if (take()) {
@@ -304,6 +306,7 @@ int prof_patch_call(uintptr_t ret, const void *hook)
         give();
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = err;
     return done;
 }
 

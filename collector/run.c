@@ -706,7 +706,7 @@ struct prof_thread *prof_attach(void)
     /* Called inside the collector's quiet section, we are in an allocation (memcheck.c), maybe
        one the C library makes while it holds a lock of its own: start without taking one. */
     int lock_free = prof_mem_quiet != 0;
-    int cancel = prof_cancel_hold(); /* the part's open and write, under the run lock */
+    struct prof_host host = prof_host_hold(); /* the part's open and write, under the run lock */
     prof_busy_begin();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     struct prof_thread *t = attach(lock_free);
@@ -715,7 +715,7 @@ struct prof_thread *prof_attach(void)
         prof_thread_forget_keys(t);
     prof_mem_quiet_end();
     prof_busy_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
     return t;
 }
 
@@ -826,7 +826,7 @@ static void thread_key_destructor(void *p)
     if (++key_rounds < KEY_ROUND_END && pthread_setspecific(g.key, t) == 0)
         return;
     thread_ended = 1;
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     prof_busy_begin();
     prof_busy_mark(t); /* a signal handler's event takes the slow path, and is dropped */
     prof_mem_quiet_begin();
@@ -856,7 +856,7 @@ static void thread_key_destructor(void *p)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
 }
 
 /* The run file's second writer thread (csvwrite.h), at its start and end: the collector's own
@@ -1072,7 +1072,7 @@ enum prof_error prof_finish(void)
 {
     if (prof_process_check() == PROF_PROCESS_SHARED)
         return PROF_ERR_STATE; /* a vfork child: the run is its parent's */
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
@@ -1087,21 +1087,21 @@ enum prof_error prof_finish(void)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
     return err;
 }
 
 /* Choose the output folder and begin a run. */
 enum prof_error prof_init(const char *dir)
 {
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     prof_busy_begin();
     prof_mem_quiet_begin();
     pthread_once(&g.once, process_init);
     prof_mem_quiet_end();
     if (g.disabled) {
         prof_busy_end();
-        prof_cancel_release(cancel);
+        prof_host_release(host);
         return PROF_ERR_DISABLED;
     }
     prof_mem_quiet_begin();
@@ -1117,7 +1117,7 @@ enum prof_error prof_init(const char *dir)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
     return err;
 }
 
@@ -1130,7 +1130,7 @@ __attribute__((destructor)) static void at_exit(void)
        a fork child here, so it neither writes its parent's run nor removes its parts. */
     if (prof_process_check() == PROF_PROCESS_SHARED)
         return;
-    int cancel = prof_cancel_hold(); /* exit() may run on any thread */
+    struct prof_host host = prof_host_hold(); /* exit() may run on any thread */
     /* The exiting thread's open functions end now (libprofreport-auto), when its recorder is
        current: neither busy nor left behind by a finished run (which moved prof_gen). */
     struct prof_thread *self = prof_self;
@@ -1145,7 +1145,7 @@ __attribute__((destructor)) static void at_exit(void)
     pthread_mutex_unlock(&g.lock);
     prof_mem_quiet_end();
     prof_busy_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
 }
 
 /* Before an exec: the run file of this image, as at exit; nonzero when a run was finished. */

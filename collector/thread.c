@@ -491,7 +491,7 @@ static void count_events(struct prof_thread *t)
    beginning. */
 __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
 {
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     prof_mem_quiet_begin(); /* the collector's allocations are not the program's */
     prof_process_check();   /* a child of _Fork drops the parent's buffer and part here */
     pthread_mutex_lock(&t->lock);
@@ -514,7 +514,7 @@ __attribute__((noinline)) void prof_thread_flush(struct prof_thread *t)
         t->flush_at = t->last + t->flush_interval;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
 }
 
 /* Grow the id table to twice its size (owner thread). */
@@ -829,7 +829,9 @@ __attribute__((noinline, cold)) int prof_stack_grow(struct prof_thread *t)
     if (t->stack_cap >= PROF_MAX_DEPTH || t->stack_stuck)
         return -1;
     uint32_t cap = t->stack_cap * 2 < PROF_MAX_DEPTH ? t->stack_cap * 2 : PROF_MAX_DEPTH;
+    int err = errno; /* a refused mapping is not the program's */
     struct prof_frame *s = prof_mem_map(cap * sizeof *s);
+    errno = err;
     if (!s) {
         t->stack_stuck = 1;
         return -1;
@@ -968,7 +970,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     /* Before naming: a sample that needs a name after it asks again */
     t->flush_at = t->flush_due;
     prof_busy_begin(); /* a sample here is the collector's slow path, not a hook's cost */
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     prof_mem_quiet_begin();
     describe_leftout(t);
     if (now < t->flush_due) {
@@ -977,7 +979,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
         name_leftout(t);
         pthread_mutex_unlock(&t->lock);
         prof_mem_quiet_end();
-        prof_cancel_release(cancel);
+        prof_host_release(host);
         prof_busy_end();
         return;
     }
@@ -995,7 +997,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     t->flush_at = t->flush_due;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
-    prof_cancel_release(cancel);
+    prof_host_release(host);
     prof_busy_end();
 }
 
@@ -1278,7 +1280,7 @@ void prof_thread_name_later(struct prof_thread *t, const char *name)
 /* Name the recording thread, in its part at once. */
 void prof_thread_rename(struct prof_thread *t, const char *name)
 {
-    int cancel = prof_cancel_hold();
+    struct prof_host host = prof_host_hold();
     prof_busy_mark(t);
     prof_process_check();
     pthread_mutex_lock(&t->lock);
@@ -1292,7 +1294,7 @@ void prof_thread_rename(struct prof_thread *t, const char *name)
     }
     pthread_mutex_unlock(&t->lock);
     prof_busy_unmark(t);
-    prof_cancel_release(cancel);
+    prof_host_release(host);
 }
 
 /* The name given before the thread's first region becomes the recorder's name. */

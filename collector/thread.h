@@ -25,6 +25,7 @@
 #include "symbols.h"
 #include "timer.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -313,22 +314,35 @@ static inline void prof_lean_refresh(struct prof_thread *t)
 }
 
 /*
+ * What a collector slow path keeps of the program's thread state (prof_host_hold): its
+ * cancellation state and its errno.
+ */
+struct prof_host {
+    int cancel, err;
+};
+
+/*
  * The collector's slow paths make calls that are cancellation points of the C library (open,
  * write, and what libdw and stdio call): a host thread cancelled inside one would unwind with
- * the run's or its recorder's lock held. Each slow path that may reach one holds the thread's
- * cancellation off (not itself a cancellation point) and gives its state back after, with no
- * lock held: a pending request then takes effect at the host's next cancellation point.
+ * the run's or its recorder's lock held. They also make calls that fail as a matter of course
+ * and set errno (a folder that exists, a debug file that is not installed, a perf event the
+ * kernel refuses), where the program may read errno after a call of its own with a region's
+ * first start, or an instrumented function's first call, in between. Each slow path that may
+ * reach one holds the thread's cancellation off (not itself a cancellation point) and keeps
+ * errno, and gives both back after, with no lock held: a pending request then takes effect at
+ * the host's next cancellation point, and errno is what the program left.
  */
-static inline int prof_cancel_hold(void)
+static inline struct prof_host prof_host_hold(void)
 {
-    int old = PTHREAD_CANCEL_ENABLE;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-    return old;
+    struct prof_host h = {PTHREAD_CANCEL_ENABLE, errno};
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &h.cancel);
+    return h;
 }
-static inline void prof_cancel_release(int old)
+static inline void prof_host_release(struct prof_host h)
 {
-    if (old != PTHREAD_CANCEL_DISABLE)
-        pthread_setcancelstate(old, &old);
+    if (h.cancel != PTHREAD_CANCEL_DISABLE)
+        pthread_setcancelstate(h.cancel, &h.cancel);
+    errno = h.err;
 }
 
 /* The calling thread's recorder; initial-exec: one instruction to reach it. */

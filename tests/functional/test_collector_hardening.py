@@ -26,6 +26,7 @@ from conftest import (
     run_command,
     run_program,
     run_files,
+    run_once,
 )
 
 
@@ -445,3 +446,36 @@ def test_a_comma_decimal_locale_leaves_the_run_files_numbers_alone(tmp_path):
                           "--no-gnuplot"], cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     assert b"skipped" not in report.stderr and b"warnings:" not in report.stdout
+
+
+def _errno_values(proc):
+    """The program's "name=value" words: errno where it read it, and EBADF's value."""
+    values = dict(word.split("=") for word in proc.stdout.decode().split())
+    assert "ebadf" in values, proc.stdout
+    return values
+
+
+def test_errno_the_program_set_survives_a_regions_start_and_the_runs_end(tmp_path):
+    """A program that reads errno after a failed call of its own, with its first region's start
+    (the collector starts the run and the thread's recorder: folders, files, a perf event, some
+    of whose calls fail as a matter of course), a stop or PROFILER_FINISH in between, reads its
+    own EBADF. The first start used to leave EINVAL there (and TSan, in CI, found a handler's
+    region spoiling the errno of the code it interrupted)."""
+    proc, run = run_once(tmp_path, "errnostart")
+    values = _errno_values(proc)
+    assert all(v == values["ebadf"] for v in values.values()), values
+    assert run.values("Complete") == [["yes"]]
+
+
+@pytest.mark.parametrize("timing", ["sampled", "exact"])
+def test_errno_the_program_set_survives_the_hooks_slow_paths(tmp_path, timing):
+    """The same through the function hooks: the thread's first hook (its recorder starts), a
+    function's first call (described: libdw reads files), a left-out function's first call (its
+    hook calls patched: mprotect) and a region's first start: each function's body, and main
+    after it, read main's EBADF."""
+    proc, run = run_once(tmp_path, "auto/errnokeep",
+                         env={"PROFILER_EXCLUDE": "left_out", "PROFILER_TIMING": timing})
+    values = _errno_values(proc)
+    assert all(v == values["ebadf"] for v in values.values()), values
+    names = {r[0] for r in run.values("Function")}
+    assert "described" in names and "left_out" not in names, names
