@@ -273,7 +273,8 @@ static int still_patched(size_t h, uintptr_t ret)
     return __atomic_load_n(&made[h], __ATOMIC_RELAXED) && is_nop(ret);
 }
 
-int prof_patch_call(uintptr_t ret, const void *hook)
+/* prof_patch_call's work. */
+static int patch_call(uintptr_t ret, const void *hook)
 {
     pthread_once(&once, setup);
     if (mode < 0 || !ret)
@@ -288,7 +289,6 @@ int prof_patch_call(uintptr_t ret, const void *hook)
        must not run the bytes being changed. */
     sigset_t all, old;
     sigfillset(&all);
-    int err = errno; /* mprotect's and membarrier's refusals are not the program's */
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int done = 0;
     if (take()) {
@@ -306,6 +306,13 @@ int prof_patch_call(uintptr_t ret, const void *hook)
         give();
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return done;
+}
+
+int prof_patch_call(uintptr_t ret, const void *hook)
+{
+    int err = errno; /* membarrier's and mprotect's refusals are not the program's */
+    int done = patch_call(ret, hook);
     errno = err;
     return done;
 }

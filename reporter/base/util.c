@@ -244,6 +244,13 @@ void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem)
     return arr;
 }
 
+void *xgrow_doubling(void *arr, size_t n, size_t elem)
+{
+    if (n & (n - 1)) /* room up to the next power of two: made when n was the last one */
+        return arr;
+    return xrealloc(arr, (n ? 2 * n : 1) * elem);
+}
+
 /* The slot of s in x: its entry, or the empty slot where it would go. */
 static size_t *str_slot(const struct str_index *x, char *const *v, const char *s)
 {

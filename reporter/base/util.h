@@ -33,6 +33,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* arr grown (doubling, new elements zeroed) so that index i fits; *cap is updated. */
 void *xgrow_zeroed(void *arr, size_t *cap, size_t i, size_t elem);
+/* arr with room for its element n, for an array grown only by this as each element is added
+   (n: the count so far): doubled when n is 0 or a power of two, else as it was. */
+void *xgrow_doubling(void *arr, size_t n, size_t elem);
 /* The first place in the increasing a[0..n) whose value is not below key (n: none). */
 size_t u32_lower_bound(const uint32_t *a, size_t n, uint32_t key);
 

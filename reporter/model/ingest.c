@@ -438,9 +438,7 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
     } else if (strcmp(f[0], PROF_MODULE_RECORD) == 0 && n >= 3 && lens[1] > 0 && lens[2] > 0 &&
                !memchr(f[1], 0, lens[1]) && !memchr(f[2], 0, lens[2]) &&
                in->nmodules < MODULES_PER_RUN) {
-        if ((in->nmodules & (in->nmodules - 1)) == 0) /* 0 or a power of two: full */
-            in->modules =
-                xrealloc(in->modules, (in->nmodules ? 2 * in->nmodules : 1) * sizeof *in->modules);
+        in->modules = xgrow_doubling(in->modules, in->nmodules, sizeof *in->modules);
         in->modules[in->nmodules++] =
             (struct run_module){xstrndup(f[1], lens[1]), xstrndup(f[2], lens[2])};
     } else if (strcmp(f[0], "Warning") == 0 && n >= 5) {

@@ -228,9 +228,7 @@ struct program_count *model_program_count(struct model *m, const char *program)
         if (n == program || (n && program && strcmp(n, program) == 0))
             return &m->programs[i];
     }
-    if ((m->nprograms & (m->nprograms - 1)) == 0) /* 0 or a power of two: full */
-        m->programs =
-            xrealloc(m->programs, (m->nprograms ? 2 * m->nprograms : 1) * sizeof *m->programs);
+    m->programs = xgrow_doubling(m->programs, m->nprograms, sizeof *m->programs);
     struct program_count *c = &m->programs[m->nprograms++];
     c->name = program ? xstrdup(program) : NULL;
     c->runs = c->kept = 0;

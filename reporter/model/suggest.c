@@ -282,8 +282,7 @@ void suggest_patterns(const char *value, char ***out, size_t *n)
         if (seen) {
             free(pat);
         } else {
-            if ((*n & (*n - 1)) == 0) /* 0 or a power of two: full */
-                *out = xrealloc(*out, (*n ? 2 * *n : 1) * sizeof **out);
+            *out = xgrow_doubling(*out, *n, sizeof **out);
             (*out)[(*n)++] = pat;
         }
         p = *e ? e + 1 : e;

@@ -112,8 +112,7 @@ static void add_part(struct input_list *l, const char *path, const char *run,
         str_index_add(&runs->index, runs->names);
         runs->n++;
     }
-    if ((in->nparts & (in->nparts - 1)) == 0) /* 0 or a power of two: full */
-        in->parts = xrealloc(in->parts, (in->nparts ? 2 * in->nparts : 1) * sizeof *in->parts);
+    in->parts = xgrow_doubling(in->parts, in->nparts, sizeof *in->parts);
     in->parts[in->nparts++] = xstrdup(path);
 }
 

@@ -42,6 +42,28 @@ static void grow_keeps_and_zeroes(void **state)
     free(a);
 }
 
+/* An array grown by xgrow_doubling one element at a time keeps them all (ASan sees any write
+   past its room), and is reallocated only when its count is 0 or a power of two. */
+static void doubling_holds_every_element(void **state)
+{
+    (void)state;
+    uint32_t *a = NULL;
+    size_t grown = 0;
+    for (uint32_t n = 0; n < 5000; n++) {
+        uint32_t *b = xgrow_doubling(a, n, sizeof *a);
+        if (n & (n - 1))
+            assert_ptr_equal(b, a); /* room left from the last doubling */
+        else
+            grown++;
+        a = b;
+        a[n] = n * 7;
+    }
+    assert_int_equal(grown, 14); /* 0, 1, 2, 4, ..., 4096 */
+    for (uint32_t n = 0; n < 5000; n++)
+        assert_int_equal(a[n], n * 7);
+    free(a);
+}
+
 /* The index finds every string entered at its position, and nothing else, across the table's
    growth; an entry dropped (the last one) is gone and the others stay. */
 static void str_index_finds_every_entry(void **state)
@@ -85,6 +107,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lower_bound_finds_the_first_place_not_below),
         cmocka_unit_test(grow_keeps_and_zeroes),
+        cmocka_unit_test(doubling_holds_every_element),
         cmocka_unit_test(str_index_finds_every_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
