@@ -270,7 +270,7 @@ prof_stats_slot_new(struct prof_cct *c, struct prof_stats *s, unsigned b, int lo
    incl: the samples of the node and every node below it, when the thread was sampled; own:
    samples of its own besides n->samples (left-out functions' that have no row). */
 static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double period_ticks,
-                        double hook_ticks, double sample_ticks, uint64_t incl, uint64_t own)
+                        double hook_ticks, uint64_t incl, uint64_t own)
 {
     const struct prof_stats *s = &n->st;
     struct prof_summary_counts k = {.id = n->id,
@@ -287,25 +287,11 @@ static void node_encode(struct prof_sbuf *b, const struct prof_node *n, double p
     k.wall = k.ticks;
     double scale = 1; /* the timed calls' compensated wall time over their measured one */
     if (period_ticks > 0) {
-        /* The hooks of the calls inside the timed calls ran on the wall clock too, and so did
-           the taking of the samples inside them: the node's inclusive samples (all of them
-           when every call was timed, else those of the first calls, timed until they proved
-           short, taken in proportion) and those that landed in those hooks (charged to no
-           node: their time over the period). */
+        /* The hooks of the calls inside the timed calls ran on the wall clock too. (What the
+           samples taken inside a timed call cost left its time at its stop: thread.c,
+           prof_summary_stop_timed.) */
         double hooks = (double)LOAD(s->self) * hook_ticks;
         uint64_t timed = LOAD(s->timed);
-        if (sample_ticks > 0 && timed && k.calls) {
-            double inside =
-                (double)incl * (timed >= k.calls ? 1.0 : (double)timed / (double)k.calls);
-            /* ... but no more than the timed calls' own time holds, a sample each period of
-               CPU time and its cost: the samples of a path whose later, untimed calls are the
-               long ones (a calloc that faults its pages in) are not in its first calls, and
-               taken out of them they left jq's jv_mem_calloc a median of 0 ns. */
-            double most = (double)k.wall / (period_ticks + sample_ticks);
-            if (timed < k.calls && inside > most)
-                inside = most;
-            hooks += (inside + hooks / period_ticks) * sample_ticks;
-        }
         uint64_t net = hooks < (double)k.wall ? k.wall - (uint64_t)hooks : 0;
         if (k.wall)
             scale = (double)net / (double)k.wall;
@@ -397,7 +383,7 @@ static void hits_encode(struct prof_sbuf *b, uint32_t nodes, const struct prof_l
 /* Append every node's record; sampled, with each node's inclusive samples added up from the
    leaves (children are numbered after their parents), then the left-out functions' (h). */
 void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks,
-                     double hook_ticks, double sample_ticks, const struct prof_leftout_hits *h)
+                     double hook_ticks, const struct prof_leftout_hits *h)
 {
     uint32_t n = c->nnodes;
     uint64_t *incl = NULL, *own = NULL;
@@ -431,7 +417,7 @@ void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double perio
         }
     }
     for (uint32_t i = 0; i < n; i++)
-        node_encode(b, node_at(c, i), period_ticks, hook_ticks, sample_ticks, incl ? incl[i] : 0,
+        node_encode(b, node_at(c, i), period_ticks, hook_ticks, incl ? incl[i] : 0,
                     own ? own[i] : 0);
     if (period_ticks > 0)
         hits_encode(b, n, h, period_ticks);

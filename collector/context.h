@@ -237,10 +237,9 @@ uint64_t prof_cct_calls(const struct prof_cct *c);
    with the lock held. With period_ticks above 0 (sampled timing, FORMAT.md 1.4) Ticks, Self
    and Outer are the node's CPU-time samples (inclusive, its own) times period_ticks, and
    Timed and Wall its timed calls', Wall less hook_ticks for each call made inside them (the
-   hooks' cost, st.self) and sample_ticks for each sample taken inside them (what taking a
-   sample cost); else every call was timed. Sampled, the samples h charged to left-out
+   hooks' cost, st.self); else every call was timed. Sampled, the samples h charged to left-out
    functions (leftout.h) follow as rows of their own, each under its context. */
 void prof_cct_encode(const struct prof_cct *c, struct prof_sbuf *b, double period_ticks,
-                     double hook_ticks, double sample_ticks, const struct prof_leftout_hits *h);
+                     double hook_ticks, const struct prof_leftout_hits *h);
 
 #endif /* PROF_CONTEXT_H */

@@ -211,6 +211,10 @@ static uint64_t lag_floor;
    setup (samplecost.h) or PROFILER_SAMPLE_COST; 0: unknown. */
 static uint64_t overflow_cost;
 
+/* What one overflow costs the wall time of the code it interrupts, in ns: calibrated at setup
+   (samplecost.h) or PROFILER_SAMPLE_COST; 0: unknown. */
+static uint64_t overflow_wall;
+
 /*
  * Count what a perf sample cost its thread. lag, the thread's CPU time from the event's overflow
  * to the handler's read of the count (the interrupt, the signal's delivery, the handler's
@@ -234,10 +238,10 @@ static uint64_t overflow_cost;
  * and the threads that seldom run keep that lowest figure near it). At most half a period; only
  * samples one period after the one before move the estimates.
  *
- * And at least what an overflow costs before the handler can see it, calibrated at setup
- * (overflow_cost, samplecost.h), for each of the w periods: under a hypervisor whose interrupts
- * are dear that is most of the cost (this project's VM: 36-48 us an overflow, of which the lag
- * showed 8-20).
+ * And at least what an overflow, its signal and a handler that reads the count cost, calibrated at
+ * setup (overflow_cost, samplecost.h), for each of the w periods: under a hypervisor whose
+ * interrupts are dear that is most of the cost (this project's VM: 36-48 us an overflow, of which
+ * the lag showed 8-20).
  */
 static void sample_cost(struct prof_sample_state *s, uint64_t lag, uint64_t w)
 {
@@ -375,6 +379,15 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         errno = saved;
         return;
     }
+    if (PROF_UNLIKELY(prof_calib_fd >= 0) && si->si_code == TRAP_PERF &&
+        (pid_t)syscall(SYS_gettid) == prof_calib_tid) {
+        /* the calibration's overflow (samplecost.h): read the count as a sample does */
+        uint64_t v;
+        if (syscall(SYS_read, prof_calib_fd, &v, sizeof v) == (long)sizeof v)
+            prof_calib_count = v;
+        errno = saved;
+        return;
+    }
     struct prof_thread *t = prof_self;
     if (t && PROF_LOAD(t->sampling.period_ns)) {
         struct prof_sample_state *s = &t->sampling;
@@ -385,6 +398,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
                 w = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
                 PROF_STORE(s->timer_samples, s->timer_samples + w);
                 PROF_STORE(s->timer_draws, s->timer_draws + 1);
+                PROF_STORE(s->interrupts, s->interrupts + w);
             }
         } else if (s->fd >= 0) {
             /* The event's count is the thread's CPU time in ns: an overflow whose signal was
@@ -400,6 +414,8 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
                 s->taken = periods;
                 if (w)
                     sample_cost(s, v - periods * s->period_ns, w);
+                /* an overflow that came a little before its period's end cost as much */
+                PROF_STORE(s->interrupts, s->interrupts + (w ? w : 1));
                 perf = 1;
             }
         }
@@ -511,18 +527,22 @@ static int drops_deleted_timer_signals(void)
     return major > 6 || (major == 6 && minor >= 13);
 }
 
-/* The perf event's overflow cost: cost_ns, or calibrated when negative. One of half the period
-   or more is said and not taken out (a reader would not believe it); the report says what a
-   smaller one costs the program. */
+/* The perf event's overflow cost: cost_ns (of both kinds), or calibrated when negative. One of
+   half the period or more is said and not taken out (a reader would not believe it); the
+   report says what a smaller one costs the program. */
 static void overflow_cost_setup(int64_t cost_ns, uint64_t period_ns)
 {
-    uint64_t c = cost_ns >= 0 ? (uint64_t)cost_ns : prof_sample_cost_calibrate();
-    overflow_cost = c < period_ns / 2 ? c : 0;
-    if (!overflow_cost && c)
+    struct prof_sample_calib c = {(uint64_t)cost_ns, (uint64_t)cost_ns};
+    if (cost_ns < 0 && prof_sample_cost_calibrate(&c) != 0)
+        c.cpu_ns = c.wall_ns = 0;
+    overflow_cost = c.cpu_ns < period_ns / 2 ? c.cpu_ns : 0;
+    overflow_wall = overflow_cost && c.wall_ns < period_ns / 2 ? c.wall_ns : 0;
+    if (!overflow_cost && c.cpu_ns)
         prof_warn("a perf sample costs each thread about %.0f us of CPU time here, %.0f %% of the "
                   "%.0f us period, which the times keep; a longer PROFILER_SAMPLE_PERIOD or "
                   "PROFILER_SAMPLER=timer disturbs the program less",
-                  (double)c / 1e3, 100.0 * (double)c / (double)period_ns, (double)period_ns / 1e3);
+                  (double)c.cpu_ns / 1e3, 100.0 * (double)c.cpu_ns / (double)period_ns,
+                  (double)period_ns / 1e3);
 }
 
 /* Install the handler and find a method that works here: a perf event with SIGTRAP, else a
@@ -572,6 +592,8 @@ enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns, enum prof
 
 uint64_t prof_sample_overflow_cost(void) { return overflow_cost; }
 
+uint64_t prof_sample_overflow_wall(void) { return overflow_wall; }
+
 /* The method's name. */
 const char *prof_sample_method_name(enum prof_sample_method m)
 {
@@ -595,7 +617,7 @@ static int sampler_start(struct prof_thread *t, const struct prof_run_info *run)
 {
     struct prof_sample_state *s = &t->sampling;
     sampler_stop(t);
-    s->samples = s->overhead = s->slow = s->outside = s->taken = 0;
+    s->samples = s->overhead = s->slow = s->outside = s->taken = s->interrupts = 0;
     s->cost_ns = s->cost_ticks = s->lag_low = 0;
     s->looked = s->timer_samples = s->timer_draws = 0;
     if (run->sample_method == PROF_SAMPLE_NONE || !sample_signal)

@@ -45,11 +45,17 @@ enum prof_sample_method { PROF_SAMPLE_NONE, PROF_SAMPLE_PERF, PROF_SAMPLE_TIMER 
 enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns, enum prof_sample_method want,
                                           int64_t cost_ns);
 
-/* What one perf sample costs a thread before the handler can see it, in ns of its CPU time:
-   the cost_ns given to prof_sample_setup, or calibrated there when that was negative
-   (samplecost.h); each perf sample stands for the period less at least this. 0: unknown, not
-   the perf event, or half a period or more (said at setup, and not taken out). */
+/* What one perf sample costs a thread at least, in ns of its CPU time (the overflow, its
+   signal, and a handler that reads the count): the cost_ns given to prof_sample_setup, or
+   calibrated there when that was negative (samplecost.h); each perf sample stands for the
+   period less at least this. 0: unknown, not the perf event, or half a period or more (said
+   at setup, and not taken out). */
 uint64_t prof_sample_overflow_cost(void);
+
+/* What one perf sample costs the wall time of the code it interrupts, in ns, besides the
+   handler's own work after its read of the count: as prof_sample_overflow_cost, calibrated on
+   the wall clock (0 whenever that is). A timed call loses this for each sample taken in it. */
+uint64_t prof_sample_overflow_wall(void);
 
 /* The method's name in the run file's Timing record. */
 const char *prof_sample_method_name(enum prof_sample_method m);

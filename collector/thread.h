@@ -65,9 +65,9 @@ struct prof_frame {
         struct {
             uint32_t pos, epoch;
         };
-        /* Summary mode, sampled timing, a timed call: the thread's samples at its start (a
-           sample during the call adds its cost to the call's wall time) */
-        uint64_t samples0;
+        /* Summary mode, sampled timing, a timed call: the thread's sampler interrupts at its
+           start (prof_sample_state.interrupts: what one costs is taken out of the call's time) */
+        uint64_t interrupts0;
     };
     union {
         uint64_t last_before; /* events mode, functions: the clock before the enter record */
@@ -130,6 +130,10 @@ struct prof_summary {
      */
     int sampled;
     uint64_t short_ticks;
+    uint64_t sample_wall_ticks; /* prof_run_info's: what a sample costs a call it interrupts */
+    /* what a sample costs the wall time of a call it interrupts, in ticks, as learnt from the
+       calls it interrupted (prof_summary_stop_timed); 0: not yet */
+    double wall_cost;
     /* sampled, and no feature watches stops (on_stop): the function hooks may take their lean
        path (auto.c), set when the recorder begins a run */
     int lean;
@@ -159,9 +163,12 @@ struct prof_sample_state {
     uint64_t period_ns; /* 0: not armed */
     uint64_t taken;     /* perf: periods of the event's count already charged */
     uint64_t samples;   /* every sample the thread took */
-    uint64_t overhead;  /* those that landed in the collector's own code */
-    uint64_t slow;      /* of those, in its slow paths (attach, describing a function, writes) */
-    uint64_t outside;   /* those outside every region and instrumented function */
+    /* the sampler's signals that interrupted the thread, each counted for the periods it took
+       (perf: at least one, for an overflow that came before its period's end) */
+    uint64_t interrupts;
+    uint64_t overhead; /* those that landed in the collector's own code */
+    uint64_t slow;     /* of those, in its slow paths (attach, describing a function, writes) */
+    uint64_t outside;  /* those outside every region and instrumented function */
     /* perf: what taking the samples cost the thread, in ns of its CPU time (from each
        overflow to the handler's read of the count, sample_cost) and in ticks (the handler's
        own work after that read); lag_low: the lags' running lower 32nd (0: none yet) */
@@ -289,6 +296,9 @@ struct prof_run_info {
     int sample_method;
     uint64_t sample_period_ns;
     uint64_t short_ticks;
+    /* what a perf sample costs the wall time of a call it interrupts (sample.h,
+       prof_sample_overflow_wall), in ticks; 0: unknown */
+    uint64_t sample_wall_ticks;
 };
 
 /* Mark the thread's current recorder busy (status.h); compiler barriers keep every change of
@@ -448,7 +458,7 @@ prof_summary_start(struct prof_thread *t, const void *id, const struct prof_fn *
         f->start = PROF_UNTIMED;
         return;
     }
-    f->samples0 = t->sampling.samples;
+    f->interrupts0 = t->sampling.interrupts;
     f->start = prof_ticks(); /* last: the region's time starts after our bookkeeping */
 }
 

@@ -203,6 +203,33 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
     assert "a sample, measured at each" in timing and "out of every time" in timing, timing
 
 
+def test_a_samples_cost_is_not_in_the_tail_of_the_calls_it_interrupted(tmp_path):
+    """steady() calls burn() 20,000 times, each call a few us and all alike; at a 100 us period
+    a sample interrupts a few per cent of them. What a sample costs (36-48 us on this project's
+    virtual machine, set here to the 40 us of such a machine) leaves the interrupted call's own
+    time at its stop, so burn's p99 is its calls' time, not a sample's: taken out in proportion
+    when the rows were written, it read median 3.8 us and p99 45 us here (ninja's
+    RealDiskInterface::Stat: 1.8 and 44.5 us)."""
+    sampler_or_skip(tmp_path, "perf")
+    runs = tmp_path / "runs"
+    proc, files = run_program(tmp_path, "auto/sampling", "steady", "20000", profile_dir=runs,
+                              env={"PROFILER_SAMPLE_PERIOD": "100us", "PROFILER_SAMPLER": "perf",
+                                   "PROFILER_SHORT_CALL": "1us"})
+    assert proc.returncode == 0, proc.stderr
+    (run,) = map(parse_run, files)
+    row = path_row(run, 1, "main", "steady", "burn")
+    assert int(row["Calls"]) == 20000
+    (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
+    assert int(record[4]) >= 100, record  # samples: some calls were interrupted
+    out = tmp_path / "r.xlsx"
+    must_run(runs, "-o", out, "--unit", "us", "--no-gnuplot")
+    _, cost, _ = Book(out).cost()
+    burn = cost["burn"]
+    assert burn["Percentiles"] in ("exact", "histogram"), burn
+    median, p99 = burn["Median (us)"], burn["P99 (us)"]
+    assert 0 < median and p99 < 2 * median + 10, (median, p99, burn["Max (us)"])
+
+
 def test_a_perf_samples_cost_before_the_handler_is_calibrated_or_set(tmp_path):
     """Under a hypervisor whose interrupts are dear most of what a perf overflow costs the
     thread comes before the handler can measure it (this project's VM: 36-48 us, of which the
@@ -422,10 +449,11 @@ def test_short_calls_only_counted_have_a_mean_but_no_distribution(tmp_path):
     tiny, caller = cost["tiny"], cost["caller"]
     assert tiny["Calls"] >= 2_000_000  # and a few calls of its own from main
     assert tiny["Mean (ns)"] == pytest.approx(tiny["Total (ns)"] / tiny["Calls"])
-    # Sanitized hooks are nearly all of caller's time: what its calls' hooks and its samples
-    # cost, taken out of its Wall, may leave nothing (CI's ASan run), and then it has no
-    # distribution either.
-    all_ours = bool(SAN) and caller["Wall (ns)"] is None
+    # The hooks of tiny's calls and the samples are nearly all of caller's time (its own work is
+    # 2 M calls of a few instructions, about 1 ms of 60 here): what they cost, taken out of its
+    # Wall, may leave nothing (CI's ASan run, and this VM, where a sample costs its call 50 us),
+    # and then it has no distribution either.
+    all_ours = caller["Wall (ns)"] is None
     for col in ("Median (ns)", "P90 (ns)", "P99 (ns)", "Min (ns)", "Max (ns)"):
         assert tiny[col] is None and (caller[col] is None) == all_ours, col
     assert tiny["Std dev (ns)"] is None  # caller's one call has none either

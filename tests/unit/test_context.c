@@ -155,7 +155,7 @@ static void many_paths_encode_in_order(void **state)
         assert_ptr_equal(prof_cct_child(&c, top, KEY(i), i, canon), kids[i]);
     assert_int_equal(prof_cct_calls(&c), N - 1);
     struct prof_sbuf b = {0};
-    prof_cct_encode(&c, &b, 0, 0, 0, &(struct prof_leftout_hits){0});
+    prof_cct_encode(&c, &b, 0, 0, &(struct prof_leftout_hits){0});
     size_t off = 0, nhist;
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t cnt[PROF_HIST_BUCKETS];
@@ -209,7 +209,7 @@ static void encoded_histogram_is_each_count_moved_by_the_compensation(void **sta
             expect[b]++;
         }
         struct prof_sbuf buf = {0};
-        prof_cct_encode(&c, &buf, sampled ? 1000.0 : 0, sampled ? hook : 0, 0,
+        prof_cct_encode(&c, &buf, sampled ? 1000.0 : 0, sampled ? hook : 0,
                         &(struct prof_leftout_hits){0});
         size_t off = 0, nhist;
         uint32_t bucket[PROF_HIST_BUCKETS];
@@ -407,7 +407,7 @@ static void left_out_functions_samples_are_rows_of_their_own(void **state)
     h.ids[0] = 3 + 1; /* function 1 is id 3 on the thread */
     const double period = 1000.0;
     struct prof_sbuf buf = {0};
-    prof_cct_encode(&c, &buf, period, 0, 0, &h);
+    prof_cct_encode(&c, &buf, period, 0, &h);
     size_t off = 0;
     struct prof_summary_counts r;
     next_record(&buf, &off, &r);
@@ -443,7 +443,7 @@ static void left_out_functions_samples_are_rows_of_their_own(void **state)
 
     /* Exact timing: no samples, no such rows. */
     buf = (struct prof_sbuf){0};
-    prof_cct_encode(&c, &buf, 0, 0, 0, &h);
+    prof_cct_encode(&c, &buf, 0, 0, &h);
     off = 0;
     next_record(&buf, &off, &r);
     next_record(&buf, &off, &r);
@@ -458,7 +458,7 @@ static void left_out_functions_samples_are_rows_of_their_own(void **state)
     assert_int_equal(prof_leftout_charge(&h, &c.root, 1, 2), 1);
     h.ids[0] = 3 + 1;
     buf = (struct prof_sbuf){0};
-    prof_cct_encode(&c, &buf, period, 0, 0, &h);
+    prof_cct_encode(&c, &buf, period, 0, &h);
     off = 0;
     next_record(&buf, &off, &r);
     assert_int_equal(r.node, 1);

@@ -45,11 +45,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
    thread writes it, decoded as the writer reads it, then formatted. */
 static const char *row_of_sampled(struct prof_sbuf *out, const char *id, unsigned thread,
                                   const struct prof_cct *c, uint32_t node, double period_ticks,
-                                  double hook_ticks, double sample_ticks)
+                                  double hook_ticks)
 {
     struct prof_sbuf rec = {0};
-    prof_cct_encode(c, &rec, period_ticks, hook_ticks, sample_ticks,
-                    &(struct prof_leftout_hits){0});
+    prof_cct_encode(c, &rec, period_ticks, hook_ticks, &(struct prof_leftout_hits){0});
     struct prof_summary_counts k;
     uint32_t bucket[PROF_HIST_BUCKETS];
     uint64_t count[PROF_HIST_BUCKETS];
@@ -86,7 +85,7 @@ static const char *row_of_sampled(struct prof_sbuf *out, const char *id, unsigne
 static const char *row_of(struct prof_sbuf *out, const char *id, unsigned thread,
                           const struct prof_cct *c, uint32_t node)
 {
-    return row_of_sampled(out, id, thread, c, node, 0, 0, 0);
+    return row_of_sampled(out, id, thread, c, node, 0, 0);
 }
 
 /* Count one instance in node n as a stop does. */
@@ -159,62 +158,22 @@ static void sampled_rows_take_time_from_samples(void **state)
     for (int i = 0; i < 1000; i++) /* counted, never timed */
         cc->st.calls++;
     struct prof_sbuf out = {0};
-    assert_string_equal(row_of_sampled(&out, "a", 1, &c, 1, 10, 0, 0),
+    assert_string_equal(row_of_sampled(&out, "a", 1, &c, 1, 10, 0),
                         "a,1,1,170,20,400,400,160000,170,52:1,1,0,2,1,400");
     /* The hooks of the 10 calls inside, 5 ticks each, are taken out of its wall time, and of
        its extremes, square and histogram: 350 is in bucket 8 * (8 - 2) + (350 >> 5) - 8 = 50. */
     out.len = 0;
-    assert_string_equal(row_of_sampled(&out, "a", 1, &c, 1, 10, 5, 0),
+    assert_string_equal(row_of_sampled(&out, "a", 1, &c, 1, 10, 5),
                         "a,1,1,170,20,350,350,122500,170,50:1,1,0,2,1,350");
-    /* Taking a sample cost 2 ticks: for each sample inside the timed call, the 17 of a's
-       subtree and the 50 / 10 that landed in the hooks inside it, 2 ticks more come out:
-       400 - 50 - 22 * 2 = 306 (scale 0.765; the histogram's 384 * 0.765 = 293: bucket 49). */
     out.len = 0;
-    assert_string_equal(row_of_sampled(&out, "a", 1, &c, 1, 10, 5, 2),
-                        "a,1,1,170,20,306,306,93636,170,49:1,1,0,2,1,306");
-    out.len = 0;
-    assert_string_equal(row_of_sampled(&out, "b", 1, &c, 2, 10, 5, 0),
+    assert_string_equal(row_of_sampled(&out, "b", 1, &c, 2, 10, 5),
                         "b,1,0,150,30,0,0,0,150,,2,1,3,0,0");
     out.len = 0;
-    assert_string_equal(row_of_sampled(&out, "a", 1, &c, 3, 10, 5, 0),
+    assert_string_equal(row_of_sampled(&out, "a", 1, &c, 3, 10, 5),
                         "a,1,0,120,50,0,0,0,0,,3,2,5,0,0");
     out.len = 0;
-    assert_string_equal(row_of_sampled(&out, "c", 1, &c, 4, 2.5, 5, 0),
+    assert_string_equal(row_of_sampled(&out, "c", 1, &c, 4, 2.5, 5),
                         "c,1,1000,18,18,0,0,0,18,,4,3,7,0,0");
-    prof_sbuf_release(&out);
-    prof_cct_free(&c);
-}
-
-/*
- * A path whose first calls were timed and whose later, untimed ones held its samples (jq's
- * jv_mem_calloc: the calloc that faults in its pages comes later): the samples taken out of the
- * timed calls' wall time are at most as many as that time holds, one for each period of CPU
- * time and its cost. Worked by hand: 10 calls, the first 2 timed at 20 ticks, 100 samples,
- * a period of 6 ticks and a sample's cost of 2. In proportion (2 of 10 calls) 20 samples, 40
- * ticks, took all 40 of the wall time (a median of 0); at most 40 / (6 + 2) = 5 samples, 10
- * ticks: Wall 30 (scale 0.75: extremes 15, squares 800 * 0.5625, bucket 20 * 0.75 = 15).
- */
-static void untimed_calls_keep_their_samples(void **state)
-{
-    (void)state;
-    static const uint32_t canon[] = {0};
-    struct prof_cct c;
-    prof_cct_init(&c, 100, &lock);
-    struct prof_node *x = prof_cct_child(&c, &c.root, KEY(0), 0, canon);
-    count(&c, x, 20, 0);
-    count(&c, x, 20, 0);
-    x->st.timed = 2;
-    x->st.calls += 8;
-    x->samples = 100;
-    struct prof_sbuf out = {0};
-    assert_string_equal(row_of_sampled(&out, "x", 1, &c, 1, 6, 0, 2),
-                        "x,1,10,600,600,15,15,450,600,15:2,1,0,100,2,30");
-    /* Every call timed: all the samples were in them, whatever the wall time says. */
-    x->st.timed = 10;
-    x->st.calls = 10;
-    out.len = 0;
-    assert_string_equal(row_of_sampled(&out, "x", 1, &c, 1, 6, 0, 2),
-                        "x,1,10,600,600,0,0,0,600,0:2,1,0,100,10,0");
     prof_sbuf_release(&out);
     prof_cct_free(&c);
 }
@@ -226,7 +185,6 @@ int main(void)
         cmocka_unit_test(stats_row_format),
         cmocka_unit_test(empty_stats_report_zero_minimum),
         cmocka_unit_test(sampled_rows_take_time_from_samples),
-        cmocka_unit_test(untimed_calls_keep_their_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

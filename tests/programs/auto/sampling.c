@@ -42,6 +42,9 @@
  *                                 in ns: built without hooks, the program's own cost)
  *        sampling waits N        (a thread runs caller(N) while main waits for it in
  *                                 pthread_join: main's wait holds the thread's hooks' cost)
+ *        sampling steady N [M]   (steady() calls burn(M) N times, 3000 iterations by default:
+ *                                 calls of a few us, all alike, some of which a sample
+ *                                 interrupts)
  *        sampling pingpong N     (main and a thread hand a byte to each other through two
  *                                 pipes N times, each running volley() between: both block
  *                                 and wake thousands of times, each switch dearer with a
@@ -319,6 +322,13 @@ static void *returner(void *arg)
     return NULL;
 }
 
+/* steady mode: n calls of burn(m), all alike. */
+static __attribute__((noinline)) void steady(unsigned long n, unsigned long m)
+{
+    for (unsigned long i = 0; i < n; i++)
+        burn(m);
+}
+
 /* The thread of `waits` mode: caller(iterations). */
 static void *calls_worker(void *arg)
 {
@@ -379,6 +389,8 @@ int main(int argc, char **argv)
         plain = burner_of("inlined");
         one();
         three();
+    } else if (strcmp(mode, "steady") == 0) {
+        steady(iterations, argc > 3 ? strtoul(argv[3], NULL, 10) : 3000);
     } else if (strcmp(mode, "calls") == 0) {
         long long c0 = cpu_ns();
         t += caller(iterations);
