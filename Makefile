@@ -57,7 +57,7 @@ WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wwrite-
 # (the functional tests', bench's) and one with the relative default then both see them, and
 # neither links an object compiled against an older header. Recursive (=), as $@ is the
 # output's name only in its recipe; so are the flags that include it.
-DEPFLAGS = -MMD -MP -MT $@ -MT $(abspath $@)
+DEPFLAGS = -MMD -MP -MT $(abspath $@) -MT $(patsubst $(CURDIR)/%,%,$(abspath $@))
 # include/ holds the two installed headers; the collector's own headers stay in collector/,
 # which only the collector (and the unit tests of its modules) see: format/ and common/ are
 # compiled without it.
