@@ -555,13 +555,12 @@ static int name_run(int lock_free)
         /* The Timing record's fields (FORMAT.md 1.2), joined by commas. */
         char timing[160];
         if (g.sample_method)
-            prof_snprintf_c(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f,%llu,%llu",
+            prof_snprintf_c(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f,%llu",
                             PROF_TIMING_WORD_SAMPLED,
                             prof_sample_method_name((enum prof_sample_method)g.sample_method),
                             (unsigned long long)g.sample_period_ns,
                             (double)g.short_ticks * 1e9 / (double)g.frequency, g.clock_ns,
-                            (unsigned long long)prof_sample_overflow_cost(),
-                            (unsigned long long)prof_sample_overflow_wall());
+                            (unsigned long long)prof_sample_overflow_cost());
         else
             snprintf(timing, sizeof timing, "%s", PROF_TIMING_WORD_EXACT);
         header_kv(PROF_TIMING_RECORD, timing);
@@ -619,26 +618,22 @@ static enum prof_error run_begin(const char *dir, int lock_free)
 /* The run-level facts a recorder needs. */
 static struct prof_run_info run_info(void)
 {
-    struct prof_run_info ri = {
-        .dir = g.dir,
-        .runname = g.runname,
-        .header = g.header.data,
-        .dirfd = g.dirfd,
-        .header_len = g.header.len,
-        .base_ticks = g.base_ticks,
-        .mode = g.mode,
-        .frequency = g.frequency,
-        .live_interval = g.live_interval,
-        .flush_interval = g.flush_interval,
-        .max_events = g.max_events,
-        .events_total = &g.events_total,
-        .max_nodes = g.max_nodes,
-        .sample_method = g.sample_method,
-        .sample_period_ns = g.sample_period_ns,
-        .short_ticks = g.short_ticks,
-        .sample_wall_ticks = g.sample_method ? (uint64_t)((double)prof_sample_overflow_wall() *
-                                                          (double)g.frequency / 1e9)
-                                             : 0};
+    struct prof_run_info ri = {.dir = g.dir,
+                               .runname = g.runname,
+                               .header = g.header.data,
+                               .dirfd = g.dirfd,
+                               .header_len = g.header.len,
+                               .base_ticks = g.base_ticks,
+                               .mode = g.mode,
+                               .frequency = g.frequency,
+                               .live_interval = g.live_interval,
+                               .flush_interval = g.flush_interval,
+                               .max_events = g.max_events,
+                               .events_total = &g.events_total,
+                               .max_nodes = g.max_nodes,
+                               .sample_method = g.sample_method,
+                               .sample_period_ns = g.sample_period_ns,
+                               .short_ticks = g.short_ticks};
     return ri;
 }
 

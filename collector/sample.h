@@ -52,11 +52,6 @@ enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns, enum prof
    at setup, and not taken out). */
 uint64_t prof_sample_overflow_cost(void);
 
-/* What one perf sample costs the wall time of the code it interrupts, in ns, besides the
-   handler's own work after its read of the count: as prof_sample_overflow_cost, calibrated on
-   the wall clock (0 whenever that is). A timed call loses this for each sample taken in it. */
-uint64_t prof_sample_overflow_wall(void);
-
 /* The method's name in the run file's Timing record. */
 const char *prof_sample_method_name(enum prof_sample_method m);
 

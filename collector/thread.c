@@ -323,31 +323,6 @@ static double sample_period_ticks(const struct prof_thread *t)
     return p ? (double)p : 1;
 }
 
-/* Sampled timing: what taking one sample cost the thread on average, in ticks: what
-   sample_period_ticks takes out of the period (0 before any sample, in a thread that times
-   every call, and for a cost of half a period or more, not believed). */
-static double sample_ticks(const struct prof_thread *t)
-{
-    uint64_t samples = PROF_LOAD(t->sampling.samples);
-    if (!t->summary.sampled || !samples)
-        return 0;
-    double cost = sample_cost_ns(t) / (double)samples;
-    return cost < (double)t->sampling.period_ns / 2 ? cost * (double)t->frequency / 1e9 : 0;
-}
-
-/* Sampled timing: what one sample costs the wall time of a call it interrupts, in ticks: the
-   overflow's wall cost calibrated at start (or PROFILER_SAMPLE_COST) and the handler's mean
-   work after its read of the count; without that calibration, the mean CPU time a sample cost
-   (sample_ticks). */
-static double sample_wall_ticks(const struct prof_thread *t)
-{
-    uint64_t samples = PROF_LOAD(t->sampling.samples);
-    if (!t->summary.sample_wall_ticks || !samples)
-        return sample_ticks(t);
-    return (double)t->summary.sample_wall_ticks +
-           (double)PROF_LOAD(t->sampling.cost_ticks) / (double)samples;
-}
-
 /*
  * Sampled timing: what the hooks of one call cost this thread, in ticks, measured rather than
  * calibrated: the samples that landed in the hooks' fast path (overhead outside the slow
@@ -783,43 +758,48 @@ __attribute__((noinline)) void prof_summary_apply(struct prof_thread *t)
     t->summary.npending = 0;
 }
 
-/* Calls of a context whose clean calls last under a PROF_WALL_LEARN-th of a sample's cost
-   teach what a sample costs (wall_cost). */
+/* Calls of a context whose clean calls last under a PROF_WALL_LEARN-th of what a signal is
+   estimated to cost teach what no handler measured (interrupt_offset). */
 #define PROF_WALL_LEARN 8
-/* The running estimate moves by this fraction of itself at each such call. */
+/* The offset moves by this fraction of that estimate at each such call. */
 #define PROF_WALL_STEP (1.0 / 64)
 
 /*
- * Sampled timing: what one sample costs the wall time of a call it interrupts, in ticks, for a
- * call of node n that lasted ticks with taken samples in it. It starts at what the calibration
- * and the handler's own work say (sample_wall_ticks) and follows what the samples really cost
- * the calls they interrupt: under a hypervisor that cost drifts (this project's virtual machine:
- * 40 us at start, 65 us a second later, where the calls of a path of 3 us kept 25 us each).
- * A call with one sample in it, of a context whose other timed calls (less the longest) have a
- * mean under a PROF_WALL_LEARN-th of the estimate, lasted about that mean plus the sample's
- * cost: the estimate moves towards that excess by a step, up or down, so that it tracks the
- * excesses' median and a call that also waited or faulted moves it no further than one that
- * did not. Contexts of longer calls teach nothing: their own time hides the cost.
+ * Sampled timing: what a sampler signal costs the wall time of a call it interrupts beyond what
+ * its handler measured (sample.c, interrupt_count: the excess of its lag over the least recent
+ * one, and the handler's own work), in ticks, for a call of node n that lasted ticks with taken
+ * signals in it whose handlers measured measured ticks. It starts at the mean CPU time a sample
+ * cost the thread (sample_cost: at least the calibrated overflow's), what the least signal
+ * costs, and follows the calls: a call with one signal in it, of a context whose other timed
+ * calls (less the longest) have a mean under a PROF_WALL_LEARN-th of the estimate, lasted about
+ * that mean, the measure and the offset, so the offset moves towards its excess over the mean
+ * and the measure by a step, up or down: it tracks their median (on this project's virtual
+ * machine the least interrupt cost 42 us in one run and 60 in another, and the timer came up to
+ * 13 us late), and a call that also waited or faulted moves it no further than one that did
+ * not. Contexts of longer calls teach nothing: their own time hides it.
  */
-static double wall_cost(struct prof_thread *t, const struct prof_node *n, uint64_t ticks,
-                        uint64_t taken)
+static double interrupt_offset(struct prof_thread *t, const struct prof_node *n, uint64_t ticks,
+                               uint64_t taken, double measured)
 {
-    double each = t->summary.wall_cost;
-    if (!(each > 0)) {
-        each = sample_wall_ticks(t);
-        t->summary.wall_cost = each;
-        if (!(each > 0))
+    double c = t->summary.interrupt_offset;
+    if (!t->summary.offset_known) {
+        uint64_t samples = PROF_LOAD(t->sampling.samples);
+        if (!samples || !t->frequency)
             return 0;
+        c = sample_cost_ns(t) / (double)samples * (double)t->frequency / 1e9;
+        t->summary.interrupt_offset = c;
+        t->summary.offset_known = 1;
     }
-    if (taken == 1 && n->st.timed >= PROF_TIMED_MIN_CALLS / 2) {
+    double each = measured + c;
+    if (taken == 1 && n->st.timed >= PROF_TIMED_MIN_CALLS / 2 && each > 0) {
         double clean = (double)(n->st.ticks - n->st.max) / (double)(n->st.timed - 1);
         if (clean * PROF_WALL_LEARN < each) {
             double step = each * PROF_WALL_STEP;
-            each += (double)ticks - clean > each ? step : -step;
-            t->summary.wall_cost = each;
+            c += (double)ticks - clean - measured > c ? step : -step;
+            t->summary.interrupt_offset = c;
         }
     }
-    return each;
+    return c;
 }
 
 /*
@@ -844,25 +824,28 @@ __attribute__((noinline)) void prof_summary_stop_timed(struct prof_thread *t, st
 {
     struct prof_node *n = f->node;
     uint64_t ticks = now > f->start ? now - f->start : 0;
-    uint64_t taken = t->sampling.interrupts - f->interrupts0;
-    if (PROF_UNLIKELY(taken != 0)) {
-        double each = wall_cost(t, n, ticks, taken);
+    uint64_t delta = t->sampling.interrupts - f->interrupts0;
+    if (PROF_UNLIKELY(delta != 0)) {
+        uint64_t taken = delta & ((1u << PROF_INTERRUPT_COUNT_BITS) - 1);
+        double measured = (double)(delta >> PROF_INTERRUPT_COUNT_BITS);
+        double offset = interrupt_offset(t, n, ticks, taken, measured);
         if (f->fn && n->st.timed >= 2 &&
             n->st.ticks - n->st.max < (n->st.timed - 1) * t->summary.short_ticks) {
             PROF_STORE(n->st.calls, n->st.calls + 1);
             return;
         }
-        /* What the samples cost is taken out of this call's time, so that the extremes, the
+        /* What the signals cost is taken out of this call's time, so that the extremes, the
            squares and the histogram hold the call's own time: taken out in proportion when
            the node was written, it left the 1 % of calls a sample interrupted as the tail
            (ninja's RealDiskInterface::Stat read a p99 of 44.5 us, one perf overflow on a
-           virtual machine, where its calls last 2 us). A call no longer than that (its samples
-           cost less than the estimate) has no time of its own to tell: it is given its
-           context's mean so far, 0 for a first call, rather than be left untimed (a context
-           with an untimed call has no distribution in the report). */
-        uint64_t cost = (uint64_t)((double)taken * each + 0.5);
-        if (cost < ticks)
-            ticks -= cost;
+           virtual machine, where its calls last 2 us). A call no longer than that has no time
+           of its own to tell: it is given its context's mean so far, 0 for a first call,
+           rather than be left untimed (a context with an untimed call has no distribution in
+           the report). */
+        double cost = measured + (double)taken * offset;
+        uint64_t c = cost > 0 ? (uint64_t)(cost + 0.5) : 0;
+        if (c < ticks)
+            ticks -= c;
         else
             ticks = n->st.timed ? n->st.ticks / n->st.timed : 0;
     }
@@ -1245,8 +1228,8 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
        sampled); without one its calls are all timed. */
     t->summary.sampled = 0;
     t->summary.short_ticks = run->short_ticks;
-    t->summary.sample_wall_ticks = run->sample_wall_ticks;
-    t->summary.wall_cost = 0;
+    t->summary.interrupt_offset = 0;
+    t->summary.offset_known = 0;
     prof_hooks_thread_begin(t, run);
     t->mode = run->mode;
     t->summary.lean = t->mode == PROF_MODE_SUMMARY && t->summary.sampled && !t->on_stop;

@@ -159,21 +159,21 @@ def test_sampled_shares_follow_the_work_and_waits_keep_their_wall_time(tmp_path,
 
 
 def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
-    """Each perf sample costs its thread CPU time (the interrupt, the signal, the handler: 15-20
+    """Each perf sample costs its thread CPU time (the interrupt, the signal, the handler: 15-50
     us on this project's virtual machine), which the period's count holds: the collector
-    measures it at each sample (from the overflow to the handler's read of the count), a sample
-    stands for the period less its mean in every row, and a timed call's Wall loses it for each
-    sample taken inside. At 50 us a period that is a large share of every period, so without it
-    the rows and main's Wall would be a third larger than the program's own time."""
+    measures it at each sample, and a sample stands for the period less its mean in every row.
+    A timed call loses, for each signal during it, what its handler measured it cost the call
+    and what such signals cost beyond that (learnt). So main's Wall, the one timed call that
+    holds all the others, agrees with its sampled CPU time and the sleeper's wait, where
+    without either both would be a fifth or more larger than the program's own time here."""
     sampler_or_skip(tmp_path, "perf")
     runs = tmp_path / "runs"
-    proc, files = run_program(tmp_path, "auto/sampling", "shares", "20000000", profile_dir=runs,
-                              env={"PROFILER_SAMPLE_PERIOD": "50us", "PROFILER_SAMPLER": "perf"})
+    proc, files = run_program(tmp_path, "auto/sampling", "shares", "60000000", profile_dir=runs,
+                              env={"PROFILER_SAMPLE_PERIOD": "250us", "PROFILER_SAMPLER": "perf"})
     (run,) = map(parse_run, files)
-    period_ns = 50_000
+    period_ns = 250_000
     (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
-    wall_ns, samples, overhead, outside, hook_ps, cost = (
-        int(record[i]) for i in (2, 4, 5, 6, 7, 8))
+    samples, cost = int(record[4]), int(record[8])
     assert samples >= 100, record
     per_sample = cost / samples
     assert 0 < per_sample < period_ns / 2, record
@@ -186,15 +186,15 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
     for r in rows:
         assert int(r["Self"]) == int(r["Samples"]) * net, (r, net)
     assert abs(net * 1e9 / freq - (period_ns - per_sample)) < 0.01 * period_ns, (net, per_sample)
-    # main's Wall is the thread's recording time less what the hooks of the calls inside it
-    # cost and what taking every sample cost (those that landed in the hooks too): within a
-    # few ms and a few per cent (on this project's machine, the samples' cost alone is a
-    # quarter of the CPU time at 50 us a period).
+    # main's Wall against its sampled CPU time (Ticks) and the sleeper's wait, within a tenth,
+    # three standard deviations of the samples and a few ms.
     paths = summary_paths(run.rows)
-    calls_inside = sum(int(r["Calls"]) for (t, p), r in paths.items() if t == "1" and len(p) > 1)
-    taken_ns = hook_ps / 1000 * calls_inside + (samples - outside) * per_sample
-    main_ns = int(paths[("1", ("main",))]["Wall"]) * 1e9 / freq
-    assert abs(main_ns + taken_ns - wall_ns) < 0.05 * wall_ns + 5e6, (main_ns, taken_ns, wall_ns)
+    main = paths[("1", ("main",))]
+    main_ns = int(main["Wall"]) * 1e9 / freq
+    cpu_ns = int(main["Ticks"]) * 1e9 / freq
+    slept_ns = int(paths[("1", ("main", "sleeper"))]["Wall"]) * 1e9 / freq
+    bound = 0.1 * cpu_ns + 3 * math.sqrt(int(main["Ticks"]) / net) * net * 1e9 / freq + 5e6
+    assert abs(main_ns - (cpu_ns + slept_ns)) < bound, (main_ns, cpu_ns, slept_ns, bound)
     # The sleeper's Wall is still the time it slept.
     assert int(paths[("1", ("main", "sleeper"))]["Wall"]) / freq >= 0.2
     out = tmp_path / "r.xlsx"
@@ -204,30 +204,33 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
 
 
 def test_a_samples_cost_is_not_in_the_tail_of_the_calls_it_interrupted(tmp_path):
-    """steady() calls burn() 20,000 times, each call a few us and all alike; at a 100 us period
-    a sample interrupts a few per cent of them. What a sample costs (36-48 us on this project's
-    virtual machine, set here to the 40 us of such a machine) leaves the interrupted call's own
-    time at its stop, so burn's p99 is its calls' time, not a sample's: taken out in proportion
-    when the rows were written, it read median 3.8 us and p99 45 us here (ninja's
-    RealDiskInterface::Stat: 1.8 and 44.5 us)."""
+    """steady() calls burn() 5,000 times, each call about 40 us and all alike, and pace() after
+    each, about 2 us; at the default 250 us period a sample interrupts some 15 % of burn's
+    calls. What a sample costs the call it interrupts (45-110 us on this project's virtual
+    machine: measured by the handler, and what it misses learnt from pace's interrupted calls)
+    leaves that call's time at its stop, so burn's p90 is its calls' time, not a sample's.
+    Taken out in proportion when the rows were written, it read a p90 of twice the median here,
+    as ninja's RealDiskInterface::Stat read a p99 of 44.5 us where its median was 1.8. (The p99
+    is left alone: the host's own interrupts put 0.5 to 3 % of these calls 50 us higher in a
+    run without any sampler too.)"""
     sampler_or_skip(tmp_path, "perf")
     runs = tmp_path / "runs"
-    proc, files = run_program(tmp_path, "auto/sampling", "steady", "20000", profile_dir=runs,
-                              env={"PROFILER_SAMPLE_PERIOD": "100us", "PROFILER_SAMPLER": "perf",
+    proc, files = run_program(tmp_path, "auto/sampling", "steady", "5000", profile_dir=runs,
+                              env={"PROFILER_SAMPLE_PERIOD": "250us", "PROFILER_SAMPLER": "perf",
                                    "PROFILER_SHORT_CALL": "1us"})
     assert proc.returncode == 0, proc.stderr
     (run,) = map(parse_run, files)
     row = path_row(run, 1, "main", "steady", "burn")
-    assert int(row["Calls"]) == 20000
+    assert int(row["Calls"]) == 5000 and int(row["Timed"]) == 5000
     (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
-    assert int(record[4]) >= 100, record  # samples: some calls were interrupted
+    assert int(record[4]) >= 300, record  # samples: some calls were interrupted
     out = tmp_path / "r.xlsx"
     must_run(runs, "-o", out, "--unit", "us", "--no-gnuplot")
     _, cost, _ = Book(out).cost()
     burn = cost["burn"]
     assert burn["Percentiles"] in ("exact", "histogram"), burn
-    median, p99 = burn["Median (us)"], burn["P99 (us)"]
-    assert 0 < median and p99 < 2 * median + 10, (median, p99, burn["Max (us)"])
+    median, p90 = burn["Median (us)"], burn["P90 (us)"]
+    assert 0 < median and p90 < 1.5 * median, (median, p90, burn["P99 (us)"])
 
 
 def test_a_perf_samples_cost_before_the_handler_is_calibrated_or_set(tmp_path):
@@ -525,7 +528,11 @@ def test_a_thread_waiting_for_an_instrumented_one_is_not_charged_its_hooks(tmp_p
     net = period - per if 0 < per < period / 2 else period
     most = int(row2["Ticks"]) * ns + 2 * net + (int(rec[2]) - int(rec[1]))
     got = cost["calls_worker"]["Wall (ns)"]
-    assert min(worker - waited[2], most) - 1 <= got <= min(worker, most) + 1, (got, worker, most)
+    if got is None:  # its 2 M calls' hooks and its samples were all of its wall time
+        assert min(worker - waited[2], most) <= 1, (worker, most)
+    else:
+        assert min(worker - waited[2], most) - 1 <= got <= min(worker, most) + 1, (got, worker,
+                                                                                  most)
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="spin() is x86-64 assembly")

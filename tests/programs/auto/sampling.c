@@ -42,8 +42,9 @@
  *                                 in ns: built without hooks, the program's own cost)
  *        sampling waits N        (a thread runs caller(N) while main waits for it in
  *                                 pthread_join: main's wait holds the thread's hooks' cost)
- *        sampling steady N [M]   (steady() calls burn(M) N times, 3000 iterations by default:
- *                                 calls of a few us, all alike, some of which a sample
+ *        sampling steady N [M]   (steady() calls burn(M) N times, 36000 iterations by
+ *                                 default, and pace() after each, a loop of M / 20: calls of
+ *                                 about 40 and 2 us, each kind alike, some of which a sample
  *                                 interrupts)
  *        sampling pingpong N     (main and a thread hand a byte to each other through two
  *                                 pipes N times, each running volley() between: both block
@@ -322,11 +323,22 @@ static void *returner(void *arg)
     return NULL;
 }
 
-/* steady mode: n calls of burn(m), all alike. */
+/* steady mode's short calls: burn's loop, inline. */
+static __attribute__((noinline)) void pace(unsigned long n)
+{
+    unsigned long x = sink;
+    for (unsigned long i = 0; i < n; i++)
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+    sink = x;
+}
+
+/* steady mode: n calls of burn(m) and of pace(m / 20), each kind alike. */
 static __attribute__((noinline)) void steady(unsigned long n, unsigned long m)
 {
-    for (unsigned long i = 0; i < n; i++)
+    for (unsigned long i = 0; i < n; i++) {
         burn(m);
+        pace(m / 20);
+    }
 }
 
 /* The thread of `waits` mode: caller(iterations). */
@@ -390,7 +402,7 @@ int main(int argc, char **argv)
         one();
         three();
     } else if (strcmp(mode, "steady") == 0) {
-        steady(iterations, argc > 3 ? strtoul(argv[3], NULL, 10) : 3000);
+        steady(iterations, argc > 3 ? strtoul(argv[3], NULL, 10) : 36000);
     } else if (strcmp(mode, "calls") == 0) {
         long long c0 = cpu_ns();
         t += caller(iterations);
