@@ -186,6 +186,11 @@ static int parse(const char *s, size_t n, struct signature *sig)
     int cxx = 0;
     for (size_t i = 0; i + 1 < params && !cxx; i++)
         cxx = (s[i] == ':' && s[i + 1] == ':') || s[i] == '<' || atom_len(s, i, params);
+    /* ... or parameters only C++ writes: a scope, template arguments or a reference (a function
+       of the global namespace: ninja's ReadFile(std::__cxx11::basic_string<…> const&, …) stayed
+       whole, 240 characters in the terminal and every sheet). */
+    for (size_t i = params + 1; i < params_end && !cxx; i++)
+        cxx = s[i] == '<' || s[i] == '&' || (s[i] == ':' && i + 1 < params_end && s[i + 1] == ':');
     if (!cxx)
         return 0;
     /* The return type ends at the last top-level space before the name. */

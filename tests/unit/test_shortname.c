@@ -100,6 +100,21 @@ static void operators_namespaces_and_lambdas_read_right(void **state)
           "std::_Vector_base<…>::~_Vector_base()");
 }
 
+/* A function of the global namespace is C++ by its parameters: a scope, template arguments or
+   a reference there (ninja's ReadFile stayed whole, 240 characters). */
+static void a_global_functions_cxx_parameters_make_it_a_signature(void **state)
+{
+    (void)state;
+    shows(
+        "ReadFile(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > "
+        "const&, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> "
+        ">*)",
+        0, "ReadFile(…)");
+    shows("swap(int&, int&)", 0, "swap(…)");
+    shows("fill(std::vector<int>*)", 0, "fill(…)");
+    shows("fill(std::vector<int>*)", 2, "fill(std::vector<…>*)");
+}
+
 /* What is not a signature stays as it is at every level: C functions, manual regions' ids,
    unbalanced brackets. */
 static void other_names_stay_as_they_are(void **state)
@@ -114,7 +129,9 @@ static void other_names_stay_as_they_are(void **state)
                            "f(",
                            "x) y(",
                            "",
-                           "parse [step 2]"};
+                           "parse [step 2]",
+                           "parse(file)",
+                           "copy(a, b)"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         for (int level = 0; level < SHORTNAME_LEVELS; level++)
             shows(names[i], level, names[i]);
@@ -208,6 +225,7 @@ int main(void)
         cmocka_unit_test(a_signature_loses_return_type_arguments_and_parameters),
         cmocka_unit_test(deeper_arguments_open_a_level_at_a_time),
         cmocka_unit_test(operators_namespaces_and_lambdas_read_right),
+        cmocka_unit_test(a_global_functions_cxx_parameters_make_it_a_signature),
         cmocka_unit_test(other_names_stay_as_they_are),
         cmocka_unit_test(collisions_get_just_enough_detail),
         cmocka_unit_test(names_equal_but_for_the_return_type_show_it),
