@@ -362,34 +362,6 @@ static void switch_to_timer(struct prof_sample_state *s)
     }
 }
 
-/*
- * Count one of the sampler's signals in the thread's interrupts (thread.h), with what its
- * handler measured it cost the code it interrupted beyond the least such signal's, in ticks:
- * lag, the thread's CPU time from the overflow to the handler's read of the count (unknown, 0,
- * for a timer's signal or an overflow that brought no period), less the least of the thread's
- * last PROF_LAGS_KEPT lags, at most half a period, and the handler's work after the read. On
- * this project's virtual machine one overflow's lag is 42 us, the next 55 or 113, and a call
- * interrupted by each lost that much more than its own time. The least recent lag is taken
- * out because a thread switched out and in carries a drift in every lag until its next switch
- * (sample_cost), which costs nothing; what the least signal costs, and what no handler sees,
- * is learnt where the calls end (thread.c, interrupt_offset).
- */
-static void interrupt_count(struct prof_thread *t, uint64_t lag, uint64_t handler)
-{
-    struct prof_sample_state *s = &t->sampling;
-    uint64_t excess = 0;
-    if (lag) {
-        uint64_t least = lag;
-        for (unsigned i = 0; i < PROF_LAGS_KEPT; i++)
-            if (s->lags[i] && s->lags[i] < least)
-                least = s->lags[i];
-        s->lags[s->nlags++ % PROF_LAGS_KEPT] = lag;
-        excess = lag - least < s->period_ns / 2 ? lag - least : s->period_ns / 2;
-    }
-    uint64_t ticks = (uint64_t)((unsigned __int128)excess * t->frequency / 1000000000u) + handler;
-    PROF_STORE(s->interrupts, s->interrupts + 1 + (ticks << PROF_INTERRUPT_COUNT_BITS));
-}
-
 /* The sampling signal: one timer expiry (plus its overruns), or a perf event's overflow. */
 static void on_sample(int sig, siginfo_t *si, void *uc)
 {
@@ -451,8 +423,8 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
             if (perf && may_switch)
                 switch_to_timer(s);
         }
-        if (ours)
-            interrupt_count(t, lag, prof_ticks() - t0);
+        if (ours) /* the stop of a timed call it interrupted takes what it cost out */
+            PROF_STORE(s->interrupts, s->interrupts + 1);
     }
     errno = saved;
 }
@@ -638,8 +610,6 @@ static int sampler_start(struct prof_thread *t, const struct prof_run_info *run)
     struct prof_sample_state *s = &t->sampling;
     sampler_stop(t);
     s->samples = s->overhead = s->slow = s->outside = s->taken = s->interrupts = 0;
-    memset(s->lags, 0, sizeof s->lags);
-    s->nlags = 0;
     s->cost_ns = s->cost_ticks = s->lag_low = 0;
     s->looked = s->timer_samples = s->timer_draws = 0;
     if (run->sample_method == PROF_SAMPLE_NONE || !sample_signal)

@@ -758,48 +758,23 @@ __attribute__((noinline)) void prof_summary_apply(struct prof_thread *t)
     t->summary.npending = 0;
 }
 
-/* Calls of a context whose clean calls last under a PROF_WALL_LEARN-th of what a signal is
-   estimated to cost teach what no handler measured (interrupt_offset). */
-#define PROF_WALL_LEARN 8
-/* The offset moves by this fraction of that estimate at each such call. */
-#define PROF_WALL_STEP (1.0 / 64)
-
 /*
- * Sampled timing: what a sampler signal costs the wall time of a call it interrupts beyond what
- * its handler measured (sample.c, interrupt_count: the excess of its lag over the least recent
- * one, and the handler's own work), in ticks, for a call of node n that lasted ticks with taken
- * signals in it whose handlers measured measured ticks. It starts at the mean CPU time a sample
- * cost the thread (sample_cost: at least the calibrated overflow's), what the least signal
- * costs, and follows the calls: a call with one signal in it, of a context whose other timed
- * calls (less the longest) have a mean under a PROF_WALL_LEARN-th of the estimate, lasted about
- * that mean, the measure and the offset, so the offset moves towards its excess over the mean
- * and the measure by a step, up or down: it tracks their median (on this project's virtual
- * machine the least interrupt cost 42 us in one run and 60 in another, and the timer came up to
- * 13 us late), and a call that also waited or faulted moves it no further than one that did
- * not. Contexts of longer calls teach nothing: their own time hides it.
+ * Sampled timing: what one of the sampler's signals costs the wall time of the call it
+ * interrupts, in ticks: the thread's mean CPU cost of a sample so far (sample_cost_ns: at least
+ * the calibrated overflow's, with the handler's work), 0 before its first sample. Summed over a
+ * call's signals it is what the signals cost the thread in all, in proportion, so a caller's
+ * Wall loses what its samples took and no more: a guess per signal (its lag's excess over the
+ * least recent, plus an offset learnt from short calls) took about 30 us too many a signal
+ * out of yaml-cpp's main (Wall 0.66x of the plain run's). One signal's own cost varies (on this
+ * project's virtual machine one overflow cost 42 us, the next 55 or 113): what is left of it is
+ * within the spread of a call's own time.
  */
-static double interrupt_offset(struct prof_thread *t, const struct prof_node *n, uint64_t ticks,
-                               uint64_t taken, double measured)
+static double interrupt_cost(const struct prof_thread *t)
 {
-    double c = t->summary.interrupt_offset;
-    if (!t->summary.offset_known) {
-        uint64_t samples = PROF_LOAD(t->sampling.samples);
-        if (!samples || !t->frequency)
-            return 0;
-        c = sample_cost_ns(t) / (double)samples * (double)t->frequency / 1e9;
-        t->summary.interrupt_offset = c;
-        t->summary.offset_known = 1;
-    }
-    double each = measured + c;
-    if (taken == 1 && n->st.timed >= PROF_TIMED_MIN_CALLS / 2 && each > 0) {
-        double clean = (double)(n->st.ticks - n->st.max) / (double)(n->st.timed - 1);
-        if (clean * PROF_WALL_LEARN < each) {
-            double step = each * PROF_WALL_STEP;
-            c += (double)ticks - clean - measured > c ? step : -step;
-            t->summary.interrupt_offset = c;
-        }
-    }
-    return c;
+    uint64_t samples = PROF_LOAD(t->sampling.samples);
+    if (!samples || !t->frequency)
+        return 0;
+    return sample_cost_ns(t) / (double)samples * (double)t->frequency / 1e9;
 }
 
 /*
@@ -824,11 +799,8 @@ __attribute__((noinline)) void prof_summary_stop_timed(struct prof_thread *t, st
 {
     struct prof_node *n = f->node;
     uint64_t ticks = now > f->start ? now - f->start : 0;
-    uint64_t delta = t->sampling.interrupts - f->interrupts0;
-    if (PROF_UNLIKELY(delta != 0)) {
-        uint64_t taken = delta & ((1u << PROF_INTERRUPT_COUNT_BITS) - 1);
-        double measured = (double)(delta >> PROF_INTERRUPT_COUNT_BITS);
-        double offset = interrupt_offset(t, n, ticks, taken, measured);
+    uint64_t taken = t->sampling.interrupts - f->interrupts0;
+    if (PROF_UNLIKELY(taken != 0)) {
         if (f->fn && n->st.timed >= 2 &&
             n->st.ticks - n->st.max < (n->st.timed - 1) * t->summary.short_ticks) {
             PROF_STORE(n->st.calls, n->st.calls + 1);
@@ -842,8 +814,7 @@ __attribute__((noinline)) void prof_summary_stop_timed(struct prof_thread *t, st
            of its own to tell: it is given its context's mean so far, 0 for a first call,
            rather than be left untimed (a context with an untimed call has no distribution in
            the report). */
-        double cost = measured + (double)taken * offset;
-        uint64_t c = cost > 0 ? (uint64_t)(cost + 0.5) : 0;
+        uint64_t c = (uint64_t)((double)taken * interrupt_cost(t) + 0.5);
         if (c < ticks)
             ticks -= c;
         else
@@ -1228,8 +1199,6 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
        sampled); without one its calls are all timed. */
     t->summary.sampled = 0;
     t->summary.short_ticks = run->short_ticks;
-    t->summary.interrupt_offset = 0;
-    t->summary.offset_known = 0;
     prof_hooks_thread_begin(t, run);
     t->mode = run->mode;
     t->summary.lean = t->mode == PROF_MODE_SUMMARY && t->summary.sampled && !t->on_stop;

@@ -130,11 +130,6 @@ struct prof_summary {
      */
     int sampled;
     uint64_t short_ticks;
-    /* what a sampler signal costs the wall time of a call it interrupts besides what its
-       handler measured (interrupts), in ticks, as learnt from such calls (thread.c,
-       interrupt_offset), once offset_known */
-    double interrupt_offset;
-    int offset_known;
     /* sampled, and no feature watches stops (on_stop): the function hooks may take their lean
        path (auto.c), set when the recorder begins a run */
     int lean;
@@ -144,11 +139,6 @@ struct prof_summary {
 #define PROF_UNTIMED UINT64_MAX
 /* Timed calls of a calling context before it may be found short (sampled timing). */
 #define PROF_TIMED_MIN_CALLS 16u
-
-/* prof_sample_state.interrupts: the bits of its count. */
-#define PROF_INTERRUPT_COUNT_BITS 16
-/* prof_sample_state.lags: the recent lags whose least is taken out of each. */
-#define PROF_LAGS_KEPT 8
 
 /* The sampler of one thread (sample.c; the signal handler writes the counts, on this thread
    only). Counts are in sample periods. */
@@ -170,10 +160,8 @@ struct prof_sample_state {
     uint64_t taken;     /* perf: periods of the event's count already charged */
     uint64_t samples;   /* every sample the thread took */
     /* the sampler's signals that interrupted the thread (perf: those that brought no period
-       too, an overflow a little before its period's end), in the low PROF_INTERRUPT_COUNT_BITS
-       bits (modulo), and above them what each cost the wall time of the code it interrupted,
-       in ticks, summed (sample.c, interrupt_count): the difference of two readings holds both
-       (a count that wrapped adds a tick to the sum) */
+       too, an overflow a little before its period's end): a timed call's stop takes what
+       they cost out of its time (thread.c, prof_summary_stop_timed) */
     uint64_t interrupts;
     uint64_t overhead; /* those that landed in the collector's own code */
     uint64_t slow;     /* of those, in its slow paths (attach, describing a function, writes) */
@@ -182,10 +170,6 @@ struct prof_sample_state {
        overflow to the handler's read of the count, sample_cost) and in ticks (the handler's
        own work after that read); lag_low: the lags' running lower 32nd (0: none yet) */
     uint64_t cost_ns, cost_ticks, lag_low;
-    /* perf: the lags of the thread's last PROF_LAGS_KEPT samples (0: none yet), in ns, the
-       next to replace at nlags modulo that (sample.c, interrupt_count) */
-    uint64_t lags[PROF_LAGS_KEPT];
-    unsigned nlags;
     struct prof_leftout_hits leftout; /* those in functions the filters leave out */
 };
 

@@ -162,8 +162,8 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
     """Each perf sample costs its thread CPU time (the interrupt, the signal, the handler: 15-50
     us on this project's virtual machine), which the period's count holds: the collector
     measures it at each sample, and a sample stands for the period less its mean in every row.
-    A timed call loses, for each signal during it, what its handler measured it cost the call
-    and what such signals cost beyond that (learnt). So main's Wall, the one timed call that
+    A timed call loses, for each signal during it, the thread's mean cost of a sample, so that
+    what the signals cost is taken out once. So main's Wall, the one timed call that
     holds all the others, agrees with its sampled CPU time and the sleeper's wait, where
     without either both would be a fifth or more larger than the program's own time here."""
     sampler_or_skip(tmp_path, "perf")
@@ -208,14 +208,15 @@ def test_what_taking_the_samples_cost_is_out_of_every_time(tmp_path):
 
 def test_a_samples_cost_is_not_in_the_tail_of_the_calls_it_interrupted(tmp_path):
     """steady() calls burn() 5,000 times, each call about 40 us and all alike, and pace() after
-    each, about 2 us; at the default 250 us period a sample interrupts some 15 % of burn's
-    calls. What a sample costs the call it interrupts (45-110 us on this project's virtual
-    machine: measured by the handler, and what it misses learnt from pace's interrupted calls)
-    leaves that call's time at its stop, so burn's p90 is its calls' time, not a sample's.
-    Taken out in proportion when the rows were written, it read a p90 of twice the median here,
-    as ninja's RealDiskInterface::Stat read a p99 of 44.5 us where its median was 1.8. (The p99
-    is left alone: the host's own interrupts put 0.5 to 3 % of these calls 50 us higher in a
-    run without any sampler too.)"""
+    each, about 2 us; at the default 250 us period a sample interrupts some 15-20 % of burn's
+    calls. What a sample costs the thread's clock (35-48 us on this project's virtual machine,
+    its mean taken out for each signal) leaves the call it interrupted at its stop, so burn's
+    p90 is not a sample's cost on top of a call. Taken out in proportion when the rows were
+    written, it read a p90 of twice the median here, as ninja's RealDiskInterface::Stat read a
+    p99 of 44.5 us where its median was 1.8. What the host spends on an interrupt unseen by the
+    thread's clock stays in the call's wall time (on this VM 0 to 25 us a signal, varying over
+    hours; its own interrupts put 5 % of these calls 40-80 us higher without any sampler): so
+    the bound is the median and that mean cost, which an interrupted call exceeded before."""
     sampler_or_skip(tmp_path, "perf")
     runs = tmp_path / "runs"
     proc, files = run_program(tmp_path, "auto/sampling", "steady", "5000", profile_dir=runs,
@@ -232,8 +233,10 @@ def test_a_samples_cost_is_not_in_the_tail_of_the_calls_it_interrupted(tmp_path)
     _, cost, _ = Book(out).cost()
     burn = cost["burn"]
     assert burn["Percentiles"] in ("exact", "histogram"), burn
+    # what a sample cost the thread's clock, on average (the period's count holds it)
+    cost_us = int(record[8]) / int(record[4]) / 1000
     median, p90 = burn["Median (us)"], burn["P90 (us)"]
-    assert 0 < median and p90 < 1.5 * median, (median, p90, burn["P99 (us)"])
+    assert 0 < median and p90 < median + cost_us, (median, p90, cost_us, burn["P99 (us)"])
 
 
 def test_a_perf_samples_cost_before_the_handler_is_calibrated_or_set(tmp_path):
