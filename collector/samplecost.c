@@ -101,20 +101,21 @@ uint64_t prof_sample_cost_calibrate(void)
     int got = 0;
     if (t > 0) {
         n = (unsigned long)((double)n * CALIB_WORK_NS / t) + 1;
+        double before = spin_ns(n);
         for (int k = 0; k < CALIB_CHUNKS; k++) {
-            double base = spin_ns(n);
+            double base = before;
             uint64_t p0 = periods(fd);
             if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
                 break;
             double with = spin_ns(n);
             ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
             uint64_t p1 = periods(fd);
-            /* the lesser of the loops before and after: an interrupt of the host's in one
-               of them made the estimate a few us low (4 chunks: 19 to 47 us in 40 runs where
-               this reads 33 to 47) */
-            double after = spin_ns(n);
-            if (after >= 0 && after < base)
-                base = after;
+            /* the lesser of the loops before and after (the next chunk's before): an
+               interrupt of the host's in one of them made the estimate a few us low (4
+               chunks: 19 to 47 us in 40 runs where this reads 33 to 47) */
+            before = spin_ns(n);
+            if (before >= 0 && (base < 0 || before < base))
+                base = before;
             if (base < 0 || with < 0 || p0 == UINT64_MAX || p1 == UINT64_MAX || p1 <= p0)
                 continue;
             double e = (with - base) / (double)(p1 - p0);
