@@ -17,7 +17,7 @@ import subprocess
 
 from conftest import (BUILD, PART_NAME, ROOT, SAN, clean_env, compile_program, fresh_dir,
                       parse_run, parse_run_text, program, run_command, run_once, run_program,
-                      summary_paths)
+                      summary_paths, hist_lower, parse_histogram)
 from reporter_helpers import Book, must_run
 
 PERIOD_NS = 100_000
@@ -214,9 +214,10 @@ def test_a_samples_cost_is_not_in_the_tail_of_the_calls_it_interrupted(tmp_path)
     p90 is not a sample's cost on top of a call. Taken out in proportion when the rows were
     written, it read a p90 of twice the median here, as ninja's RealDiskInterface::Stat read a
     p99 of 44.5 us where its median was 1.8. What the host spends on an interrupt unseen by the
-    thread's clock stays in the call's wall time (on this VM 0 to 25 us a signal, varying over
+    thread's clock stays in the call's wall time (on this VM 0 to 40 us a signal, varying over
     hours; its own interrupts put 5 % of these calls 40-80 us higher without any sampler): so
-    the bound is the median and that mean cost, which an interrupted call exceeded before."""
+    fewer than half as many calls as burn took samples may last longer than the median and
+    that mean cost, where before every interrupted call did."""
     sampler_or_skip(tmp_path, "perf")
     runs = tmp_path / "runs"
     proc, files = run_program(tmp_path, "auto/sampling", "steady", "5000", profile_dir=runs,
@@ -233,10 +234,19 @@ def test_a_samples_cost_is_not_in_the_tail_of_the_calls_it_interrupted(tmp_path)
     _, cost, _ = Book(out).cost()
     burn = cost["burn"]
     assert burn["Percentiles"] in ("exact", "histogram"), burn
-    # what a sample cost the thread's clock, on average (the period's count holds it)
+    # What a sample cost the thread's clock, on average (the period's count holds it). A call a
+    # sample interrupted kept all of it, and what the host spent unseen, before: burn's calls
+    # that last longer than the median and that cost were as many as its samples. Now those
+    # are the calls whose unseen part was as large, and the host's own interrupts (5 %).
     cost_us = int(record[8]) / int(record[4]) / 1000
-    median, p90 = burn["Median (us)"], burn["P90 (us)"]
-    assert 0 < median and p90 < median + cost_us, (median, p90, cost_us, burn["P99 (us)"])
+    median = burn["Median (us)"]
+    assert 0 < median, burn
+    hist = parse_histogram(row["Histogram"])
+    above = int((median + cost_us) * run.frequency / 1e6)
+    tail = sum(n for b, n in hist.items() if hist_lower(b) >= above)
+    interrupted = int(row["Samples"])
+    assert interrupted >= 300 and tail < interrupted / 2, (tail, interrupted, median, cost_us,
+                                                           burn["P90 (us)"], burn["P99 (us)"])
 
 
 def test_a_perf_samples_cost_before_the_handler_is_calibrated_or_set(tmp_path):
@@ -535,6 +545,10 @@ def test_a_thread_waiting_for_an_instrumented_one_is_not_charged_its_hooks(tmp_p
     samples, sampling = int(rec[4]), int(rec[8])
     per = sampling / samples if samples else 0
     net = period - per if 0 < per < period / 2 else period
+    if len(rec) > 9 and int(rec[9]) > 0 and samples and int(rec[1]) > sampling:
+        # a thread that traded its event for the CPU-time timer (it switched often): each
+        # sample stands for its CPU time less the sampling, over the samples (FORMAT.md 1.2)
+        net = (int(rec[1]) - sampling) / samples
     most = int(row2["Ticks"]) * ns + 2 * net + (int(rec[2]) - int(rec[1]))
     got = cost["calls_worker"]["Wall (ns)"]
     if got is None:  # its 2 M calls' hooks and its samples were all of its wall time
