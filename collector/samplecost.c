@@ -13,8 +13,10 @@
 
 /* The calibration's event overflows every CALIB_PERIOD_NS of CPU time; each chunk's loop is
    about CALIB_WORK_NS of it without the event; CALIB_CHUNKS chunks with it, each between two
-   without. At 40 us an overflow, a chunk with the event takes about 5 times its work (the
-   overflows' cost brings more of them), 12 overflows, 4 ms in all. */
+   without. At 40-46 us an overflow a period leaves 4-10 us of work, so a chunk with the event
+   brings about 25 overflows and lasts 1.5-2 ms, 10-12 ms in all on this project's virtual
+   machine. Shorter chunks read lower (25-50 us of work: 25-33 us where these read 37-47), so
+   the chunks stay this long. */
 #define CALIB_PERIOD_NS 50000u
 #define CALIB_WORK_NS 100000.0
 #define CALIB_CHUNKS 6

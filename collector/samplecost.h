@@ -25,10 +25,11 @@ void prof_task_clock_attr(struct perf_event_attr *a, uint64_t period_ns);
  * The CPU time, in ns, that one overflow of a perf task-clock event, with its SIGTRAP, costs
  * the calling thread: a fixed CPU-bound loop timed (CLOCK_THREAD_CPUTIME_ID) without and with
  * such an event at a 50 us period, over 6 chunks each between two without (the lesser taken),
- * the median of the chunks' excess over their overflows. About 4 ms of the caller's CPU time on
- * such a machine; 0 when no event could be opened or nothing measurable was found. The sampler's
- * handler must own SIGTRAP: it answers the calibration's signals (prof_calib_fd, on the thread
- * prof_calib_tid) by reading the event's count, as a sample does.
+ * the median of the chunks' excess over their overflows. 10-12 ms of the caller's CPU time on
+ * such a machine (each chunk with the event brings about 25 overflows); 0 when no event could be
+ * opened or nothing measurable was found. The sampler's handler must own SIGTRAP: it answers the
+ * calibration's signals (prof_calib_fd, on the thread prof_calib_tid) by reading the event's count,
+ * as a sample does.
  */
 uint64_t prof_sample_cost_calibrate(void);
 
