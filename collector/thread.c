@@ -766,8 +766,9 @@ __attribute__((noinline)) void prof_summary_apply(struct prof_thread *t)
  * Wall loses what its samples took and no more: a guess per signal (its lag's excess over the
  * least recent, plus an offset learnt from short calls) took about 30 us too many a signal
  * out of yaml-cpp's main (Wall 0.66x of the plain run's). One signal's own cost varies (on this
- * project's virtual machine one overflow cost 42 us, the next 55 or 113): what is left of it is
- * within the spread of a call's own time.
+ * project's virtual machine one overflow cost 42 us, the next 55 or 113), and what the host
+ * spends on it unseen by the thread's clock (0 to 40 us a signal there, varying over hours)
+ * stays in the call it interrupted, as the host's own interrupts do in a run without samples.
  */
 static double interrupt_cost(const struct prof_thread *t)
 {
