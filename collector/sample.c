@@ -380,6 +380,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         /* the calibration's overflow (samplecost.h): read the count as a sample does */
         uint64_t v;
         syscall(SYS_read, prof_calib_fd, &v, sizeof v);
+        __atomic_store_n(&prof_calib_signals, prof_calib_signals + 1, __ATOMIC_RELAXED);
         errno = saved;
         return;
     }

@@ -23,18 +23,21 @@ void prof_task_clock_attr(struct perf_event_attr *a, uint64_t period_ns);
 
 /*
  * The CPU time, in ns, that one overflow of a perf task-clock event, with its SIGTRAP, costs
- * the calling thread: a fixed CPU-bound loop timed (CLOCK_THREAD_CPUTIME_ID) without and with
- * such an event at a 50 us period, over 6 chunks each between two without (the lesser taken),
- * the median of the chunks' excess over their overflows. 10-12 ms of the caller's CPU time on
- * such a machine (each chunk with the event brings about 25 overflows); 0 when no event could be
- * opened or nothing measurable was found. The sampler's handler must own SIGTRAP: it answers the
- * calibration's signals (prof_calib_fd, on the thread prof_calib_tid) by reading the event's count,
- * as a sample does.
+ * the calling thread: the median over 12 overflows, at a 100 us period, of the gap each one
+ * leaves in a loop that reads the clock (the first overflow's, dearer, left out). About 1.5 ms
+ * of the caller's time on a machine whose overflows cost 50 us; 0 when no event could be opened
+ * or too few overflows were seen in 10 ms. The gap is all the thread's CPU time (its CPU clock
+ * and the task clock moved as the wall clock did over 100 such overflows on this project's
+ * virtual machine). The sampler's handler must own SIGTRAP: it answers the calibration's
+ * signals (prof_calib_fd, on the thread prof_calib_tid) by reading the event's count, as a
+ * sample does, and counting them (prof_calib_signals).
  */
 uint64_t prof_sample_cost_calibrate(void);
 
-/* The calibration's event while it runs (else -1), and its thread. */
+/* The calibration's event while it runs (else -1), its thread, and the signals its handler
+   answered (only ever changed on that thread). */
 extern volatile int prof_calib_fd;
 extern volatile pid_t prof_calib_tid;
+extern unsigned prof_calib_signals;
 
 #endif /* PROF_SAMPLECOST_H */
