@@ -421,8 +421,15 @@ static inline __attribute__((always_inline)) int enter_lean(struct prof_thread *
 static PROF_HOOK_TEXT void enter_general(void *fn, void *site, void *hook, uintptr_t here)
 {
     struct prof_thread *t = prof_current(attach);
-    if (PROF_UNLIKELY(!t))
+    if (PROF_UNLIKELY(!t)) {
+        /* PROFILER_ENABLE=0: the call's hooks are patched out as a left-out function's are,
+           so that an instrumented build run with recording off costs what the plain one does
+           (with the hooks in place, more than recording with sampled timing: yaml-cpp's
+           clang build with run-time exclusions ran 3.1x plain, recording 2.1x) */
+        if (prof_disabled())
+            prof_patch_call((uintptr_t)hook, (const void *)__cyg_profile_func_enter);
         return;
+    }
     prof_busy_mark(t);
     if (t->summary.sampled) /* where the program calls this hook, for the sampler */
         prof_hookcode_learn((uintptr_t)hook, PROF_HOOKCODE_ENTER);
@@ -614,8 +621,11 @@ static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *
 static PROF_HOOK_TEXT void leave_general(void *fn, uintptr_t here, int tail, void *ret)
 {
     struct prof_thread *t = prof_current(exit_resync);
-    if (PROF_UNLIKELY(!t))
+    if (PROF_UNLIKELY(!t)) {
+        if (prof_disabled() && !tail) /* as enter_general */
+            prof_patch_call((uintptr_t)ret, (const void *)__cyg_profile_func_exit);
         return;
+    }
     prof_busy_mark(t);
     if (t->summary.sampled && !tail) /* a tail-called hook returns into the caller */
         prof_hookcode_learn((uintptr_t)ret, PROF_HOOKCODE_EXIT);

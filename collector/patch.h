@@ -1,6 +1,7 @@
 /*
- * patch.h - taking the function hooks out of the calls of functions the filters leave out
- * (patch.c), so that those calls cost what they cost before instrumentation.
+ * patch.h - taking the function hooks out of the calls of functions the filters leave out, and
+ * of every function while recording is off (PROFILER_ENABLE=0) (patch.c), so that those calls
+ * cost what they cost before instrumentation.
  *
  * A function PROFILER_EXCLUDE (or PROFILER_INCLUDE) leaves out still calls both hooks on
  * every call: the lean path finds it left out and returns, and that costs about what counting

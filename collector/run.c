@@ -697,6 +697,8 @@ static int reentered(void)
 /* The slow path of every event: attach the calling thread to the current run. */
 struct prof_thread *prof_attach(void)
 {
+    if (__atomic_load_n(&prof_off, __ATOMIC_RELAXED))
+        return NULL; /* PROFILER_ENABLE=0: nothing to count, not even a dropped event */
     if (reentered()) {
         prof_dropped_event();
         return NULL;
