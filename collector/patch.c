@@ -30,6 +30,10 @@ static int mode;
 static uintptr_t tried[PROF_PATCH_TRIED];    /* open addressing by call instruction, 0: free */
 static unsigned char made[PROF_PATCH_TRIED]; /* 1: that one is a no-op now */
 static unsigned ntried, patched;
+/* Calls counted of each hook call seen while recording is off (prof_patch_call_hot): open
+   addressing by call instruction, 0: free. */
+static uintptr_t hot_key[PROF_PATCH_TRIED];
+static unsigned hot_calls[PROF_PATCH_TRIED];
 
 /* Take the flag; 0 if another patcher holds it. */
 static int take(void) { return !__atomic_exchange_n(&taken, 1, __ATOMIC_ACQUIRE); }
@@ -256,11 +260,17 @@ static int is_nop(uintptr_t ret)
 
 #endif
 
+/* The first slot to look at for ret in a table of PROF_PATCH_TRIED. */
+static size_t hash_of(uintptr_t ret)
+{
+    return (size_t)((ret * 0x9E3779B97F4A7C15ull) >> 40) & (PROF_PATCH_TRIED - 1);
+}
+
 /* The slot of ret in the table of calls tried, or the free slot where it would go. Without the
    flag, a reader may miss an entry being added (and then takes the flag to look again). */
 static size_t slot_of(uintptr_t ret)
 {
-    size_t h = (size_t)((ret * 0x9E3779B97F4A7C15ull) >> 40) & (PROF_PATCH_TRIED - 1);
+    size_t h = hash_of(ret);
     for (uintptr_t v; (v = __atomic_load_n(&tried[h], __ATOMIC_ACQUIRE)) && v != ret;)
         h = (h + 1) & (PROF_PATCH_TRIED - 1);
     return h;
@@ -317,6 +327,26 @@ int prof_patch_call(uintptr_t ret, const void *hook)
     return done;
 }
 
+int prof_patch_call_hot(uintptr_t ret, const void *hook)
+{
+    size_t h = hash_of(ret);
+    for (unsigned probe = 0; probe < 64; probe++, h = (h + 1) & (PROF_PATCH_TRIED - 1)) {
+        uintptr_t key = __atomic_load_n(&hot_key[h], __ATOMIC_RELAXED);
+        if (key == 0 &&
+            !__atomic_compare_exchange_n(&hot_key[h], &key, ret, 0, __ATOMIC_RELAXED,
+                                         __ATOMIC_RELAXED) &&
+            key != ret)
+            continue; /* another thread took the slot for another call */
+        if (key != 0 && key != ret)
+            continue;
+        /* racing threads may lose a count: the patch only comes a call or two later */
+        unsigned n = __atomic_load_n(&hot_calls[h], __ATOMIC_RELAXED) + 1;
+        __atomic_store_n(&hot_calls[h], n, __ATOMIC_RELAXED);
+        return n >= PROF_PATCH_HOT_CALLS && prof_patch_call(ret, hook);
+    }
+    return prof_patch_call(ret, hook); /* no room to count it: patched at once */
+}
+
 unsigned prof_patch_count(void) { return __atomic_load_n(&patched, __ATOMIC_RELAXED); }
 
 void prof_patch_forget(void)
@@ -326,6 +356,8 @@ void prof_patch_forget(void)
     for (size_t i = 0; i < PROF_PATCH_TRIED; i++) { /* readers look without the flag */
         __atomic_store_n(&tried[i], 0, __ATOMIC_RELAXED);
         __atomic_store_n(&made[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&hot_key[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&hot_calls[i], 0, __ATOMIC_RELAXED);
     }
     ntried = 0;
     give();

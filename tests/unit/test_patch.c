@@ -28,6 +28,7 @@ struct hook {
     uintptr_t ret;
     int patched;
     const void *target; /* the hook the patch is asked for */
+    int hot;            /* asked as recording off does: once the call proves frequent */
 };
 
 #define HOOK_AND_CALLER(name)                                                                      \
@@ -37,7 +38,8 @@ struct hook {
         __atomic_add_fetch(&name##_state.calls, 1, __ATOMIC_RELAXED);                              \
         uintptr_t ret = (uintptr_t)__builtin_return_address(0);                                    \
         __atomic_store_n(&name##_state.ret, ret, __ATOMIC_RELAXED);                                \
-        int done = prof_patch_call(ret, name##_state.target);                                      \
+        int done = name##_state.hot ? prof_patch_call_hot(ret, name##_state.target)                \
+                                    : prof_patch_call(ret, name##_state.target);                   \
         __atomic_store_n(&name##_state.patched, done, __ATOMIC_RELAXED);                           \
     }                                                                                              \
     static __attribute__((noinline, noipa)) unsigned long name##_caller(unsigned long x)           \
@@ -50,6 +52,7 @@ HOOK_AND_CALLER(direct)
 HOOK_AND_CALLER(other)
 HOOK_AND_CALLER(threads)
 HOOK_AND_CALLER(reload)
+HOOK_AND_CALLER(hot)
 
 static void a_direct_call_becomes_a_no_op(void **state)
 {
@@ -82,6 +85,29 @@ static void a_call_of_another_function_stays(void **state)
     assert_int_equal(other_state.patched, 0);
     assert_int_equal(((const unsigned char *)other_state.ret)[-5], 0xe8);
     assert_int_equal(prof_patch_count(), before);
+}
+
+/* Recording off: a call is left as it is until its PROF_PATCH_HOT_CALLS-th, which patches it. */
+static void a_frequent_call_is_patched_at_its_countth_call(void **state)
+{
+    (void)state;
+    hot_state.target = (const void *)hot_hook;
+    hot_state.hot = 1;
+    unsigned before = prof_patch_count();
+    unsigned long x = 0;
+    for (unsigned i = 0; i + 1 < PROF_PATCH_HOT_CALLS; i++)
+        x = hot_caller(x);
+    assert_int_equal(hot_state.calls, PROF_PATCH_HOT_CALLS - 1);
+    assert_int_equal(hot_state.patched, 0);
+    assert_int_equal(((const unsigned char *)hot_state.ret)[-5], 0xe8);
+    assert_int_equal(prof_patch_count(), before);
+    for (unsigned i = 0; i < 1000; i++)
+        x = hot_caller(x);
+    assert_int_equal(x, PROF_PATCH_HOT_CALLS - 1 + 1000);
+    assert_int_equal(hot_state.calls, PROF_PATCH_HOT_CALLS); /* then no more */
+    assert_int_equal(hot_state.patched, 1);
+    assert_memory_equal((const void *)(hot_state.ret - 5), nop5, 5);
+    assert_int_equal(prof_patch_count(), before + 1);
 }
 
 /* A call of direct_hook, laid out in data: the bytes of a call, but not loaded code. */
@@ -183,6 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_direct_call_becomes_a_no_op),
         cmocka_unit_test(a_call_of_another_function_stays),
+        cmocka_unit_test(a_frequent_call_is_patched_at_its_countth_call),
         cmocka_unit_test(a_call_outside_loaded_code_stays),
         cmocka_unit_test(a_call_at_a_forgotten_address_is_patched_again),
         cmocka_unit_test(threads_running_the_call_while_it_changes),
