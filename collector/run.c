@@ -269,12 +269,14 @@ static void configure_timing(void)
     if (timing != PROF_TIMING_SAMPLED || g.mode != PROF_MODE_SUMMARY)
         return;
     g.sample_period_ns = PROF_SAMPLE_PERIOD_NS;
+    int period_set = 0;
     v = getenv("PROFILER_SAMPLE_PERIOD");
     if (v && *v) {
         uint64_t ns = parse_duration_ns(v);
-        if (ns >= 10000)
+        if (ns >= 10000) {
             g.sample_period_ns = ns;
-        else
+            period_set = 1;
+        } else
             prof_warn("PROFILER_SAMPLE_PERIOD='%s' is not a duration of 10us or more; using "
                       "250us",
                       v);
@@ -308,7 +310,7 @@ static void configure_timing(void)
         else
             prof_warn("PROFILER_SAMPLE_COST='%s' is not a duration; measuring it", v);
     }
-    g.sample_method = (int)prof_sample_setup(sig, g.sample_period_ns, want, cost_ns);
+    g.sample_method = (int)prof_sample_setup(sig, &g.sample_period_ns, period_set, want, cost_ns);
     if (g.sample_method)
         prof_hooks_add(&prof_sample_hooks);
 }

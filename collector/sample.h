@@ -31,8 +31,13 @@ struct prof_hooks;
    its event for such a timer on SIGTRAP (sample.c, switch_to_timer). */
 enum prof_sample_method { PROF_SAMPLE_NONE, PROF_SAMPLE_PERF, PROF_SAMPLE_TIMER };
 
-/* The default sample period: 250 us of a thread's CPU time. */
+/* The default sample period: 250 us of a thread's CPU time; with the perf event, at least
+   PROF_SAMPLE_COST_SHARE times what an overflow costs, up to PROF_SAMPLE_PERIOD_MAX_NS (so
+   that taking the samples costs the program a tenth of its time, where bounds at most 1.4
+   times as wide allow it). */
 #define PROF_SAMPLE_PERIOD_NS 250000u
+#define PROF_SAMPLE_COST_SHARE 10u
+#define PROF_SAMPLE_PERIOD_MAX_NS 500000u
 
 /*
  * Process-wide setup, once: find which method this system allows, trying it on the calling
@@ -41,9 +46,11 @@ enum prof_sample_method { PROF_SAMPLE_NONE, PROF_SAMPLE_PERF, PROF_SAMPLE_TIMER 
  * event unless a debugger or valgrind watches SIGTRAP, else the timer; or the one method to
  * try. PROF_SAMPLE_NONE when none works (why is said once on stderr). cost_ns: what a perf
  * sample costs (PROFILER_SAMPLE_COST), or negative to calibrate it with the perf event.
+ * *period_ns: the period, lengthened with the perf event when an overflow costs more than a
+ * PROF_SAMPLE_COST_SHARE of it, unless period_set (PROFILER_SAMPLE_PERIOD).
  */
-enum prof_sample_method prof_sample_setup(int sig, uint64_t period_ns, enum prof_sample_method want,
-                                          int64_t cost_ns);
+enum prof_sample_method prof_sample_setup(int sig, uint64_t *period_ns, int period_set,
+                                          enum prof_sample_method want, int64_t cost_ns);
 
 /* What one perf sample costs a thread at least, in ns of its CPU time (the overflow, its
    signal, and a handler that reads the count): the cost_ns given to prof_sample_setup, or

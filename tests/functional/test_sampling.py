@@ -295,6 +295,35 @@ def test_a_perf_samples_cost_before_the_handler_is_calibrated_or_set(tmp_path):
     assert timing.endswith("(Threads: Waited on hooks)")
 
 
+def test_a_dear_overflow_lengthens_the_period_unless_one_is_set(tmp_path):
+    """An overflow of the perf event that costs more than a tenth of the default 250 us period
+    (49 us on this project's virtual machine) lengthens the period to ten times its cost, in
+    whole tens of us, up to 500 us, so that taking samples costs the program a tenth of its time,
+    as the kernel lowers perf's rate when its interrupts take too long; the Timing record says
+    the period used. A period set with PROFILER_SAMPLE_PERIOD stays as it is, and so does the
+    default where an overflow is cheap."""
+    sampler_or_skip(tmp_path, "perf")
+
+    def period(name, env):
+        (tmp_path / name).mkdir()
+        proc, run = run_once(tmp_path / name, "auto/sampling", "shares", "2000000",
+                             env={"PROFILER_SAMPLER": "perf", **env})
+        assert proc.returncode == 0, proc.stderr
+        (timing,) = run.values("Timing")
+        return int(timing[2]), int(timing[5])
+
+    assert period("cheap", {"PROFILER_SAMPLE_COST": "20us"}) == (250_000, 20_000)
+    assert period("dear", {"PROFILER_SAMPLE_COST": "49us"}) == (490_000, 49_000)
+    assert period("odd", {"PROFILER_SAMPLE_COST": "30001ns"}) == (310_000, 30_001)
+    assert period("dearer", {"PROFILER_SAMPLE_COST": "60us"}) == (500_000, 60_000)
+    assert period("set", {"PROFILER_SAMPLE_COST": "49us",
+                          "PROFILER_SAMPLE_PERIOD": "250us"}) == (250_000, 49_000)
+    # measured: at least ten times what the calibration found, or the default
+    said_period, said = period("measured", {})
+    assert said_period == max(250_000, min(500_000, -(-said * 10 // 10_000) * 10_000)), \
+        (said_period, said)
+
+
 def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):
     """The CPU timer's samples come at the scheduler's tick and their cost is not measured:
     ThreadCpu says 0, and the Summary says nothing of what taking them cost. The tick checks
@@ -846,8 +875,14 @@ def test_a_thread_of_left_out_functions_only_keeps_its_samples(tmp_path):
         _, samples, overhead, outside = counts[th]
         assert samples == sum(int(r["Samples"]) for r in rows) + overhead + outside
         if not SAN:
+            # one() and three() only call burn(), so nearly all of their samples are its. Not
+            # of all the thread's: its first samples land in worker() before it calls them (a
+            # new thread's first signals cost far more than the rest, 0.1-1 ms on this VM,
+            # which the period's count holds): 19-28 of 513 once, and burn read 455.
             burn = sum(int(r["Samples"]) for r in rows if r["Region"] == "burn")
-            assert burn >= 0.9 * (samples - overhead), (burn, samples, overhead)
+            work = sum(int(r["Samples"]) for r in rows if r["Region"] in ("burn", "one", "three"))
+            assert burn >= 0.9 * work and work >= 0.8 * (samples - overhead), \
+                (burn, work, samples, overhead)
 
 
 @pytest.mark.parametrize("sampler", list(SAMPLERS))
