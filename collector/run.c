@@ -53,7 +53,8 @@ static struct {
     uint64_t max_events;                /* PROFILER_MAX_EVENTS; 0: no cap */
     uint32_t max_nodes;                 /* PROFILER_MAX_NODES */
     int sample_method;                  /* PROFILER_TIMING=sampled: sample.h's method; 0: exact */
-    uint64_t sample_period_ns;          /* PROFILER_SAMPLE_PERIOD */
+    uint64_t sample_period_ns;          /* PROFILER_SAMPLE_PERIOD, or lengthened (sample.h) */
+    uint64_t sample_period_asked_ns;    /* PROFILER_SAMPLE_PERIOD or the default */
     uint64_t short_ticks;               /* a context's mean call below it is not timed */
     double clock_ns;                    /* one clock read, calibrated at start */
     enum prof_split_mode write_threads; /* PROFILER_WRITE_THREADS */
@@ -281,6 +282,7 @@ static void configure_timing(void)
                       "250us",
                       v);
     }
+    g.sample_period_asked_ns = g.sample_period_ns;
     int sig = SIGPROF;
     v = getenv("PROFILER_SIGNAL");
     if (v && *v) {
@@ -557,12 +559,13 @@ static int name_run(int lock_free)
         /* The Timing record's fields (FORMAT.md 1.2), joined by commas. */
         char timing[160];
         if (g.sample_method)
-            prof_snprintf_c(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f,%llu",
+            prof_snprintf_c(timing, sizeof timing, "%s,%s,%llu,%.1f,%.1f,%llu,%llu",
                             PROF_TIMING_WORD_SAMPLED,
                             prof_sample_method_name((enum prof_sample_method)g.sample_method),
                             (unsigned long long)g.sample_period_ns,
                             (double)g.short_ticks * 1e9 / (double)g.frequency, g.clock_ns,
-                            (unsigned long long)prof_sample_overflow_cost());
+                            (unsigned long long)prof_sample_overflow_cost(),
+                            (unsigned long long)g.sample_period_asked_ns);
         else
             snprintf(timing, sizeof timing, "%s", PROF_TIMING_WORD_EXACT);
         header_kv(PROF_TIMING_RECORD, timing);

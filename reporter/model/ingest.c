@@ -368,6 +368,8 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
             run->period_ns = period;
             double cost = n >= 7 ? strtod(f[6], NULL) : 0;
             run->overflow_ns = cost > 0 && cost < period ? cost : 0;
+            double asked = n >= 8 ? strtod(f[7], NULL) : 0;
+            run->period_asked_ns = asked > 0 && asked <= period ? asked : period;
         }
     } else if (strcmp(f[0], "Complete") == 0)
         run->complete = strcmp(f[1], "no") != 0;

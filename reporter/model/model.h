@@ -43,6 +43,7 @@ struct run_rec {
        start (0: not said, older files) */
     char *sampling;
     double period_ns, overflow_ns;
+    double period_asked_ns; /* the period asked for: less than period_ns when lengthened */
     /* The Crash record (a run that ended by a fatal signal): the signal's number (0: the run
        did not crash), its text for output ("SIGSEGV (signal 11)") and the number of the thread
        it came to (0: one that recorded nothing) */

@@ -1354,12 +1354,18 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
     double cost = 0, cost_samples = 0; /* of the threads that say what their samples cost */
     size_t sampled = 0, sampling_threads = 0, switched = 0, calibrated = 0;
     double overflow = 0; /* the calibrated runs' mean cost of an overflow */
+    double asked = 0;    /* the period asked for, where a dear overflow lengthened it */
+    size_t lengthened = 0;
     const char *method = NULL;
     for (size_t k = 0; k < m->nruns; k++)
         if (m->runs[k].sampling) {
             sampled++;
             method = m->runs[k].sampling;
             period = m->runs[k].period_ns;
+            if (m->runs[k].period_asked_ns > 0 && m->runs[k].period_asked_ns < period) {
+                lengthened++;
+                asked = m->runs[k].period_asked_ns;
+            }
             if (m->runs[k].overflow_ns > 0) {
                 calibrated++;
                 overflow += m->runs[k].overflow_ns;
@@ -1406,7 +1412,12 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
                  "%s (measured by those samples), taken out of Wall for each call inside a "
                  "timed one",
                  time_text(h, sizeof h, hook_sum / hook_n, NULL));
-    char o[32], dear[160] = "";
+    char o[32], dear[160] = "", longer[256] = "", w[32];
+    if (lengthened)
+        snprintf(longer, sizeof longer,
+                 "; in %zu of them lengthened from %s, as an overflow of the perf event cost "
+                 "more than a tenth of that; PROFILER_SAMPLE_PERIOD sets it",
+                 lengthened, time_text(w, sizeof w, asked, NULL));
     if (cost_samples > 0 && calibrated) {
         /* a dear one (a hypervisor's interrupts) slows the program by its share of the period:
            how to make it cheaper */
@@ -1431,13 +1442,13 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
                  time_text(q, sizeof q, cost / cost_samples, NULL));
     snprintf(buf, size,
              "%s%zu of %zu runs: calls counted exactly; Total and Self from CPU-time samples, "
-             "one per %s of a thread's CPU time (%s%s), with their 95 %% bounds (Total +/-, Self "
-             "+/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose calls "
-             "last long. Sampled CPU time %s; of it %s%s (%.1f %%) in the collector's own code, "
-             "left out of every region, and %s outside every region. %s%s%s; "
+             "one per %s of a thread's CPU time (%s%s%s), with their 95 %% bounds (Total +/-, "
+             "Self +/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose "
+             "calls last long. Sampled CPU time %s; of it %s%s (%.1f %%) in the collector's own "
+             "code, left out of every region, and %s outside every region. %s%s%s; "
              "the other threads' overhead out of the Wall of a thread that waited for them "
              "(Threads: Waited on hooks)",
-             "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method, traded,
+             "", sampled, m->nruns, time_text(a, sizeof a, period, NULL), method, longer, traded,
              time_text(c, sizeof c, samples, NULL), taking, time_text(d, sizeof d, overhead, NULL),
              samples > 0 ? 100 * overhead / samples : 0.0, time_text(e, sizeof e, outside, NULL),
              dear,

@@ -299,10 +299,12 @@ def test_a_dear_overflow_lengthens_the_period_unless_one_is_set(tmp_path):
     """An overflow of the perf event that costs more than a tenth of the default 250 us period
     (49 us on this project's virtual machine) lengthens the period to ten times its cost, in
     whole tens of us, up to 500 us, so that taking samples costs the program a tenth of its time,
-    as the kernel lowers perf's rate when its interrupts take too long; the Timing record says
-    the period used. A period set with PROFILER_SAMPLE_PERIOD stays as it is, and so does the
+    as the kernel lowers perf's rate when its interrupts take too long. The Timing record says
+    the period used and, in its eighth field, the one asked for; the Summary says it was
+    lengthened. A period set with PROFILER_SAMPLE_PERIOD stays as it is, and so does the
     default where an overflow is cheap."""
     sampler_or_skip(tmp_path, "perf")
+    paths = {}
 
     def period(name, env):
         (tmp_path / name).mkdir()
@@ -310,18 +312,30 @@ def test_a_dear_overflow_lengthens_the_period_unless_one_is_set(tmp_path):
                              env={"PROFILER_SAMPLER": "perf", **env})
         assert proc.returncode == 0, proc.stderr
         (timing,) = run.values("Timing")
-        return int(timing[2]), int(timing[5])
+        paths[name] = run.path
+        return int(timing[2]), int(timing[5]), int(timing[6])
 
-    assert period("cheap", {"PROFILER_SAMPLE_COST": "20us"}) == (250_000, 20_000)
-    assert period("dear", {"PROFILER_SAMPLE_COST": "49us"}) == (490_000, 49_000)
-    assert period("odd", {"PROFILER_SAMPLE_COST": "30001ns"}) == (310_000, 30_001)
-    assert period("dearer", {"PROFILER_SAMPLE_COST": "60us"}) == (500_000, 60_000)
+    def summary(name):
+        out = tmp_path / f"{name}.xlsx"
+        must_run(paths[name], "-o", out, "-q", "--no-gnuplot")
+        (timing,) = [r[1] for r in Book(out).rows("Summary") if r and r[0] == "Timing"]
+        return timing
+
+    assert period("cheap", {"PROFILER_SAMPLE_COST": "20us"}) == (250_000, 20_000, 250_000)
+    assert period("dear", {"PROFILER_SAMPLE_COST": "49us"}) == (490_000, 49_000, 250_000)
+    assert period("odd", {"PROFILER_SAMPLE_COST": "30001ns"}) == (310_000, 30_001, 250_000)
+    assert period("dearer", {"PROFILER_SAMPLE_COST": "60us"}) == (500_000, 60_000, 250_000)
     assert period("set", {"PROFILER_SAMPLE_COST": "49us",
-                          "PROFILER_SAMPLE_PERIOD": "250us"}) == (250_000, 49_000)
+                          "PROFILER_SAMPLE_PERIOD": "250us"}) == (250_000, 49_000, 250_000)
     # measured: at least ten times what the calibration found, or the default
-    said_period, said = period("measured", {})
-    assert said_period == max(250_000, min(500_000, -(-said * 10 // 10_000) * 10_000)), \
-        (said_period, said)
+    said_period, said, asked = period("measured", {})
+    assert asked == 250_000 and said_period == max(
+        250_000, min(500_000, -(-said * 10 // 10_000) * 10_000)), (said_period, said)
+    longer = ("one per 490 us of a thread's CPU time (perf-task-clock; in 1 of them lengthened "
+              "from 250 us, as an overflow of the perf event cost more than a tenth of that; "
+              "PROFILER_SAMPLE_PERIOD sets it)")
+    assert longer in summary("dear"), summary("dear")
+    assert "lengthened" not in summary("set") and "lengthened" not in summary("cheap")
 
 
 def test_the_cpu_timers_samples_claim_no_measured_cost(tmp_path):
