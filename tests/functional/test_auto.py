@@ -832,6 +832,7 @@ def test_scopes_and_module_regions_measure_the_work_inside_them_when_instrumente
     paths = summary_paths(run.rows)
     cpu = [r for r in run.values("ThreadCpu") if len(r) >= 9 and int(r[4])]
     sample_cost = int(cpu[0][8]) / int(cpu[0][4]) * run.frequency / 1e9 if cpu else 0
+    overhead = int(cpu[0][5]) if cpu else 0  # samples that landed in the collector's code
     assert {path: int(r["Calls"]) for (_, path), r in paths.items()} == {
         ("main",): 1, ("main", "scoped"): 1, ("main", "scoped", "pause_ms"): 1,
         ("main", "store_put"): 1, ("main", "store_put", "store"): 1,
@@ -841,9 +842,13 @@ def test_scopes_and_module_regions_measure_the_work_inside_them_when_instrumente
         inner = next(r for (_, p), r in paths.items() if p[-2:] == (region, "pause_ms"))
         # Sampled timing (the default): pause_ms sleeps, so its time is wall time (Wall, its
         # one call timed), not CPU samples; the samples still add up along the path. Each
-        # Wall is net of what its samples cost to take, at the thread's mean cost a sample: a
-        # sample of the region's own that cost less than the mean may take it below pause_ms.
-        assert int(outer["Wall"]) >= int(inner["Wall"]) - int(outer["Samples"]) * sample_cost > 0
+        # Wall is net of what the signals during it cost to take, at the thread's mean cost a
+        # sample: a signal in the region but not in pause_ms that cost less than the mean may
+        # take it below pause_ms. Its sample is the region's own, or the collector's when it
+        # came in the hooks or the region's stop (under ThreadSanitizer, 22 of a run's 24
+        # samples: the region lost 25 us more than pause_ms once, with none of its own).
+        slack = (int(outer["Samples"]) + overhead) * sample_cost
+        assert int(outer["Wall"]) >= int(inner["Wall"]) - slack > 0
         assert int(outer["Ticks"]) - int(outer["Self"]) == int(inner["Ticks"])
 
 
