@@ -15,7 +15,7 @@ before (PROFILER_EXCLUDE=@FILE, as the README says); and clang's build linked
 with libprofreport-auto.a, with everything kept and after the last round. For each configuration it
 prints the slowdown against
 the plain build (min/median/max of alternated runs), the time per run the profile reports
-against the plain build's wall time, and how far the top 15 self shares are from perf's
+against the plain build's wall time and against its main()'s (mainwall.c), and how far the top 15 self shares are from perf's
 cpu-clock samples of the plain binary, and of the plain build compiled with
 -fno-optimize-sibling-calls (a plain function that ends by calling another jumps to it, so perf
 charges the callee to the caller's caller; an instrumented function cannot). bench/README.md
@@ -562,19 +562,46 @@ def time_runs(rows, cmds, workdir, reps):
     return times, cpu, notes
 
 
-def time_references(cmds, workdir, n):
+def time_references(cmds, workdir, n, mainwall):
     """N runs each of the plain and the no-sibling-call builds, alternated, after the rounds: the
     nosib builds are references for the shares, not rows, and this shows they run as fast as
-    plain. Median wall seconds by build key."""
+    plain. In the same rounds, each plain build with MAINWALL preloaded (mainwall.c), which
+    times its main(): a profile's time per run is main's, and the process also spends time before
+    main (exec, the loader, constructors) that no instrumented function sees. Median wall
+    seconds by build key, and main's share of its process by family (the median over those runs
+    of main's time over the run's own wall: a ratio within one run, which the machine's drift
+    over the rounds moves less than two medians)."""
     d = os.path.join(workdir, "nosib")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     keys = ["plain-gcc", "plain-nosib-gcc", "plain-clang", "plain-nosib-clang"]
     times = {k: [] for k in keys}
+    share = {"gcc": [], "clang": []}
+    out = os.path.join(d, "main.txt")
     for _ in range(n):
         for k in keys:
             times[k].append(run_once(k, cmds[k], {}, d)[0])
-    return {k: statistics.median(t) for k, t in times.items()}
+        for f in share:
+            if os.path.exists(out):
+                os.remove(out)
+            wall = run_once("plain-" + f, cmds["plain-" + f],
+                            {"LD_PRELOAD": mainwall, "PROF_BENCH_MAINWALL": out}, d)[0]
+            with open(out) as fh:
+                main = [float(x) for x in fh.read().split()]
+            if len(main) != 1:
+                sys.exit("accuracy: plain-%s under mainwall.so: %d main() times" % (f, len(main)))
+            share[f].append(main[0] / wall)
+    return ({k: statistics.median(t) for k, t in times.items()},
+            {f: statistics.median(v) for f, v in share.items()})
+
+
+def build_mainwall(acc):
+    """mainwall.c built into ACC/mainwall.so (preloaded into the plain builds)."""
+    so = os.path.join(acc, "mainwall.so")
+    src = os.path.join(HERE, "mainwall.c")
+    if not os.path.exists(so) or os.path.getmtime(so) < os.path.getmtime(src):
+        run(["cc", "-O2", "-shared", "-fPIC", "-o", so, src])
+    return so
 
 
 def sample_runs(rows, cmds, bins, workdir, cpu, reps, ours):
@@ -743,13 +770,13 @@ def perf_floor(per_pid):
                        program_shares(merged(per_pid, pids[1::2])))
 
 
-def profreport_profile(build_dir, d, folders=("runs", "perfruns"), name="report"):
+def profreport_profile(build_dir, d, folders=("runs", "perfruns"), name="report", files=None):
     """The profile profreport reports for the runs in FOLDERS of folder D (those that exist):
     self shares by function and main()'s time per run (seconds); None when there are no runs. main's time is its `Wall (ns)`
     when the row has a positive one (sampled runs: main's wall time net of the collector's
     measured cost), else its `Total (ns)`: in a sampled run the total is main's CPU samples,
     which leave out the time main waits for a worker thread (zstd -T1)."""
-    runs = [os.path.join(d, f) for f in folders if glob.glob(os.path.join(d, f, "*"))]
+    runs = files or [os.path.join(d, f) for f in folders if glob.glob(os.path.join(d, f, "*"))]
     if not runs:
         return None
     js = os.path.join(d, name + ".json")
@@ -768,6 +795,18 @@ def profreport_profile(build_dir, d, folders=("runs", "perfruns"), name="report"
         main_total = sum(max(t["Busy (ns)"] for t in rep["threads"] if t["Run"] == r["Run"])
                          for r in rep["runs"])
     return percent(shares), main_total / nruns / 1e9, sum(r["Events"] for r in rep["runs"]) / nruns
+
+
+def main_time_median(build_dir, d):
+    """main()'s time (as profreport_profile takes it) in each run file of D/runs, reported
+    alone: the median over the runs, as the slowdown is a median (the mean, a profile's time
+    per run, moved 20 % with one run the host slowed: zstd's 250-394 ms). None without runs."""
+    times = [profreport_profile(build_dir, d, name="one", files=[f])[1]
+             for f in sorted(glob.glob(os.path.join(d, "runs", "*.csv")))]
+    for ext in (".json", ".xlsx"):
+        if os.path.exists(os.path.join(d, "one" + ext)):
+            os.remove(os.path.join(d, "one" + ext))
+    return statistics.median(times) if times else None
 
 
 UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -844,7 +883,7 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     load0 = loadavg()
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
     times, cpu, notes = time_runs(rows, cmds, work, reps)
-    ref_wall = time_references(cmds, work, max(reps, 5))
+    ref_wall, main_share = time_references(cmds, work, max(reps, 5), build_mainwall(acc))
     sampled_runs = sample_runs(rows, cmds, bins, work, cpu, reps,
                                collector_functions(build_dir))
     perf = {}  # by build key: plain-FAMILY and plain-nosib-FAMILY
@@ -889,18 +928,21 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
                   f, ref_wall["plain-nosib-" + f], ref_wall["plain-" + f],
                   100.0 * (ref_wall["plain-nosib-" + f] / ref_wall["plain-" + f] - 1))
               for f in ("gcc", "clang"))))
+    print("plain builds' main() (mainwall.c preloaded, %d runs alternated with the above): "
+          "median share of its process's wall %s" % (max(reps, 5), ", ".join(
+              "%s %.1f%%" % (f, 100.0 * main_share[f]) for f in ("gcc", "clang"))))
     print("perf of plain against perf of the no-sibling-call build: %s" % ", ".join(
         "%s %.2f / %.2f, worst %s" % ((f,) + share_error(perf["plain-" + f],
                                                         perf["plain-nosib-" + f]))
         for f in ("gcc", "clang")))
     print("load average (1 min) when the rounds started / when perf ended: %s / %s on %d CPUs" %
           (load0, load1, os.cpu_count()))
-    fmt = "%-40s %7s %6s %13s %6s %6s %8s %8s %13s %13s  %s"
-    print(fmt % ("configuration", "wall", "slow-", "slowdown", "CPU", "CPU", "reported", "calls",
-                 "error vs", "error vs", "worst function vs plain"))
-    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "per run",
-                 "plain", "no-sib.call", "(row % / perf %)"))
-    print((fmt % ("", "", "", "", "", "", "", "", "mean  worst", "mean  worst", "")).rstrip())
+    fmt = "%-40s %7s %6s %13s %6s %6s %8s %6s %8s %13s %13s  %s"
+    print(fmt % ("configuration", "wall", "slow-", "slowdown", "CPU", "CPU", "reported",
+                 "", "calls", "error vs", "error vs", "worst function vs plain"))
+    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "/main",
+                 "per run", "plain", "no-sib.call", "(row % / perf %)"))
+    print((fmt % ("", "", "", "", "", "", "", "", "", "mean  worst", "mean  worst", "")).rstrip())
     pcpu = {f: statistics.median(cpu[[r[1] for r in rows].index("plain-" + f)])
             for f in ("gcc", "clang")}
     for i, (label, binkey, env, kind, family) in enumerate(rows):
@@ -924,12 +966,10 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
                 note = "run file %.1f GB: not read (ACC_EVENTS_READ_MAX)" % (size / 1e9)
             else:
                 prof = profreport_profile(build_dir, d)
-                if prof and glob.glob(os.path.join(d, "perfruns", "*")):
+                if prof:
                     # the time per run of the timed runs alone: perf's sampling slows the
                     # untimed ones (Lua's time per run read 1.30x with them, 1.1x without)
-                    timed = profreport_profile(build_dir, d, ("runs",), "timed-report")
-                    if timed:
-                        prof = (prof[0], timed[1], prof[2])
+                    prof = (prof[0], main_time_median(build_dir, d), prof[2])
             if env.get("PROFILER_MODE") == "events":  # gigabytes: read once, not kept
                 shutil.rmtree(os.path.join(d, "runs"), ignore_errors=True)
                 for f in glob.glob(os.path.join(d, "report.*")):
@@ -943,8 +983,9 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
             shares, per_run, events = prof
             mean, worst, wname = share_error(shares, perf["plain-" + family])
             nmean, nworst, _ = share_error(shares, perf["plain-nosib-" + family])
-            cols += " %7.2fx %8s %6.2f %6.2f %6.2f %6.2f  %s" % (
+            cols += " %7.2fx %5.2fx %8s %6.2f %6.2f %6.2f %6.2f  %s" % (
                 per_run / plain[family] if per_run else float("nan"),
+                per_run / (plain[family] * main_share[family]) if per_run else float("nan"),
                 "%.3g M" % (events / 1e6) if events else "-", mean, worst, nmean, nworst, wname)
         elif note:
             cols += "  " + note
@@ -958,9 +999,15 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
         own = profreport_profile(build_dir, d, ("perfruns",), "perf-report")
         same = ""
         if own and per_pid:
-            mean, worst, wname = share_error(own[0], program_shares(merged(per_pid, per_pid)))
+            theirs = program_shares(merged(per_pid, per_pid))
+            mean, worst, wname = share_error(own[0], theirs)
             same = "; against perf's samples of its %d untimed runs: %.2f / %.2f, worst %s" % (
                 n - reps, mean, worst, wname)
+            # what instrumenting did to the program, whoever measures it: perf's samples of
+            # these runs (the collector's left out) against perf's of the plain build
+            mean, worst, wname = share_error(theirs, perf["plain-" + rows[i][4]])
+            same += "; perf of them against perf of plain: %.2f / %.2f, worst %s" % (
+                mean, worst, wname)
         print("  %s: profile of %d runs (%d timed, %d untimed for about %g s of CPU)%s" % (
             rows[i][0], n, reps, n - reps, PERF_SECONDS, same))
 
