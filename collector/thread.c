@@ -323,16 +323,22 @@ static double sample_period_ticks(const struct prof_thread *t)
     return p ? (double)p : 1;
 }
 
+/* Sampled timing: the thread's samples that landed in the hooks' fast path (overhead outside
+   the slow paths), which measure what a call's hooks cost (hook_ticks). */
+static uint64_t hook_samples(const struct prof_thread *t)
+{
+    return PROF_LOAD(t->sampling.overhead) - PROF_LOAD(t->sampling.slow);
+}
+
 /*
  * Sampled timing: what the hooks of one call cost this thread, in ticks, measured rather than
- * calibrated: the samples that landed in the hooks' fast path (overhead outside the slow
- * paths) times the period, over the calls the hooks saw: those counted and those the filters
- * left out (their hooks run too). 0 without samples.
+ * calibrated: hot, the samples that landed in the hooks' fast path (hook_samples), times the
+ * period, over the calls the hooks saw: those counted and those the filters left out (their
+ * hooks run too). 0 without samples.
  */
-static double hook_ticks(const struct prof_thread *t, double period_ticks)
+static double hook_ticks(const struct prof_thread *t, double period_ticks, uint64_t hot)
 {
     uint64_t calls = prof_cct_calls(&t->summary.cct) + PROF_LOAD(t->hooks.skipped);
-    uint64_t hot = PROF_LOAD(t->sampling.overhead) - PROF_LOAD(t->sampling.slow);
     /* Too few samples say too little (one sample over a handful of calls would take a period
        off each): below PROF_HOOK_SAMPLES nothing is taken out. */
     if (hot < PROF_HOOK_SAMPLES || !calls || period_ticks <= 0)
@@ -397,9 +403,11 @@ static int write_cpu(struct prof_thread *t)
     int64_t wait = t->wait_known ? thread_wait_ns(t) : -1;
     uint64_t wait_ns =
         wait >= 0 && (uint64_t)wait > t->wait_begin_ns ? (uint64_t)wait - t->wait_begin_ns : 0;
-    /* the period the rows were written with (write_summary_rows) */
+    /* the period the rows were written with (write_summary_rows); the hooks' samples read once
+       for the cost and the count that measured it */
+    uint64_t hot = hook_samples(t);
     double hook_ps = t->summary.sampled && t->frequency
-                         ? hook_ticks(t, sample_period_ticks(t)) * 1e12 / (double)t->frequency
+                         ? hook_ticks(t, sample_period_ticks(t), hot) * 1e12 / (double)t->frequency
                          : 0;
     uint64_t wall = prof_monotonic_ns() - t->wall_begin_ns;
     /* The sample counts with no call between their reads (a sanitizer hands a deferred signal
@@ -415,7 +423,7 @@ static int write_cpu(struct prof_thread *t)
     uint64_t outside = PROF_LOAD(t->sampling.outside);
     /* A sampled thread's record always has the wait: UINT64_MAX when the kernel does not say
        it (format.h). */
-    uint64_t rec[10] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
+    uint64_t rec[11] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
                         wall,
                         wait >= 0 ? wait_ns : UINT64_MAX,
                         samples,
@@ -425,8 +433,9 @@ static int write_cpu(struct prof_thread *t)
                         (uint64_t)(hook_ps + 0.5),
                         (uint64_t)(sample_cost_ns(t) + 0.5),
                         timer,
-                        draws};
-    size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED_TIMER
+                        draws,
+                        hot};
+    size_t len = t->summary.sampled ? PROF_CPU_RECORD_SAMPLED_HOOK
                  : wait >= 0        ? PROF_CPU_RECORD_WAIT
                                     : PROF_CPU_RECORD;
     return prof_part_write(t->fd, PROF_CHUNK_CPU, rec, len);
@@ -976,7 +985,7 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
         return err;
     b = (struct prof_sbuf){0};
     double period_ticks = sample_period_ticks(t);
-    prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks),
+    prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks, hook_samples(t)),
                     &t->sampling.leftout);
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
@@ -1395,8 +1404,8 @@ int prof_thread_crash_write(struct prof_thread *t, const void *mark, size_t len)
             prof_summary_apply(t);
         b.len = 0;
         double period_ticks = sample_period_ticks(t);
-        prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks),
-                        &t->sampling.leftout);
+        prof_cct_encode(&t->summary.cct, &b, period_ticks,
+                        hook_ticks(t, period_ticks, hook_samples(t)), &t->sampling.leftout);
         err = b.failed ? ENOMEM : 0;
         if (!err && b.len)
             err = prof_part_write(t->fd, PROF_CHUNK_SNAPSHOT, b.data, b.len);

@@ -47,10 +47,10 @@ struct part_info {
     int has_wait; /* and wait_ns, its time waiting for a CPU */
     uint64_t cpu_ns, wall_ns, wait_ns;
     /* a sampled thread's PRFC chunk: its samples, overhead, outside, hook ps, and in newer
-       parts the samples' own cost in ns, then those a CPU-time timer took and its signals:
-       has_samples of these fields (0: none) */
+       parts the samples' own cost in ns, then those a CPU-time timer took and its signals, then
+       the samples that measured the hook cost: has_samples of these fields (0: none) */
     unsigned has_samples;
-    uint64_t samples[7];
+    uint64_t samples[8];
     /* a PRFX chunk: the program crashed by signal crash_signal (0: no chunk), which came to
        thread number crash_thread (0: one that recorded nothing) */
     uint32_t crash_signal, crash_thread;
@@ -1015,10 +1015,11 @@ static enum prof_error read_part(struct prof_parts *pp, size_t index, struct par
                 pi->has_wait = len >= PROF_CPU_RECORD_WAIT;
                 if (pi->has_wait)
                     memcpy(&pi->wait_ns, p + 16, 8);
-                pi->has_samples = len >= PROF_CPU_RECORD_SAMPLED_TIMER  ? 7
-                                  : len >= PROF_CPU_RECORD_SAMPLED_COST ? 5
-                                  : len >= PROF_CPU_RECORD_SAMPLED      ? 4
-                                                                        : 0;
+                pi->has_samples = len >= PROF_CPU_RECORD_SAMPLED_HOOK    ? 8
+                                  : len >= PROF_CPU_RECORD_SAMPLED_TIMER ? 7
+                                  : len >= PROF_CPU_RECORD_SAMPLED_COST  ? 5
+                                  : len >= PROF_CPU_RECORD_SAMPLED       ? 4
+                                                                         : 0;
                 memcpy(pi->samples, p + PROF_CPU_RECORD_WAIT, 8 * pi->has_samples);
             }
         } else if (type == PROF_CHUNK_CRASH && pi) {

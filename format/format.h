@@ -115,6 +115,9 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
 /* Newer: an eleventh and a twelfth, the samples a CPU-time timer took and its signals that took
    them (FORMAT.md 1.2). */
 #define PROF_THREAD_CPU_FIELDS_TIMER 12
+/* Newer: a thirteenth, the overhead samples in the hooks' fast path, those that measured the
+   hook cost (its 95 % bound: 1.96 / sqrt of them, relative). */
+#define PROF_THREAD_CPU_FIELDS_HOOK 13
 
 /* The record saying how a summary run's time was measured (1.2), version 4:
    "Timing,exact" or "Timing,sampled,<method>,<period ns>,<short ns>,<clock ns>": every call
@@ -211,6 +214,8 @@ const char *prof_free_kind_name(int kind);
    took (all of them with that sampler; after a thread traded its perf event for it, those
    since) and the timer's signals that took them. */
 #define PROF_CPU_RECORD_SAMPLED_TIMER 80u
+/* Newer still go on with hook_samples:u64, the overhead samples that measured hook_ps. */
+#define PROF_CPU_RECORD_SAMPLED_HOOK 88u
 
 /* Event words of a PRFE chunk. */
 #define PROF_W_EXIT 0x80000000u

@@ -290,6 +290,7 @@ static struct thread_rec *thread_get(struct ingest *in, unsigned n, const char *
         t->cpu_ns = t->wall_ns = t->wait_ns = NAN;
         t->samples = t->overhead = t->outside = t->hook_ns = t->sample_cost_ns = NAN;
         t->timer_samples = t->timer_draws = 0;
+        t->hook_samples = NAN;
         char key[96];
         if (t->name[0])
             t->key = index_key_get(m, t->name);
@@ -409,6 +410,8 @@ static void on_meta(void *ctx, const char *const *f, const size_t *lens, size_t 
                 t->timer_samples = strtod(f[10], NULL);
                 t->timer_draws = strtod(f[11], NULL);
             }
+            if (n >= PROF_THREAD_CPU_FIELDS_HOOK)
+                t->hook_samples = strtod(f[12], NULL);
         }
     } else if (strcmp(f[0], "Function") == 0 && n >= 4) {
         /* without a file (no DWARF) it still says the region is a function: an instrumented

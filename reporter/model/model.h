@@ -74,6 +74,9 @@ struct thread_rec {
        perf-task-clock run, those after the thread traded its event for the timer), and the
        timer's signals that took them; 0 when none or not said (older files) */
     double timer_samples, timer_draws;
+    /* of its overhead samples, those in the hooks' fast path, which measured hook_ns; NaN when
+       not said (older files) */
+    double hook_samples;
     /* Sampled runs: what the collector's work on the run's other threads is taken to have
        added to this thread's waits (othercost.h), ns, taken out of its timed contexts' Wall;
        0 when nothing is */

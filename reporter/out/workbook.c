@@ -1351,6 +1351,10 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_row_t first, 
 static void timing_summary(const struct model *m, char *buf, size_t size)
 {
     double samples = 0, overhead = 0, outside = 0, period = 0, hook_sum = 0, hook_n = 0;
+    /* the measured hook costs' variance over their samples, and those samples, when every
+       measuring thread says how many it had (newer files) */
+    double hook_var = 0, hook_hot = 0;
+    int hook_bound = 1;
     double cost = 0, cost_samples = 0; /* of the threads that say what their samples cost */
     size_t sampled = 0, sampling_threads = 0, switched = 0, calibrated = 0;
     double overflow = 0; /* the calibrated runs' mean cost of an overflow */
@@ -1388,6 +1392,12 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
             if (t->hook_ns > 0) { /* 0: too few of its hooks' samples to measure them */
                 hook_sum += t->hook_ns;
                 hook_n++;
+                /* a count of samples: its relative error is 1 / sqrt of it */
+                if (t->hook_samples > 0) {
+                    hook_var += t->hook_ns * t->hook_ns / t->hook_samples;
+                    hook_hot += t->hook_samples;
+                } else
+                    hook_bound = 0;
             }
             /* a perf run's thread that took timer samples traded its event for the timer */
             const char *how = m->runs[t->run].sampling;
@@ -1399,7 +1409,7 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
         snprintf(buf, size, "every call timed exactly (a clock read at its start and end)");
         return;
     }
-    char a[32], c[32], d[32], e[32], h[32], k[32], q[32], taking[448] = "", hook_text[160] = "";
+    char a[32], c[32], d[32], e[32], h[32], k[32], q[32], taking[448] = "", hook_text[256] = "";
     char traded[256] = "";
     if (switched)
         snprintf(traded, sizeof traded,
@@ -1407,11 +1417,15 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
                  "threads once per 62.5 us of their CPU time or more often and each switch "
                  "costs more with a perf event",
                  switched, sampling_threads);
+    char hb[32], bound_text[96] = "";
+    if (hook_n > 0 && hook_bound)
+        snprintf(bound_text, sizeof bound_text, ": %.0f of them, +/- %s at 95 %%", hook_hot,
+                 time_text(hb, sizeof hb, 1.96 * sqrt(hook_var) / hook_n, NULL));
     if (hook_n > 0)
         snprintf(hook_text, sizeof hook_text,
-                 "%s (measured by those samples), taken out of Wall for each call inside a "
+                 "%s (measured by those samples%s), taken out of Wall for each call inside a "
                  "timed one",
-                 time_text(h, sizeof h, hook_sum / hook_n, NULL));
+                 time_text(h, sizeof h, hook_sum / hook_n, NULL), bound_text);
     char o[32], dear[160] = "", longer[256] = "", w[32];
     if (lengthened)
         snprintf(longer, sizeof longer,

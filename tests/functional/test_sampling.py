@@ -61,11 +61,12 @@ def near_share(s1, s3, proc):
 def thread_samples(run):
     """{thread: (cpu ns, samples, overhead, outside)} from the ThreadCpu records of sampled
     threads: thread, cpu, wall, wait (empty when unknown), samples, overhead, outside, hook,
-    what taking the samples cost (ns), the samples a CPU-time timer took and its signals."""
+    what taking the samples cost (ns), the samples a CPU-time timer took and its signals, and
+    the overhead samples that measured the hook cost."""
     out = {}
     for r in run.values("ThreadCpu"):
-        assert len(r) in (3, 4, 11), r
-        if len(r) == 11:
+        assert len(r) in (3, 4, 12), r
+        if len(r) == 12:
             out[r[0]] = (int(r[1]), int(r[4]), int(r[5]), int(r[6]))
     return out
 
@@ -483,6 +484,26 @@ def test_the_hooks_cost_is_overhead_not_the_callers_time(tmp_path):
     sample_ns = period_ns - int(record[8]) / samples
     bound_ns = 2 * plain_ns + 3 * math.sqrt(max(own, 1)) * sample_ns
     assert own * sample_ns <= bound_ns, (own, sample_ns, plain_ns)
+
+    # The hooks' cost per call is their samples (the record's thirteenth field, those of the
+    # overhead outside the slow paths) at the net period over the calls: 20 M of tiny's, 2 more.
+    hooked, hook_ps = int(record[11]), int(record[7])
+    assert 30 <= hooked <= overhead, record
+    calls = sum(int(r["Calls"]) for r in run.rows)
+    sampled = [r for r in run.rows if int(r["Samples"]) > 0]
+    net_ns = int(sampled[0]["Self"]) / int(sampled[0]["Samples"]) * 1e9 / run.frequency
+    assert hook_ps == pytest.approx(hooked * net_ns * 1000 / calls, rel=0.02), (record, net_ns)
+    # The Summary gives that cost with its 95 % bound: 1.96 / sqrt(samples), relative.
+    out = tmp_path / "r.xlsx"
+    must_run(run.path, "-o", out, "--no-gnuplot")
+    timing = Book(out).summary()["Timing"]
+    m = re.search(r"A call's hooks cost ([\d.]+) ns \(measured by those samples: (\d+) of them, "
+                  r"\+/- ([\d.]+) ns at 95 %\)", timing)
+    assert m, timing
+    assert int(m.group(2)) == hooked
+    assert float(m.group(1)) == pytest.approx(hook_ps / 1000, rel=0.01, abs=0.1)
+    assert float(m.group(3)) == pytest.approx(1.96 * hook_ps / 1000 / math.sqrt(hooked),
+                                              rel=0.05, abs=0.1), timing
 
 
 def collector_ns(record, period):
@@ -1040,7 +1061,7 @@ def test_a_thread_that_switches_often_trades_the_perf_event_for_the_timer(tmp_pa
     if kernel < (6, 13):
         # an older kernel delivers a deleted timer's pending signal to the program an exec
         # starts: no trade there
-        assert [r[9:] for r in records.values()] == [["0", "0"], ["0", "0"]]
+        assert [r[9:11] for r in records.values()] == [["0", "0"], ["0", "0"]]
         pytest.skip(f"Linux {platform.release()}: no trade before 6.13")
     if SAN:
         # A sanitizer's runtime (TSan's deferred signals, its interceptors of read and write)
@@ -1095,6 +1116,6 @@ def test_a_thread_that_switches_often_trades_the_perf_event_for_the_timer(tmp_pa
     assert math.isclose(cost["volley"]["Total +/- (ns)"], 1.96 * math.sqrt(var), rel_tol=2e-3)
 
     _, run = sampled_run(tmp_path / "perf", "pingpong", 3000, env={"PROFILER_SAMPLER": "perf"})
-    assert [r[9:] for r in run.values("ThreadCpu")] == [["0", "0"], ["0", "0"]]
+    assert [r[9:11] for r in run.values("ThreadCpu")] == [["0", "0"], ["0", "0"]]
     _, run = sampled_run(tmp_path / "alone", "shares", 5_000_000)
-    assert [r[9:] for r in run.values("ThreadCpu")] == [["0", "0"]]
+    assert [r[9:11] for r in run.values("ThreadCpu")] == [["0", "0"]]

@@ -187,7 +187,8 @@ static void cpu_chunks_become_thread_cpu_records(void **state)
 /* A sampled thread's CPU chunk: the wait always (unknown: an empty field), its samples,
    overhead, outside and hook cost (56 bytes), and in newer parts what taking the samples cost
    (64 bytes), the ThreadCpu record's tenth field, then the samples a CPU-time timer took and
-   its signals that took them (80 bytes), the eleventh and twelfth. */
+   its signals that took them (80 bytes), the eleventh and twelfth, then the overhead samples
+   that measured the hook cost (88 bytes), the thirteenth. */
 static void sampled_cpu_chunks_keep_their_fields(void **state)
 {
     (void)state;
@@ -196,9 +197,11 @@ static void sampled_cpu_chunks_keep_their_fields(void **state)
     uint64_t older[7] = {10, 20, UINT64_MAX, 400, 150, 3, 8200};
     uint64_t newer[8] = {11, 21, 5, 401, 151, 4, 8100, 7000000};
     uint64_t newest[10] = {12, 22, 6, 402, 152, 5, 8000, 6000000, 380, 40};
+    uint64_t hooked[11] = {13, 23, 7, 403, 153, 6, 7900, 5000000, 0, 0, 97};
     char *p1 = make_part(1, "main", ids, 1, w, 3, NULL);
     char *p2 = make_part(2, "worker", ids, 1, w, 3, NULL);
     char *p3 = make_part(3, "waker", ids, 1, w, 3, NULL);
+    char *p4 = make_part(4, "sleeper", ids, 1, w, 3, NULL);
     int fd = open(p1, O_WRONLY | O_APPEND);
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, older, PROF_CPU_RECORD_SAMPLED), 0);
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
@@ -211,17 +214,22 @@ static void sampled_cpu_chunks_keep_their_fields(void **state)
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, newest, PROF_CPU_RECORD_SAMPLED_TIMER), 0);
     assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
     close(fd);
-    const char *paths[] = {p1, p2, p3};
+    fd = open(p4, O_WRONLY | O_APPEND);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_CPU, hooked, PROF_CPU_RECORD_SAMPLED_HOOK), 0);
+    assert_int_equal(prof_part_write(fd, PROF_CHUNK_END, "exited", 6), 0);
+    close(fd);
+    const char *paths[] = {p1, p2, p3, p4};
     struct prof_run_override ov = {2000, 500, 1, NULL, 0, NULL, 0, NULL};
     enum prof_error err;
-    char *text = assemble(paths, 3, &ov, &err);
+    char *text = assemble(paths, 4, &ov, &err);
     assert_int_equal(err, PROF_OK);
     assert_non_null(strstr(text, "ThreadCpu,1,10,20,,400,150,3,8200\n"
                                  "ThreadCpu,2,11,21,5,401,151,4,8100,7000000\n"
-                                 "ThreadCpu,3,12,22,6,402,152,5,8000,6000000,380,40\n"));
+                                 "ThreadCpu,3,12,22,6,402,152,5,8000,6000000,380,40\n"
+                                 "ThreadCpu,4,13,23,7,403,153,6,7900,5000000,0,0,97\n"));
     free(text);
-    char *all[] = {p1, p2, p3};
-    for (size_t i = 0; i < 3; i++) {
+    char *all[] = {p1, p2, p3, p4};
+    for (size_t i = 0; i < 4; i++) {
         unlink(all[i]);
         free(all[i]);
     }
