@@ -923,6 +923,13 @@ static struct part_ref *collect_parts(int at_exit, size_t *count)
             r->fd = dir_ok ? prof_part_reopen(g.dirfd, part_name(r->path), &r->id) : -1;
         }
     struct prof_thread *me = prof_thread_self();
+    /* Every live thread's hooks' samples in the pool before any writes its rows: a thread with
+       too few of its own takes the run's (thread.c) */
+    for (struct prof_thread *t = g.head; t; t = t->next) {
+        pthread_mutex_lock(&t->lock);
+        prof_thread_pool_hooks(t);
+        pthread_mutex_unlock(&t->lock);
+    }
     for (struct prof_thread *t = g.head; t; t = t->next) {
         int fd = prof_part_is(t->fd, &t->part_id) ? fcntl(t->fd, F_DUPFD_CLOEXEC, 3) : -1;
         prof_thread_end(t, at_exit && t == me ? "exited" : "running");
@@ -1231,6 +1238,7 @@ static void child_begin(struct prof_thread *t, int known)
     g.orphan_paths = g.done.data;
     memset(&g.done, 0, sizeof g.done);
     g.ndone = 0;
+    prof_thread_pool_reset(); /* the parent's threads' hooks are not the child run's */
     if (!g.active) {
         if (t)
             t->registered = 0;

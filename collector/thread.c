@@ -330,20 +330,59 @@ static uint64_t hook_samples(const struct prof_thread *t)
     return PROF_LOAD(t->sampling.overhead) - PROF_LOAD(t->sampling.slow);
 }
 
+/* The calls a thread's hooks saw: those counted and those the filters left out (their hooks
+   run too). */
+static uint64_t hook_calls(const struct prof_thread *t)
+{
+    return prof_cct_calls(&t->summary.cct) + PROF_LOAD(t->hooks.skipped);
+}
+
+/* The hooks' samples and calls of the run's sampled threads that put theirs in (prof_thread_
+   pool_hooks): a thread whose own samples are too few to measure its hooks' cost takes the
+   pooled figure (hook_ticks). A thread's hooks run the same code as the others'. */
+static uint64_t pool_hot, pool_calls;
+
+void prof_thread_pool_hooks(struct prof_thread *t)
+{
+    if (!t->summary.sampled || t->hooks_pooled)
+        return;
+    t->hooks_pooled = 1;
+    __atomic_add_fetch(&pool_hot, hook_samples(t), __ATOMIC_RELAXED);
+    __atomic_add_fetch(&pool_calls, hook_calls(t), __ATOMIC_RELAXED);
+}
+
+void prof_thread_pool_reset(void)
+{
+    __atomic_store_n(&pool_hot, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&pool_calls, 0, __ATOMIC_RELAXED);
+}
+
 /*
  * Sampled timing: what the hooks of one call cost this thread, in ticks, measured rather than
- * calibrated: hot, the samples that landed in the hooks' fast path (hook_samples), times the
- * period, over the calls the hooks saw: those counted and those the filters left out (their
- * hooks run too). 0 without samples.
+ * calibrated: *hot, the samples that landed in the hooks' fast path (hook_samples), times the
+ * period, over the calls the hooks saw (hook_calls). Too few samples say too little (one
+ * sample over a handful of calls would take a period off each): below PROF_HOOK_SAMPLES the
+ * run's pooled samples and calls (with the thread's own, when not yet in), when they are
+ * enough, and *hot becomes their count; else 0, nothing taken out.
  */
-static double hook_ticks(const struct prof_thread *t, double period_ticks, uint64_t hot)
+static double hook_ticks(const struct prof_thread *t, double period_ticks, uint64_t *hot)
 {
-    uint64_t calls = prof_cct_calls(&t->summary.cct) + PROF_LOAD(t->hooks.skipped);
-    /* Too few samples say too little (one sample over a handful of calls would take a period
-       off each): below PROF_HOOK_SAMPLES nothing is taken out. */
-    if (hot < PROF_HOOK_SAMPLES || !calls || period_ticks <= 0)
+    uint64_t calls = hook_calls(t);
+    if (*hot < PROF_HOOK_SAMPLES) {
+        uint64_t h = __atomic_load_n(&pool_hot, __ATOMIC_RELAXED);
+        uint64_t c = __atomic_load_n(&pool_calls, __ATOMIC_RELAXED);
+        if (!t->hooks_pooled) {
+            h += *hot;
+            c += calls;
+        }
+        if (h < PROF_HOOK_SAMPLES || !calls || !c || period_ticks <= 0)
+            return 0;
+        *hot = h;
+        return (double)h * period_ticks / (double)c;
+    }
+    if (!calls || period_ticks <= 0)
         return 0;
-    return (double)hot * period_ticks / (double)calls;
+    return (double)*hot * period_ticks / (double)calls;
 }
 
 /* The CPU time the thread of t has used, in ns; -1 when it cannot be read. Its own clock on
@@ -407,7 +446,7 @@ static int write_cpu(struct prof_thread *t)
        for the cost and the count that measured it */
     uint64_t hot = hook_samples(t);
     double hook_ps = t->summary.sampled && t->frequency
-                         ? hook_ticks(t, sample_period_ticks(t), hot) * 1e12 / (double)t->frequency
+                         ? hook_ticks(t, sample_period_ticks(t), &hot) * 1e12 / (double)t->frequency
                          : 0;
     uint64_t wall = prof_monotonic_ns() - t->wall_begin_ns;
     /* The sample counts with no call between their reads (a sanitizer hands a deferred signal
@@ -985,7 +1024,8 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
         return err;
     b = (struct prof_sbuf){0};
     double period_ticks = sample_period_ticks(t);
-    prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks, hook_samples(t)),
+    uint64_t hot = hook_samples(t);
+    prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks, &hot),
                     &t->sampling.leftout);
     err = b.failed ? ENOMEM : 0;
     if (!err && b.len)
@@ -1097,6 +1137,7 @@ static int write_summary(struct prof_thread *t)
 void prof_thread_end(struct prof_thread *t, const char *state)
 {
     pthread_mutex_lock(&t->lock);
+    prof_thread_pool_hooks(t); /* at the latest when it ends (the run's end pools them all) */
     if (part_writable(t)) {
         int err = write_pending(t);
         if (!err && t->mode == PROF_MODE_SUMMARY)
@@ -1346,6 +1387,7 @@ void prof_thread_forked(struct prof_thread *t)
     t->pos = t->flushed = 0;
     t->registered = 0;
     t->fork_pending = 1;
+    t->hooks_pooled = 0; /* the child's run has a pool of its own */
     /* The thread that forked is the child's only thread: its name follows the new pid. */
     if (strcmp(t->name, "main") == 0)
         t->name[0] = 0;
@@ -1404,8 +1446,9 @@ int prof_thread_crash_write(struct prof_thread *t, const void *mark, size_t len)
             prof_summary_apply(t);
         b.len = 0;
         double period_ticks = sample_period_ticks(t);
-        prof_cct_encode(&t->summary.cct, &b, period_ticks,
-                        hook_ticks(t, period_ticks, hook_samples(t)), &t->sampling.leftout);
+        uint64_t hot = hook_samples(t);
+        prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks, &hot),
+                        &t->sampling.leftout);
         err = b.failed ? ENOMEM : 0;
         if (!err && b.len)
             err = prof_part_write(t->fd, PROF_CHUNK_SNAPSHOT, b.data, b.len);

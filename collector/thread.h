@@ -256,6 +256,7 @@ struct prof_thread {
     int wait_known; /* wait_begin_ns was read (the kernel's schedstat: run-queue wait) */
     char name[PROF_NAME_MAX];
     int registered, fork_pending;
+    int hooks_pooled; /* its hooks' samples and calls are in the run's pool (hook_ticks) */
     uint64_t stray, mismatch, depth_limit;
     /* PROFILER_MAX_EVENTS: the run's cap (0: none) and its count of region instances, added to
        at each buffer write; serial_counted: this thread's instances counted so far */
@@ -379,6 +380,13 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
                                   unsigned number, int keep_stack);
 /* Write everything still in memory and the end chunk, then close (takes t->lock). */
 void prof_thread_end(struct prof_thread *t, const char *state);
+
+/* Sampled timing: put the hooks' samples and calls of t (t->lock held, or t the caller's own)
+   into the run's pool, once, which a thread whose own samples are too few to measure its
+   hooks' cost takes instead (thread.c, hook_ticks). prof_thread_pool_reset empties it (a fork
+   child's new run; async-signal-safe). */
+void prof_thread_pool_hooks(struct prof_thread *t);
+void prof_thread_pool_reset(void);
 /* Free a recorder. */
 void prof_thread_free(struct prof_thread *t);
 /* Empty the id table, so every key is looked up again (a module was unloaded). */

@@ -115,8 +115,9 @@ extern PROF_INTERNAL const char *const prof_memory_columns[PROF_ME_N];
 /* Newer: an eleventh and a twelfth, the samples a CPU-time timer took and its signals that took
    them (FORMAT.md 1.2). */
 #define PROF_THREAD_CPU_FIELDS_TIMER 12
-/* Newer: a thirteenth, the overhead samples in the hooks' fast path, those that measured the
-   hook cost (its 95 % bound: 1.96 / sqrt of them, relative). */
+/* Newer: a thirteenth, the samples that measured the hook cost (its 95 % bound: 1.96 / sqrt of
+   them, relative): the thread's overhead samples in the hooks' fast path, or the run's pool's
+   where it had too few of its own. */
 #define PROF_THREAD_CPU_FIELDS_HOOK 13
 
 /* The record saying how a summary run's time was measured (1.2), version 4:

@@ -1348,13 +1348,63 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_row_t first, 
  * with Timing,sampled) calls counted and time sampled, with the samples that landed in the
  * collector's own code (left out of every region) and outside every region.
  */
+/*
+ * The hooks' measured cost of a call over the sampled runs' threads (ThreadCpu's hook, FORMAT.md
+ * 1.2), their mean in ns, into *mean; *n the measurements (0: none), *hot the samples that made
+ * them and *half the mean's 95 % half-width, both 0 when a measuring thread does not say its
+ * count (older files). A thread that took its run's pooled figure (its count above its own
+ * overhead) restates its run's other threads' samples: a run's pooled figure counts once, the
+ * one of most samples, and only where none of its threads measured its own.
+ */
+static void hook_measure(const struct model *m, double *mean, double *n, double *hot, double *half)
+{
+    double sum = 0, var = 0, count = 0, k = 0;
+    int bound = 1;
+    double *pool_hot = xcalloc(m->nruns ? m->nruns : 1, sizeof *pool_hot);
+    double *pool_ns = xcalloc(m->nruns ? m->nruns : 1, sizeof *pool_ns);
+    unsigned char *own = xcalloc(m->nruns ? m->nruns : 1, 1);
+    for (size_t i = 0; i < m->nthreads; i++) {
+        const struct thread_rec *t = &m->threads[i];
+        if (!(m->runs[t->run].period_ns > 0) || !(t->hook_ns > 0))
+            continue;                        /* 0: too few of its hooks' samples to measure them */
+        if (t->hook_samples > t->overhead) { /* pooled (NaN: an older file, its own) */
+            if (t->hook_samples > pool_hot[t->run]) {
+                pool_hot[t->run] = t->hook_samples;
+                pool_ns[t->run] = t->hook_ns;
+            }
+            continue;
+        }
+        own[t->run] = 1;
+        sum += t->hook_ns;
+        k++;
+        /* a count of samples: its relative error is 1 / sqrt of it */
+        if (t->hook_samples > 0) {
+            var += t->hook_ns * t->hook_ns / t->hook_samples;
+            count += t->hook_samples;
+        } else
+            bound = 0;
+    }
+    for (size_t r = 0; r < m->nruns; r++)
+        if (!own[r] && pool_hot[r] > 0) {
+            sum += pool_ns[r];
+            k++;
+            var += pool_ns[r] * pool_ns[r] / pool_hot[r];
+            count += pool_hot[r];
+        }
+    free(pool_hot);
+    free(pool_ns);
+    free(own);
+    *n = k;
+    *mean = k > 0 ? sum / k : 0;
+    *hot = k > 0 && bound ? count : 0;
+    *half = k > 0 && bound ? 1.96 * sqrt(var) / k : 0;
+}
+
 static void timing_summary(const struct model *m, char *buf, size_t size)
 {
-    double samples = 0, overhead = 0, outside = 0, period = 0, hook_sum = 0, hook_n = 0;
-    /* the measured hook costs' variance over their samples, and those samples, when every
-       measuring thread says how many it had (newer files) */
-    double hook_var = 0, hook_hot = 0;
-    int hook_bound = 1;
+    double samples = 0, overhead = 0, outside = 0, period = 0;
+    double hook_mean, hook_n, hook_hot, hook_half;
+    hook_measure(m, &hook_mean, &hook_n, &hook_hot, &hook_half);
     double cost = 0, cost_samples = 0; /* of the threads that say what their samples cost */
     size_t sampled = 0, sampling_threads = 0, switched = 0, calibrated = 0;
     double overflow = 0; /* the calibrated runs' mean cost of an overflow */
@@ -1389,16 +1439,6 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
             }
             overhead += t->overhead * net;
             outside += t->outside * net;
-            if (t->hook_ns > 0) { /* 0: too few of its hooks' samples to measure them */
-                hook_sum += t->hook_ns;
-                hook_n++;
-                /* a count of samples: its relative error is 1 / sqrt of it */
-                if (t->hook_samples > 0) {
-                    hook_var += t->hook_ns * t->hook_ns / t->hook_samples;
-                    hook_hot += t->hook_samples;
-                } else
-                    hook_bound = 0;
-            }
             /* a perf run's thread that took timer samples traded its event for the timer */
             const char *how = m->runs[t->run].sampling;
             sampling_threads++;
@@ -1418,14 +1458,14 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
                  "costs more with a perf event",
                  switched, sampling_threads);
     char hb[32], bound_text[96] = "";
-    if (hook_n > 0 && hook_bound)
+    if (hook_n > 0 && hook_hot > 0)
         snprintf(bound_text, sizeof bound_text, ": %.0f of them, +/- %s at 95 %%", hook_hot,
-                 time_text(hb, sizeof hb, 1.96 * sqrt(hook_var) / hook_n, NULL));
+                 time_text(hb, sizeof hb, hook_half, NULL));
     if (hook_n > 0)
         snprintf(hook_text, sizeof hook_text,
                  "%s (measured by those samples%s), taken out of Wall for each call inside a "
                  "timed one",
-                 time_text(h, sizeof h, hook_sum / hook_n, NULL), bound_text);
+                 time_text(h, sizeof h, hook_mean, NULL), bound_text);
     char o[32], dear[160] = "", longer[256] = "", w[32];
     if (lengthened)
         snprintf(longer, sizeof longer,

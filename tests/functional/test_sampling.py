@@ -638,6 +638,51 @@ def test_a_functions_prologue_and_epilogue_are_its_own(tmp_path):
     assert spin >= 0.9 * (spin + outer), (spin, outer)
 
 
+def test_threads_with_too_few_hook_samples_take_the_runs_pooled_cost(tmp_path):
+    """Eight threads one after another each call caller() 400 thousand times: each takes a
+    dozen or so samples in the hooks, under the 30 that measure their cost, so each alone would
+    have nothing taken out of its Wall. A thread that ends puts its hooks' samples and calls
+    into the run's pool, and at the run's end every live thread's go in first: a thread with too
+    few of its own takes the pool's, and says how many samples measured it (ThreadCpu's
+    thirteenth field). main, which ends last, takes everyone's."""
+    sampler_or_skip(tmp_path, "perf")
+    _, run = sampled_run(tmp_path, "pool", 400_000,
+                         env={"PROFILER_SAMPLER": "perf", "PROFILER_SAMPLE_PERIOD": "250us"})
+    records = {int(r[0]): r for r in run.values("ThreadCpu")}
+    assert sorted(records) == list(range(1, 10)), records
+    overhead = {n: int(r[5]) for n, r in records.items()}
+    hook = {n: int(r[7]) for n, r in records.items()}
+    hooked = {n: int(r[11]) for n, r in records.items()}
+    for n in records:  # a cost where 30 samples measured it, and only there
+        assert (hook[n] > 0) == (hooked[n] >= 30), records[n]
+        assert hooked[n] <= sum(overhead.values()), records[n]
+    if sum(overhead.values()) < 100:
+        pytest.skip(f"the threads' overhead took {sum(overhead.values())} samples: the hooks "
+                    "too fast here for this program to pool 30")
+    # each worker ends before the next starts: a pooled count grows with them
+    pooled = [hooked[n] for n in range(2, 10) if hooked[n] > overhead[n]]
+    assert pooled == sorted(pooled), hooked
+    # main pooled everyone's: more than its own overhead holds, and enough to measure
+    if overhead[1] < 30:
+        assert hooked[1] > overhead[1] and hooked[1] >= 30, records[1]
+        assert hooked[1] >= max(hooked[n] for n in range(2, 10)), hooked
+    assert hook[1] > 0
+    # what the pool measured is one cost for all: every pooled thread's is within a third of
+    # main's (the pool grows as the threads end; the net period differs a little by thread)
+    for n in range(2, 10):
+        if hooked[n] > overhead[n]:
+            assert hook[n] == pytest.approx(hook[1], rel=0.34), (hook, hooked)
+    # The Summary counts the pool once, its fullest figure, where no thread measured its own.
+    own = [n for n in records if hook[n] > 0 and hooked[n] <= overhead[n]]
+    out = tmp_path / "r.xlsx"
+    must_run(run.path, "-o", out, "--no-gnuplot")
+    timing = Book(out).summary()["Timing"]
+    m = re.search(r"measured by those samples: (\d+) of them", timing)
+    assert m, timing
+    if not own:
+        assert int(m.group(1)) == max(hooked.values()), (timing, hooked)
+
+
 def test_the_hooks_cost_per_call_counts_the_calls_left_out(tmp_path):
     """PROFILER_EXCLUDE=tiny with PROFILER_PATCH=0: tiny's 20 M calls still run the hooks (a
     lookup, then nothing recorded), so the hooks' measured cost per call (ThreadCpu's hook

@@ -16,6 +16,8 @@
  *                                 meanwhile must not be where the request acts)
  *        sampling pending-crash N (the same thread runs one(), then raises SIGSEGV: the
  *                                 process must end with the signal, not lose the thread)
+ *        sampling pool N         (8 threads one after another, each caller(N): each takes
+ *                                 few of its hooks' samples, together enough)
  *        sampling late N         (main runs one() and three(), then a thread runs them: with
  *                                 the filters leaving them out, its hook calls are patched
  *                                 out before the thread starts)
@@ -348,6 +350,13 @@ static void *calls_worker(void *arg)
     return (void *)caller(iterations);
 }
 
+/* The threads of `pool` mode, one after another: each caller(iterations). */
+static void *pool_worker(void *arg)
+{
+    (void)arg;
+    return (void *)caller(iterations);
+}
+
 /* The program's own SIGPROF handler (SAMPLING_OWN_HANDLER). */
 static void __attribute__((no_instrument_function)) own_handler(int sig)
 {
@@ -467,6 +476,14 @@ int main(int argc, char **argv)
         if (read(pong[0], &c, 1) != 1)
             return 5;
         pthread_join(w, NULL);
+    } else if (strcmp(mode, "pool") == 0) {
+        for (int i = 0; i < 8; i++) {
+            pthread_t w;
+            void *res = NULL;
+            pthread_create(&w, NULL, pool_worker, NULL);
+            pthread_join(w, &res);
+            t += (unsigned long)res;
+        }
     } else if (strcmp(mode, "late") == 0) {
         worker(NULL);
         pthread_t w;
