@@ -1344,11 +1344,6 @@ static lxw_chart *bar_chart(struct book *b, const char *sheet, lxw_row_t first, 
 
 /* Summary: what was read, the command line, the top regions and the native charts. */
 /*
- * How the runs' times were measured, in words: every call timed, or (format 4 summary runs
- * with Timing,sampled) calls counted and time sampled, with the samples that landed in the
- * collector's own code (left out of every region) and outside every region.
- */
-/*
  * The hooks' measured cost of a call over the sampled runs' threads (ThreadCpu's hook, FORMAT.md
  * 1.2), their mean in ns, into *mean; *n the measurements (0: none), *hot the samples that made
  * them and *half the mean's 95 % half-width, both 0 when a measuring thread does not say its
@@ -1400,6 +1395,11 @@ static void hook_measure(const struct model *m, double *mean, double *n, double 
     *half = k > 0 && bound ? 1.96 * sqrt(var) / k : 0;
 }
 
+/*
+ * How the runs' times were measured, in words: every call timed, or (format 4 summary runs
+ * with Timing,sampled) calls counted and time sampled, with the samples that landed in the
+ * collector's own code (left out of every region) and outside every region.
+ */
 static void timing_summary(const struct model *m, char *buf, size_t size)
 {
     double samples = 0, overhead = 0, outside = 0, period = 0;
