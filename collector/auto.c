@@ -144,14 +144,17 @@ static __attribute__((noinline, cold)) struct prof_thread *attach(void)
 }
 
 /*
- * Shift every open frame (and, in events mode, the thread's clock) by the ticks the slow path
- * took, so describing a function is not counted in anyone's time.
+ * Shift every open frame that read the clock (and, in events mode, the thread's clock) by the
+ * ticks the slow path took, so describing a function is not counted in anyone's time. A frame
+ * of sampled timing that is only counted has no start: its mark stays (moved, it read as a
+ * timed call that began at the clock's origin).
  */
 static void hide(struct prof_thread *t, uint64_t spent)
 {
     uint32_t open = t->depth < t->stack_cap ? t->depth : t->stack_cap;
     for (uint32_t d = 0; d < open; d++)
-        t->stack[d].start += spent;
+        if (t->stack[d].start != PROF_UNTIMED)
+            t->stack[d].start += spent;
     if (t->mode == PROF_MODE_EVENTS)
         t->last += spent;
 }

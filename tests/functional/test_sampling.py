@@ -264,7 +264,9 @@ def test_a_perf_samples_cost_before_the_handler_is_calibrated_or_set(tmp_path):
         env = {"PROFILER_SAMPLER": "perf", "PROFILER_SAMPLE_PERIOD": "250us"}
         if cost is not None:
             env["PROFILER_SAMPLE_COST"] = cost
-        proc, run = sampled_run(tmp_path / name, "shares", 5_000_000, env=env)
+        # 10 M iterations: over 100 samples of one() and three() on a fast machine (5 M took
+        # 99 on one; the cost's checks below need at least 100)
+        proc, run = sampled_run(tmp_path / name, "shares", 10_000_000, env=env)
         (timing,) = run.values("Timing")
         (record,) = [r for r in run.values("ThreadCpu") if len(r) >= 9]
         return proc, run, int(timing[5]), int(record[4]), int(record[8])
@@ -1164,3 +1166,20 @@ def test_a_thread_that_switches_often_trades_the_perf_event_for_the_timer(tmp_pa
     assert [r[9:11] for r in run.values("ThreadCpu")] == [["0", "0"], ["0", "0"]]
     _, run = sampled_run(tmp_path / "alone", "shares", 5_000_000)
     assert [r[9:11] for r in run.values("ThreadCpu")] == [["0", "0"]]
+
+
+def test_describing_a_function_leaves_an_only_counted_call_untimed(tmp_path):
+    """quick() is called 200 000 times, and calls fresh() for the first time on its 33rd call,
+    after its context proved short and its calls became only counted. Describing fresh() is
+    the collector's time, taken out of the calls open then by moving their starts; an
+    only-counted call has no start to move, and moving its mark made it a timed call as long
+    as the clock's count (since boot) in quick()'s Max."""
+    _, run = sampled_run(tmp_path, "fresh", 200_000)
+    quick = path_row(run, 1, "main", "quick")
+    assert int(quick["Calls"]) == 200_000
+    assert int(path_row(run, 1, "main", "quick", "fresh")["Calls"]) == 1
+    timed = int(quick["Timed"])
+    assert 16 <= timed < 200_000, quick
+    # each timed call is a few microseconds at most (its first ones fault pages in)
+    assert int(quick["Max"]) < 0.01 * run.frequency, quick
+    assert int(quick["Wall"]) < 0.01 * run.frequency * timed, quick

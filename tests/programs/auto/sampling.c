@@ -48,6 +48,11 @@
  *                                 default, and pace() after each, a loop of M / 20: calls of
  *                                 about 40 and 2 us, each kind alike, some of which a sample
  *                                 interrupts)
+ *        sampling fresh N        (quick() is called N times and calls fresh(), a function
+ *                                 not yet called, on its 33rd call: by then quick()'s context
+ *                                 proved short and is only counted (a few microseconds after
+ *                                 its timed calls, likely with no sample since), and
+ *                                 describing fresh() must not make that call look timed)
  *        sampling pingpong N     (main and a thread hand a byte to each other through two
  *                                 pipes N times, each running volley() between: both block
  *                                 and wake thousands of times, each switch dearer with a
@@ -223,6 +228,14 @@ __attribute__((noinline)) void sleeper(void)
     struct timespec ts = {0, 200000000};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
+}
+
+unsigned long fresh(unsigned long x);
+unsigned long quick(unsigned long x, unsigned long i);
+__attribute__((noinline)) unsigned long fresh(unsigned long x) { return x * 3; }
+__attribute__((noinline)) unsigned long quick(unsigned long x, unsigned long i)
+{
+    return i == 32 ? fresh(x) : x + 1;
 }
 
 /* Call tiny() n times: the hooks' cost, and little else. */
@@ -412,6 +425,9 @@ int main(int argc, char **argv)
         three();
     } else if (strcmp(mode, "steady") == 0) {
         steady(iterations, argc > 3 ? strtoul(argv[3], NULL, 10) : 36000);
+    } else if (strcmp(mode, "fresh") == 0) {
+        for (unsigned long i = 0; i < iterations; i++)
+            t = quick(t, i);
     } else if (strcmp(mode, "calls") == 0) {
         long long c0 = cpu_ns();
         t += caller(iterations);
