@@ -9,6 +9,7 @@
 #include "model/model.h"
 #include "model/othercost.h"
 #include "model/uncounted.h"
+#include "model/wallbound.h"
 #include "base/util.h"
 
 #include "cxxname.h"
@@ -126,6 +127,8 @@ struct ingest {
         size_t *region;
         size_t n, cap;
     } nodes;
+    /* The same rows' Calls and what their Wall took out, for its bound (wallbound.h) */
+    struct wallbound walls;
 };
 
 /*
@@ -587,24 +590,28 @@ static size_t node_find(const struct node_map *x, uint32_t node)
 }
 
 /*
- * Place a version 3 summary row among its thread's nodes: *caller becomes its parent row's
- * region (SIZE_MAX at the top level) and *under its parent's tree node (the root at the top
- * level). A row of another thread, or one not above the last node (the summary section after
- * the table), starts the map afresh. The reader hands on a row only after its parent's; a
- * parent not found all the same makes the row a top-level one.
+ * Place a version 3 summary row of thread (its index in m->threads) among its thread's nodes:
+ * *caller becomes its parent row's region (SIZE_MAX at the top level), *under its parent's
+ * tree node (the root at the top level) and *at_out its parent row's place in the map. A row of
+ * another thread, or one not above the last node (the summary section after the table), starts the
+ * map afresh. The reader hands on a row only after its parent's; a parent not found all the same
+ * makes the row a top-level one.
  */
-static void node_parent(struct ingest *in, const struct prof_summary_rec *s, size_t *caller,
-                        uint32_t *under)
+static void node_parent(struct ingest *in, const struct prof_summary_rec *s, size_t thread,
+                        size_t *caller, uint32_t *under, size_t *at_out)
 {
     struct node_map *x = &in->nodes;
     if (!x->open || x->thread != s->thread || (x->n && s->node <= x->node[x->n - 1])) {
         x->open = 1;
         x->thread = s->thread;
         x->n = 0;
+        wallbound_flush(&in->walls, in->m);
+        wallbound_begin(&in->walls, thread);
     }
     *caller = SIZE_MAX;
     *under = in->m->paths ? in->m->paths->tree.root : CCT_NONE;
     size_t at = s->parent ? node_find(x, s->parent) : SIZE_MAX;
+    *at_out = at;
     if (at != SIZE_MAX) {
         *caller = x->region[at];
         *under = x->cct[at];
@@ -687,14 +694,16 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
     }
     if (m->sink && m->sink->summary)
         m->sink->summary(m->sink->ctx, m, in->run, t, s, k);
-    size_t caller = SIZE_MAX;
+    size_t caller = SIZE_MAX, parent_at = SIZE_MAX;
     uint32_t under = CCT_NONE, node = CCT_NONE;
     if (s->node)
-        node_parent(in, s, &caller, &under);
+        node_parent(in, s, (size_t)(t - m->threads), &caller, &under, &parent_at);
     if (m->paths)
         node = paths_summary(m->paths, s, k, under);
-    if (s->node)
+    if (s->node) {
         node_add(&in->nodes, s->node, ri, node);
+        wallbound_row(&in->walls, parent_at, s->calls);
+    }
     if (s->calls == 0) {
         struct uncounted_row x = {.region = ri,
                                   .key = t->key,
@@ -720,8 +729,11 @@ static void on_summary(void *ctx, const struct prof_summary_rec *s)
         if (s->timed == s->calls) {
             double wall = (double)s->wall * k, cpu = (double)s->ticks * k;
             double off = t->wall_ns - t->cpu_ns;
-            scale = othercost_scale(wall, cpu, t->others_ns, off);
-            scale *= othercost_offcpu_cap(wall * scale, cpu, s->calls, period, off);
+            double others = othercost_scale(wall, cpu, t->others_ns, off);
+            double cap = othercost_offcpu_cap(wall * others, cpu, s->calls, period, off);
+            scale = others * cap;
+            if (s->node && s->outer == s->ticks) /* its Wall is the region's (sampled_cost) */
+                wallbound_wall(&in->walls, ri, scale, wall * (1 - others) * cap);
         }
         sampled_cost(r, s, k, period, thread_sample_spread(t), scale);
         if (s->timed == s->calls)
@@ -815,6 +827,8 @@ enum run_status model_read_run(struct model *m, const char *name, int recovered,
     rep_error_clear(&why);
     unsigned long line = 0;
     enum run_status st = read(src, &h, &why, &line);
+    wallbound_flush(&in.walls, m);
+    wallbound_release(&in.walls);
     busy_finish(&in);
     uncounted_run_end(&in.uncounted, m, in.run,
                       !in.dropped && st != RUNFILE_SKIPPED && st != RUNFILE_IO_ERROR);

@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "model/runcheck.h"
 #include "model/shortname.h"
+#include "model/wallbound.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -455,14 +456,17 @@ void model_cost_row(const struct model *m, size_t ri, double busy, struct cost_r
     out->total_pm = sampled ? 1.96 * sqrt(r->var_outer) : NAN;
     out->self_pm = sampled ? 1.96 * sqrt(r->var_self) : NAN;
     out->wall = r->wall_ns > 0 ? r->wall_ns : NAN;
+    out->wall_pm = r->wall_ns > 0 ? wallbound_pm(r) : NAN;
     out->offcpu = r->wall_ns > 0 ? fmax(0, r->wall_ns - r->wall_cpu_ns) : NAN;
-    /* Wall less the sampled CPU time says nothing while it lies within that time's 95 %
-       bound (a call much shorter than the period has one sample or none): pigz's multmodp,
-       pure arithmetic, read all of its 1.15 us Wall as Off-CPU. */
+    /* Wall less the sampled CPU time says nothing while it lies within the 95 % bound of
+       that time (a call much shorter than the period has one sample or none: pigz's
+       multmodp, pure arithmetic, read all of its 1.15 us Wall as Off-CPU) and of the Wall. */
     double period = 0;
     for (size_t k = 0; k < m->nruns; k++)
         period = fmax(period, m->runs[k].period_ns);
-    if (period > 0 && out->offcpu < 1.96 * sqrt(r->wall_cpu_ns / period + 1) * period)
+    double cpu_pm = 1.96 * sqrt(r->wall_cpu_ns / period + 1) * period;
+    double pm = isfinite(out->wall_pm) ? hypot(cpu_pm, out->wall_pm) : cpu_pm;
+    if (period > 0 && out->offcpu < pm)
         out->offcpu = NAN;
 }
 

@@ -79,9 +79,18 @@ struct thread_rec {
     double hook_samples;
     /* Sampled runs: what the collector's work on the run's other threads is taken to have
        added to this thread's waits (othercost.h), ns, taken out of its timed contexts' Wall;
-       0 when nothing is */
-    double others_ns;
+       0 when nothing is; others_sd_ns, that estimate's standard deviation (the other threads'
+       overhead samples are counts) */
+    double others_ns, others_sd_ns;
 };
+
+/* Whether thread t's hook cost is its run's pooled figure rather than its own (FORMAT.md 1.2,
+   ThreadCpu's thirteenth field): the samples that measured it outnumber its own overhead
+   samples. One that pooled as many as it has of its own reads as its own. */
+static inline int thread_hooks_pooled(const struct thread_rec *t)
+{
+    return t->hook_samples > t->overhead;
+}
 
 /* Why a function's calls were not counted where it has rows of sampled time only (FORMAT.md
    1.4): the bits of region.left_out, edge.left_out and cct_node.uncounted. */
@@ -120,6 +129,12 @@ struct region {
        the wall time of the calling contexts whose every call was timed (outermost ones), and
        the sampled CPU time of those same contexts */
     double var_outer, var_self, wall_ns, wall_cpu_ns;
+    /* Sampled runs: the variance of wall_ns from what was estimated and taken out of it (the
+       hooks' cost, the other threads' work), and the standard deviations that add up unsquared
+       (threads that took their run's pooled hook cost); wall_pm_unknown: a thread's hook cost
+       came without the count that measured it (wallbound.h) */
+    double var_wall, wall_sd_pooled;
+    int wall_pm_unknown;
     int sampled; /* a row of a sampled run */
     /* Sampled runs: the calls of contexts whose calls proved short and were only counted (not
        every one timed). cost holds each at its context's sampled mean, a point that is no
@@ -405,9 +420,10 @@ struct cost_row {
        is then unknown, not 0), 1 when some runs counted them and others left it out, else 0 */
     int left_out;
     /* Sampled runs: the 95 % bounds of total and self (1.96 standard deviations of their
-       sample counts), the wall time of the contexts timed on every call and its part off the
-       CPU (wall minus their sampled CPU time); NaN when not sampled or not timed */
-    double total_pm, self_pm, wall, offcpu;
+       sample counts), the wall time of the contexts timed on every call, its 95 % bound
+       (wallbound.h) and its part off the CPU (wall minus their sampled CPU time); NaN when not
+       sampled or not timed */
+    double total_pm, self_pm, wall, wall_pm, offcpu;
 };
 /* The text that says a left-out function's calls were not counted (cost_row.left_out 2, or 1:
    in some runs only), worded for the reasons why (region.left_out, edge.left_out:

@@ -22,8 +22,9 @@
 /*
  * Set others_ns of each of a run's threads th[0..n), whose samples are period_ns each: the
  * delay, in ns, that the collector's work on the run's other threads added to its waits; 0
- * when the run was not sampled or a figure is unknown. Linear in n (a run may have thousands
- * of threads).
+ * when the run was not sampled or a figure is unknown. others_sd_ns: that figure's standard
+ * deviation, from the count of overhead samples it was made of (the 95 % bound of a Wall it is
+ * taken out of, wallbound.h). Linear in n (a run may have thousands of threads).
  */
 void othercost_apply(struct thread_rec *th, size_t n, double period_ns);
 

@@ -25,7 +25,8 @@ static const struct column callcost_cols[] = {
     {"Run std dev", COL_COST_NS}, {"Run CV", COL_SHARE},        {"95% CI +/-", COL_COST_NS},
     {"Fastest run", COL_COST_NS}, {"Slowest run", COL_COST_NS}, {"Never stopped", COL_COUNT},
     {"Percentiles", COL_TEXT},    {"Total +/-", COL_TOTAL_NS},  {"Self +/-", COL_TOTAL_NS},
-    {"Wall", COL_TOTAL_NS},       {"Off-CPU", COL_TOTAL_NS},    {"Left out", COL_TEXT}};
+    {"Wall", COL_TOTAL_NS},       {"Wall +/-", COL_TOTAL_NS},   {"Off-CPU", COL_TOTAL_NS},
+    {"Left out", COL_TEXT}};
 _Static_assert(sizeof callcost_cols / sizeof *callcost_cols == CC_NCOLS,
                "enum callcost_col names every Call cost column");
 static const struct column calltree_cols[] = {{"Caller", COL_TEXT},
@@ -173,6 +174,7 @@ void table_row(const struct table *t, size_t i, struct cell *c)
                              num(x.total_pm),
                              num(x.self_pm),
                              num(x.wall),
+                             num(x.wall_pm),
                              num(x.offcpu),
                              text(model_note_text(r, x.left_out))};
         memcpy(c, row, sizeof row);

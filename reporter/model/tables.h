@@ -97,6 +97,7 @@ enum callcost_col {
     CC_TOTAL_PM, /* sampled runs (format 4) */
     CC_SELF_PM,
     CC_WALL,
+    CC_WALL_PM,
     CC_OFFCPU,
     CC_LEFT_OUT, /* a left-out function's: why its Calls are empty (model_left_out_text) */
     CC_NCOLS

@@ -1361,8 +1361,8 @@ static void hook_measure(const struct model *m, double *mean, double *n, double 
     for (size_t i = 0; i < m->nthreads; i++) {
         const struct thread_rec *t = &m->threads[i];
         if (!(m->runs[t->run].period_ns > 0) || !(t->hook_ns > 0))
-            continue;                        /* 0: too few of its hooks' samples to measure them */
-        if (t->hook_samples > t->overhead) { /* pooled (NaN: an older file, its own) */
+            continue;                 /* 0: too few of its hooks' samples to measure them */
+        if (thread_hooks_pooled(t)) { /* NaN: an older file, its own */
             if (t->hook_samples > pool_hot[t->run]) {
                 pool_hot[t->run] = t->hook_samples;
                 pool_ns[t->run] = t->hook_ns;
@@ -1498,7 +1498,8 @@ static void timing_summary(const struct model *m, char *buf, size_t size)
              "%s%zu of %zu runs: calls counted exactly; Total and Self from CPU-time samples, "
              "one per %s of a thread's CPU time (%s%s%s), with their 95 %% bounds (Total +/-, "
              "Self +/-); calls timed (Wall, Off-CPU, percentiles) only in calling contexts whose "
-             "calls last long. Sampled CPU time %s; of it %s%s (%.1f %%) in the collector's own "
+             "calls last long, what was estimated and taken out of their Wall with its bound "
+             "(Wall +/-). Sampled CPU time %s; of it %s%s (%.1f %%) in the collector's own "
              "code, left out of every region, and %s outside every region. %s%s%s; "
              "the other threads' overhead out of the Wall of a thread that waited for them "
              "(Threads: Waited on hooks)",
@@ -2214,8 +2215,16 @@ static void sheet_about(struct book *b)
                           "contexts timed on every call, and the part of it not on the CPU "
                           "(Wall minus their sampled CPU time): sleeping, waiting for I/O or a "
                           "lock, or waiting for a CPU; empty where that difference lies within "
-                          "the sampled time's 95 % bound (calls far shorter than the sample "
-                          "period: one sample or none says nothing of them)."},
+                          "the 95 % bounds of the sampled time and of Wall (calls far shorter "
+                          "than the sample period: one sample or none says nothing of them)."},
+        {"Wall +/-", "Sampled runs: the 95 % bound of Wall. Wall is clock time less two "
+                     "estimates made of samples: the hooks' cost of each call made inside the "
+                     "timed calls (a thread's overhead samples over its calls, Summary: Timing) "
+                     "and, for a thread that waited, the collector's work on the other threads "
+                     "(Threads: Waited on hooks). Each is a count of samples, whose relative "
+                     "error is 1 / its square root; 0 where nothing estimated was taken out, "
+                     "empty where the run does not say how many samples measured the hooks "
+                     "(older files)."},
         {"Hit count", "Calls per region: in total, in each run (Run N is the N-th row of the "
                       "Runs sheet), and per thread name across runs."},
         {"Runs", "One row per run file (or killed run rebuilt from its parts), then region x "

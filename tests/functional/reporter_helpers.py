@@ -38,7 +38,8 @@ COST_COLUMNS = [
     ("Run mean", "cost"), ("Run std dev", "cost"), ("Run CV", None), ("95% CI +/-", "cost"),
     ("Fastest run", "cost"), ("Slowest run", "cost"), ("Never stopped", None),
     ("Percentiles", None),
-    ("Total +/-", "total"), ("Self +/-", "total"), ("Wall", "total"), ("Off-CPU", "total"),
+    ("Total +/-", "total"), ("Self +/-", "total"), ("Wall", "total"), ("Wall +/-", "total"),
+    ("Off-CPU", "total"),
     ("Left out", None),
 ]
 
@@ -424,6 +425,7 @@ def expected_cost_row(e, busy, self_all):
         "Total +/-": None,
         "Self +/-": None,
         "Wall": None,
+        "Wall +/-": None,
         "Off-CPU": None,
         # Nothing here is a left-out function's own rows (FORMAT.md 1.4).
         "Left out": None,

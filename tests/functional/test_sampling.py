@@ -506,14 +506,33 @@ def test_the_hooks_cost_is_overhead_not_the_callers_time(tmp_path):
     assert float(m.group(1)) == pytest.approx(hook_ps / 1000, rel=0.01, abs=0.1)
     assert float(m.group(3)) == pytest.approx(1.96 * hook_ps / 1000 / math.sqrt(hooked),
                                               rel=0.05, abs=0.1), timing
+    # ... and each Wall it was taken out of has the bound that comes with it: the hooks' cost
+    # of the calls made inside its calls (its descendants' Calls), times the reporter's own
+    # factor on that Wall (the report's Wall over the file's), 1.96 / sqrt(hooked) of it.
+    must_run(run.path, "-o", tmp_path / "ns.xlsx", "--no-gnuplot", "--unit", "ns")
+    _, cost, _ = Book(tmp_path / "ns.xlsx").cost()
+    ns = 1e9 / run.frequency
+    for path, inside in ((("main",), calls - 1), (("main", "caller"), 20_000_000)):
+        row = path_row(run, 1, *path)
+        reported = cost[path[-1]]
+        scale = reported["Wall (ns)"] / (int(row["Wall"]) * ns)
+        want = 1.96 * inside * hook_ps / 1000 * scale / math.sqrt(hooked)
+        assert reported["Wall +/- (ns)"] == pytest.approx(want, rel=1e-6), (path, reported, want)
+
+
+def net_period(record, period):
+    """What one sample of a sampled thread stands for, from its ThreadCpu record (fields after
+    the key): the period less what taking a sample cost it on average."""
+    samples, cost = int(record[4]), int(record[8])
+    per = cost / samples if samples else 0
+    return period - per if 0 < per < period / 2 else period
 
 
 def collector_ns(record, period):
     """What the collector's work cost a sampled thread, from its ThreadCpu record (fields after
     the key): its overhead samples at the net period, and what taking every sample cost."""
-    samples, overhead, cost = int(record[4]), int(record[5]), int(record[8])
-    per = cost / samples if samples else 0
-    net = period - per if 0 < per < period / 2 else period
+    samples, overhead = int(record[4]), int(record[5])
+    net = net_period(record, period)
     return overhead * net + samples * (period - net)
 
 
@@ -593,8 +612,17 @@ def test_a_thread_waiting_for_an_instrumented_one_is_not_charged_its_hooks(tmp_p
     _, cost, _ = book.cost()
     assert math.isclose(cost["main"]["Wall (ns)"], wall - part, rel_tol=1e-6)
     off = max(0, wall - part - cpu)
-    if off < 1.96 * math.sqrt(cpu / period + 1) * period:
-        assert cost["main"]["Off-CPU (ns)"] is None  # within the samples' bound: unknown
+    # Wall +/-: the others' overhead samples are a count (each at the net period; what taking
+    # the samples cost was measured at each, and adds no spread), so the part taken out is off
+    # by 1.96 sqrt(sum of overhead x net^2) over their collector time, relative (main's own
+    # hooks took out next to nothing: it called 2 functions)
+    var = sum(int(r[5]) * net_period(r, period) ** 2
+              for r in run.values("ThreadCpu") if r[0] != "1")
+    want = 1.96 * part * math.sqrt(var) / others_overhead
+    assert cost["main"]["Wall +/- (ns)"] == pytest.approx(want, rel=0.01), (part, var)
+    pm = cost["main"]["Wall +/- (ns)"]
+    if off < math.hypot(1.96 * math.sqrt(cpu / period + 1) * period, pm):
+        assert cost["main"]["Off-CPU (ns)"] is None  # within the bounds: unknown
     else:
         assert math.isclose(cost["main"]["Off-CPU (ns)"], off, rel_tol=1e-6, abs_tol=1)
     _, table = book.table("Threads")

@@ -388,7 +388,7 @@ static void csv_callcost_has_workbook_columns_in_ns(void **state)
        file or line, sample std dev sqrt(2 * 100^2) = 141.42..., min 200, max 400, P90 380,
        P99 398. */
     const char *want_top = "\ntop,top,2,600,1,500,0.8333333333333334,300,300,,,141.4213562373095,"
-                           "200,400,380,398,1,300,,,,300,300,0,exact,,,,,\n";
+                           "200,400,380,398,1,300,,,,300,300,0,exact,,,,,,\n";
     assert_non_null(strstr(text, want_top));
     assert_non_null(strstr(text, "\n'=cmd|'/c calc'!A0,'=cmd|'/c calc'!A0,1,100,"));
     assert_true(strncmp(text, "Region,Short name,Calls,Total (ns),Total %,Self (ns)", 52) == 0);

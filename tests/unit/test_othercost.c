@@ -45,8 +45,11 @@ static void a_waiter_is_charged_its_workers_overhead(void **state)
     (void)state;
     struct thread_rec th[] = {thread(12e6, 158e6, 4), thread(145e6, 150e6, 200)};
     near(delay(th, 2, 0, PERIOD), 200 * PERIOD);
+    /* a count of 200 samples: the figure's standard deviation is sqrt(200) of them */
+    near(th[0].others_sd_ns, sqrt(200) * PERIOD);
     /* the worker waited 5 ms: main's 1 ms of hooks at most */
     near(delay(th, 2, 1, PERIOD), 4 * PERIOD);
+    near(th[1].others_sd_ns, 2 * PERIOD);
 }
 
 /* The worker's samples cost it 20 us each (ThreadCpu's tenth field: 580 samples, 11.6 ms):
@@ -71,6 +74,7 @@ static void workers_side_by_side_delay_once(void **state)
     struct thread_rec th[] = {thread(1e6, 100e6, 0), thread(100e6, 100e6, 80),
                               thread(100e6, 100e6, 80)};
     near(delay(th, 3, 0, PERIOD), 160 * PERIOD / 2);
+    near(th[0].others_sd_ns, sqrt(160) * PERIOD / 2);
     /* One after the other (each ran half of main's wall): the sum. */
     th[1] = thread(50e6, 50e6, 80);
     th[2] = thread(50e6, 50e6, 80);
@@ -84,8 +88,11 @@ static void the_delay_is_at_most_the_time_off_the_cpu(void **state)
     (void)state;
     struct thread_rec th[] = {thread(90e6, 100e6, 0), thread(100e6, 100e6, 200)};
     near(delay(th, 2, 0, PERIOD), 10e6);
+    /* a fifth of the 50 ms kept: a fifth of its spread */
+    near(th[0].others_sd_ns, sqrt(200) * PERIOD / 5);
     th[0] = thread(100e6, 100e6, 0);
     near(delay(th, 2, 0, PERIOD), 0);
+    near(th[0].others_sd_ns, 0);
     th[0] = thread(1e6, 100e6, 0);
     near(delay(th, 1, 0, PERIOD), 0);
     near(delay(th, 2, 0, 0), 0); /* an exact-timing run */

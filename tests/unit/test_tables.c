@@ -52,9 +52,10 @@ static void time_headers_carry_their_unit(void **state)
     assert_string_equal(column_header(h, sizeof h, &t.cols[CC_MEAN], us, ms), "Mean (us)");
     assert_string_equal(column_header(h, sizeof h, &t.cols[CC_CI95], us, ms), "95% CI +/- (us)");
     assert_string_equal(column_header(h, sizeof h, &t.cols[CC_TOTAL_PM], us, ms), "Total +/- (ms)");
+    assert_string_equal(column_header(h, sizeof h, &t.cols[CC_WALL_PM], us, ms), "Wall +/- (ms)");
     assert_string_equal(column_header(h, sizeof h, &t.cols[CC_OFFCPU], us, ms), "Off-CPU (ms)");
     assert_string_equal(column_header(h, sizeof h, &t.cols[CC_LEFT_OUT], us, ms), "Left out");
-    assert_int_equal(t.ncols, 30);
+    assert_int_equal(t.ncols, 31);
     assert_int_equal(t.nrows, 0);
     table_close(&t);
     table_open(&t, &m, TABLE_RUNS);
