@@ -91,8 +91,13 @@ def test_a_run_beside_a_cpu_hog_is_flagged(tmp_path):
     processes that spin on CPU 0 too, waits for the CPU most of the time: the collector's
     ThreadCpu wait says so, and the report flags the run as measured on a busy machine."""
     hogs = [subprocess.Popen([sys.executable, "-c", "import os\nos.sched_setaffinity(0, {0})\n"
-                              "while True: pass"]) for _ in range(3)]
+                              "print('spinning', flush=True)\nwhile True: pass"],
+                             stdout=subprocess.PIPE) for _ in range(3)]
     try:
+        # every hog on CPU 0 before the program starts (a hog still starting on a busy machine
+        # left the program CPU 0 to itself: no wait at all in 274 ms)
+        for h in hogs:
+            assert h.stdout.readline() == b"spinning\n"
         _, files = run_program(tmp_path, "recurse_spin", "1000", "15", "1",
                                env={"PROFILER_MODE": "summary"}, preexec=lambda:
                                os.sched_setaffinity(0, {0}))
@@ -100,6 +105,7 @@ def test_a_run_beside_a_cpu_hog_is_flagged(tmp_path):
         for h in hogs:
             h.kill()
             h.wait()
+            h.stdout.close()
     assert len(files) == 1
     text = files[0].read_text()
     cpu = [line.split(",") for line in text.splitlines() if line.startswith("ThreadCpu,")]
