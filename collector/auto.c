@@ -145,7 +145,8 @@ static __attribute__((noinline, cold)) struct prof_thread *attach(void)
 
 /*
  * Shift every open frame that read the clock (and, in events mode, the thread's clock) by the
- * ticks the slow path took, so describing a function is not counted in anyone's time. A frame
+ * ticks the slow path took, so describing a function, or patching a call out, is not counted
+ * in anyone's time. A frame
  * of sampled timing that is only counted has no start: its mark stays (moved, it read as a
  * timed call that began at the clock's origin).
  */
@@ -241,7 +242,12 @@ static __attribute__((noinline, cold)) void skipped(struct prof_thread *t, const
                                                     const void *hook)
 {
     PROF_STORE(t->hooks.skipped, t->hooks.skipped + 1);
-    if (prof_patch_call((uintptr_t)hook, (const void *)__cyg_profile_func_enter))
+    uint64_t before = prof_patch_ticks();
+    int patched = prof_patch_call((uintptr_t)hook, (const void *)__cyg_profile_func_enter);
+    uint64_t spent = prof_patch_ticks() - before;
+    if (spent)
+        hide(t, spent);
+    if (patched)
         return; /* and its exit hooks' calls at their first returns (leave) */
     uint32_t d = t->depth;
     if (t->mode == PROF_MODE_SUMMARY && d > 0 && d <= t->stack_cap &&
@@ -570,8 +576,13 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
     if (PROF_UNLIKELY(idx >= PROF_IDX_SKIP)) {
         /* filtered out (no clock read: close to an empty hook; a hook the compiler jumped to
            returns into the caller, and stays), or not in this run */
-        if (idx == PROF_IDX_SKIP && !tail)
+        if (idx == PROF_IDX_SKIP && !tail) {
+            uint64_t before = prof_patch_ticks();
             prof_patch_call((uintptr_t)ret, (const void *)__cyg_profile_func_exit);
+            uint64_t spent = prof_patch_ticks() - before;
+            if (spent)
+                hide(t, spent);
+        }
         return;
     }
     uint64_t now = prof_ticks();

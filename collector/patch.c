@@ -283,6 +283,11 @@ static int still_patched(size_t h, uintptr_t ret)
     return __atomic_load_n(&made[h], __ATOMIC_RELAXED) && is_nop(ret);
 }
 
+/* The ticks (prof_ticks) this thread has spent patching (prof_patch_ticks). */
+static __thread uint64_t spent __attribute__((tls_model("initial-exec")));
+
+uint64_t prof_patch_ticks(void) { return spent; }
+
 /* prof_patch_call's work. */
 static int patch_call(uintptr_t ret, const void *hook)
 {
@@ -294,6 +299,10 @@ static int patch_call(uintptr_t ret, const void *hook)
     size_t h = slot_of(ret);
     if (__atomic_load_n(&tried[h], __ATOMIC_ACQUIRE))
         return still_patched(h, ret);
+    /* The collector's slow path from here on: a sample taken in it (delivered when the
+       signals come back) is its overhead, and its time is no call's (prof_patch_ticks). */
+    prof_busy_begin();
+    uint64_t t0 = prof_ticks();
     /* The thread's signals are held while it holds the flag: a handler of this thread that
        forked would wait for the flag forever (fork_prepare), and one that reached the hooks
        must not run the bytes being changed. */
@@ -316,6 +325,9 @@ static int patch_call(uintptr_t ret, const void *hook)
         give();
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    uint64_t t1 = prof_ticks();
+    spent += t1 > t0 ? t1 - t0 : 0;
+    prof_busy_end();
     return done;
 }
 

@@ -5,6 +5,7 @@ it is installed, against uftrace's counts for the same binary."""
 
 import itertools
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -941,6 +942,30 @@ def test_left_out_functions_lose_their_hook_calls_while_threads_run_them(tmp_pat
     for run in (parent, child):
         assert all(int(r["Calls"]) == 0 and int(r["Samples"]) > 0 for r in run.rows_of("tiny"))
     assert parent.warnings == [] and child.warnings == []
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="hook calls are patched on x86-64")
+def test_patching_a_hook_call_out_is_no_calls_time(tmp_path):
+    """auto/patchtime's sweep() holds 300 copies of step(), inlined with their hooks, and
+    PROFILER_EXCLUDE=step has their 600 hook calls patched out at their first calls: the
+    program's first call of sweep() took milliseconds more than its second (two mprotects a
+    patch, and membarriers), all of it the collector's. Those are taken out of the calls open
+    meanwhile, as describing a function is: sweep()'s longest call is its first less at
+    least half of that (before, it held all of it: 3.70 ms against the program's 3.74)."""
+    proc, run = run_once(tmp_path, "auto/patchtime",
+                         env={"PROFILER_EXCLUDE": "step", "PROFILER_TIMING": "exact"})
+    assert proc.returncode == 0, proc.stderr
+    m = re.search(rb"first=(\d+) second=(\d+)", proc.stdout)
+    first, second = int(m[1]), int(m[2])
+    (sweep,) = run.rows_of("sweep")
+    assert int(sweep["Calls"]) == 2 and not run.rows_of("step")
+    ns = 1e9 / run.frequency
+    shortest, longest = int(sweep["Min"]) * ns, int(sweep["Max"]) * ns
+    assert shortest <= second + 1000, (shortest, second)
+    # the patches cost the program's first call at least 200 us here (600 of them)
+    patches = first - second
+    assert patches > 200_000, (first, second)
+    assert longest < second + patches / 2, (longest, first, second)
 
 
 @pytest.mark.parametrize("patch", ["1", "0"])
