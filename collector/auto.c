@@ -143,23 +143,6 @@ static __attribute__((noinline, cold)) struct prof_thread *attach(void)
     return t;
 }
 
-/*
- * Shift every open frame that read the clock (and, in events mode, the thread's clock) by the
- * ticks the slow path took, so describing a function, or patching a call out, is not counted
- * in anyone's time. A frame
- * of sampled timing that is only counted has no start: its mark stays (moved, it read as a
- * timed call that began at the clock's origin).
- */
-static void hide(struct prof_thread *t, uint64_t spent)
-{
-    uint32_t open = t->depth < t->stack_cap ? t->depth : t->stack_cap;
-    for (uint32_t d = 0; d < open; d++)
-        if (t->stack[d].start != PROF_UNTIMED)
-            t->stack[d].start += spent;
-    if (t->mode == PROF_MODE_EVENTS)
-        t->last += spent;
-}
-
 /* A function's first call on this thread: describe it and give it an index (or SKIP). */
 static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, void *addr)
 {
@@ -175,7 +158,7 @@ static __attribute__((noinline, cold)) uint32_t fn_add(struct prof_thread *t, vo
     if (idx == UINT32_MAX)
         prof_fail("out of memory for function names", NULL, 12 /* ENOMEM */);
     uint64_t t1 = prof_ticks();
-    hide(t, t1 > t0 ? t1 - t0 : 0);
+    prof_thread_hide(t, t1 > t0 ? t1 - t0 : 0);
     return idx;
 }
 
@@ -246,7 +229,7 @@ static __attribute__((noinline, cold)) void skipped(struct prof_thread *t, const
     int patched = prof_patch_call((uintptr_t)hook, (const void *)__cyg_profile_func_enter);
     uint64_t spent = prof_patch_ticks() - before;
     if (spent)
-        hide(t, spent);
+        prof_thread_hide(t, spent);
     if (patched)
         return; /* and its exit hooks' calls at their first returns (leave) */
     uint32_t d = t->depth;
@@ -581,7 +564,7 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
             prof_patch_call((uintptr_t)ret, (const void *)__cyg_profile_func_exit);
             uint64_t spent = prof_patch_ticks() - before;
             if (spent)
-                hide(t, spent);
+                prof_thread_hide(t, spent);
         }
         return;
     }

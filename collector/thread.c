@@ -1009,7 +1009,7 @@ int prof_thread_write_warning(struct prof_thread *t, const char *kind, uint64_t 
  * PRFS at the end, PRFP for a snapshot (t->lock held). The records name ids by index, so the
  * ids go first: every node's id is among them, as ids and nodes are added under the lock.
  */
-static int write_summary_rows(struct prof_thread *t, uint32_t type)
+static int write_summary_rows(struct prof_thread *t, uint32_t type, off_t *rows_at)
 {
     /* Only the owner may apply its queue; another thread's last few calls (fewer than
        PROF_PENDING) then miss the histogram but not the other columns. */
@@ -1028,18 +1028,73 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type)
     prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks, &hot),
                     &t->sampling.leftout);
     err = b.failed ? ENOMEM : 0;
+    if (rows_at)
+        *rows_at = lseek(t->fd, 0, SEEK_CUR);
     if (!err && b.len)
         err = prof_part_write(t->fd, type, b.data, b.len);
     prof_sbuf_release(&b);
     return err;
 }
 
+/*
+ * A snapshot of the statistics (PRFP) and the CPU times (t->lock held, t->fd open). Each one
+ * replaces those before it, so it is written over the last one when nothing came after that
+ * (its PRFC included): the ids new since then, the rows and the CPU times, then the file cut
+ * where they end. Appended, a part grew by the whole tree at each flush interval (16,382
+ * paths every 2 ms: 77 GB in minutes). A run killed while one is being written over loses its
+ * statistics (a chunk cut short is damage), as one killed before its first snapshot does.
+ */
+static int write_snapshot(struct prof_thread *t)
+{
+    off_t end = t->snap_end ? lseek(t->fd, 0, SEEK_CUR) : -1;
+    int over =
+        t->snap_end && end == t->snap_end && lseek(t->fd, t->snap_at, SEEK_SET) == t->snap_at;
+    off_t at = -1;
+    t->snap_end = 0;
+    int err = write_summary_rows(t, PROF_CHUNK_SNAPSHOT, &at);
+    if (!err && t->fd >= 0)
+        err = write_cpu(t);
+    off_t now = err ? -1 : lseek(t->fd, 0, SEEK_CUR);
+    if (over && now >= 0 && now < end && ftruncate(t->fd, now) != 0)
+        now = -1; /* the old tail stays: no snapshot is written over it */
+    if (now > 0 && at > 0) {
+        t->snap_at = at;
+        t->snap_end = now;
+    }
+    return err;
+}
+
+/*
+ * Shift every open frame that read the clock (and, in events mode, the thread's clock) by the
+ * ticks the slow path took, so that it is not counted in anyone's time. A frame of sampled
+ * timing that is only counted has no start: its mark stays (moved, it read as a timed call
+ * that began at the clock's origin).
+ */
+void prof_thread_hide(struct prof_thread *t, uint64_t spent)
+{
+    uint32_t open = t->depth < t->stack_cap ? t->depth : t->stack_cap;
+    for (uint32_t d = 0; d < open; d++)
+        if (t->stack[d].start != PROF_UNTIMED)
+            t->stack[d].start += spent;
+    if (t->mode == PROF_MODE_EVENTS)
+        t->last += spent;
+}
+
+/* The ticks since began (0 if the clock read less). */
+static uint64_t ticks_since(uint64_t began)
+{
+    uint64_t now = prof_ticks();
+    return now > began ? now - began : 0;
+}
+
 /* Summary mode: the flush deadline passed: write the statistics so far as a snapshot chunk,
-   which a recovery of a killed run reads when the final one is missing (owner thread). */
+   which a recovery of a killed run reads when the final one is missing (owner thread). Its
+   time, and that of naming left-out functions, is the collector's (prof_thread_hide). */
 __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t, uint64_t now)
 {
+    uint64_t began = prof_ticks();
     if (!now)
-        now = prof_ticks(); /* after a call that read no clock (sampled timing) */
+        now = began; /* after a call that read no clock (sampled timing) */
     /* Before naming: a sample that needs a name after it asks again */
     t->flush_at = t->flush_due;
     prof_busy_begin(); /* a sample here is the collector's slow path, not a hook's cost */
@@ -1053,14 +1108,13 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
         pthread_mutex_unlock(&t->lock);
         prof_mem_quiet_end();
         prof_host_release(host);
+        prof_thread_hide(t, ticks_since(began));
         prof_busy_end();
         return;
     }
     prof_process_check();
     pthread_mutex_lock(&t->lock);
-    int err = part_writable(t) ? write_summary_rows(t, PROF_CHUNK_SNAPSHOT) : 0;
-    if (!err && t->fd >= 0)
-        err = write_cpu(t);
+    int err = part_writable(t) ? write_snapshot(t) : t->fd >= 0 ? write_cpu(t) : 0;
     if (err) {
         close(t->fd);
         t->fd = -1;
@@ -1071,6 +1125,7 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
     prof_host_release(host);
+    prof_thread_hide(t, ticks_since(began));
     prof_busy_end();
 }
 
@@ -1090,7 +1145,7 @@ static int write_cap_warning(struct prof_thread *t)
 /* Summary mode: the final rows, then what only the live stack knows (t->lock held). */
 static int write_summary(struct prof_thread *t)
 {
-    int err = write_summary_rows(t, PROF_CHUNK_SUMMARY);
+    int err = write_summary_rows(t, PROF_CHUNK_SUMMARY, NULL);
     /* Past PROFILER_MAX_EVENTS, the regions open at the cap and the stray stops before it are
        in the event stream, where the reader finds them. */
     uint32_t open = PROF_LOAD(t->depth), below = PROF_LOAD(t->summary.stream_depth);
@@ -1295,6 +1350,7 @@ enum prof_error prof_thread_begin(struct prof_thread *t, const struct prof_run_i
        opened, whatever its name leads to now. */
     const char *name = run->dirfd == AT_FDCWD ? t->path : t->path + strlen(run->dir) + 1;
     t->fd = prof_file_create_at(run->dirfd, name, 0644);
+    t->snap_at = t->snap_end = 0; /* no snapshot in this part yet */
     if (t->fd >= 0 && prof_part_identify(t->fd, &t->part_id) != 0) {
         close(t->fd);
         t->fd = -1;

@@ -237,9 +237,12 @@ struct prof_thread {
     uint64_t dropped_seen;
     int fd;
     struct prof_part_id part_id; /* the file fd was opened on: checked before each write */
-    uint32_t flushed;            /* words of buf already written */
-    const char **ids;            /* index -> id text (a function's name for a function) */
-    const struct prof_fn **fns;  /* index -> the function, or NULL for a region id */
+    /* Summary mode: where the part's last snapshot (PRFP) begins and where what the snapshot
+       wrote ends; 0 when none. The next one is written over it when nothing came after. */
+    off_t snap_at, snap_end;
+    uint32_t flushed;           /* words of buf already written */
+    const char **ids;           /* index -> id text (a function's name for a function) */
+    const struct prof_fn **fns; /* index -> the function, or NULL for a region id */
     uint32_t nids, ids_cap, ids_written;
     /* The functions among the ids marked inlined (PRFJ) when the part last named them: their
        count, and the prof_inlined_gen and nids it looked at */
@@ -513,6 +516,9 @@ static inline __attribute__((always_inline)) void prof_summary_stop(struct prof_
 void prof_thread_flush(struct prof_thread *t);
 /* Summary mode: write a snapshot of the statistics (the flush deadline passed). */
 void prof_thread_snapshot(struct prof_thread *t, uint64_t now);
+/* The collector's own slow path took spent ticks on t's thread (describing a function,
+   patching a call out, writing a snapshot): no call's time (owner thread). */
+void prof_thread_hide(struct prof_thread *t, uint64_t spent);
 
 /* Summary mode, after a stop at time now: a snapshot when the flush deadline has passed. In
    the callers, where now is in a register already, not in prof_summary_stop. */

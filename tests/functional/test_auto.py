@@ -9,6 +9,7 @@ import platform
 import re
 import shutil
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -966,6 +967,67 @@ def test_patching_a_hook_call_out_is_no_calls_time(tmp_path):
     patches = first - second
     assert patches > 200_000, (first, second)
     assert longest < second + patches / 2, (longest, first, second)
+
+
+def test_a_snapshot_is_no_calls_time(tmp_path):
+    """auto/snapshots builds 4,094 calling contexts, then spin() makes 2 M calls: with a
+    snapshot of them all every millisecond (PROFILER_FLUSH_INTERVAL=0.001) the program's own
+    clock says spin() took much longer than with the default second (no snapshot in so short
+    a run). Writing them is the collector's time, taken out of the calls open meanwhile: the
+    report's spin() differs between the two runs by under half of what the program saw (it
+    held all of it: 3.16 s against 0.95 s taken out)."""
+    def spin(name, interval):
+        proc, files = run_program(tmp_path / name, "auto/snapshots", "11", "2000000",
+                                  env={"PROFILER_TIMING": "exact",
+                                       "PROFILER_FLUSH_INTERVAL": interval})
+        (run,) = [parse_run(f) for f in files]
+        (row,) = run.rows_of("spin")
+        return int(re.search(rb"spin=(\d+)", proc.stdout)[1]), int(row["Ticks"]) * 1e9 / run.frequency
+
+    (tmp_path / "often").mkdir()
+    (tmp_path / "once").mkdir()
+    seen_often, reported_often = spin("often", "0.001")
+    seen_once, reported_once = spin("once", "1")
+    written = seen_often - seen_once
+    assert written > 20e6, (seen_often, seen_once)  # the snapshots took 20 ms at least
+    assert abs(reported_often - reported_once) < written / 2, (reported_often, reported_once,
+                                                               written)
+
+
+def test_a_snapshot_is_written_over_the_one_before(tmp_path):
+    """A snapshot replaces the ones before it (FORMAT.md 3), and is written over the last one
+    when nothing came after that: a part that appended each grew by the whole tree every
+    flush interval (4,094 contexts every millisecond, 77 GB within minutes at 16,382). Killed
+    after a second of them, the part holds about one, and the killed run's statistics are
+    still read from it: every call of left() and right() made before the spin."""
+    folder = tmp_path / "runs"
+    proc = subprocess.Popen([program("auto/snapshots"), "11", "4000000000"],
+                            env=clean_env({"PROFILER_DIR": str(folder),
+                                           "PROFILER_FLUSH_INTERVAL": "0.001"}),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        parts = []
+        for _ in range(200):  # until the part exists and has had a second of snapshots
+            parts = list(folder.glob("*.part")) if folder.exists() else []
+            if parts and parts[0].stat().st_size > 0:
+                break
+            time.sleep(0.05)
+        time.sleep(1)
+        assert proc.poll() is None, proc.stderr.read()
+        (part,) = folder.glob("*.part")
+        first = part.stat().st_size
+        time.sleep(0.5)
+        later = part.stat().st_size
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    # one snapshot of 4,094 contexts is about 200 KB; a second of them appended, hundreds of MB
+    assert later < 2_000_000 and later < first + 100_000, (first, later)
+    out = tmp_path / "r.xlsx"
+    must_run(folder, "-o", out, "-q", "--no-gnuplot")
+    _, cost, _ = Book(out).cost()
+    assert (cost["left"]["Calls"], cost["right"]["Calls"]) == (2048, 2047), cost.get("left")
 
 
 @pytest.mark.parametrize("patch", ["1", "0"])
