@@ -1120,12 +1120,16 @@ __attribute__((noinline, cold)) void prof_thread_snapshot(struct prof_thread *t,
         t->fd = -1;
         prof_fail("cannot write", t->path, err);
     }
-    t->flush_due = t->flush_interval ? now + t->flush_interval : UINT64_MAX;
+    /* The next deadline counts from the snapshot's end: from its start, a snapshot longer
+       than the interval (a large tree, a sanitizer) made the next event write another, and
+       the program ran one event per snapshot. */
+    uint64_t spent = ticks_since(began);
+    t->flush_due = t->flush_interval ? now + spent + t->flush_interval : UINT64_MAX;
     t->flush_at = t->flush_due;
     pthread_mutex_unlock(&t->lock);
     prof_mem_quiet_end();
     prof_host_release(host);
-    prof_thread_hide(t, ticks_since(began));
+    prof_thread_hide(t, spent);
     prof_busy_end();
 }
 
