@@ -1055,7 +1055,10 @@ static int write_snapshot(struct prof_thread *t)
     if (!err && t->fd >= 0)
         err = write_cpu(t);
     off_t now = err ? -1 : lseek(t->fd, 0, SEEK_CUR);
-    if (over && now >= 0 && now < end && ftruncate(t->fd, now) != 0)
+    /* The descriptor is checked again right before the cut: a program that closed ours and
+       opened a file of its own under the same number keeps its file whole. */
+    if (over && now >= 0 && now < end &&
+        (!prof_part_is(t->fd, &t->part_id) || ftruncate(t->fd, now) != 0))
         now = -1; /* the old tail stays: no snapshot is written over it */
     if (now > 0 && at > 0) {
         t->snap_at = at;

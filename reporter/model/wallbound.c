@@ -80,7 +80,10 @@ void wallbound_flush(struct wallbound *b, struct model *m)
         if (!(h > 0) && !(o > 0))
             continue;
         if (b->hooks_part[r] == 0 && b->others_part[r] == 0) {
-            b->touched = xgrow_doubling(b->touched, b->ntouched, sizeof *b->touched);
+            if (b->ntouched == b->touched_cap) {
+                b->touched_cap = b->touched_cap ? 2 * b->touched_cap : 64;
+                b->touched = xrealloc(b->touched, b->touched_cap * sizeof *b->touched);
+            }
             b->touched[b->ntouched++] = r;
         }
         b->hooks_part[r] += h > 0 ? h : 0;

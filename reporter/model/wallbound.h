@@ -38,7 +38,7 @@ struct wallbound {
     double *hooks_part, *others_part;
     size_t nscratch;
     size_t *touched;
-    size_t ntouched;
+    size_t ntouched, touched_cap;
 };
 
 /* Start the rows of thread (an index in m->threads), after wallbound_flush of the last one. */
