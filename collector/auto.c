@@ -333,9 +333,11 @@ static inline __attribute__((always_inline)) int inlined_call(const struct prof_
 }
 
 /*
- * The lean enter path's push, once the child node n (reached under fn, proved short) is known:
- * everything enter() would do then, and nothing else: no id-table lookup (the node's key_idx
- * is the address's index), no clock, no call.
+ * The lean enter path's push, once the child node n (reached under fn) is known: everything
+ * enter() would do then, and nothing else: no id-table lookup (the node's key_idx is the
+ * address's index), no call. A node proved short reads no clock; one still timed (its calls
+ * long, or not yet 16 of them) reads it last, as prof_summary_start does, after noting where
+ * the hook was called from as enter() does (an inlined copy's).
  */
 static inline __attribute__((always_inline)) void lean_push(struct prof_thread *t, unsigned gen,
                                                             struct prof_frame *top, uint32_t d,
@@ -344,17 +346,26 @@ static inline __attribute__((always_inline)) void lean_push(struct prof_thread *
 {
     lean_mark(t, gen);
     struct prof_frame *f = top + 1; /* &t->stack[d] */
+    uint32_t idx = n->key_idx;
     f->node = n;
     f->id = fn;
-    f->idx = n->key_idx; /* f->fn stays unset: only a timed call's stop reads it, and a fork
-                            child fills it in from idx (prof_thread_begin) */
+    f->idx = idx; /* f->fn is set only for a timed call, whose stop reads it; a fork child
+                     fills it in from idx (prof_thread_begin) */
     f->serial = ++t->serial;
     f->child = 0;
     f->where = here | 1;
     f->origin = (uintptr_t)site;
     f->hook = (uintptr_t)hook;
-    f->start = PROF_UNTIMED;
     PROF_STORE(t->depth, d + 1);
+    if (PROF_LIKELY(n->untimed)) {
+        f->start = PROF_UNTIMED;
+    } else {
+        const struct prof_fn *desc = t->fns[idx];
+        prof_fn_hook_seen(desc, hook);
+        f->fn = desc;
+        f->interrupts0 = t->sampling.interrupts;
+        f->start = prof_ticks();
+    }
     lean_unmark(t, gen);
 }
 
@@ -362,8 +373,8 @@ static inline __attribute__((always_inline)) void lean_push(struct prof_thread *
  * The lean path of an enter hook: sampled timing, a call below an instrumented function or
  * region whose frame is live (no longjmp left frames at here), or a copy inlined into it, whose
  * calling context is in the parent node's cache of its last two children, or the tree's edge
- * cache, under this very address and proved short (its calls read no clock). Copies inlined
- * only when inlined is nonzero. 0 when the call needs the general path.
+ * cache, under this very address. Copies inlined only when inlined is nonzero. 0 when the
+ * call needs the general path.
  */
 static inline __attribute__((always_inline)) int enter_lean(struct prof_thread *t, unsigned gen,
                                                             void *fn, void *site, void *hook,
@@ -399,8 +410,6 @@ static inline __attribute__((always_inline)) int enter_lean(struct prof_thread *
                 return 0;
         }
     }
-    if (PROF_UNLIKELY(!n->untimed))
-        return 0;
     if (other) {
         parent->prev = parent->last;
         parent->last = n;
@@ -581,13 +590,13 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
 }
 
 /*
- * The lean path of an exit hook: sampled timing, the innermost frame is fn's, read no clock,
- * has its own node, and no longjmp left frames below here. Everything leave() would do then:
- * count the call. 0 when the return needs the general path (a snapshot is due too: the sampler
- * sets flush_at to 0).
+ * The lean path of an exit hook: sampled timing, the innermost frame is fn's, has its own
+ * node, and no longjmp left frames below here. Everything leave() would do then: count the
+ * call, or time it when it read the clock at its start (the hook returning to ret). 0 when
+ * the return needs the general path (a snapshot is due too: the sampler sets flush_at to 0).
  */
-static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *t, unsigned gen,
-                                                            void *fn, uintptr_t here, int tail)
+static inline __attribute__((always_inline)) int
+leave_lean(struct prof_thread *t, unsigned gen, void *fn, uintptr_t here, int tail, void *ret)
 {
     uint32_t k = t->depth - 1;
     if (PROF_UNLIKELY(k >= t->lean_room || t->flush_at == 0))
@@ -602,14 +611,31 @@ static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *
         const struct prof_edge *e = prof_cct_edge(t->summary.cct.edges, n, fn);
         return e->child == &prof_cct_skip && e->parent == n && e->key == fn && f->where > here;
     }
-    if (PROF_UNLIKELY(f->start != PROF_UNTIMED))
-        return 0;
     /* As leave(): a tail-called hook's here is the caller's stack pointer, above fn's frame. */
     if (PROF_UNLIKELY(f->where < here) && !(tail && (k == 0 || f[-1].where >= here)))
         return 0;
+    if (PROF_LIKELY(f->start == PROF_UNTIMED)) {
+        lean_mark(t, gen);
+        PROF_STORE(t->depth, k);
+        PROF_STORE(n->st.calls, n->st.calls + 1);
+        lean_unmark(t, gen);
+        return 1;
+    }
+    /* A timed call (a function's: a region's frame has no fn), unless PROFILER_MIN_DURATION
+       may fold it or its end is a snapshot's deadline: its time, read first, goes to its
+       node's statistics as pop() would. */
+    if (PROF_UNLIKELY(!f->fn || t->hooks.fold_ticks))
+        return 0;
+    uint64_t now = prof_ticks();
+    if (PROF_UNLIKELY(now >= t->flush_at))
+        return 0;
     lean_mark(t, gen);
     PROF_STORE(t->depth, k);
-    PROF_STORE(n->st.calls, n->st.calls + 1);
+    /* where the program calls this hook, for the sampler, as leave_general learns it: at a
+       context's first timed calls (a program whose every call is timed may return only here) */
+    if (PROF_UNLIKELY(n->st.timed < PROF_TIMED_MIN_CALLS) && !tail)
+        prof_hookcode_learn((uintptr_t)ret, PROF_HOOKCODE_EXIT);
+    prof_summary_stop_timed(t, f, now);
     lean_unmark(t, gen);
     return 1;
 }
@@ -641,7 +667,7 @@ PROF_HOOK_TEXT void __cyg_profile_func_exit(void *fn, void *site)
     struct prof_thread *t = prof_self;
     unsigned gen;
     if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
-        PROF_LIKELY(leave_lean(t, gen, fn, here, tail)))
+        PROF_LIKELY(leave_lean(t, gen, fn, here, tail, ret)))
         return;
     leave_general(fn, here, tail, ret);
 }
