@@ -23,6 +23,8 @@ charges the callee to the caller's caller; an instrumented function cannot). ben
 
 Usage: accuracy.py BUILD_DIR WORK_DIR
   ACC_REPS=5           timed runs of every configuration (alternated, one of each per round)
+  ACC_MIN_SECONDS=1.5  then more rounds of the configurations whose timed runs took less
+  ACC_MAX_ROUNDS=30    than this in all, up to this many rounds (short programs' medians)
   ACC_PROGRAMS=zstd,lua,yaml,sqlite   which programs
   ACC_SQLITE_SIZE=21   speedtest1's --size (its main test set, in memory)
   ACC_PERF_RUNS=10     runs of each plain binary under perf record, at least; more when
@@ -533,13 +535,17 @@ def run_once(label, cmd, env, d):
 
 def time_runs(rows, cmds, workdir, reps):
     """Run every configuration once per round, REPS rounds; the wall and CPU time of each run.
-    Profiles stay in each configuration's folder; an events run's file only from round 1."""
+    Then more rounds of the configurations whose runs so far took less than MIN_SECONDS in
+    all, up to MAX_ROUNDS: a 36 ms program's slowdown read 1.78x-3.26x over 5 runs (the
+    machine's other work, a page cache flush, land in one run whole), so a short run's median
+    needs more of them; the configurations still short are alternated as before, plain among
+    them. Profiles stay in each configuration's folder; an events run's file only from round 1."""
     times = [[] for _ in rows]
     cpu = [[] for _ in rows]
     notes = []
-    for r in range(reps):
+    for r in range(max(reps, MAX_ROUNDS)):
         for i, (label, binkey, env, kind, _) in enumerate(rows):
-            if env is None:
+            if env is None or (r >= reps and sum(times[i]) >= MIN_SECONDS):
                 continue
             d = os.path.join(workdir, "c%02d" % i)
             if r == 0:
@@ -604,7 +610,7 @@ def build_mainwall(acc):
     return so
 
 
-def sample_runs(rows, cmds, bins, workdir, cpu, reps, ours):
+def sample_runs(rows, cmds, bins, workdir, cpu, ours):
     """Untimed runs of every configuration whose profile is samples (PROFILER_TIMING=sampled),
     after the timed rounds, until the profile holds about PERF_SECONDS of CPU time, by the rule
     perf's runs follow (the configuration's median CPU seconds), and at least 3. 4000 samples a
@@ -618,6 +624,7 @@ def sample_runs(rows, cmds, bins, workdir, cpu, reps, ours):
     for i, (label, binkey, env, _, _) in enumerate(rows):
         if not env or env.get("PROFILER_TIMING") != "sampled":
             continue
+        reps = len(cpu[i])  # its timed runs
         extra = max(3, int(PERF_SECONDS / max(statistics.median(cpu[i]), 1e-3)) + 1 - reps)
         log("%s: %d more runs (untimed, under perf) for %g s of samples" % (label, extra,
                                                                            PERF_SECONDS))
@@ -625,7 +632,7 @@ def sample_runs(rows, cmds, bins, workdir, cpu, reps, ours):
         shutil.rmtree(os.path.join(d, "perfruns"), ignore_errors=True)
         e = dict(os.environ, PROFILER_DIR=os.path.join(d, "perfruns"), **env)
         static = "static" in binkey  # the collector linked into the program
-        out[i] = (reps + extra, perf_shares(cmds[binkey], bins[binkey], os.path.join(d, "perf"),
+        out[i] = (reps, extra, perf_shares(cmds[binkey], bins[binkey], os.path.join(d, "perf"),
                                             extra, env=e, ours=ours if static else frozenset()))
     return out
 
@@ -685,6 +692,8 @@ def percent(d):
 
 OUTSIDE = "(outside the program)"
 PERF_SECONDS = float(os.environ.get("ACC_PERF_SECONDS", "3"))
+MIN_SECONDS = float(os.environ.get("ACC_MIN_SECONDS", "1.5"))
+MAX_ROUNDS = int(os.environ.get("ACC_MAX_ROUNDS", "30"))
 
 
 def collector_functions(build_dir):
@@ -884,8 +893,7 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     log("%s: %d rounds of %d configurations" % (name, reps, sum(r[2] is not None for r in rows)))
     times, cpu, notes = time_runs(rows, cmds, work, reps)
     ref_wall, main_share = time_references(cmds, work, max(reps, 5), build_mainwall(acc))
-    sampled_runs = sample_runs(rows, cmds, bins, work, cpu, reps,
-                               collector_functions(build_dir))
+    sampled_runs = sample_runs(rows, cmds, bins, work, cpu, collector_functions(build_dir))
     perf = {}  # by build key: plain-FAMILY and plain-nosib-FAMILY
     nsamples = {}
     outside = {}
@@ -911,8 +919,10 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
     load1 = loadavg()
     src = os.path.basename(tree)
     print()
-    print("%s (Debian %s): %s; %d rounds, configurations taken in turn" %
-          (name, src, " ".join(os.path.basename(a) for a in cmds["plain-gcc"]), reps))
+    print("%s (Debian %s): %s; %d rounds, configurations taken in turn, then up to %d for "
+          "those whose runs took under %g s in all" %
+          (name, src, " ".join(os.path.basename(a) for a in cmds["plain-gcc"]), reps,
+           max(reps, MAX_ROUNDS), MIN_SECONDS))
     for ref, what in (("plain", "plain"), ("plain-nosib", "no-sibling-call")):
         print("perf: %d cpu-clock samples of %s gcc (%d runs), %d of %s clang (%d runs), "
               "4000 Hz; outside the program (no program frame): %.1f%% / %.1f%%" %
@@ -937,26 +947,27 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
         for f in ("gcc", "clang")))
     print("load average (1 min) when the rounds started / when perf ended: %s / %s on %d CPUs" %
           (load0, load1, os.cpu_count()))
-    fmt = "%-40s %7s %6s %13s %6s %6s %8s %6s %8s %13s %13s  %s"
-    print(fmt % ("configuration", "wall", "slow-", "slowdown", "CPU", "CPU", "reported",
+    fmt = "%-40s %4s %7s %6s %13s %6s %6s %8s %6s %8s %13s %13s  %s"
+    print(fmt % ("configuration", "", "wall", "slow-", "slowdown", "CPU", "CPU", "reported",
                  "", "calls", "error vs", "error vs", "worst function vs plain"))
-    print(fmt % ("", "med s", "down", "min - max", "med s", "ratio", "/plain", "/main",
+    print(fmt % ("", "runs", "med s", "down", "min - max", "med s", "ratio", "/plain", "/main",
                  "per run", "plain", "no-sib.call", "(row % / perf %)"))
-    print((fmt % ("", "", "", "", "", "", "", "", "", "mean  worst", "mean  worst", "")).rstrip())
+    print((fmt % ("", "", "", "", "", "", "", "", "", "", "mean  worst", "mean  worst",
+                  "")).rstrip())
     pcpu = {f: statistics.median(cpu[[r[1] for r in rows].index("plain-" + f)])
             for f in ("gcc", "clang")}
     for i, (label, binkey, env, kind, family) in enumerate(rows):
         if env is None:
-            print("%-40s %7s  (%s)" % (label, "n/a", "the reporter suggested nothing"
+            print("%-40s %4s %7s  (%s)" % (label, "", "n/a", "the reporter suggested nothing"
                                        if "run-time" in label and sampled else
                                        "PROFILER_TIMING=sampled unknown to this libprofreport-auto"))
             continue
         t = times[i]
         med = statistics.median(t)
         cmed = statistics.median(cpu[i])
-        cols = "%-40s %7.3f %5.2fx %5.2fx-%5.2fx %6.3f %5.2fx" % (
-            label, med, med / plain[family], min(t) / plain[family], max(t) / plain[family],
-            cmed, cmed / pcpu[family])
+        cols = "%-40s %4d %7.3f %5.2fx %5.2fx-%5.2fx %6.3f %5.2fx" % (
+            label, len(t), med, med / plain[family], min(t) / plain[family],
+            max(t) / plain[family], cmed, cmed / pcpu[family])
         d = os.path.join(work, "c%02d" % i)
         prof = None
         note = ""
@@ -993,7 +1004,7 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
         sys.stdout.flush()
     for n in notes:
         print("  said on stderr (first round): " + n)
-    for i, (n, per_pid) in sampled_runs.items():
+    for i, (timed, untimed, per_pid) in sampled_runs.items():
         # the profile of the untimed runs alone against perf's samples of them
         d = os.path.join(work, "c%02d" % i)
         own = profreport_profile(build_dir, d, ("perfruns",), "perf-report")
@@ -1002,14 +1013,14 @@ def measure(name, tree, bins, build_dir, acc, inputs, reps, perf_runs):
             theirs = program_shares(merged(per_pid, per_pid))
             mean, worst, wname = share_error(own[0], theirs)
             same = "; against perf's samples of its %d untimed runs: %.2f / %.2f, worst %s" % (
-                n - reps, mean, worst, wname)
+                untimed, mean, worst, wname)
             # what instrumenting did to the program, whoever measures it: perf's samples of
             # these runs (the collector's left out) against perf's of the plain build
             mean, worst, wname = share_error(theirs, perf["plain-" + rows[i][4]])
             same += "; perf of them against perf of plain: %.2f / %.2f, worst %s" % (
                 mean, worst, wname)
         print("  %s: profile of %d runs (%d timed, %d untimed for about %g s of CPU)%s" % (
-            rows[i][0], n, reps, n - reps, PERF_SECONDS, same))
+            rows[i][0], timed + untimed, timed, untimed, PERF_SECONDS, same))
 
 
 def main():
