@@ -339,10 +339,9 @@ static inline __attribute__((always_inline)) int inlined_call(const struct prof_
  * long, or not yet 16 of them) reads it last, as prof_summary_start does, after noting where
  * the hook was called from as enter() does (an inlined copy's).
  */
-static inline __attribute__((always_inline)) void lean_push(struct prof_thread *t, unsigned gen,
-                                                            struct prof_frame *top, uint32_t d,
-                                                            struct prof_node *n, void *fn,
-                                                            void *site, void *hook, uintptr_t here)
+static inline __attribute__((always_inline)) void
+lean_push(struct prof_thread *t, unsigned gen, struct prof_frame *top, uint32_t d,
+          struct prof_node *n, void *fn, void *site, void *hook, uintptr_t here, int timed)
 {
     lean_mark(t, gen);
     struct prof_frame *f = top + 1; /* &t->stack[d] */
@@ -357,7 +356,7 @@ static inline __attribute__((always_inline)) void lean_push(struct prof_thread *
     f->origin = (uintptr_t)site;
     f->hook = (uintptr_t)hook;
     PROF_STORE(t->depth, d + 1);
-    if (PROF_LIKELY(n->untimed)) {
+    if (!timed || PROF_LIKELY(n->untimed)) {
         f->start = PROF_UNTIMED;
     } else {
         const struct prof_fn *desc = t->fns[idx];
@@ -373,8 +372,9 @@ static inline __attribute__((always_inline)) void lean_push(struct prof_thread *
  * The lean path of an enter hook: sampled timing, a call below an instrumented function or
  * region whose frame is live (no longjmp left frames at here), or a copy inlined into it, whose
  * calling context is in the parent node's cache of its last two children, or the tree's edge
- * cache, under this very address. Copies inlined only when inlined is nonzero. 0 when the
- * call needs the general path.
+ * cache, under this very address. Copies inlined, and contexts not yet proved short (timed),
+ * only when inlined is nonzero: the hook itself leaves both to enter_rest, so that it needs
+ * no register it would have to save. 0 when the call needs the general path.
  */
 static inline __attribute__((always_inline)) int enter_lean(struct prof_thread *t, unsigned gen,
                                                             void *fn, void *site, void *hook,
@@ -410,11 +410,13 @@ static inline __attribute__((always_inline)) int enter_lean(struct prof_thread *
                 return 0;
         }
     }
+    if (!inlined && PROF_UNLIKELY(!n->untimed))
+        return 0;
     if (other) {
         parent->prev = parent->last;
         parent->last = n;
     }
-    lean_push(t, gen, top, d, n, fn, site, hook, here);
+    lean_push(t, gen, top, d, n, fn, site, hook, here, inlined);
     return 1;
 }
 
@@ -439,7 +441,7 @@ static PROF_HOOK_TEXT void enter_general(void *fn, void *site, void *hook, uintp
 }
 
 /* An enter hook's call that the hook's own lean path leaves: the lean path with gcc's inlined
-   copies too, else the general one. */
+   copies and timed contexts too, else the general one. */
 static PROF_HOOK_TEXT void enter_rest(void *fn, void *site, void *hook, uintptr_t here)
 {
     struct prof_thread *t = prof_self;
@@ -452,7 +454,8 @@ static PROF_HOOK_TEXT void enter_rest(void *fn, void *site, void *hook, uintptr_
 
 /*
  * Enter an instrumented function: the lean path, without gcc's inlined copies (inlined_call's
- * loop), so that the hook needs no register it would have to save; the rest is a tail call.
+ * loop) or a clock read, so that the hook needs no register it would have to save; the rest
+ * is a tail call.
  */
 PROF_HOOK_TEXT void __cyg_profile_func_enter(void *fn, void *site)
 {
@@ -592,11 +595,13 @@ static inline __attribute__((always_inline)) void leave(struct prof_thread *t, v
 /*
  * The lean path of an exit hook: sampled timing, the innermost frame is fn's, has its own
  * node, and no longjmp left frames below here. Everything leave() would do then: count the
- * call, or time it when it read the clock at its start (the hook returning to ret). 0 when
- * the return needs the general path (a snapshot is due too: the sampler sets flush_at to 0).
+ * call, or, when timed is nonzero, time it if it read the clock at its start (the hook
+ * returning to ret). 0 when the return needs the general path, or timing and timed is 0 (a
+ * snapshot is due too: the sampler sets flush_at to 0).
  */
-static inline __attribute__((always_inline)) int
-leave_lean(struct prof_thread *t, unsigned gen, void *fn, uintptr_t here, int tail, void *ret)
+static inline __attribute__((always_inline)) int leave_lean(struct prof_thread *t, unsigned gen,
+                                                            void *fn, uintptr_t here, int tail,
+                                                            void *ret, int timed)
 {
     uint32_t k = t->depth - 1;
     if (PROF_UNLIKELY(k >= t->lean_room || t->flush_at == 0))
@@ -624,7 +629,7 @@ leave_lean(struct prof_thread *t, unsigned gen, void *fn, uintptr_t here, int ta
     /* A timed call (a function's: a region's frame has no fn), unless PROFILER_MIN_DURATION
        may fold it or its end is a snapshot's deadline: its time, read first, goes to its
        node's statistics as pop() would. */
-    if (PROF_UNLIKELY(!f->fn || t->hooks.fold_ticks))
+    if (!timed || PROF_UNLIKELY(!f->fn || t->hooks.fold_ticks))
         return 0;
     uint64_t now = prof_ticks();
     if (PROF_UNLIKELY(now >= t->flush_at))
@@ -656,9 +661,22 @@ static PROF_HOOK_TEXT void leave_general(void *fn, uintptr_t here, int tail, voi
     prof_busy_unmark(t);
 }
 
+/* An exit hook's return that the hook's own lean path leaves: the lean path with timed calls
+   too, else the general one. */
+static PROF_HOOK_TEXT void leave_rest(void *fn, uintptr_t here, int tail, void *ret)
+{
+    struct prof_thread *t = prof_self;
+    unsigned gen;
+    if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
+        PROF_LIKELY(leave_lean(t, gen, fn, here, tail, ret, 1)))
+        return;
+    leave_general(fn, here, tail, ret);
+}
+
 /* Leave an instrumented function (also called while an exception unwinds through it). The
    compiler may jump to this hook after freeing the function's frame: then the hook returns
-   straight to the function's caller, at site. */
+   straight to the function's caller, at site. The lean path without timed calls, so that the
+   hook needs no register it would have to save; the rest is a tail call. */
 PROF_HOOK_TEXT void __cyg_profile_func_exit(void *fn, void *site)
 {
     uintptr_t here = PROF_CALLER_SP();
@@ -667,9 +685,9 @@ PROF_HOOK_TEXT void __cyg_profile_func_exit(void *fn, void *site)
     struct prof_thread *t = prof_self;
     unsigned gen;
     if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
-        PROF_LIKELY(leave_lean(t, gen, fn, here, tail, ret)))
+        PROF_LIKELY(leave_lean(t, gen, fn, here, tail, ret, 0)))
         return;
-    leave_general(fn, here, tail, ret);
+    leave_rest(fn, here, tail, ret);
 }
 
 /* dl_iterate_phdr callback: the loader's count of modules unloaded so far. */
