@@ -1017,17 +1017,19 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type, off_t *rows_
         prof_summary_apply(t);
         name_leftout(t);
     }
+    /* The rows are encoded before anything is written: a snapshot written over the last one
+       (write_snapshot) damages it from its first write on, so its writes follow one another
+       with no encoding between them. */
     struct prof_sbuf b = {0};
-    int err = write_ids(t, &b);
-    prof_sbuf_release(&b);
-    if (err)
-        return err;
-    b = (struct prof_sbuf){0};
     double period_ticks = sample_period_ticks(t);
     uint64_t hot = hook_samples(t);
     prof_cct_encode(&t->summary.cct, &b, period_ticks, hook_ticks(t, period_ticks, &hot),
                     &t->sampling.leftout);
-    err = b.failed ? ENOMEM : 0;
+    int err = b.failed ? ENOMEM : 0;
+    struct prof_sbuf ids = {0};
+    if (!err)
+        err = write_ids(t, &ids);
+    prof_sbuf_release(&ids);
     if (rows_at)
         *rows_at = lseek(t->fd, 0, SEEK_CUR);
     if (!err && b.len)
@@ -1042,7 +1044,8 @@ static int write_summary_rows(struct prof_thread *t, uint32_t type, off_t *rows_
  * (its PRFC included): the ids new since then, the rows and the CPU times, then the file cut
  * where they end. Appended, a part grew by the whole tree at each flush interval (16,382
  * paths every 2 ms: 77 GB in minutes). A run killed while one is being written over loses its
- * statistics (a chunk cut short is damage), as one killed before its first snapshot does.
+ * statistics (a chunk cut short is damage), as one killed before its first snapshot does: the
+ * few writes of an encoded snapshot (write_summary_rows), not its encoding.
  */
 static int write_snapshot(struct prof_thread *t)
 {
