@@ -346,30 +346,42 @@ def test_cxx_names_are_demangled_and_exceptions_keep_the_stack(tmp_path):
     assert not any(n.startswith("_Z") for n in c)
 
 
-def test_exceptions_close_frames_the_lean_path_opened(tmp_path):
-    """Summary mode with every calling context untimed after its first 16 calls
-    (PROFILER_SHORT_CALL far above any call), so nearly every call takes the hooks' lean path:
-    2000 throws from thrower through middle and outer into catcher leave exact counts on paths
-    as deep as the real nesting."""
+# PROFILER_SHORT_CALL far above any call: every calling context untimed after its first 16
+# calls; far below: every call timed. Either way nearly every call takes the hooks' lean path.
+LEAN = {"untimed": "100s", "timed": "1ns"}
+
+
+@pytest.mark.parametrize("timing", sorted(LEAN))
+def test_exceptions_close_frames_the_lean_path_opened(tmp_path, timing):
+    """Summary mode with every call after a context's first on the hooks' lean path, only
+    counted or timed: 2000 throws from thrower through middle and outer into catcher leave
+    exact counts on paths as deep as the real nesting, and timed, every call's time."""
     n = 2000
     _, run = run_once(tmp_path, "auto/cxx_calls", str(n),
-                      env={"PROFILER_MODE": "summary", "PROFILER_SHORT_CALL": "100s"})
-    paths = {" > ".join(p): int(r["Calls"]) for (_, p), r in summary_paths(run.rows).items()}
+                      env={"PROFILER_MODE": "summary", "PROFILER_SHORT_CALL": LEAN[timing]})
+    rows = {" > ".join(p): r for (_, p), r in summary_paths(run.rows).items()}
+    paths = {p: int(r["Calls"]) for p, r in rows.items()}
     chain = ["main", "catcher(int)", "outer(int)", "middle(int)", "thrower(int)"]
     for depth in range(2, len(chain) + 1):
         assert paths[" > ".join(chain[:depth])] == n, chain[:depth]
     assert paths["main"] == 1
     assert not any(p.startswith("main > catcher(int) > outer(int) > middle(int) > thrower(int) >")
                    for p in paths), paths
+    timed = {p: int(r["Timed"]) for p, r in rows.items() if int(r["Calls"])}
+    if timing == "timed":
+        assert all(timed[p] == paths[p] for p in timed), timed
+    else:
+        assert all(timed[p] <= 16 for p in timed), timed
     assert run.warnings == []
 
 
-def test_left_out_functions_keep_the_kept_counts_on_the_lean_path(tmp_path):
-    """Summary mode with every calling context untimed after its first 16 calls, so nearly
-    every call takes the hooks' lean path, which also skips the calls of functions the filters
-    leave out (the edge cache notes them under their caller): with is_even and is_odd left out
-    (their 2,001 calls, all below main once left out), every other path keeps its count."""
-    lean = {"PROFILER_MODE": "summary", "PROFILER_SHORT_CALL": "100s"}
+@pytest.mark.parametrize("timing", sorted(LEAN))
+def test_left_out_functions_keep_the_kept_counts_on_the_lean_path(tmp_path, timing):
+    """Summary mode with nearly every call on the hooks' lean path (LEAN), which also skips
+    the calls of functions the filters leave out (the edge cache notes them under their
+    caller): with is_even and is_odd left out (their 2,001 calls, all below main once left
+    out), every other path keeps its count."""
+    lean = {"PROFILER_MODE": "summary", "PROFILER_SHORT_CALL": LEAN[timing]}
 
     def paths(run):
         return {p: int(r["Calls"]) for (_, p), r in summary_paths(run.rows).items()}
