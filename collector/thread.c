@@ -452,14 +452,24 @@ static int write_cpu(struct prof_thread *t)
     /* The sample counts with no call between their reads (a sanitizer hands a deferred signal
        to the thread in a call it intercepts, such as clock_gettime): the timer's signals, then
        its samples, then all samples, so that a sample between two reads leaves each at most
-       the next, as they are; samples, overhead and outside read together add up. */
-    uint64_t draws = PROF_LOAD(t->sampling.timer_draws);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint64_t timer = PROF_LOAD(t->sampling.timer_samples);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint64_t samples = PROF_LOAD(t->sampling.samples);
-    uint64_t overhead = PROF_LOAD(t->sampling.overhead);
-    uint64_t outside = PROF_LOAD(t->sampling.outside);
+       the next, as they are. Samples, overhead and outside must add up: a sample counted
+       between the reads of the first and the others (the handler adds to samples first) made
+       the three read one more than samples under TSan, so they are read again, a few times
+       at most, until samples did not move across them. */
+    uint64_t draws, timer, samples, overhead, outside;
+    for (int tries = 0;; tries++) {
+        draws = PROF_LOAD(t->sampling.timer_draws);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        timer = PROF_LOAD(t->sampling.timer_samples);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        samples = PROF_LOAD(t->sampling.samples);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        overhead = PROF_LOAD(t->sampling.overhead);
+        outside = PROF_LOAD(t->sampling.outside);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if (PROF_LOAD(t->sampling.samples) == samples || tries == 7)
+            break;
+    }
     /* A sampled thread's record always has the wait: UINT64_MAX when the kernel does not say
        it (format.h). */
     uint64_t rec[11] = {(uint64_t)cpu > t->cpu_begin_ns ? (uint64_t)cpu - t->cpu_begin_ns : 0,
