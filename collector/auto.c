@@ -309,6 +309,14 @@ static inline __attribute__((always_inline)) void lean_unmark(struct prof_thread
     t->gen = gen;
 }
 
+/* The thread's recorder when a lean path may take the hook's call: attached, and recording
+   for the current run, its generation (not busy) in *gen; else NULL. */
+static inline __attribute__((always_inline)) struct prof_thread *lean_thread(unsigned *gen)
+{
+    struct prof_thread *t = prof_self;
+    return PROF_LIKELY(t != NULL) && PROF_LIKELY((*gen = t->gen) == PROF_LOAD(prof_gen)) ? t : NULL;
+}
+
 /*
  * Whether a call entered at stack position here (frame position w = here | 1) from site, its
  * enter hook returning to hook, is a copy gcc inlined into the innermost frame's function:
@@ -444,10 +452,9 @@ static PROF_HOOK_TEXT void enter_general(void *fn, void *site, void *hook, uintp
    copies and timed contexts too, else the general one. */
 static PROF_HOOK_TEXT void enter_rest(void *fn, void *site, void *hook, uintptr_t here)
 {
-    struct prof_thread *t = prof_self;
     unsigned gen;
-    if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
-        PROF_LIKELY(enter_lean(t, gen, fn, site, hook, here, 1)))
+    struct prof_thread *t = lean_thread(&gen);
+    if (t && PROF_LIKELY(enter_lean(t, gen, fn, site, hook, here, 1)))
         return;
     enter_general(fn, site, hook, here);
 }
@@ -461,10 +468,9 @@ PROF_HOOK_TEXT void __cyg_profile_func_enter(void *fn, void *site)
 {
     uintptr_t here = PROF_CALLER_SP();
     void *hook = __builtin_return_address(0);
-    struct prof_thread *t = prof_self;
     unsigned gen;
-    if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
-        PROF_LIKELY(enter_lean(t, gen, fn, site, hook, here, 0)))
+    struct prof_thread *t = lean_thread(&gen);
+    if (t && PROF_LIKELY(enter_lean(t, gen, fn, site, hook, here, 0)))
         return;
     enter_rest(fn, site, hook, here);
 }
@@ -665,10 +671,9 @@ static PROF_HOOK_TEXT void leave_general(void *fn, uintptr_t here, int tail, voi
    too, else the general one. */
 static PROF_HOOK_TEXT void leave_rest(void *fn, uintptr_t here, int tail, void *ret)
 {
-    struct prof_thread *t = prof_self;
     unsigned gen;
-    if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
-        PROF_LIKELY(leave_lean(t, gen, fn, here, tail, ret, 1)))
+    struct prof_thread *t = lean_thread(&gen);
+    if (t && PROF_LIKELY(leave_lean(t, gen, fn, here, tail, ret, 1)))
         return;
     leave_general(fn, here, tail, ret);
 }
@@ -682,10 +687,9 @@ PROF_HOOK_TEXT void __cyg_profile_func_exit(void *fn, void *site)
     uintptr_t here = PROF_CALLER_SP();
     void *ret = __builtin_return_address(0);
     int tail = ret == site;
-    struct prof_thread *t = prof_self;
     unsigned gen;
-    if (PROF_LIKELY(t != NULL && (gen = t->gen) == PROF_LOAD(prof_gen)) &&
-        PROF_LIKELY(leave_lean(t, gen, fn, here, tail, ret, 0)))
+    struct prof_thread *t = lean_thread(&gen);
+    if (t && PROF_LIKELY(leave_lean(t, gen, fn, here, tail, ret, 0)))
         return;
     leave_rest(fn, here, tail, ret);
 }
