@@ -166,13 +166,16 @@ static void the_caller_is_the_first_return_into_the_program(void **state)
     put_call(155, outside);              /* f1 calls out */
     code[200] = 0x90;                    /* f1 + 72: after no call */
 
-    uintptr_t stack[4] = {0x1234, (uintptr_t)code + 45, (uintptr_t)code + 200,
-                          (uintptr_t)code + 155};
+    /* Each stack made of words lies in one page, which the scan does not leave: on the
+       thread's own stack, ASan's frame layout and the stack's random start put the words
+       across a page boundary now and then (CI once: r was 0). */
+    _Alignas(64) uintptr_t stack[4] = {0x1234, (uintptr_t)code + 45, (uintptr_t)code + 200,
+                                       (uintptr_t)code + 155};
     uint32_t r = prof_codemap_caller(stack, UINTPTR_MAX, 0);
     assert_true(r != 0 && r != PROF_CODE_HOOKED);
     assert_int_equal(prof_leftout_entry(r), (uintptr_t)code + 128);
 
-    uintptr_t hooked[2] = {(uintptr_t)code + 25, (uintptr_t)code + 155};
+    _Alignas(64) uintptr_t hooked[2] = {(uintptr_t)code + 25, (uintptr_t)code + 155};
     assert_int_equal(prof_codemap_caller(hooked, UINTPTR_MAX, 0), PROF_CODE_HOOKED);
     uintptr_t none[PROF_CODEMAP_SCAN + 1] = {0};
     none[PROF_CODEMAP_SCAN] = (uintptr_t)code + 155; /* past the words looked at */
@@ -240,8 +243,9 @@ static void a_stale_return_is_passed_over_for_a_live_one(void **state)
     put_call2(220, outside); /* other calls out */
     uintptr_t home = c + 10; /* where home's enter hook returned */
 
-    /* far's return is stale, near's is live: home called near */
-    uintptr_t stale[4] = {c + 150, c + 90, 0x1234, c + 20};
+    /* far's return is stale, near's is live: home called near (each array in one page, as
+       above) */
+    _Alignas(64) uintptr_t stale[4] = {c + 150, c + 90, 0x1234, c + 20};
     uint32_t far = prof_codemap_caller(stale, END(stale), 0);
     assert_true(far != 0 && far != PROF_CODE_HOOKED);
     assert_int_equal(prof_leftout_entry(far), c + 128);
@@ -249,26 +253,26 @@ static void a_stale_return_is_passed_over_for_a_live_one(void **state)
     assert_true(near != 0 && near != PROF_CODE_HOOKED && near != far);
     assert_int_equal(prof_leftout_entry(near), c + 64);
     /* two links: home called near, which called far */
-    uintptr_t chain[3] = {c + 150, c + 110, c + 20};
+    _Alignas(64) uintptr_t chain[3] = {c + 150, c + 110, c + 20};
     assert_int_equal(prof_codemap_caller(chain, END(chain), home), far);
     /* the chain must reach home: one into near alone does not */
-    uintptr_t cut[2] = {c + 150, c + 110};
-    uintptr_t cut_live[3] = {c + 150, c + 90, c + 20};
+    _Alignas(64) uintptr_t cut[2] = {c + 150, c + 110};
+    _Alignas(64) uintptr_t cut_live[3] = {c + 150, c + 90, c + 20};
     assert_int_equal(prof_codemap_caller(cut_live, END(cut_live), home), near);
     assert_int_equal(prof_codemap_caller(cut, END(cut), home), far); /* none live: the first */
 
     /* home itself: its own context's time */
-    uintptr_t own[2] = {c + 150, c + 40};
+    _Alignas(64) uintptr_t own[2] = {c + 150, c + 40};
     assert_int_equal(prof_codemap_caller(own, END(own), home), PROF_CODE_HOOKED);
     /* a hooked function other than home would be the innermost frame: stale */
-    uintptr_t hooked[3] = {c + 220, c + 90, c + 20};
+    _Alignas(64) uintptr_t hooked[3] = {c + 220, c + 90, c + 20};
     assert_int_equal(prof_codemap_caller(hooked, END(hooked), home), near);
     /* nothing live: the first candidate, as without home */
-    uintptr_t only[1] = {c + 150};
+    _Alignas(64) uintptr_t only[1] = {c + 150};
     assert_int_equal(prof_codemap_caller(only, END(only), home), far);
 
     /* a return after a call of a learnt hook is the collector's, whatever home says */
-    uintptr_t hooks[3] = {c + 170, c + 90, c + 20};
+    _Alignas(64) uintptr_t hooks[3] = {c + 170, c + 90, c + 20};
     assert_int_equal(prof_codemap_caller(hooks, END(hooks), 0), far);
     prof_hookcode_learn(c + 170, PROF_HOOKCODE_ENTER);
     assert_int_equal(prof_codemap_caller(hooks, END(hooks), 0), near);
